@@ -1,0 +1,165 @@
+"""Input checks shared by every dpteach module.
+
+Every public function validates its inputs through these helpers, so a bad
+argument always produces the same kind of message: the parameter's name, the
+value that was passed and the range that is valid. Nothing fails silently.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_epsilon",
+    "check_delta",
+    "check_positive",
+    "check_probability",
+    "check_int",
+    "check_finite_array",
+    "check_labels",
+    "check_bits",
+    "check_same_length",
+    "check_choice",
+    "as_rng",
+]
+
+
+def _as_real(value, name):
+    """Return ``value`` as a Python float, or raise TypeError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            return _as_real(value.item(), name)
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+    return float(value)
+
+
+def check_epsilon(epsilon, name="epsilon"):
+    """Return ``epsilon`` as a float after checking 0 < epsilon < inf."""
+    value = _as_real(epsilon, name)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be finite and > 0 (valid range: 0 < {name} < inf), got {epsilon!r}")
+    return value
+
+
+def check_delta(delta, name="delta", allow_zero=True):
+    """Return ``delta`` as a float after checking 0 <= delta < 1 (or 0 < delta < 1)."""
+    value = _as_real(delta, name)
+    low_ok = value >= 0 if allow_zero else value > 0
+    if not (math.isfinite(value) and low_ok and value < 1):
+        valid = f"0 <= {name} < 1" if allow_zero else f"0 < {name} < 1"
+        raise ValueError(f"{name} must satisfy {valid}, got {delta!r}")
+    return value
+
+
+def check_positive(value, name, allow_zero=False):
+    """Return ``value`` as a float after checking it is finite and > 0 (or >= 0)."""
+    x = _as_real(value, name)
+    ok = x >= 0 if allow_zero else x > 0
+    if not (math.isfinite(x) and ok):
+        valid = f"0 <= {name} < inf" if allow_zero else f"0 < {name} < inf"
+        raise ValueError(f"{name} must be finite and {'>= 0' if allow_zero else '> 0'} "
+                         f"(valid range: {valid}), got {value!r}")
+    return x
+
+
+def check_probability(value, name, low_open=True, high_open=True):
+    """Return ``value`` as a float after checking it lies in (0, 1) (ends configurable)."""
+    x = _as_real(value, name)
+    low_ok = x > 0 if low_open else x >= 0
+    high_ok = x < 1 if high_open else x <= 1
+    if not (math.isfinite(x) and low_ok and high_ok):
+        interval = f"{'(' if low_open else '['}0, 1{')' if high_open else ']'}"
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+    return x
+
+
+def check_int(value, name, minimum=None, maximum=None):
+    """Return ``value`` as an int after checking it is an integer within [minimum, maximum]."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
+    v = int(value)
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        low = "-inf" if minimum is None else str(minimum)
+        high = "inf" if maximum is None else str(maximum)
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+    return v
+
+
+def check_finite_array(x, name, ndim=None, nonempty=True, shape=None):
+    """Return ``x`` as a float ndarray after checking dimension, emptiness and finiteness.
+
+    ``ndim`` may be an int or a tuple of allowed dimensions; ``shape`` may
+    contain ``None`` for free axes.
+    """
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of real numbers, got {type(x).__name__}: {err}") from None
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimension(s), "
+                             f"got an array of shape {arr.shape}")
+    if shape is not None:
+        if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
+    if nonempty and arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = arr[~np.isfinite(arr)].ravel()[0]
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf), found {bad!r}")
+    return arr
+
+
+def check_labels(y, name="y"):
+    """Return ``y`` as a 1-D float array after checking every entry is -1 or +1."""
+    arr = check_finite_array(y, name, ndim=1)
+    bad = ~np.isin(arr, (-1.0, 1.0))
+    if np.any(bad):
+        raise ValueError(f"{name} must contain only labels -1 and +1, found {arr[bad][0]!r} "
+                         f"(at index {int(np.flatnonzero(bad)[0])})")
+    return arr
+
+
+def check_bits(bits, name="bits"):
+    """Return ``bits`` as a bool ndarray after checking every entry is 0/1 or False/True."""
+    arr = np.asarray(bits)
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
+    if arr.dtype == bool:
+        return arr
+    try:
+        as_float = arr.astype(float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must contain bits (0/1 or booleans), got dtype {arr.dtype}") from None
+    bad = ~np.isin(as_float, (0.0, 1.0))
+    if np.any(bad):
+        raise ValueError(f"{name} must contain only 0 and 1 (or booleans), found {as_float[bad][0]!r}")
+    return as_float.astype(bool)
+
+
+def check_same_length(a, b, name_a="X", name_b="y"):
+    """Raise ValueError unless ``a`` and ``b`` have the same number of rows."""
+    if len(a) != len(b):
+        raise ValueError(f"{name_a} and {name_b} must have the same number of samples, "
+                         f"got {len(a)} and {len(b)}")
+
+
+def check_choice(value, name, choices):
+    """Raise ValueError unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+def as_rng(rng):
+    """Return a ``numpy.random.Generator`` from anything ``default_rng`` accepts.
+
+    A Generator is passed through unchanged, so a caller can thread one stream
+    through several functions; ``None`` gives fresh OS entropy.
+    """
+    return np.random.default_rng(rng)

@@ -1,0 +1,243 @@
+"""The basic mechanisms of chapter 1 ("Differential privacy and the exponential mechanism").
+
+Read top to bottom, this module follows the chapter: the Laplace mechanism
+(thm-laplace), the Gaussian mechanism with the classic calibration
+(thm-gaussian-classic) and the analytic one of Balle & Wang (2018,
+thm-gaussian-analytic), randomized response, the exponential mechanism
+(alg-exponential-mechanism, thm-exponential-mechanism-privacy) and
+report-noisy-max (thm-report-noisy-max). The labels are those of the
+chapter's theorem boxes (book/01_dp_basics.ipynb).
+
+Neighbouring datasets differ in one record (replace-one); ``sensitivity``
+is always the largest change of the released quantity between neighbours,
+measured in the norm the mechanism needs (L1 for Laplace, L2 for Gaussian,
+the largest change of any single score for the selection mechanisms).
+
+dpteach is a teaching library: its samplers use floating-point numpy noise,
+which is not safe against the attacks on low-order bits described by
+Mironov (2012). Do not use it to protect real data.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize, special
+
+from ._validation import (as_rng, check_bits, check_choice, check_delta, check_epsilon,
+                          check_finite_array, check_int, check_positive)
+
+__all__ = [
+    "laplace_mechanism",
+    "gaussian_sigma",
+    "gaussian_delta",
+    "gaussian_mechanism",
+    "randomized_response",
+    "exponential_mechanism_probabilities",
+    "exponential_mechanism",
+    "report_noisy_max",
+]
+
+
+def laplace_mechanism(value, sensitivity, epsilon, rng=None):
+    """Release ``value + Lap(sensitivity / epsilon)`` (chapter 1, thm-laplace).
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact answer f(D); every entry gets independent noise.
+    sensitivity : float
+        L1 sensitivity Δ₁ of f, the largest ``sum |f(D) - f(D')|`` over
+        neighbours; 0 < Δ₁ < inf.
+    epsilon : float
+        Privacy parameter, 0 < ε < inf.
+    rng : None, int or numpy.random.Generator
+        Source of randomness (anything ``numpy.random.default_rng`` accepts).
+
+    Returns
+    -------
+    float or ndarray
+        The noisy answer, same shape as ``value``. The release is ε-DP because
+        the density ratio of Lap(b) at points Δ₁ apart is at most e^{Δ₁/b} = e^ε.
+
+    Raises
+    ------
+    ValueError
+        If ε or Δ₁ is not finite and positive, or ``value`` has NaN/inf.
+    """
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    exact = check_finite_array(value, "value", nonempty=True)
+    scale = sensitivity / epsilon
+    noisy = exact + as_rng(rng).laplace(0.0, scale, size=exact.shape)
+    return float(noisy) if noisy.ndim == 0 else noisy
+
+
+def gaussian_delta(sigma, sensitivity, epsilon):
+    """The exact δ(ε) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm 8).
+
+    δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), Eq. (eq-gaussian-delta) of chapter 1:
+    the smallest δ for which adding N(0, σ²) to a query of L2 sensitivity Δ
+    is (ε, δ)-DP. Computed in log space so that e^ε Φ(·) does not overflow.
+    """
+    sigma = check_positive(sigma, "sigma")
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    epsilon = check_epsilon(epsilon)
+    a = sensitivity / (2 * sigma)
+    b = epsilon * sigma / sensitivity
+    first = special.ndtr(a - b)
+    second = math.exp(epsilon + special.log_ndtr(-a - b))
+    return max(first - second, 0.0)
+
+
+def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
+    """Noise standard deviation σ for the (ε, δ)-DP Gaussian mechanism.
+
+    ``method="classic"`` (chapter 1, thm-gaussian-classic; Dwork & Roth Thm A.1):
+    σ = Δ √(2 ln(1.25/δ)) / ε, a valid bound only for ε < 1.
+
+    ``method="analytic"`` (chapter 1, thm-gaussian-analytic; Balle & Wang 2018): the smallest σ with
+    ``gaussian_delta(σ, Δ, ε) <= δ``, found by root finding in log σ. Valid for
+    every ε > 0 and never larger than the classic σ where that applies.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity Δ₂, 0 < Δ₂ < inf.
+    epsilon : float
+        0 < ε < inf ("classic": 0 < ε < 1).
+    delta : float
+        0 < δ < 1 (δ = 0 is impossible with Gaussian noise).
+    method : {"analytic", "classic"}
+
+    Raises
+    ------
+    ValueError
+        For ε, δ or Δ out of range, for ε >= 1 with "classic", or an unknown method.
+    """
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    check_choice(method, "method", ("analytic", "classic"))
+    if method == "classic":
+        if epsilon >= 1:
+            raise ValueError(f"epsilon must satisfy 0 < epsilon < 1 for method='classic' "
+                             f"(the classic bound is not valid beyond), got {epsilon!r}; "
+                             f"use method='analytic'")
+        return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+
+    # δ(σ) decreases from 1 (σ → 0) to 0 (σ → ∞); bracket the root in log σ.
+    def excess(log_sigma):
+        return gaussian_delta(math.exp(log_sigma), sensitivity, epsilon) - delta
+
+    low, high = math.log(sensitivity) - 1.0, math.log(sensitivity) + 1.0
+    while excess(low) < 0:
+        low -= 2.0
+    while excess(high) > 0:
+        high += 2.0
+    log_sigma = optimize.brentq(excess, low, high, xtol=1e-14, rtol=1e-14, maxiter=500)
+    # Round up to the bracket end that certainly satisfies δ(σ) <= δ.
+    sigma = math.exp(log_sigma)
+    while gaussian_delta(sigma, sensitivity, epsilon) > delta:
+        sigma = math.nextafter(sigma, math.inf) * (1 + 1e-15)
+    return sigma
+
+
+def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, method="analytic"):
+    """Release ``value + N(0, σ² I)`` with σ = ``gaussian_sigma(...)`` ((ε, δ)-DP, thm-gaussian-classic / thm-gaussian-analytic).
+
+    Parameters are as in :func:`gaussian_sigma`; ``value`` is a scalar or array
+    whose L2 sensitivity is ``sensitivity``. Returns the noisy value (same shape).
+    """
+    sigma = gaussian_sigma(sensitivity, epsilon, delta, method=method)
+    exact = check_finite_array(value, "value")
+    noisy = exact + as_rng(rng).normal(0.0, sigma, size=exact.shape)
+    return float(noisy) if noisy.ndim == 0 else noisy
+
+
+def randomized_response(bits, epsilon, rng=None):
+    """Warner's randomized response: keep each bit with probability e^ε / (1 + e^ε), else flip it.
+
+    Each bit is released ε-DP (locally): Pr[out = b | in = b] / Pr[out = b | in = 1 − b]
+    = e^ε. Returns an array of the same shape (and bool/int dtype as given).
+
+    Raises
+    ------
+    ValueError
+        If ε is out of range or ``bits`` is empty or contains values other than 0/1.
+    """
+    epsilon = check_epsilon(epsilon)
+    as_bool = check_bits(bits)
+    keep_probability = special.expit(epsilon)  # e^ε/(1+e^ε) without overflow
+    flip = as_rng(rng).random(as_bool.shape) >= keep_probability
+    released = np.logical_xor(as_bool, flip)
+    original_dtype = np.asarray(bits).dtype
+    return released if original_dtype == bool else released.astype(original_dtype)
+
+
+def _selection_inputs(scores, sensitivity, epsilon):
+    scores = check_finite_array(scores, "scores", ndim=1)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    epsilon = check_epsilon(epsilon)
+    return scores, sensitivity, epsilon
+
+
+def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
+    """Exact output distribution of the exponential mechanism (chapter 1, def-exponential-mechanism, Eq. (eq-exponential-mechanism)).
+
+    Pr[r] = exp(ε·q(r)/(2Δ)) / Σ_r' exp(ε·q(r')/(2Δ)). Normalised with
+    log-sum-exp, so scores of 10⁶ with ε = 10 do not overflow.
+
+    Parameters
+    ----------
+    scores : array_like, shape (R,)
+        Score q(D, r) of each candidate; higher is better; non-empty, finite.
+    sensitivity : float
+        Δq: the largest change of any single score between neighbours, > 0.
+    epsilon : float
+        0 < ε < inf.
+    """
+    scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
+    logits = epsilon * scores / (2 * sensitivity)
+    return np.exp(logits - special.logsumexp(logits))
+
+
+def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
+    """Sample a candidate index with probability ∝ exp(ε·score/(2Δ)) (chapter 1, alg-exponential-mechanism).
+
+    Uses the Gumbel-max trick: argmax_r (ε q(r)/(2Δ) + G_r) with G_r i.i.d.
+    standard Gumbel is an exact sample, computed without ever exponentiating a
+    score. ε-DP (thm-exponential-mechanism-privacy). Cost O(R) per sample.
+
+    Parameters
+    ----------
+    scores, sensitivity, epsilon
+        As in :func:`exponential_mechanism_probabilities`.
+    rng : None, int or numpy.random.Generator
+    size : None or int
+        None returns one index (int); an int returns that many independent samples.
+    """
+    scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
+    n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+    logits = epsilon * scores / (2 * sensitivity)
+    gumbel = as_rng(rng).gumbel(size=(n_samples, scores.size))
+    choices = np.argmax(logits + gumbel, axis=1)
+    return int(choices[0]) if size is None else choices
+
+
+def report_noisy_max(scores, sensitivity, epsilon, rng=None, size=None):
+    """Report the index of the largest ``score + Lap(2Δ/ε)`` (chapter 1, thm-report-noisy-max).
+
+    ε-DP for any score vector whose entries each change by at most Δ between
+    neighbours, in either direction. (The familiar scale Δ/ε is enough only
+    for monotone scores such as counts, where all scores move the same way;
+    the chapter's proof shows where the factor 2 comes from.)
+
+    Parameters are as in :func:`exponential_mechanism`.
+    """
+    scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
+    n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+    noise = as_rng(rng).laplace(0.0, 2 * sensitivity / epsilon, size=(n_samples, scores.size))
+    choices = np.argmax(scores + noise, axis=1)
+    return int(choices[0]) if size is None else choices

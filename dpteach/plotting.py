@@ -1,0 +1,70 @@
+"""One figure style for the whole book.
+
+Every notebook calls :func:`new_figure` (or :func:`use_style` once) so that
+fonts, sizes, grids and colours agree across chapters. The style is our own
+rcParams rather than a named matplotlib style, because style names change
+between matplotlib releases (``seaborn-whitegrid`` disappeared in 3.6).
+"""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+
+__all__ = ["STYLE", "COLORS", "use_style", "new_figure", "label_axes", "theory_line"]
+
+#: Colour cycle (Okabe–Ito, readable by colour-blind readers).
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+
+STYLE = {
+    "figure.figsize": (6.4, 4.0),
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "figure.autolayout": False,
+    "figure.constrained_layout.use": True,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "legend.fontsize": 9,
+    "legend.frameon": False,
+    "lines.linewidth": 2.0,
+    "axes.prop_cycle": mpl.cycler(color=COLORS),
+}
+
+
+def use_style():
+    """Apply the book's rcParams to matplotlib (idempotent)."""
+    mpl.rcParams.update(STYLE)
+
+
+def new_figure(nrows=1, ncols=1, width=None, height=None, **subplots_kwargs):
+    """Create a figure in the book's style; returns ``(fig, axes)`` like ``plt.subplots``.
+
+    The default size grows with the number of panels so labels never overlap.
+    """
+    use_style()
+    width = width if width is not None else 4.2 * ncols + 0.8
+    height = height if height is not None else 3.4 * nrows + 0.4
+    return plt.subplots(nrows, ncols, figsize=(width, height), squeeze=True, **subplots_kwargs)
+
+
+def label_axes(ax, xlabel, ylabel, title=None, legend=True):
+    """Label both axes (and the title); add a legend when the axes has labelled artists."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    if legend and ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    return ax
+
+
+def theory_line(ax, x, y, label="theory", **kwargs):
+    """Draw a theorem's prediction in the one style used for theory curves (black, dashed)."""
+    kwargs.setdefault("color", "black")
+    kwargs.setdefault("linestyle", "--")
+    kwargs.setdefault("linewidth", 1.5)
+    return ax.plot(x, y, label=label, **kwargs)
