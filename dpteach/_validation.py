@@ -110,7 +110,7 @@ def check_finite_array(x, name, ndim=None, nonempty=True, shape=None):
     if nonempty and arr.size == 0:
         raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        bad = arr[~np.isfinite(arr)].ravel()[0]
+        bad = arr[~np.isfinite(arr)].ravel()[0].item()
         raise ValueError(f"{name} must contain only finite values (no NaN or inf), found {bad!r}")
     return arr
 
@@ -120,7 +120,7 @@ def check_labels(y, name="y"):
     arr = check_finite_array(y, name, ndim=1)
     bad = ~np.isin(arr, (-1.0, 1.0))
     if np.any(bad):
-        raise ValueError(f"{name} must contain only labels -1 and +1, found {arr[bad][0]!r} "
+        raise ValueError(f"{name} must contain only labels -1 and +1, found {arr[bad][0].item()!r} "
                          f"(at index {int(np.flatnonzero(bad)[0])})")
     return arr
 
@@ -138,7 +138,7 @@ def check_bits(bits, name="bits"):
         raise TypeError(f"{name} must contain bits (0/1 or booleans), got dtype {arr.dtype}") from None
     bad = ~np.isin(as_float, (0.0, 1.0))
     if np.any(bad):
-        raise ValueError(f"{name} must contain only 0 and 1 (or booleans), found {as_float[bad][0]!r}")
+        raise ValueError(f"{name} must contain only 0 and 1 (or booleans), found {as_float[bad][0].item()!r}")
     return as_float.astype(bool)
 
 

@@ -32,7 +32,7 @@ def _budgets(epsilons, deltas):
     eps = check_finite_array(epsilons, "epsilons", ndim=(0, 1)).ravel()
     if np.any(eps <= 0):
         raise ValueError(f"epsilons must all be > 0 (valid range: 0 < epsilon < inf), "
-                         f"found {eps[eps <= 0][0]!r}")
+                         f"found {eps[eps <= 0][0].item()!r}")
     if deltas is None:
         dels = np.zeros_like(eps)
     else:
@@ -41,7 +41,7 @@ def _budgets(epsilons, deltas):
             raise ValueError(f"deltas must have one entry per epsilon ({eps.size}), got {dels.size}")
         if np.any((dels < 0) | (dels >= 1)):
             raise ValueError(f"deltas must all satisfy 0 <= delta < 1, "
-                             f"found {dels[(dels < 0) | (dels >= 1)][0]!r}")
+                             f"found {dels[(dels < 0) | (dels >= 1)][0].item()!r}")
     return eps, dels
 
 

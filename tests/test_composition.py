@@ -1,0 +1,88 @@
+"""Composition theorems: closed forms, invariants and round trips."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpteach import composition as c
+
+
+def test_basic_composition_sums():
+    assert c.basic_composition([0.1, 0.2, 0.7]) == pytest.approx((1.0, 0.0))
+    assert c.basic_composition([0.5, 0.5], [1e-6, 2e-6]) == pytest.approx((1.0, 3e-6))
+
+
+def test_parallel_composition_takes_the_maximum():
+    assert c.parallel_composition([0.1, 0.9, 0.3], [0.0, 1e-6, 1e-5]) == pytest.approx((0.9, 1e-5))
+
+
+@pytest.mark.parametrize("epsilon, delta, k, delta_prime",
+                         [(0.1, 0.0, 100, 1e-5), (0.01, 1e-7, 1000, 1e-6), (1.0, 1e-6, 10, 1e-3)])
+def test_advanced_composition_closed_form(epsilon, delta, k, delta_prime):
+    # ε' = ε sqrt(2k ln(1/δ')) + k ε (e^ε − 1), written out independently here.
+    expected_eps = epsilon * math.sqrt(2 * k * math.log(1 / delta_prime)) + k * epsilon * (math.exp(epsilon) - 1)
+    eps_total, delta_total = c.advanced_composition(epsilon, delta, k, delta_prime)
+    assert eps_total == pytest.approx(expected_eps, rel=1e-12)
+    assert delta_total == pytest.approx(k * delta + delta_prime, rel=1e-12)
+
+
+def test_advanced_beats_basic_in_its_regime_and_not_outside():
+    # Small ε, many steps: sqrt(k) growth beats k.
+    assert c.advanced_composition(0.01, 0, 10_000, 1e-6)[0] < c.basic_composition([0.01] * 10_000)[0]
+    # Large ε: the kε(e^ε − 1) term makes it worse than basic composition.
+    assert c.advanced_composition(2.0, 0, 10, 1e-6)[0] > 10 * 2.0
+
+
+def test_advanced_composition_is_monotone():
+    ks = [1, 10, 100, 1000]
+    totals = [c.advanced_composition(0.1, 0, k, 1e-5)[0] for k in ks]
+    assert np.all(np.diff(totals) > 0)
+    epsilons = np.geomspace(1e-3, 3, 12)
+    totals = [c.advanced_composition(e, 0, 50, 1e-5)[0] for e in epsilons]
+    assert np.all(np.diff(totals) > 0)
+    delta_primes = np.geomspace(1e-12, 0.5, 12)
+    totals = [c.advanced_composition(0.1, 0, 50, d)[0] for d in delta_primes]
+    assert np.all(np.diff(totals) < 0)  # more slack δ', smaller ε'
+
+
+@pytest.mark.parametrize("epsilon_total, k, delta_prime", [(1.0, 100, 1e-5), (0.5, 10_000, 1e-8), (3.0, 5, 1e-3)])
+def test_per_step_epsilon_round_trip(epsilon_total, k, delta_prime):
+    per_step = c.advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime)
+    advanced = c.advanced_composition(per_step, 0, k, delta_prime)[0]
+    basic = k * per_step
+    # The composed budget never exceeds the target, and one of the two bounds meets it.
+    assert min(advanced, basic) <= epsilon_total * (1 + 1e-9)
+    assert min(advanced, basic) == pytest.approx(epsilon_total, rel=1e-8)
+
+
+def test_per_step_uses_advanced_when_it_allows_more():
+    per_step = c.advanced_composition_epsilon_per_step(1.0, 10_000, 1e-6)
+    assert per_step > 1.0 / 10_000 * 5  # sqrt(k) scaling gives far more than ε/k
+
+
+@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf])
+def test_bad_epsilons_named(bad):
+    with pytest.raises(ValueError, match="epsilon"):
+        c.advanced_composition(bad, 0, 10, 1e-5)
+    with pytest.raises(ValueError, match="epsilons"):
+        c.basic_composition([0.1, bad])
+    with pytest.raises(ValueError, match="epsilons"):
+        c.parallel_composition([bad])
+    with pytest.raises(ValueError, match="epsilon_total"):
+        c.advanced_composition_epsilon_per_step(bad, 10, 1e-5)
+
+
+def test_bad_deltas_and_k_named():
+    with pytest.raises(ValueError, match=r"delta must satisfy 0 <= delta < 1, got 1"):
+        c.advanced_composition(0.1, 1, 10, 1e-5)
+    with pytest.raises(ValueError, match=r"delta_prime must satisfy 0 < delta_prime < 1, got 0"):
+        c.advanced_composition(0.1, 0, 10, 0)
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, inf\], got 0"):
+        c.advanced_composition(0.1, 0, 0, 1e-5)
+    with pytest.raises(ValueError, match=r"deltas must all satisfy 0 <= delta < 1, found 1.0"):
+        c.basic_composition([0.1, 0.2], [0.0, 1.0])
+    with pytest.raises(ValueError, match=r"deltas must have one entry per epsilon \(2\), got 1"):
+        c.basic_composition([0.1, 0.2], [0.0])
+    with pytest.raises(ValueError, match="epsilons must not be empty"):
+        c.basic_composition([])

@@ -1,0 +1,51 @@
+"""The shared slider helper and figure style."""
+
+import math
+
+import ipywidgets as w
+import matplotlib.pyplot as plt
+import pytest
+
+from dpteach import plotting, widgets
+
+
+def test_epsilon_slider_is_logarithmic_and_redraws_on_release():
+    slider = widgets.epsilon_slider(value=0.5, min=0.01, max=10)
+    assert isinstance(slider, w.FloatLogSlider)
+    assert slider.min == pytest.approx(math.log10(0.01)) and slider.max == pytest.approx(1.0)
+    assert slider.value == pytest.approx(0.5) and slider.continuous_update is False
+
+
+def test_alpha_and_dimension_sliders_are_linear_and_integer():
+    alpha, d = widgets.alpha_slider(), widgets.dimension_slider(value=3, max=8)
+    assert isinstance(alpha, w.FloatSlider) and not alpha.continuous_update
+    assert isinstance(d, w.IntSlider) and d.value == 3 and d.max == 8 and not d.continuous_update
+
+
+def test_live_figure_draws_default_values_then_follows_the_sliders(capsys):
+    seen = []
+
+    def draw(fig, epsilon, d):
+        seen.append((round(epsilon, 6), d))
+        ax = fig.subplots()
+        ax.plot([0, d], [0, epsilon], label="line")
+        plotting.label_axes(ax, "d", "ε")
+
+    eps, dim = widgets.epsilon_slider(value=2.0), widgets.dimension_slider(value=4)
+    live = widgets.live_figure(draw, epsilon=eps, d=dim)
+    assert seen == [(2.0, 4)]                       # drawn at the defaults for the static book
+    dim.value = 6                                   # what a slider release does
+    assert seen[-1] == (2.0, 6)
+    assert live.figure.axes[0].get_xlabel() == "d"  # redrawn on the same, cleared figure
+    assert len(live.figure.axes) == 1
+    assert live.time_redraw(repeats=1) > 0
+
+
+def test_new_figure_applies_style_and_label_axes_adds_legend():
+    fig, ax = plotting.new_figure()
+    ax.plot([1, 2], [3, 4], label="data")
+    plotting.theory_line(ax, [1, 2], [3, 5])
+    plotting.label_axes(ax, "n", "error", title="t")
+    assert ax.get_legend() is not None and ax.get_xlabel() == "n"
+    assert plt.rcParams["axes.grid"] is True
+    plt.close(fig)
