@@ -73,6 +73,9 @@ class LiveFigure:
     figsize : tuple, optional
     """
 
+    #: Every LiveFigure shown in this kernel, in order (benchmarks/run.py times their redraws).
+    shown = []
+
     def __init__(self, draw, sliders, figsize=None):
         plotting.use_style()
         self.draw = draw
@@ -111,6 +114,7 @@ class LiveFigure:
         for slider in self.sliders.values():
             slider.observe(lambda change: self.redraw(), names="value")
         display(w.VBox(list(self.sliders.values())))
+        LiveFigure.shown.append(self)
         return self
 
 
