@@ -27,7 +27,7 @@ unit: $(STAMP)
 
 # Execute every notebook (chapters and lab solutions); outputs are random, so --nbval-lax.
 notebooks: $(STAMP)
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -n $(JOBS) -q -p no:cacheprovider book
+	$(BIN)/python -m pytest --nbval-lax --nbval-current-env -n $(JOBS) --dist loadfile -q -p no:cacheprovider book
 
 # Build the markup with warnings as errors; nbval above already executed every notebook.
 markup: $(STAMP)
