@@ -106,7 +106,13 @@ def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     while excess(high) < 0:  # only for tiny k·ln(1/δ'), where one step may exceed ε_total
         high *= 2
     advanced = optimize.brentq(excess, 1e-300, high, xtol=1e-15, rtol=1e-13)
-    return max(advanced, epsilon_total / k)
+    # A budget must never be overspent: step down past the solver's tolerance.
+    while excess(advanced) > 0:
+        advanced = math.nextafter(advanced, 0.0) * (1 - 1e-15)
+    basic = epsilon_total / k
+    while k * basic > epsilon_total:
+        basic = math.nextafter(basic, 0.0)
+    return max(advanced, basic)
 
 
 def parallel_composition(epsilons, deltas=None):

@@ -26,7 +26,7 @@ from IPython.display import display
 from . import plotting
 
 __all__ = ["epsilon_slider", "alpha_slider", "dimension_slider", "int_slider", "float_slider",
-           "LiveFigure", "live_figure"]
+           "choice_slider", "LiveFigure", "live_figure"]
 
 _LAYOUT = dict(style={"description_width": "initial"}, layout=w.Layout(width="380px"))
 
@@ -58,6 +58,13 @@ def float_slider(value, min, max, step, description=""):
     """Any other linear real parameter (δ exponent, noise rate η)."""
     return w.FloatSlider(value=value, min=min, max=max, step=step, description=description,
                          continuous_update=False, readout_format=".3g", **_LAYOUT)
+
+
+def choice_slider(options, value=None, description=""):
+    """A slider over fixed values (e.g. the ε grid of a precomputed experiment)."""
+    options = list(options)
+    return w.SelectionSlider(options=options, value=options[0] if value is None else value,
+                             description=description, continuous_update=False, **_LAYOUT)
 
 
 class LiveFigure:

@@ -22,6 +22,12 @@ def test_alpha_and_dimension_sliders_are_linear_and_integer():
     assert isinstance(d, w.IntSlider) and d.value == 3 and d.max == 8 and not d.continuous_update
 
 
+def test_choice_slider_selects_among_precomputed_values():
+    slider = widgets.choice_slider([0.25, 0.5, 1.0], value=0.5, description="ε")
+    assert isinstance(slider, w.SelectionSlider) and slider.value == 0.5 and not slider.continuous_update
+    assert widgets.choice_slider(["a", "b"]).value == "a"
+
+
 def test_live_figure_draws_default_values_then_follows_the_sliders(capsys):
     seen = []
 
