@@ -1,0 +1,282 @@
+"""Tests of the Lab 2 checkers (dpteach.labs.lab02) and of the generated student notebook.
+
+Every checker must accept a correct reference solution (defined here, not taken
+from the notebook, so a broken notebook cannot make a checker look right) and
+reject the typical wrong answers with a hint that names the bug. The sampling
+checker's chi-square tests run at false-alarm rate 1e-6 with fixed seeds, so
+these tests are deterministic.
+"""
+
+import inspect
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import special
+
+from dpteach import generic
+from dpteach.mechanisms import exponential_mechanism
+from dpteach.labs import BEGIN, END, LabCheckError, lab02, make_student_notebook
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab02_generic_learner.ipynb"
+
+
+# --- Task 1: error counts ----------------------------------------------------------------------
+
+def counts_right(x, y, grid):
+    x, y, grid = np.asarray(x, float), np.asarray(y), np.asarray(grid, float)
+    m = np.searchsorted(grid, x, side="right")
+    pos = np.bincount(m[y > 0], minlength=grid.size + 1)
+    neg = np.bincount(m[y < 0], minlength=grid.size + 1)
+    plus = np.cumsum(pos)[:grid.size] + neg.sum() - np.cumsum(neg)[:grid.size]
+    return np.concatenate([plus, len(y) - plus])
+
+
+def counts_matrix(x, y, grid):
+    """Correct but via the |H| x n matrix (allowed: vectorised, fast enough at the checked sizes)."""
+    predictions = np.where(np.asarray(x)[None, :] >= np.asarray(grid)[:, None], 1, -1)
+    plus = (predictions != np.asarray(y)[None, :]).sum(axis=1)
+    return np.concatenate([plus, len(y) - plus])
+
+
+def counts_strict(x, y, grid):
+    """Bug: x > g instead of x >= g."""
+    x, y, grid = np.asarray(x, float), np.asarray(y), np.asarray(grid, float)
+    m = np.searchsorted(grid, x, side="left")
+    pos = np.bincount(m[y > 0], minlength=grid.size + 1)
+    neg = np.bincount(m[y < 0], minlength=grid.size + 1)
+    plus = np.cumsum(pos)[:grid.size] + neg.sum() - np.cumsum(neg)[:grid.size]
+    return np.concatenate([plus, len(y) - plus])
+
+
+def counts_one_orientation(x, y, grid):
+    return counts_right(x, y, grid)[:len(grid)]
+
+
+def counts_swapped(x, y, grid):
+    both = counts_right(x, y, grid)
+    return np.concatenate([both[len(grid):], both[:len(grid)]])
+
+
+def counts_rates(x, y, grid):
+    return counts_right(x, y, grid) / len(y)
+
+
+def counts_python_loop(x, y, grid):
+    """Correct but loops over every point in Python (too slow)."""
+    out = np.zeros(2 * len(grid), dtype=int)
+    for k, g in enumerate(grid):
+        for xi, yi in zip(x, y):
+            prediction = 1 if xi >= g else -1
+            out[k] += prediction != yi
+            out[len(grid) + k] += -prediction != yi
+    return out
+
+
+def counts_uses_dpteach(x, y, grid):
+    return generic.thresholds(np.asarray(grid)).error_counts(x, y)
+
+
+def test_threshold_counts_accepts_right_answers(capsys):
+    lab02.check_threshold_error_counts(counts_right)
+    lab02.check_threshold_error_counts(counts_matrix)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (counts_strict, "exactly on a grid point"),
+    (counts_one_orientation, "only the N \\+ 1"),
+    (counts_swapped, "swapped"),
+    (counts_rates, "rates"),
+    (counts_python_loop, "Vectorise"),
+    (counts_uses_dpteach, "write this yourself"),
+])
+def test_threshold_counts_rejects(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab02.check_threshold_error_counts(wrong)
+
+
+# --- Task 2: sampling step ------------------------------------------------------------------
+
+def sampler_with(transform):
+    def sampler(error_counts, epsilon, rng):
+        logits = transform(np.asarray(error_counts, dtype=float), epsilon)
+        return int(np.argmax(logits + rng.gumbel(size=logits.shape)))
+    return sampler
+
+
+sampler_right = sampler_with(lambda e, eps: -eps * e / 2)
+sampler_no_factor_2 = sampler_with(lambda e, eps: -eps * e)
+sampler_sign = sampler_with(lambda e, eps: eps * e / 2)
+
+
+def sampler_softmax_shifted(error_counts, epsilon, rng):
+    """Correct alternative: subtract the minimum, normalise, rng.choice."""
+    e = np.asarray(error_counts, dtype=float)
+    weights = np.exp(-epsilon * (e - e.min()) / 2)
+    return int(rng.choice(e.size, p=weights / weights.sum()))
+
+
+def sampler_naive_exp(error_counts, epsilon, rng):
+    """Bug: exponentiates without shifting (underflows for large counts)."""
+    weights = np.exp(-epsilon * np.asarray(error_counts, dtype=float) / 2)
+    with np.errstate(invalid="ignore"):
+        probabilities = weights / weights.sum()
+    return int(rng.choice(len(weights), p=probabilities))
+
+
+def sampler_erm(error_counts, epsilon, rng):
+    return int(np.argmin(error_counts))
+
+
+def sampler_global_rng(error_counts, epsilon, rng):
+    logits = -epsilon * np.asarray(error_counts, dtype=float) / 2
+    return int(np.argmax(logits + np.random.gumbel(size=logits.shape)))
+
+
+def sampler_uses_dpteach(error_counts, epsilon, rng):
+    return exponential_mechanism(-np.asarray(error_counts, dtype=float), 1.0, epsilon, rng)
+
+
+def test_sampling_accepts_right_answers(capsys):
+    lab02.check_sampling_step(sampler_right)
+    lab02.check_sampling_step(sampler_softmax_shifted)
+    assert capsys.readouterr().out.count("passed") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (sampler_no_factor_2, "factor 2 is missing"),
+    (sampler_sign, "sign is flipped"),
+    (sampler_naive_exp, "log space"),
+    (sampler_erm, "ERM"),
+    (sampler_global_rng, "same seed"),
+    (sampler_uses_dpteach, "write this yourself"),
+])
+def test_sampling_rejects(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab02.check_sampling_step(wrong)
+
+
+# --- Task 3: sample complexity ---------------------------------------------------------------
+
+def complexity_right(size, epsilon, alpha, beta):
+    return math.ceil(max(4.5 / alpha**2 * math.log(4 * size / beta), 6 / (epsilon * alpha) * math.log(2 * size / beta)))
+
+
+def complexity_no_ceil(size, epsilon, alpha, beta):
+    return max(4.5 / alpha**2 * math.log(4 * size / beta), 6 / (epsilon * alpha) * math.log(2 * size / beta))
+
+
+def complexity_slide(size, epsilon, alpha, beta):
+    return math.ceil(6 * (math.log(size) + math.log(1 / beta)) * max(1 / (epsilon * alpha), 1 / alpha**2))
+
+
+def complexity_erm(size, epsilon, alpha, beta):
+    return math.ceil(2 / alpha**2 * math.log(2 * size / beta))
+
+
+def complexity_same_log(size, epsilon, alpha, beta):
+    return math.ceil(max(4.5 / alpha**2, 6 / (epsilon * alpha)) * math.log(2 * size / beta))
+
+
+def test_sample_complexity_accepts(capsys):
+    lab02.check_sample_complexity(complexity_right)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (complexity_no_ceil, "rounded up"),
+    (complexity_slide, "slide's constant"),
+    (complexity_erm, "non-private ERM"),
+    (complexity_same_log, "ln\\(4\\|H\\|/β\\)"),
+])
+def test_sample_complexity_rejects(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab02.check_sample_complexity(wrong)
+
+
+# --- Task 4: exact privacy loss --------------------------------------------------------------
+
+def loss_with(factor=0.5, absolute=True, log=True):
+    def loss(errors, errors_neighbour, epsilon):
+        a = -factor * epsilon * np.asarray(errors, dtype=float)
+        b = -factor * epsilon * np.asarray(errors_neighbour, dtype=float)
+        difference = (a - special.logsumexp(a)) - (b - special.logsumexp(b))
+        value = np.max(np.abs(difference)) if absolute else np.max(difference)
+        return float(value if log else np.exp(value))
+    return loss
+
+
+def loss_naive(errors, errors_neighbour, epsilon):
+    """Bug: probabilities first, then logs (underflows for large counts)."""
+    p = np.exp(-epsilon * np.asarray(errors, dtype=float) / 2)
+    q = np.exp(-epsilon * np.asarray(errors_neighbour, dtype=float) / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.max(np.abs(np.log(p / p.sum()) - np.log(q / q.sum()))))
+
+
+def test_privacy_loss_accepts(capsys):
+    lab02.check_privacy_loss(loss_with())
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (loss_with(factor=1.0), "factor 2"),
+    (loss_with(absolute=False), "absolute"),
+    (loss_with(log=False), "logarithm"),
+    (loss_naive, "underflows"),
+])
+def test_privacy_loss_rejects(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab02.check_privacy_loss(wrong)
+
+
+# --- the student version ------------------------------------------------------------------------
+
+DUMMY_ARGUMENTS = {"x": np.array([0.1, 0.6]), "y": np.array([1, -1]), "grid": np.array([0.0, 0.5, 1.0]),
+                   "error_counts": np.array([1, 2]), "epsilon": 1.0, "rng": np.random.default_rng(0),
+                   "n_hypotheses": 10, "alpha": 0.1, "beta": 0.1, "errors": np.array([1, 2]),
+                   "errors_neighbour": np.array([2, 1])}
+
+
+def _code_cells(path):
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in cells if c["cell_type"] == "code"]
+
+
+def _solution_lines(cell):
+    body = cell.split(BEGIN, 1)[1].split(END, 1)[0]
+    return [line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def test_student_version_has_no_solutions_and_raises(tmp_path):
+    student = make_student_notebook(NOTEBOOK, tmp_path / "lab02_student.ipynb")
+    solution_cells, student_cells = _code_cells(NOTEBOOK), _code_cells(student)
+    assert len(solution_cells) == len(student_cells)
+    namespace = {}
+    exec(solution_cells[0], namespace)  # the import cell
+    n_tasks = 0
+    for solution, stripped in zip(solution_cells, student_cells):
+        assert BEGIN not in stripped and END not in stripped
+        if BEGIN not in solution:
+            assert stripped == solution
+            continue
+        n_tasks += 1
+        assert "raise NotImplementedError" in stripped
+        for line in _solution_lines(solution):
+            assert line not in stripped, f"solution line leaked into the student version: {line!r}"
+        before = set(namespace)
+        exec(stripped, namespace)
+        (name,) = [n for n in set(namespace) - before if inspect.isfunction(namespace[n])]
+        function = namespace[name]
+        arguments = [DUMMY_ARGUMENTS[p] for p in inspect.signature(function).parameters]
+        with pytest.raises(NotImplementedError):
+            function(*arguments)
+        checker = re.search(r"lab02\.(check_\w+)\(" + name + r"\)", "".join(solution_cells))
+        with pytest.raises(LabCheckError, match="not implemented"):
+            getattr(lab02, checker.group(1))(function)
+    assert n_tasks >= 3
