@@ -1,0 +1,229 @@
+"""Tests of the Lab 3 checkers (dpteach.labs.lab03) and of the generated student notebook.
+
+Every checker must accept a correct reference solution (defined here, not taken
+from the notebook, so a broken notebook cannot make a checker look right) and
+reject the typical wrong answers with a hint that names the bug. The checkers'
+statistical tests run at false-alarm rate 1e-6 with fixed seeds, so these tests
+are deterministic.
+"""
+
+import inspect
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpteach import local
+from dpteach.labs import BEGIN, END, LabCheckError, lab03, make_student_notebook
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab03_local_sq.ipynb"
+
+
+# --- Task 1: debiasing ---------------------------------------------------------------------
+
+def debias_right(outputs, epsilon):
+    return float(((1 + math.exp(epsilon)) * np.mean(outputs) - 1) / math.expm1(epsilon))
+
+
+def debias_q_form(outputs, epsilon):  # the same estimate written with q
+    q = math.exp(epsilon) / (1 + math.exp(epsilon))
+    return float((np.mean(outputs) - (1 - q)) / (2 * q - 1))
+
+
+@pytest.mark.parametrize("right", [debias_right, debias_q_form, lambda o, e: local.RandomizedResponse(e)
+                                   .estimate(o).mean()])
+def test_debias_checker_accepts_equivalent_forms(right, capsys):
+    lab03.check_debias(right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda o, e: float(np.mean(o)), "raw average"),
+    (lambda o, e: min(1.0, max(0.0, debias_right(o, e))), "clipped"),
+    (lambda o, e: float((np.mean(o) - math.exp(e) / (1 + math.exp(e))) / math.tanh(e / 2)), "subtracted q"),
+    (lambda o, e: float((np.mean(o) - 1 / (1 + math.exp(e))) * (1 + math.exp(e)) / math.exp(e)), "divided by q"),
+    (lambda o, e: np.asarray(o, dtype=float) * 2, "one number"),
+    (lambda o, e: float(np.mean(o) * 1.01), "unbiased estimate is"),
+])
+def test_debias_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab03.check_debias(wrong)
+
+
+def test_debias_checker_refuses_the_dpteach_answer():
+    def uses_module(outputs, epsilon):
+        return local.debias_randomized_response(outputs, epsilon)
+    with pytest.raises(LabCheckError, match="write it yourself"):
+        lab03.check_debias(uses_module)
+
+
+# --- Task 2: group sizes -------------------------------------------------------------------
+
+def group_sizes_right(epsilon, tau, beta, t):
+    log_term = math.log(4 * t / beta)
+    m = math.ceil(max(8 * log_term / tau ** 2, 128 * log_term / (epsilon * tau) ** 2))
+    return m, t * m
+
+
+def test_group_sizes_checker_accepts_reference_and_agrees_with_the_module(capsys):
+    lab03.check_group_sizes(group_sizes_right)
+    assert "all checks passed" in capsys.readouterr().out
+    for epsilon, tau, beta, t in lab03._GROUP_GRID:  # the checker's formula is the module's rule
+        assert group_sizes_right(epsilon, tau, beta, t)[0] == local.group_size(epsilon, tau, beta / t)
+
+
+def _variant(name):
+    def wrong(epsilon, tau, beta, t):
+        m = lab03._m_variant(epsilon, tau, beta, t, name)
+        return m, t * m
+    return wrong
+
+
+@pytest.mark.parametrize("name, hint", [("no_union", "union bound"), ("ln2", r"ln\(4/β'\)"),
+                                        ("no_hoeffding", "data term"), ("epsilon_not_squared", "ε²"),
+                                        ("no_ceil", "math.ceil"), ("sum", "max")])
+def test_group_sizes_checker_names_typical_mistakes(name, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab03.check_group_sizes(_variant(name))
+
+
+def test_group_sizes_checker_rejects_wrong_total_and_shape():
+    with pytest.raises(LabCheckError, match="n = t·m"):
+        lab03.check_group_sizes(lambda e, tau, b, t: (group_sizes_right(e, tau, b, t)[0],
+                                                      group_sizes_right(e, tau, b, t)[0]))
+    with pytest.raises(LabCheckError, match="pair"):
+        lab03.check_group_sizes(lambda e, tau, b, t: group_sizes_right(e, tau, b, t)[0])
+
+
+# --- Task 3: the Laplace randomizer ----------------------------------------------------------
+
+def laplace_right(values, epsilon, rng):
+    values = np.asarray(values, dtype=float)
+    if np.any(np.abs(values) > 1):
+        raise ValueError("values must lie in [-1, 1]")
+    return values + rng.laplace(0.0, 2 / epsilon, size=values.shape)
+
+
+def laplace_with_scale(scale_of):
+    def randomizer(values, epsilon, rng):
+        values = np.asarray(values, dtype=float)
+        if np.any(np.abs(values) > 1):
+            raise ValueError("out of range")
+        return values + rng.laplace(0.0, scale_of(epsilon), size=values.shape)
+    return randomizer
+
+
+def checked_range(noisy):
+    """A randomizer that validates its input like the reference but adds noise by ``noisy``."""
+    def randomizer(values, epsilon, rng):
+        values = np.asarray(values, dtype=float)
+        if np.any(np.abs(values) > 1):
+            raise ValueError("out of range")
+        return noisy(values, epsilon, rng)
+    return randomizer
+
+
+def test_laplace_checker_accepts_reference(capsys):
+    lab03.check_laplace_randomizer(laplace_right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (laplace_with_scale(lambda e: 1 / e), "looks like 1/ε"),
+    (laplace_with_scale(lambda e: 2 * e), "looks like 2ε"),
+    (laplace_with_scale(lambda e: 1.3 * 2 / e), "not Lap"),  # 30 % too much noise
+    (checked_range(lambda v, e, rng: v + rng.normal(0, 2 / e, size=v.shape)), "too light"),
+    (checked_range(lambda v, e, rng: v + np.random.default_rng().laplace(0, 2 / e, v.shape)), "same seed"),
+    (checked_range(lambda v, e, rng: v + rng.laplace(0, 2 / e)), "independent noise"),
+    (lambda v, e, rng: np.asarray(v, dtype=float) + rng.laplace(0, 2 / e, size=np.shape(v)), "ValueError"),
+])
+def test_laplace_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab03.check_laplace_randomizer(wrong)
+
+
+# --- Task 4: the threshold query -------------------------------------------------------------
+
+def threshold_query_right(theta):
+    def phi(rows):
+        predicted = np.where(rows[:, 0] >= theta, 1.0, -1.0)
+        return np.where(predicted != rows[:, 1], 1.0, -1.0)
+    return phi
+
+
+def test_threshold_query_checker_accepts_reference_and_the_module_query(capsys):
+    lab03.check_threshold_query(threshold_query_right)
+    lab03.check_threshold_query(local._threshold_error_query)
+    assert capsys.readouterr().out.count("all checks passed") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda th: (lambda r: (np.where(r[:, 0] >= th, 1.0, -1.0) != r[:, 1]).astype(float)), "indicator"),
+    (lambda th: (lambda r: np.where(np.where(r[:, 0] >= th, 1.0, -1.0) == r[:, 1], 1.0, -1.0)), "sign is flipped"),
+    (lambda th: (lambda r: np.where(np.where(r[:, 0] < th, 1.0, -1.0) != r[:, 1], 1.0, -1.0)), "direction"),
+    (lambda th: (lambda r: 0.5), "one value per record"),
+    (lambda th: 0.3, "return a function"),
+])
+def test_threshold_query_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab03.check_threshold_query(wrong)
+
+
+# --- the notebook and its student version ---------------------------------------------------
+
+def _code_cells(path):
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in cells if c["cell_type"] == "code"]
+
+
+def _solution_lines(source):
+    blocks = re.findall(rf"{re.escape(BEGIN)}[^\n]*\n(.*?)^[ \t]*{re.escape(END)}", source,
+                        re.MULTILINE | re.DOTALL)
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+
+
+DUMMY_ARGUMENTS = {"outputs": np.array([0, 1]), "epsilon": 1.0, "tau": 0.1, "beta": 0.05, "t": 3,
+                   "values": np.zeros(3), "rng": np.random.default_rng(0), "theta": 0.5}
+
+
+def test_lab_notebook_calls_every_checker_and_has_no_outputs():
+    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+    assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
+    sources = _code_cells(NOTEBOOK)
+    assert len([s for s in sources if BEGIN in s]) >= 3
+    called = {name for s in sources for name in lab03.__all__ if f"lab03.{name}(" in s}
+    assert called == set(lab03.__all__)
+
+
+def test_student_version_has_no_solutions_and_raises(tmp_path):
+    student = make_student_notebook(NOTEBOOK, tmp_path / "lab03_student.ipynb")
+    solution_cells, student_cells = _code_cells(NOTEBOOK), _code_cells(student)
+    assert len(solution_cells) == len(student_cells)
+    namespace = {}
+    exec(solution_cells[0], namespace)  # the import cell
+    n_tasks = 0
+    for solution, stripped in zip(solution_cells, student_cells):
+        assert BEGIN not in stripped and END not in stripped
+        if BEGIN not in solution:
+            assert stripped == solution
+            continue
+        n_tasks += 1
+        assert "raise NotImplementedError" in stripped
+        for line in _solution_lines(solution):
+            assert line not in stripped, f"solution line leaked into the student version: {line!r}"
+        before = set(namespace)
+        exec(stripped, namespace)
+        (name,) = [n for n in set(namespace) - before if inspect.isfunction(namespace[n])]
+        function = namespace[name]
+        arguments = [DUMMY_ARGUMENTS[p] for p in inspect.signature(function).parameters]
+        with pytest.raises(NotImplementedError):
+            function(*arguments)
+        checker = re.search(r"lab03\.(check_\w+)\(" + name + r"\)", "".join(solution_cells))
+        with pytest.raises(LabCheckError, match="not implemented"):
+            getattr(lab03, checker.group(1))(function)
+    assert n_tasks >= 3
