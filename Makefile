@@ -7,6 +7,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
+# One BLAS thread per process: the tests already use both cores (pytest -n 2),
+# and oversubscribed OpenBLAS threads make small matrix products 1000x slower.
+export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: book test unit notebooks markup labs bench clean
 

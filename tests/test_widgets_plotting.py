@@ -55,3 +55,15 @@ def test_new_figure_applies_style_and_label_axes_adds_legend():
     assert ax.get_legend() is not None and ax.get_xlabel() == "n"
     assert plt.rcParams["axes.grid"] is True
     plt.close(fig)
+
+
+def test_fast_log_axes_uses_plain_text_labels_and_drops_minor_ticks():
+    fig, ax = plotting.new_figure()
+    ax.plot([0.01, 1000], [1, 2])
+    ax.set_xscale("log")
+    plotting.fast_log_axes(ax)
+    labels = [plotting.PLAIN_NUMBERS(v, 0) for v in (0.01, 0.25, 1.0, 1000.0, 1e-4)]
+    assert labels == ["0.01", "0.25", "1", "10³", "10⁻⁴"]
+    assert len(ax.xaxis.get_minor_locator()()) == 0
+    assert ax.yaxis.get_major_formatter() is not plotting.PLAIN_NUMBERS  # linear axis untouched
+    plt.close(fig)
