@@ -22,7 +22,6 @@ one-output function with :func:`repeat`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 

@@ -6,7 +6,6 @@ audit is paired with a broken variant (half the noise / a missing factor 2)
 that the same audit must catch: lower bound above the claimed ε.
 """
 
-import math
 
 import numpy as np
 import pytest

@@ -8,10 +8,8 @@ seeds, so these tests are deterministic; the derivations of why a 30 %
 scale error is rejected are in the comments of dpteach/labs/lab01.py.
 """
 
-import inspect
 import json
 import math
-import re
 import time
 from pathlib import Path
 
@@ -20,7 +18,8 @@ import pytest
 from scipy import special
 
 from dpteach import mechanisms
-from dpteach.labs import BEGIN, END, LabCheckError, lab01, make_student_notebook
+from dpteach.labs import BEGIN, LabCheckError, lab01
+from lab_helpers import check_student_version, code_cells
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab01_mechanisms.ipynb"
 
@@ -311,18 +310,6 @@ def test_audit_checker_rejects_weak_or_invalid_audits(answer, hint):
 
 # --- the notebook and its student version -------------------------------------------------------
 
-def _code_cells(path):
-    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
-    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-            for c in cells if c["cell_type"] == "code"]
-
-
-def _solution_lines(source):
-    blocks = re.findall(rf"{re.escape(BEGIN)}[^\n]*\n(.*?)^[ \t]*{re.escape(END)}", source,
-                        re.MULTILINE | re.DOTALL)
-    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
-
-
 DUMMY_ARGUMENTS = {"value": 0.0, "sensitivity": 1.0, "epsilon": 1.0, "delta": 1e-5, "rng": 0,
                    "scores": np.zeros(3)}
 
@@ -331,7 +318,7 @@ def test_lab_notebook_has_tasks_calling_lab01_checkers_and_no_outputs():
     notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
     assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
-    sources = _code_cells(NOTEBOOK)
+    sources = code_cells(NOTEBOOK)
     task_cells = [s for s in sources if BEGIN in s]
     assert len(task_cells) >= 3
     checkers = {name for name in lab01.__all__ if name.startswith("check_")}
@@ -341,30 +328,4 @@ def test_lab_notebook_has_tasks_calling_lab01_checkers_and_no_outputs():
 
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
-    student = make_student_notebook(NOTEBOOK, tmp_path / "lab01_student.ipynb")
-    solution_cells, student_cells = _code_cells(NOTEBOOK), _code_cells(student)
-    assert len(solution_cells) == len(student_cells)
-    namespace = {}
-    exec(solution_cells[0], namespace)  # the import cell
-    n_tasks = 0
-    for solution, stripped in zip(solution_cells, student_cells):
-        assert BEGIN not in stripped and END not in stripped
-        if BEGIN not in solution:
-            assert stripped == solution
-            continue
-        n_tasks += 1
-        assert "raise NotImplementedError" in stripped
-        for line in _solution_lines(solution):
-            assert line not in stripped, f"solution line leaked into the student version: {line!r}"
-        before = set(namespace)
-        exec(stripped, namespace)
-        (name,) = [n for n in set(namespace) - before if inspect.isfunction(namespace[n])]
-        function = namespace[name]
-        arguments = [DUMMY_ARGUMENTS[p] for p in inspect.signature(function).parameters]
-        with pytest.raises(NotImplementedError):
-            function(*arguments)
-        # ... and the checker turns that into a LabCheckError that says so.
-        checker = re.search(r"lab01\.(check_\w+)\(" + name + r"\)", "".join(solution_cells))
-        with pytest.raises(LabCheckError, match="not implemented"):
-            getattr(lab01, checker.group(1))(function)
-    assert n_tasks >= 3
+    check_student_version(NOTEBOOK, lab01, DUMMY_ARGUMENTS, tmp_path)

@@ -7,17 +7,16 @@ statistical tests run at false-alarm rate 1e-6 with fixed seeds, so these tests
 are deterministic.
 """
 
-import inspect
 import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from dpteach import local
-from dpteach.labs import BEGIN, END, LabCheckError, lab03, make_student_notebook
+from dpteach.labs import BEGIN, LabCheckError, lab03
+from lab_helpers import check_student_version, code_cells
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab03_local_sq.ipynb"
 
@@ -56,7 +55,7 @@ def test_debias_checker_rejects_typical_mistakes(wrong, hint):
 def test_debias_checker_refuses_the_dpteach_answer():
     def uses_module(outputs, epsilon):
         return local.debias_randomized_response(outputs, epsilon)
-    with pytest.raises(LabCheckError, match="write it yourself"):
+    with pytest.raises(LabCheckError, match="write this yourself"):
         lab03.check_debias(uses_module)
 
 
@@ -174,18 +173,6 @@ def test_threshold_query_checker_rejects_typical_mistakes(wrong, hint):
 
 # --- the notebook and its student version ---------------------------------------------------
 
-def _code_cells(path):
-    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
-    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-            for c in cells if c["cell_type"] == "code"]
-
-
-def _solution_lines(source):
-    blocks = re.findall(rf"{re.escape(BEGIN)}[^\n]*\n(.*?)^[ \t]*{re.escape(END)}", source,
-                        re.MULTILINE | re.DOTALL)
-    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
-
-
 DUMMY_ARGUMENTS = {"outputs": np.array([0, 1]), "epsilon": 1.0, "tau": 0.1, "beta": 0.05, "t": 3,
                    "values": np.zeros(3), "rng": np.random.default_rng(0), "theta": 0.5}
 
@@ -194,36 +181,11 @@ def test_lab_notebook_calls_every_checker_and_has_no_outputs():
     notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
     assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
-    sources = _code_cells(NOTEBOOK)
+    sources = code_cells(NOTEBOOK)
     assert len([s for s in sources if BEGIN in s]) >= 3
     called = {name for s in sources for name in lab03.__all__ if f"lab03.{name}(" in s}
     assert called == set(lab03.__all__)
 
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
-    student = make_student_notebook(NOTEBOOK, tmp_path / "lab03_student.ipynb")
-    solution_cells, student_cells = _code_cells(NOTEBOOK), _code_cells(student)
-    assert len(solution_cells) == len(student_cells)
-    namespace = {}
-    exec(solution_cells[0], namespace)  # the import cell
-    n_tasks = 0
-    for solution, stripped in zip(solution_cells, student_cells):
-        assert BEGIN not in stripped and END not in stripped
-        if BEGIN not in solution:
-            assert stripped == solution
-            continue
-        n_tasks += 1
-        assert "raise NotImplementedError" in stripped
-        for line in _solution_lines(solution):
-            assert line not in stripped, f"solution line leaked into the student version: {line!r}"
-        before = set(namespace)
-        exec(stripped, namespace)
-        (name,) = [n for n in set(namespace) - before if inspect.isfunction(namespace[n])]
-        function = namespace[name]
-        arguments = [DUMMY_ARGUMENTS[p] for p in inspect.signature(function).parameters]
-        with pytest.raises(NotImplementedError):
-            function(*arguments)
-        checker = re.search(r"lab03\.(check_\w+)\(" + name + r"\)", "".join(solution_cells))
-        with pytest.raises(LabCheckError, match="not implemented"):
-            getattr(lab03, checker.group(1))(function)
-    assert n_tasks >= 3
+    check_student_version(NOTEBOOK, lab03, DUMMY_ARGUMENTS, tmp_path)

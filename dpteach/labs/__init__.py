@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import json
 import re
+import types
 from pathlib import Path
 
-__all__ = ["LabCheckError", "require", "passed", "strip_solutions", "make_student_notebook",
-           "make_student_versions"]
+import numpy as np
+
+__all__ = ["LabCheckError", "require", "passed", "call_student", "require_own_code", "strip_solutions",
+           "make_student_notebook", "make_student_versions"]
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
@@ -44,6 +47,75 @@ def require(condition, message):
 def passed(task):
     """Print the one-line success message of a checker."""
     print(f"✅ {task}: all checks passed.")
+
+
+def _short(arg):
+    """A short description of an argument for feedback messages."""
+    if isinstance(arg, np.ndarray):
+        return f"array(shape={arg.shape})" if arg.size > 6 else repr(arg)
+    if isinstance(arg, np.random.Generator):
+        return "rng"
+    return repr(arg)
+
+
+def call_student(fn, args, task, hint=""):
+    """Call the student's ``fn(*args)``, turning a crash into feedback (plus ``hint``).
+
+    A ``NotImplementedError`` (the student version's stub) becomes "not
+    implemented yet"; any other exception becomes a :class:`LabCheckError`
+    that shows how the function was called.
+    """
+    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        raise LabCheckError(f"{task}: not implemented yet — replace the `raise NotImplementedError` "
+                            f"line by your code.") from None
+    except LabCheckError:
+        raise
+    except Exception as err:  # a crash of student code becomes feedback, not a traceback
+        shown = ", ".join(_short(a) for a in args)
+        raise LabCheckError(f"{task}: your function raised {type(err).__name__}: {err}\n"
+                            f"  when called as fn({shown}).{hint}") from err
+
+
+def _names_used(code):
+    """Global and attribute names used by a code object and the functions nested in it."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_used(const)
+    return names
+
+
+def _from_dpteach(obj):
+    module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None) or ""
+    return module == "dpteach" or module.startswith("dpteach.")
+
+
+def require_own_code(fn, forbidden, task):
+    """Reject ``fn`` if it is, or visibly uses, a dpteach function named in ``forbidden`` (the answer).
+
+    A light check of the names the function's code uses (directly imported
+    dpteach functions, or attributes of a dpteach module), not a sandbox:
+    it stops the honest mistake of calling the library, not a determined cheat.
+    """
+    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
+    forbidden = set(forbidden)
+    hits = set()
+    if _from_dpteach(fn) and getattr(fn, "__name__", "") in forbidden:
+        hits.add(fn.__name__)
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        used = _names_used(code)
+        scope = getattr(fn, "__globals__", {})
+        objects = {name: scope.get(name) for name in used}
+        hits |= {name for name, obj in objects.items()
+                 if obj is not None and _from_dpteach(obj) and getattr(obj, "__name__", name) in forbidden}
+        if any(isinstance(obj, types.ModuleType) and _from_dpteach(obj) for obj in objects.values()):
+            hits |= used & forbidden
+    require(not hits, f"{task}: write this yourself — your function uses {', '.join(sorted(hits))} from "
+                      f"dpteach, which is the answer. (numpy and scipy are fine.)")
 
 
 _BLOCK = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n.*?^[ \t]*{re.escape(END)}[^\n]*(\n|$)",

@@ -37,13 +37,12 @@ visibly does (a light check of the names the function uses, not a sandbox).
 from __future__ import annotations
 
 import math
-import types
 import warnings
 
 import numpy as np
 from scipy import special, stats
 
-from . import LabCheckError, passed, require
+from . import LabCheckError, call_student, passed, require, require_own_code
 
 __all__ = [
     "check_laplace_mechanism",
@@ -60,61 +59,6 @@ FALSE_ALARM = 1e-6
 N_DRAWS = 20_000
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def _names_used(code):
-    """Global and attribute names used by a code object and the functions nested in it."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names_used(const)
-    return names
-
-
-def _require_own_code(fn, forbidden, task):
-    """Reject ``fn`` if it is, or visibly calls, one of dpteach.mechanisms' ``forbidden`` functions."""
-    from .. import mechanisms
-
-    targets = [getattr(mechanisms, name) for name in forbidden]
-    message = (f"{task}: write the mechanism yourself — your function uses dpteach.mechanisms."
-               f"{'/'.join(forbidden)}, which is the answer. (The checker compares with it; your "
-               f"code may use numpy and scipy.)")
-    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), "
-                          f"got {type(fn).__name__}")
-    require(not any(fn is t for t in targets), message)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return
-    used = _names_used(code)
-    scope = getattr(fn, "__globals__", {})
-    objects = [scope.get(name) for name in used]
-    require(not any(obj is t for obj in objects for t in targets), message)
-    uses_dpteach_module = any(isinstance(obj, types.ModuleType) and obj.__name__.startswith("dpteach")
-                              for obj in objects)
-    require(not (uses_dpteach_module and used & set(forbidden)), message)
-
-
-def _call(fn, args, task, hint=""):
-    """Call the student's function, turning a crash into feedback (plus ``hint`` if given)."""
-    try:
-        return fn(*args)
-    except NotImplementedError:
-        raise LabCheckError(f"{task}: not implemented yet — replace the "
-                            f"`raise NotImplementedError` line by your code.") from None
-    except LabCheckError:
-        raise
-    except Exception as err:  # any crash of student code becomes feedback, not a traceback
-        shown = ", ".join(_short(a) for a in args)
-        raise LabCheckError(f"{task}: your function raised {type(err).__name__}: {err}\n"
-                            f"  when called as fn({shown}).{hint}") from err
-
-
-def _short(arg):
-    if isinstance(arg, np.ndarray):
-        return f"array(shape={arg.shape})" if arg.size > 6 else repr(arg)
-    if isinstance(arg, np.random.Generator):
-        return "rng"
-    return repr(arg)
 
 
 def _is_number(x):
@@ -196,9 +140,9 @@ def check_laplace_mechanism(fn):
         With what was measured and a hint, on the first failed check.
     """
     task = "Task 1 (Laplace mechanism)"
-    _require_own_code(fn, ("laplace_mechanism",), task)
+    require_own_code(fn, ("laplace_mechanism",), task)
 
-    out = _call(fn, (2.0, 1.0, 1.0, _seeded(1)), task,
+    out = call_student(fn, (2.0, 1.0, 1.0, _seeded(1)), task,
                 "\nHint: value may be a plain number; np.asarray(value) handles numbers and arrays alike.")
     require(_is_number(out),
             f"{task}: fn(2.0, 1.0, 1.0, rng) should return one finite number, got {out!r}.")
@@ -206,7 +150,7 @@ def check_laplace_mechanism(fn):
                                f"no noise was added.")
 
     value = np.arange(6.0).reshape(2, 3)
-    out = np.asarray(_call(fn, (value, 1.0, 1.0, _seeded(2)), task,
+    out = np.asarray(call_student(fn, (value, 1.0, 1.0, _seeded(2)), task,
                            "\nHint: value may be an array; use np.asarray(value) and draw the noise with "
                            "size=np.shape(value)."), dtype=float)
     require(out.shape == value.shape,
@@ -214,9 +158,9 @@ def check_laplace_mechanism(fn):
             f"{out.shape}. Hint: every entry gets its own noise — draw rng.laplace(0.0, scale, "
             f"size=np.shape(value)).")
 
-    first = np.asarray(_call(fn, (value, 1.0, 1.0, _seeded(5)), task), dtype=float)
-    again = np.asarray(_call(fn, (value, 1.0, 1.0, _seeded(5)), task), dtype=float)
-    other = np.asarray(_call(fn, (value, 1.0, 1.0, _seeded(6)), task), dtype=float)
+    first = np.asarray(call_student(fn, (value, 1.0, 1.0, _seeded(5)), task), dtype=float)
+    again = np.asarray(call_student(fn, (value, 1.0, 1.0, _seeded(5)), task), dtype=float)
+    other = np.asarray(call_student(fn, (value, 1.0, 1.0, _seeded(6)), task), dtype=float)
     require(np.array_equal(first, again),
             f"{task}: two calls with the same seed gave different outputs. Hint: draw the noise "
             f"from the rng argument (rng.laplace(...)), not from np.random.laplace.")
@@ -228,7 +172,7 @@ def check_laplace_mechanism(fn):
     for sensitivity, epsilon in LAPLACE_SETTINGS:
         where = f"with Δ = {sensitivity:g}, ε = {epsilon:g}"
         exact = np.full(N_DRAWS, 10.0)
-        out = np.asarray(_call(fn, (exact, sensitivity, epsilon, _seeded(11)), task), dtype=float)
+        out = np.asarray(call_student(fn, (exact, sensitivity, epsilon, _seeded(11)), task), dtype=float)
         require(out.shape == exact.shape and np.all(np.isfinite(out)),
                 f"{task}: {where}, an array of {N_DRAWS} values gave shape {out.shape}"
                 f"{'' if np.all(np.isfinite(out)) else ' with non-finite entries'}.")
@@ -293,7 +237,7 @@ _SIGMA_BUGS = (
 def _sigmas(fn, grid, task):
     values = []
     for sensitivity, epsilon, delta in grid:
-        sigma = _call(fn, (sensitivity, epsilon, delta), task,
+        sigma = call_student(fn, (sensitivity, epsilon, delta), task,
                       "\nHint: a math domain error means a log or square root of a negative number; "
                       "ln(1.25/δ) > 0 for δ < 1 (ln(1.25·δ) is negative).")
         require(np.ndim(sigma) == 0, f"{task}: fn({sensitivity}, {epsilon}, {delta}) should return "
@@ -315,7 +259,7 @@ def check_gaussian_sigma(fn):
     typical mistake on the whole grid is named.
     """
     task = "Task 2 (classic Gaussian σ)"
-    _require_own_code(fn, ("gaussian_sigma",), task)
+    require_own_code(fn, ("gaussian_sigma",), task)
     got = _sigmas(fn, _SIGMA_GRID, task)
     want = np.array([_classic_sigma(*point) for point in _SIGMA_GRID])
     wrong = ~np.isclose(got, want, rtol=1e-9, atol=0.0)
@@ -352,7 +296,7 @@ def check_gaussian_sigma_analytic(fn):
     from ..mechanisms import gaussian_delta, gaussian_sigma
 
     task = "Task 3 (analytic Gaussian σ)"
-    _require_own_code(fn, ("gaussian_sigma",), task)
+    require_own_code(fn, ("gaussian_sigma",), task)
     got = _sigmas(fn, _ANALYTIC_GRID, task)
     for sigma, (d, e, dl) in zip(got, _ANALYTIC_GRID):
         where = f"for Δ = {d:g}, ε = {e:g}, δ = {dl:g}"
@@ -412,7 +356,7 @@ def _is_index(x):
 def _draw_indices(fn, scores, sensitivity, epsilon, rng, n, task):
     draws = np.empty(n, dtype=np.int64)
     for i in range(n):  # one call per sample: the student's function returns one index
-        index = _call(fn, (scores, sensitivity, epsilon, rng), task)
+        index = call_student(fn, (scores, sensitivity, epsilon, rng), task)
         require(_is_index(index) and 0 <= index < scores.size,
                 f"{task}: fn(scores, {sensitivity}, {epsilon}, rng) with {scores.size} scores returned "
                 f"{index!r}; it must return one integer index in 0..{scores.size - 1} (hint: int(...) "
@@ -438,7 +382,7 @@ def check_exponential_mechanism(fn):
     bugs are named. Runs in ~0.5 s (one call of ``fn`` per sample).
     """
     task = "Task 4 (exponential mechanism)"
-    _require_own_code(fn, ("exponential_mechanism", "exponential_mechanism_probabilities",
+    require_own_code(fn, ("exponential_mechanism", "exponential_mechanism_probabilities",
                            "report_noisy_max"), task)
 
     _draw_indices(fn, np.array([1.0, 2.0, 3.0]), 1.0, 1.0, _seeded(0), 1, task)
@@ -549,7 +493,7 @@ def check_audit(fn):
     from ..audit import epsilon_lower_bound
 
     task = "Task 5 (audit)"
-    answer = _call(fn, (), task)
+    answer = call_student(fn, (), task)
     require(isinstance(answer, tuple) and len(answer) == 3,
             f"{task}: return a tuple (dataset, neighbour, event), got {type(answer).__name__}.")
     dataset, neighbour, event = answer

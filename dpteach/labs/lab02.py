@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import math
 import time
-import types
 
 import numpy as np
 from scipy import stats
 
-from . import LabCheckError, passed, require
+from . import LabCheckError, call_student, passed, require, require_own_code
 from .. import bounds, generic
 from ..mechanisms import exponential_mechanism_probabilities
 
@@ -46,48 +45,6 @@ __all__ = [
 ]
 
 FALSE_ALARM = 1e-6
-
-# --- helpers -------------------------------------------------------------------------------
-
-
-def _names_used(code):
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names_used(const)
-    return names
-
-
-def _require_own_code(fn, forbidden, task):
-    """Reject ``fn`` if it visibly calls one of the reference functions named in ``forbidden``."""
-    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return
-    used = _names_used(code)
-    scope = getattr(fn, "__globals__", {})
-    for name in used:
-        obj = scope.get(name)
-        from_dpteach = getattr(obj, "__module__", "") or ""
-        if isinstance(obj, types.ModuleType):
-            from_dpteach = obj.__name__
-        require(not (from_dpteach.startswith(("dpteach.generic", "dpteach.mechanisms"))
-                     or (from_dpteach.startswith("dpteach") and used & set(forbidden))),
-                f"{task}: write this yourself — your function uses {name} from {from_dpteach}, which "
-                f"contains the answer ({', '.join(forbidden)}). numpy and scipy are fine.")
-
-
-def _call(fn, args, task, hint=""):
-    try:
-        return fn(*args)
-    except NotImplementedError:
-        raise LabCheckError(f"{task}: not implemented yet — replace the `raise NotImplementedError` "
-                            f"line by your code.") from None
-    except LabCheckError:
-        raise
-    except Exception as err:  # a crash of student code becomes feedback, not a traceback
-        raise LabCheckError(f"{task}: your function raised {type(err).__name__}: {err}{hint}") from err
-
 
 # --- Task 1: error counts of thresholds ---------------------------------------------------
 
@@ -145,9 +102,9 @@ def check_threshold_error_counts(fn):
     points takes seconds).
     """
     task = "Task 1 (error counts of thresholds)"
-    _require_own_code(fn, ("thresholds", "error_counts"), task)
+    require_own_code(fn, ("thresholds", "error_counts"), task)
     for x, y, grid in _threshold_cases():
-        answer = _call(fn, (x.copy(), y.copy(), grid.copy()), task)
+        answer = call_student(fn, (x.copy(), y.copy(), grid.copy()), task)
         answer = np.asarray(answer)
         expected = generic.thresholds(grid).error_counts(x, y)
         if answer.shape != expected.shape or not np.array_equal(answer, expected):
@@ -156,7 +113,7 @@ def check_threshold_error_counts(fn):
     rng = np.random.default_rng(203)
     x, y, grid = rng.random(5000), rng.choice([-1, 1], size=5000), np.linspace(0, 1, 501)
     start = time.perf_counter()
-    answer = np.asarray(_call(fn, (x, y, grid), task))
+    answer = np.asarray(call_student(fn, (x, y, grid), task))
     seconds = time.perf_counter() - start
     require(np.array_equal(answer, generic.thresholds(grid).error_counts(x, y)),
             f"{task}: right on small inputs but wrong for n = 5000, N = 500.")
@@ -223,15 +180,15 @@ def check_sampling_step(fn):
     Runs in about 1 s.
     """
     task = "Task 2 (sampling step)"
-    _require_own_code(fn, ("exponential_mechanism", "generic_private_learner", "select_hypotheses"), task)
+    require_own_code(fn, ("exponential_mechanism", "generic_private_learner", "select_hypotheses"), task)
     errors, epsilon = SAMPLING_SETTINGS[0]
-    first = _call(fn, (errors.copy(), epsilon, np.random.default_rng(5)), task)
+    first = call_student(fn, (errors.copy(), epsilon, np.random.default_rng(5)), task)
     require(isinstance(first, (int, np.integer)) and 0 <= int(first) < len(errors),
             f"{task}: return one index (an int between 0 and {len(errors) - 1}), got {first!r}")
     # Same seed, same index, for 20 seeds. A function that ignores rng repeats itself by chance with
     # probability Σ_h p_h² ≈ 0.25 per seed here, so all 20 agree with probability about 1e-12.
     for seed in range(20):
-        runs = [int(_call(fn, (errors.copy(), epsilon, np.random.default_rng(seed)), task)) for _ in range(2)]
+        runs = [int(call_student(fn, (errors.copy(), epsilon, np.random.default_rng(seed)), task)) for _ in range(2)]
         require(runs[0] == runs[1], f"{task}: the same seed ({seed}) gave different outputs ({runs[0]} and "
                                     f"{runs[1]}). Draw all randomness from the rng argument.")
     for setting, (errors, epsilon) in enumerate(SAMPLING_SETTINGS):
@@ -239,7 +196,7 @@ def check_sampling_step(fn):
         hint = ("\nHint: with error counts near 10⁵, exp(−ε·e/2) underflows to 0 for every hypothesis. Work in "
                 "log space: subtract the smallest count before exponentiating, or take "
                 "argmax(−ε·e/2 + Gumbel noise).") if setting == 1 else ""
-        draws = np.array([int(_call(fn, (errors.copy(), epsilon, rng), task, hint)) for _ in range(N_DRAWS)])
+        draws = np.array([int(call_student(fn, (errors.copy(), epsilon, rng), task, hint)) for _ in range(N_DRAWS)])
         require(np.all((draws >= 0) & (draws < len(errors))),
                 f"{task}: an index out of range 0..{len(errors) - 1} was returned.{hint}")
         counts = np.bincount(draws, minlength=len(errors))
@@ -273,9 +230,9 @@ def check_sample_complexity(fn):
     wrong logarithms get their own hints.
     """
     task = "Task 3 (sample complexity)"
-    _require_own_code(fn, ("generic_learner_sample_complexity",), task)
+    require_own_code(fn, ("generic_learner_sample_complexity",), task)
     for size, epsilon, alpha, beta in COMPLEXITY_GRID:
-        answer = _call(fn, (size, epsilon, alpha, beta), task)
+        answer = call_student(fn, (size, epsilon, alpha, beta), task)
         expected = bounds.generic_learner_sample_complexity(size, epsilon, alpha, beta)
         if isinstance(answer, (int, np.integer)) and int(answer) == expected:
             continue
@@ -336,11 +293,11 @@ def check_privacy_loss(fn):
     and a pair whose extreme log ratio is negative (the absolute value matters).
     """
     task = "Task 4 (exact privacy loss)"
-    _require_own_code(fn, ("neighbour_privacy_losses", "exponential_mechanism_probabilities"), task)
+    require_own_code(fn, ("neighbour_privacy_losses", "exponential_mechanism_probabilities"), task)
     for errors, errors_neighbour, epsilon in _loss_cases():
         hint_large = ("\nHint: with counts near 5·10⁴, exp(−ε·e/2) underflows to 0. Compute log-probabilities "
                       "directly: ln p(h) = −ε·e_h/2 − logsumexp(−ε·e/2) (scipy.special.logsumexp).")
-        answer = _call(fn, (errors.copy(), errors_neighbour.copy(), epsilon), task,
+        answer = call_student(fn, (errors.copy(), errors_neighbour.copy(), epsilon), task,
                        hint_large if errors.min() > 1000 else "")
         expected = _reference_loss(errors, errors_neighbour, epsilon)
         try:

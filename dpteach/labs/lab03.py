@@ -27,12 +27,11 @@ given function always gets the same verdict.
 from __future__ import annotations
 
 import math
-import types
 
 import numpy as np
 from scipy import stats
 
-from . import LabCheckError, passed, require
+from . import LabCheckError, call_student, passed, require, require_own_code
 
 __all__ = ["check_debias", "check_group_sizes", "check_laplace_randomizer", "check_threshold_query"]
 
@@ -42,50 +41,8 @@ N_DRAWS = 20_000
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _call(fn, args, task):
-    """Call the student's function, turning a crash into feedback."""
-    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
-    try:
-        return fn(*args)
-    except NotImplementedError:
-        raise LabCheckError(f"{task}: not implemented yet — replace the `raise NotImplementedError` "
-                            f"line by your code.") from None
-    except LabCheckError:
-        raise
-    except Exception as err:  # a crash of student code becomes feedback, not a traceback
-        shown = ", ".join(_short(a) for a in args)
-        raise LabCheckError(f"{task}: your function raised {type(err).__name__}: {err}\n"
-                            f"  when called as fn({shown}).") from err
-
-
-def _short(arg):
-    if isinstance(arg, np.ndarray):
-        return f"array(shape={arg.shape})" if arg.size > 6 else repr(arg)
-    if isinstance(arg, np.random.Generator):
-        return "rng"
-    return repr(arg)
-
-
-def _names_used(code):
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names_used(const)
-    return names
-
-
-def _require_own_code(fn, forbidden, task):
-    """Reject a function that visibly calls one of the dpteach functions that are the answer."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return
-    used = _names_used(code) & set(forbidden)
-    require(not used, f"{task}: write it yourself — your function uses {', '.join(sorted(used))} from dpteach, "
-                      f"which is the answer. (numpy and scipy are fine.)")
-
-
 def _number(value, task, call):
-    require(np.ndim(value) == 0, f"{task}: {call} should return one number, got {_short(np.asarray(value))}. "
+    require(np.ndim(value) == 0, f"{task}: {call} should return one number, got an array of shape {np.shape(value)}. "
                                  f"Hint: average the per-user estimates (np.mean).")
     try:
         value = float(value)
@@ -145,10 +102,10 @@ def check_debias(fn):
     that matches a typical mistake on every case is named.
     """
     task = "Task 1 (debias randomized response)"
-    _require_own_code(fn, ("debias_randomized_response",), task)
+    require_own_code(fn, ("debias_randomized_response",), task)
     got = []
     for outputs, epsilon in _DEBIAS_CASES:
-        got.append(_number(_call(fn, (outputs.copy(), epsilon), task), task,
+        got.append(_number(call_student(fn, (outputs.copy(), epsilon), task), task,
                            f"fn(outputs with mean {np.mean(outputs):.2g}, epsilon={epsilon:g})"))
     want = [_debiased(float(np.mean(o)), e) for o, e in _DEBIAS_CASES]
     if not np.allclose(got, want, rtol=1e-9, atol=1e-12):
@@ -164,7 +121,7 @@ def check_debias(fn):
     bits = (np.arange(n) < 0.3 * n).astype(int)
     keep = rng.random(n) < math.exp(epsilon) / (1 + math.exp(epsilon))
     outputs = np.where(keep, bits, 1 - bits)
-    estimate = _number(_call(fn, (outputs, epsilon), task), task, "fn(200 000 outputs, 0.5)")
+    estimate = _number(call_student(fn, (outputs, epsilon), task), task, "fn(200 000 outputs, 0.5)")
     sd = math.sqrt(math.exp(epsilon) / (n * math.expm1(epsilon) ** 2))
     require(abs(estimate - 0.3) <= 6 * sd,
             f"{task}: on 200 000 simulated users with 30 % ones (ε = 0.5) your estimate is {estimate:.4f}; "
@@ -226,11 +183,11 @@ def check_group_sizes(fn):
     are named.
     """
     task = "Task 2 (group sizes)"
-    _require_own_code(fn, ("group_size", "users_needed", "tolerance_for_group"), task)
+    require_own_code(fn, ("group_size", "users_needed", "tolerance_for_group"), task)
     results = []
     for epsilon, tau, beta, t in _GROUP_GRID:
         call = f"fn(epsilon={epsilon:g}, tau={tau:g}, beta={beta:g}, t={t})"
-        out = _call(fn, (epsilon, tau, beta, t), task)
+        out = call_student(fn, (epsilon, tau, beta, t), task)
         require(isinstance(out, tuple) and len(out) == 2,
                 f"{task}: {call} should return a pair (m, n), got {out!r}.")
         results.append(out)
@@ -269,13 +226,13 @@ def check_laplace_randomizer(fn):
     so it is rejected and named.
     """
     task = "Task 3 (Laplace randomizer)"
-    _require_own_code(fn, ("LaplaceRandomizer", "laplace_mechanism", "make_randomizer"), task)
+    require_own_code(fn, ("LaplaceRandomizer", "laplace_mechanism", "make_randomizer"), task)
     values = np.linspace(-1, 1, 6)
-    out = np.asarray(_call(fn, (values, 1.0, np.random.default_rng(1)), task), dtype=float)
+    out = np.asarray(call_student(fn, (values, 1.0, np.random.default_rng(1)), task), dtype=float)
     require(out.shape == values.shape, f"{task}: for values of shape {values.shape} you return shape {out.shape}; "
                                        f"every user gets their own noise: size=np.shape(values).")
-    again = np.asarray(_call(fn, (values, 1.0, np.random.default_rng(1)), task), dtype=float)
-    other = np.asarray(_call(fn, (values, 1.0, np.random.default_rng(2)), task), dtype=float)
+    again = np.asarray(call_student(fn, (values, 1.0, np.random.default_rng(1)), task), dtype=float)
+    other = np.asarray(call_student(fn, (values, 1.0, np.random.default_rng(2)), task), dtype=float)
     require(np.array_equal(out, again), f"{task}: the same seed gave different outputs. Hint: draw the noise "
                                         f"from the rng argument (rng.laplace(...)), not np.random.")
     require(not np.array_equal(out, other), f"{task}: two different seeds gave the same output; use the rng argument.")
@@ -291,7 +248,7 @@ def check_laplace_randomizer(fn):
     p_values = []
     for epsilon in (0.5, 2.0):
         exact = np.full(N_DRAWS, 0.25)
-        noise = np.asarray(_call(fn, (exact, epsilon, np.random.default_rng(7 + int(10 * epsilon))), task),
+        noise = np.asarray(call_student(fn, (exact, epsilon, np.random.default_rng(7 + int(10 * epsilon))), task),
                            dtype=float) - 0.25
         require(noise.shape == exact.shape and np.unique(noise).size > N_DRAWS // 2,
                 f"{task}: at ε = {epsilon:g} the {N_DRAWS} users did not get independent noise each.")
@@ -336,11 +293,11 @@ def check_threshold_query(fn):
     """
     task = "Task 4 (threshold query)"
     for theta in (0.1, 0.37, 0.8):
-        phi = _call(fn, (theta,), task)
+        phi = call_student(fn, (theta,), task)
         require(callable(phi), f"{task}: fn({theta}) should return a function of the records (the query φ), "
                                f"got {type(phi).__name__}. Hint: define `def phi(rows): ...` inside and return phi.")
         rows, weights = _threshold_law(theta)
-        values = np.asarray(_call(phi, (rows,), task), dtype=float)
+        values = np.asarray(call_student(phi, (rows,), task), dtype=float)
         require(values.shape == (rows.shape[0],),
                 f"{task}: φ(rows) must return one value per record (shape ({rows.shape[0]},)), got {values.shape}. "
                 f"Hint: work with the columns rows[:, 0] (x) and rows[:, 1] (y) elementwise.")
