@@ -40,7 +40,8 @@ def run(path):
         for index, cell in enumerate(notebook.cells):
             client.execute_cell(cell, index)
         elapsed = time.perf_counter() - start  # the probe below is not the notebook's time
-        client.execute_cell(probe, len(notebook.cells))
+        notebook.cells.append(probe)
+        client.execute_cell(probe, len(notebook.cells) - 1)
     text = "".join(o.get("text", "") for o in probe.outputs if o.get("name") == "stdout")
     redraws = json.loads(text.split("__REDRAWS__", 1)[1]) if "__REDRAWS__" in text else []
     return elapsed, redraws

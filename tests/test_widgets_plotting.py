@@ -4,6 +4,7 @@ import math
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 import pytest
 
 from dpteach import plotting, widgets
@@ -44,6 +45,9 @@ def test_live_figure_draws_default_values_then_follows_the_sliders(capsys):
     assert seen[-1] == (2.0, 6)
     assert live.figure.axes[0].get_xlabel() == "d"  # redrawn on the same, cleared figure
     assert len(live.figure.axes) == 1
+    # The layout of the first drawing is reused, not recomputed.
+    assert not isinstance(live.figure.get_layout_engine(), ConstrainedLayoutEngine)
+    assert live.figure.axes[0].get_position().bounds == pytest.approx(live._positions[0].bounds)
     assert live.time_redraw(repeats=1) > 0
 
 
@@ -67,3 +71,19 @@ def test_fast_log_axes_uses_plain_text_labels_and_drops_minor_ticks():
     assert len(ax.xaxis.get_minor_locator()()) == 0
     assert ax.yaxis.get_major_formatter() is not plotting.PLAIN_NUMBERS  # linear axis untouched
     plt.close(fig)
+
+
+def test_live_figure_lays_out_afresh_when_the_number_of_axes_changes():
+    def draw(fig, d):
+        axes = fig.subplots(1, d, squeeze=False)[0]
+        for ax in axes:
+            ax.plot([0, 1], [0, 1])
+            plotting.label_axes(ax, "x", "y")
+
+    dim = widgets.dimension_slider(value=1, max=3)
+    live = widgets.live_figure(draw, d=dim)
+    dim.value = 3
+    assert len(live.figure.axes) == 3
+    assert isinstance(live.figure.get_layout_engine(), ConstrainedLayoutEngine)  # laid out for the new shape
+    lefts = [ax.get_position().x0 for ax in live.figure.axes]
+    assert lefts == sorted(lefts) and len(set(lefts)) == 3  # side by side, not stacked on the cached spot
