@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Image, display
 
 from . import plotting
+from ._validation import check_int, check_positive
 
 __all__ = ["epsilon_slider", "alpha_slider", "dimension_slider", "int_slider", "float_slider",
            "choice_slider", "LiveFigure", "live_figure"]
@@ -31,8 +32,16 @@ __all__ = ["epsilon_slider", "alpha_slider", "dimension_slider", "int_slider", "
 _LAYOUT = dict(style={"description_width": "initial"}, layout=w.Layout(width="380px"))
 
 
+def _check_range(value, low, high, name):
+    # ipywidgets would silently clip a default outside the range; say so instead.
+    if not (low < high and low <= value <= high):
+        raise ValueError(f"{name}: need min < max and min <= value <= max, "
+                         f"got min={low!r}, value={value!r}, max={high!r}")
+
+
 def epsilon_slider(value=1.0, min=0.01, max=10.0, description="ε (privacy)"):
     """A log-scale slider for ε in [min, max] (base 10), redrawing on release."""
+    _check_range(value, check_positive(min, "min"), check_positive(max, "max"), "epsilon_slider")
     return w.FloatLogSlider(value=value, base=10, min=math.log10(min), max=math.log10(max), step=0.05,
                             description=description, continuous_update=False, readout_format=".3g",
                             **_LAYOUT)
@@ -40,22 +49,26 @@ def epsilon_slider(value=1.0, min=0.01, max=10.0, description="ε (privacy)"):
 
 def alpha_slider(value=0.1, min=0.01, max=0.5, step=0.01, description="α (accuracy)"):
     """A linear slider for the accuracy α, redrawing on release."""
+    _check_range(value, min, max, "alpha_slider")
     return float_slider(value, min, max, step, description)
 
 
 def dimension_slider(value=5, min=1, max=20, step=1, description="d (dimension)"):
     """An integer slider for the dimension d, redrawing on release."""
+    _check_range(check_int(value, "value"), min, max, "dimension_slider")
     return int_slider(value, min, max, step, description)
 
 
 def int_slider(value, min, max, step=1, description=""):
     """Any other integer parameter (n, k, number of candidates)."""
+    _check_range(check_int(value, "value"), check_int(min, "min"), check_int(max, "max"), "int_slider")
     return w.IntSlider(value=value, min=min, max=max, step=step, description=description,
                        continuous_update=False, **_LAYOUT)
 
 
 def float_slider(value, min, max, step, description=""):
     """Any other linear real parameter (δ exponent, noise rate η)."""
+    _check_range(value, min, max, "float_slider")
     return w.FloatSlider(value=value, min=min, max=max, step=step, description=description,
                          continuous_update=False, readout_format=".3g", **_LAYOUT)
 

@@ -87,3 +87,15 @@ def test_live_figure_lays_out_afresh_when_the_number_of_axes_changes():
     assert isinstance(live.figure.get_layout_engine(), ConstrainedLayoutEngine)  # laid out for the new shape
     lefts = [ax.get_position().x0 for ax in live.figure.axes]
     assert lefts == sorted(lefts) and len(set(lefts)) == 3  # side by side, not stacked on the cached spot
+
+
+def test_sliders_reject_bad_ranges_with_named_errors():
+    with pytest.raises(ValueError, match=r"min must be finite and > 0"):
+        widgets.epsilon_slider(min=0.0)
+    with pytest.raises(ValueError, match=r"epsilon_slider: need min < max and min <= value <= max, got min=0.1, "
+                                         r"value=20.0, max=10.0"):
+        widgets.epsilon_slider(value=20.0, min=0.1, max=10.0)
+    with pytest.raises(ValueError, match="alpha_slider: need min < max"):
+        widgets.alpha_slider(value=0.9, max=0.5)
+    with pytest.raises(TypeError, match="value must be an integer"):
+        widgets.dimension_slider(value=2.5)
