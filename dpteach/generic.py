@@ -395,7 +395,7 @@ class Halfspaces(HypothesisClass):
         self.directions = check_finite_array(directions, "directions", ndim=2)
         norms = np.linalg.norm(self.directions, axis=1)
         if not np.allclose(norms, 1.0):
-            raise ValueError(f"directions must be unit vectors, found a norm of {norms[~np.isclose(norms, 1)][0]!r}")
+            raise ValueError(f"directions must be unit vectors, found a norm of {norms[~np.isclose(norms, 1)][0].item()!r}")
         self.offsets = _check_grid(offsets, "offsets")
         self.d = self.directions.shape[1]
 

@@ -290,7 +290,7 @@ class OneBitRandomizer(LocalRandomizer):
         c = self.c
         if not np.all(np.isclose(np.abs(w), c, rtol=1e-12, atol=0.0)):
             raise ValueError(f"outputs of the one-bit randomizer must be ±c = ±{c:.6g}, "
-                             f"found {w[~np.isclose(np.abs(w), c)].ravel()[0]!r}")
+                             f"found {w[~np.isclose(np.abs(w), c)].ravel()[0].item()!r}")
         return np.where(w > 0, (1 + v / c) / 2, (1 - v / c) / 2)
 
 
@@ -478,7 +478,7 @@ def _as_records(data, name="data"):
         raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
     if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf), "
-                         f"found {arr[~np.isfinite(arr)][0]!r}")
+                         f"found {arr[~np.isfinite(arr)][0].item()!r}")
     return arr
 
 
@@ -490,10 +490,10 @@ def _evaluate(phi, rows):
                          f"got shape {values.shape}")
     if not np.all(np.isfinite(values)):
         raise ValueError(f"phi must return finite values in [-1, 1], "
-                         f"found {values[~np.isfinite(values)][0]!r}")
+                         f"found {values[~np.isfinite(values)][0].item()!r}")
     if np.any(np.abs(values) > 1):
         raise ValueError(f"phi must map records into [-1, 1] (statistical queries are bounded), "
-                         f"found {values[np.abs(values) > 1][0]!r}; rescale it, e.g. 2·1{{·}} − 1")
+                         f"found {values[np.abs(values) > 1][0].item()!r}; rescale it, e.g. 2·1{{·}} − 1")
     return values
 
 
@@ -1564,8 +1564,10 @@ class LocalThresholdLearner:
         Z = records(X, y)
         if Z.shape[1] != 2:
             raise ValueError(f"X must have one feature (thresholds on [0, 1]), got {Z.shape[1] - 1}")
-        if np.any((Z[:, 0] < 0) | (Z[:, 0] > 1)):
-            raise ValueError("X must lie in [0, 1] (thresholds on the unit interval)")
+        outside = (Z[:, 0] < 0) | (Z[:, 0] > 1)
+        if np.any(outside):
+            raise ValueError(f"X must lie in [0, 1] (thresholds on the unit interval), "
+                             f"found {Z[outside, 0][0].item()!r}")
         algorithm = sq_threshold_binary_search if self.method == "binary_search" else sq_threshold_grid
         n = Z.shape[0]
         alpha = smallest_feasible_alpha(algorithm, n, self.epsilon, self.beta, self.rule, self.randomizer)
@@ -1624,7 +1626,7 @@ class LocalHalfspaceLearner:
         check_choice(self.method, "method", ("gd", "averaging"))
         X = check_finite_array(X, "X", ndim=2)
         if np.any(np.abs(X) > 1):
-            raise ValueError(f"X must lie in [-1, 1]^d (bounded queries), found {X[np.abs(X) > 1][0]!r}")
+            raise ValueError(f"X must lie in [-1, 1]^d (bounded queries), found {X[np.abs(X) > 1][0].item()!r}")
         Z = records(X, y)
         d = X.shape[1]
         if self.method == "gd":
