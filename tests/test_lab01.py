@@ -290,6 +290,8 @@ def test_audit_mechanisms_are_what_they_claim():
     # record moved from 0 to 10 changes its output distribution not at all beyond 1;
     # the unclipped one shifts by 10.
     d, d_prime = np.zeros(5), np.array([10.0, 0, 0, 0, 0])
+    # The mean of 20 000 Lap(1) draws has sd sqrt(2/20 000) = 0.01: ±0.1 is a 10-sigma band,
+    # while the two claims differ by 9.
     assert np.mean(lab01.clipped_noisy_sum(d_prime, 20_000, 0)) == pytest.approx(1.0, abs=0.1)
     assert np.mean(lab01.unclipped_noisy_sum(d_prime, 20_000, 0)) == pytest.approx(10.0, abs=0.1)
     assert np.mean(lab01.unclipped_noisy_sum(d, 20_000, 0)) == pytest.approx(0.0, abs=0.1)
