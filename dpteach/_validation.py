@@ -24,6 +24,9 @@ __all__ = [
     "check_same_length",
     "check_choice",
     "as_rng",
+    "scalar_or_array",
+    "check_positive_array",
+    "check_epsilon_array",
 ]
 
 
@@ -163,3 +166,51 @@ def as_rng(rng):
     through several functions; ``None`` gives fresh OS entropy.
     """
     return np.random.default_rng(rng)
+
+
+def scalar_or_array(value, as_int=False):
+    """Return a 0-d result as a Python float (or int), and an array result unchanged.
+
+    The bounds and data helpers accept scalars or arrays (for plotting); this
+    is the one place that turns their numpy result back into the caller's kind.
+    ``as_int=True`` rounds up (a sample size) and refuses values too large for
+    an int64 instead of wrapping around to a negative number.
+    """
+    value = np.asarray(value, dtype=float)
+    if as_int:
+        value = np.ceil(value)
+        if np.any(~np.isfinite(value)) or np.any(np.abs(value) >= 2.0 ** 62):
+            raise OverflowError(f"the result {value.max()!r} is too large (or not finite) to return as an integer "
+                                "sample size; the requested accuracy or privacy level is out of reach")
+        value = value.astype(np.int64)
+        return int(value) if value.ndim == 0 else value
+    return float(value) if value.ndim == 0 else value
+
+
+def check_positive_array(values, name, allow_zero=False):
+    """Return ``values`` as a float ndarray after checking every entry is finite and > 0 (or >= 0).
+
+    For the rate functions of ``dpteach.bounds``, which take a scalar or an
+    array of n, m or τ for plotting. Strings and booleans are refused like a
+    scalar would be.
+    """
+    arr = np.asarray(values)
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got {values!r}")
+    arr = arr.astype(float)
+    ok = (arr >= 0) if allow_zero else (arr > 0)
+    if arr.size == 0 or not np.all(np.isfinite(arr) & ok):
+        valid = f"0 <= {name} < inf" if allow_zero else f"0 < {name} < inf"
+        raise ValueError(f"{name} must be finite and {'>= 0' if allow_zero else '> 0'} "
+                         f"(valid range: {valid}), got {values!r}")
+    return arr
+
+
+def check_epsilon_array(epsilon, name="epsilon"):
+    """Return ``epsilon`` (a scalar or an array, for plotting) as a float ndarray with 0 < ε < inf everywhere."""
+    arr = np.asarray(epsilon)
+    if arr.dtype == bool or arr.dtype.kind not in "iuf" or arr.size == 0:
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got {epsilon!r}")
+    for value in arr.ravel():
+        check_epsilon(value, name)
+    return arr.astype(float)

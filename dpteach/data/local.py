@@ -1,123 +1,20 @@
-"""Synthetic datasets with a known truth, and their neighbours.
+"""Chapter 3 data: known distributions for the SQ oracles, and their closed-form errors.
 
-Every generator takes ``rng`` and returns numpy arrays; nothing touches global
-random state. Sections follow the chapters; later chapters append their own.
+Finite support + weights, so that an ExactSQOracle can answer E φ exactly;
+the records the SQ queries read (rows [x..., y]). The threshold *sampler* is
+chapter 2's threshold_data (same law).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_rng, check_finite_array, check_int, check_probability
+from .._validation import (as_rng, check_bits, check_choice, check_finite_array, check_int,
+                           check_probability)
+from .generic import flip_labels
 
-__all__ = ["bernoulli_bits", "replace_one", "vote_counts"]
-
-# --- Chapter 1 ---------------------------------------------------------------
-
-
-def bernoulli_bits(n, p, rng=None):
-    """n i.i.d. Bernoulli(p) bits (int 0/1): the "smokers" survey of chapter 1."""
-    n = check_int(n, "n", minimum=1)
-    p = check_probability(p, "p", low_open=False, high_open=False)
-    return (as_rng(rng).random(n) < p).astype(int)
-
-
-def replace_one(data, index, new_record):
-    """A replace-one neighbour: a copy of ``data`` with row ``index`` set to ``new_record``."""
-    data = np.array(data, copy=True)
-    index = check_int(index, "index", minimum=-len(data), maximum=len(data) - 1)
-    data[index] = new_record
-    return data
-
-
-def vote_counts(n_voters, preferences, rng=None):
-    """Votes of ``n_voters`` for candidates drawn with probabilities ``preferences``.
-
-    Returns the count per candidate: a score vector of sensitivity 1 for the
-    exponential mechanism (one voter changing their vote moves two counts by 1).
-    """
-    n_voters = check_int(n_voters, "n_voters", minimum=1)
-    prefs = check_finite_array(preferences, "preferences", ndim=1)
-    if np.any(prefs < 0) or not np.isclose(prefs.sum(), 1.0):
-        raise ValueError(f"preferences must be non-negative and sum to 1, got sum {prefs.sum()!r}")
-    return as_rng(rng).multinomial(n_voters, prefs)
-
-
-# --- Chapter 2: the generic private learner ---------------------------------
-#
-# Each generator returns (X, y) with labels ±1; ``n_datasets=S`` adds a
-# leading axis of S independent datasets (the chapter's experiments run
-# hundreds of seeds in one vectorised call).
-
-
-def _chapter2_shape(n, n_datasets):
-    n = check_int(n, "n", minimum=1)
-    if n_datasets is None:
-        return (n,)
-    return (check_int(n_datasets, "n_datasets", minimum=1), n)
-
-
-def _flip(labels, noise_rate, rng):
-    """Flip each ±1 label independently with probability η (agnostic label noise)."""
-    return np.where(rng.random(labels.shape) < noise_rate, -labels, labels)
-
-
-def threshold_data(n, theta=0.37, noise_rate=0.1, n_datasets=None, rng=None):
-    """x ~ U[0, 1], label +1 iff x >= θ, each label flipped w.p. η (chapter 2's threshold experiments).
-
-    OPT over thresholds containing θ is η; the true error of any threshold is
-    in closed form (``generic.Thresholds.true_errors_uniform``).
-    Returns X of shape (n,) (or (n_datasets, n)) and y of the same shape.
-    """
-    shape = _chapter2_shape(n, n_datasets)
-    theta = check_probability(theta, "theta", low_open=False, high_open=False)
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    rng = as_rng(rng)
-    X = rng.random(shape)
-    return X, _flip(np.where(X >= theta, 1, -1), noise_rate, rng)
-
-
-def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=None, clean=False):
-    """x ~ U[−1, 1]^d, label +1 iff ⟨w*, x⟩ >= b*, flipped w.p. η (chapter 2's halfspace experiments).
-
-    ``clean=True`` returns the noise-free labels (for estimating true errors
-    on a test sample). X has shape (n, d) (or (n_datasets, n, d)).
-    """
-    normal = check_finite_array(normal, "normal", ndim=1)
-    offset = float(check_finite_array(offset, "offset", ndim=0))
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    rng = as_rng(rng)
-    X = rng.uniform(-1.0, 1.0, _chapter2_shape(n, n_datasets) + (normal.size,))
-    labels = np.where(X @ normal >= offset, 1, -1)
-    return X, (labels if clean else _flip(labels, noise_rate, rng))
-
-
-def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
-    """x ~ U{0,1}^d (int 0/1), label (−1)^{⟨r*, x⟩ mod 2} for the secret r* (bit j of ``secret`` is r*_j), noise η.
-
-    X has shape (n, d) (or (n_datasets, n, d)).
-    """
-    d = check_int(d, "d", minimum=1, maximum=30)
-    secret = check_int(secret, "secret", minimum=0, maximum=2 ** d - 1)
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    rng = as_rng(rng)
-    X = rng.integers(0, 2, size=_chapter2_shape(n, n_datasets) + (d,))
-    secret_bits = (secret >> np.arange(d)) & 1
-    labels = 1 - 2 * ((X @ secret_bits) & 1)
-    return X, _flip(labels, noise_rate, rng)
-
-
-__all__ += ["threshold_data", "halfspace_data", "parity_data"]
-
-
-# --- Chapter 3: local privacy and statistical queries -----------------------
-#
-# Known distributions for the SQ oracles (finite support + weights, so that
-# an ExactSQOracle can answer E φ exactly), the records the SQ queries read
-# (rows [x..., y]), and closed-form true errors. The threshold *sampler* is
-# chapter 2's threshold_data (same law).
-
-from ._validation import check_bits, check_choice  # noqa: E402  (chapter 3 needs two more checks)
+__all__ = ["threshold_distribution", "threshold_error", "sphere_halfspace_data", "masked_parity_data",
+           "masked_parity_distribution", "masked_parity_error"]
 
 
 def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
@@ -177,7 +74,7 @@ def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, 
         g[:, 1] += 1.5
     X = g / np.linalg.norm(g, axis=1, keepdims=True)
     labels = np.where(X @ w_star >= 0, 1.0, -1.0)
-    return X, _flip(labels, noise_rate, rng), w_star
+    return X, flip_labels(labels, noise_rate, rng), w_star
 
 
 def _check_secret(d, r, a):
@@ -233,7 +130,3 @@ def masked_parity_error(r_hat, a_hat, r, a):
     a_hat = check_int(a_hat, "a_hat", minimum=0, maximum=1)
     masked = 0.5 if np.any(r_hat != r) else float(a_hat != a)
     return 0.5 * float(np.sum(r_hat != r)) / d + 0.5 * masked
-
-
-__all__ += ["threshold_distribution", "threshold_error", "sphere_halfspace_data", "masked_parity_data",
-            "masked_parity_distribution", "masked_parity_error"]

@@ -1,0 +1,53 @@
+"""Chapter 1 rates: the Laplace mechanism's error and the exponential mechanism's utility."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_epsilon, check_int, check_positive, check_probability, scalar_or_array
+
+__all__ = [
+    "laplace_expected_absolute_error",
+    "laplace_tail_bound",
+    "exponential_mechanism_utility_bound",
+]
+
+
+def laplace_expected_absolute_error(sensitivity, epsilon):
+    """E|Lap(Δ/ε)| = Δ/ε: the expected error of the Laplace mechanism (chapter 1, thm-laplace)."""
+    return check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
+
+
+def laplace_tail_bound(sensitivity, epsilon, beta):
+    """The t with Pr[|Lap(Δ/ε)| > t] = β, i.e. t = (Δ/ε) ln(1/β) (chapter 1, thm-laplace, accuracy part)."""
+    beta = check_probability(beta, "beta")
+    return laplace_expected_absolute_error(sensitivity, epsilon) * math.log(1 / beta)
+
+
+def exponential_mechanism_utility_bound(n_candidates, sensitivity, epsilon, t=None):
+    """Utility of the exponential mechanism (chapter 1, thm-exponential-mechanism-utility; Dwork–Roth Thm 3.11).
+
+    With ``t=None``: the bound on the expected loss,
+    E[OPT − q(D, M(D))] <= (2Δ/ε)(ln R + 1).
+    With ``t > 0``: the loss exceeded with probability at most e^{-t},
+    (2Δ/ε)(ln R + t).
+
+    Parameters
+    ----------
+    n_candidates : int
+        R, the number of candidates, >= 1.
+    sensitivity : float
+        Δq > 0.
+    epsilon : float
+        ε > 0 (array_like is accepted for plotting: evaluated elementwise).
+    """
+    n_candidates = check_int(n_candidates, "n_candidates", minimum=1)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    slack = 1.0 if t is None else check_positive(t, "t")
+    epsilon = np.asarray(epsilon, dtype=float)
+    for e in epsilon.ravel():
+        check_epsilon(e)
+    value = 2 * sensitivity / epsilon * (math.log(n_candidates) + slack)
+    return scalar_or_array(value)

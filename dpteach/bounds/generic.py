@@ -1,0 +1,158 @@
+"""Chapter 2 rates: sample complexities of thm-generic-utility (Kasiviswanathan et al.).
+
+Also the realizable corollary and the non-private ERM baselines they are
+compared with. ``n_hypotheses`` is a real number >= 1 (|H| = 2^d overflows an
+int quickly in plots); ``epsilon`` and ``n`` may be arrays for plotting.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import (check_epsilon, check_epsilon_array, check_int, check_positive, check_positive_array,
+                           check_probability, scalar_or_array)
+
+__all__ = [
+    "generic_learner_sample_complexity",
+    "generic_learner_failure_bound",
+    "generic_learner_accuracy",
+    "erm_sample_complexity",
+    "erm_accuracy",
+    "parity_success_lower_bound",
+]
+
+
+def _chapter2_inputs(n_hypotheses, beta):
+    size = check_positive(n_hypotheses, "n_hypotheses")
+    if size < 1:
+        raise ValueError(f"n_hypotheses must be >= 1 (the size |H| of a non-empty class), got {n_hypotheses!r}")
+    return size, check_probability(beta, "beta")
+
+
+def generic_learner_sample_complexity(n_hypotheses, epsilon, alpha, beta, form="exact"):
+    """Examples the generic private learner needs for excess error <= α w.p. >= 1 − β (chapter 2, thm-generic-utility).
+
+    ``form="exact"``: n >= max{ (9/(2α²)) ln(4|H|/β), (6/(εα)) ln(2|H|/β) },
+    the version of the slides' proof whose two failure terms are each <= β/2
+    (Eq. (eq-generic-exact) of chapter 2).
+
+    ``form="slide"``: n = 6 (ln|H| + ln(1/β)) · max{1/(εα), 1/α²}, the
+    constant printed on the slides. It is slightly too small: at this n the
+    failure bound of the proof is up to β + 2β^{4/3}|H|^{−1/3}, not β (see
+    :func:`generic_learner_failure_bound` and the chapter's constant check).
+
+    ``form="realizable"`` (OPT = 0; chapter 2, cor-generic-realizable):
+    n >= max{ (8/α) ln(2|H|/β), (4/(εα)) ln(2|H|/β) }.
+
+    Parameters
+    ----------
+    n_hypotheses : float, |H| >= 1
+    epsilon : float or array_like, 0 < ε < inf
+    alpha : float, 0 < α < 1
+    beta : float, 0 < β < 1
+    form : {"exact", "slide", "realizable"}
+
+    Returns
+    -------
+    int or ndarray of int
+        The smallest integer n satisfying the bound (elementwise in ε).
+    """
+    size, beta = _chapter2_inputs(n_hypotheses, beta)
+    eps = check_epsilon_array(epsilon)
+    alpha = check_probability(alpha, "alpha")
+    if form == "exact":
+        n = np.maximum(9 / (2 * alpha ** 2) * math.log(4 * size / beta),
+                       6 / (eps * alpha) * math.log(2 * size / beta))
+    elif form == "slide":
+        n = 6 * (math.log(size) + math.log(1 / beta)) * np.maximum(1 / (eps * alpha), 1 / alpha ** 2)
+    elif form == "realizable":
+        n = np.maximum(8 / alpha, 4 / (eps * alpha)) * math.log(2 * size / beta)
+    else:
+        raise ValueError(f"form must be one of 'exact', 'slide', 'realizable', got {form!r}")
+    return scalar_or_array(n, as_int=True)
+
+
+def generic_learner_failure_bound(n_hypotheses, epsilon, alpha, n):
+    """The failure probability bound of the utility proof: 2|H| e^{−2nα²/9} + |H| e^{−εnα/6} (chapter 2, Eq. (eq-generic-failure)).
+
+    Pr[err(A(z)) > OPT + α] is below this value (ρ = α/3 in the proof).
+    Vectorised over ``epsilon`` and ``n``; may exceed 1 (then it says nothing).
+    """
+    size = check_positive(n_hypotheses, "n_hypotheses")
+    eps = check_epsilon_array(epsilon)
+    alpha = check_probability(alpha, "alpha")
+    n = check_positive_array(n, "n")
+    value = 2 * size * np.exp(-2 * n * alpha ** 2 / 9) + size * np.exp(-eps * n * alpha / 6)
+    return scalar_or_array(value)
+
+
+def generic_learner_accuracy(n_hypotheses, epsilon, n, beta, form="exact"):
+    """The excess error α that thm-generic-utility guarantees with n examples (w.p. >= 1 − β).
+
+    The sample complexity solved for α, for theory curves in error-versus-n plots:
+
+    * ``"exact"``: α(n) = max{ √(9 ln(4|H|/β)/(2n)), 6 ln(2|H|/β)/(εn) };
+    * ``"slide"``: α(n) = max{ √(6L/n), 6L/(εn) } with L = ln|H| + ln(1/β);
+    * ``"realizable"``: α(n) = max{ 8, 4/ε } · ln(2|H|/β)/n.
+
+    The 1/n term (privacy) dominates for small ε·n, the 1/√n term (sampling)
+    otherwise. Vectorised over ``epsilon`` and ``n``.
+    """
+    size, beta = _chapter2_inputs(n_hypotheses, beta)
+    eps = check_epsilon_array(epsilon)
+    n = check_positive_array(n, "n")
+    if form == "exact":
+        alpha = np.maximum(np.sqrt(9 * math.log(4 * size / beta) / (2 * n)),
+                           6 * math.log(2 * size / beta) / (eps * n))
+    elif form == "slide":
+        log_term = math.log(size) + math.log(1 / beta)
+        alpha = np.maximum(np.sqrt(6 * log_term / n), 6 * log_term / (eps * n))
+    elif form == "realizable":
+        alpha = np.maximum(8.0, 4 / eps) * math.log(2 * size / beta) / n
+    else:
+        raise ValueError(f"form must be one of 'exact', 'slide', 'realizable', got {form!r}")
+    return scalar_or_array(alpha)
+
+
+def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
+    """Examples that non-private ERM over a finite class needs (chapter 2, thm-generic-erm).
+
+    Agnostic: n >= (2/α²) ln(2|H|/β) (Hoeffding + union bound give uniform
+    convergence at α/2). Realizable: n >= (1/α) ln(|H|/β) (a consistent
+    hypothesis with error > α survives n examples w.p. <= (1 − α)^n).
+    Returns the smallest such integer n.
+    """
+    size, beta = _chapter2_inputs(n_hypotheses, beta)
+    alpha = check_probability(alpha, "alpha")
+    if realizable:
+        n = math.log(size / beta) / alpha
+    else:
+        n = 2 / alpha ** 2 * math.log(2 * size / beta)
+    return scalar_or_array(np.asarray(n), as_int=True)
+
+
+def erm_accuracy(n_hypotheses, n, beta, realizable=False):
+    """The excess error ERM guarantees with n examples: √(2 ln(2|H|/β)/n), or ln(|H|/β)/n if realizable (thm-generic-erm)."""
+    size, beta = _chapter2_inputs(n_hypotheses, beta)
+    n = check_positive_array(n, "n")
+    value = math.log(size / beta) / n if realizable else np.sqrt(2 * math.log(2 * size / beta) / n)
+    return scalar_or_array(value)
+
+
+def parity_success_lower_bound(d, n, epsilon):
+    """Lower bound on Pr[the generic learner outputs the right parity] (chapter 2, Eq. (eq-generic-parity-success)).
+
+    Realizable parities on x ~ U{0,1}^d: the right parity has no errors and
+    each of the 2^d − 1 others has Bin(n, 1/2) errors, so by Jensen's
+    inequality Pr[correct] >= 1 / (1 + (2^d − 1)((1 + e^{−ε/2})/2)^n).
+    Vectorised over ``n`` and ``epsilon``.
+    """
+    d = check_int(d, "d", minimum=1)
+    eps = check_epsilon_array(epsilon)
+    n = np.asarray(n, dtype=float)
+    if np.any(n < 0) or not np.all(np.isfinite(n)):
+        raise ValueError(f"n must be finite and >= 0, got {n!r}")
+    log_wrong = math.log(2.0 ** d - 1) + n * np.log((1 + np.exp(-eps / 2)) / 2)
+    return scalar_or_array(1 / (1 + np.exp(log_wrong)))

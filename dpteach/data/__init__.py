@@ -1,0 +1,14 @@
+"""Synthetic datasets with a known truth, and their neighbours: one file per chapter.
+
+Every generator takes ``rng`` and returns numpy arrays; nothing touches global
+random state. Everything is re-exported here, so ``dpteach.data.threshold_data``
+works whichever chapter file defines it.
+"""
+
+from . import basics, generic, halfspaces, local
+from .basics import *  # noqa: F401,F403
+from .generic import *  # noqa: F401,F403
+from .halfspaces import *  # noqa: F401,F403
+from .local import *  # noqa: F401,F403
+
+__all__ = basics.__all__ + generic.__all__ + local.__all__ + halfspaces.__all__

@@ -1,0 +1,36 @@
+"""Chapter 1 data: survey bits, votes, and replace-one neighbours."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_rng, check_finite_array, check_int, check_probability
+
+__all__ = ["bernoulli_bits", "replace_one", "vote_counts"]
+
+def bernoulli_bits(n, p, rng=None):
+    """n i.i.d. Bernoulli(p) bits (int 0/1): the "smokers" survey of chapter 1."""
+    n = check_int(n, "n", minimum=1)
+    p = check_probability(p, "p", low_open=False, high_open=False)
+    return (as_rng(rng).random(n) < p).astype(int)
+
+
+def replace_one(data, index, new_record):
+    """A replace-one neighbour: a copy of ``data`` with row ``index`` set to ``new_record``."""
+    data = np.array(data, copy=True)
+    index = check_int(index, "index", minimum=-len(data), maximum=len(data) - 1)
+    data[index] = new_record
+    return data
+
+
+def vote_counts(n_voters, preferences, rng=None):
+    """Votes of ``n_voters`` for candidates drawn with probabilities ``preferences``.
+
+    Returns the count per candidate: a score vector of sensitivity 1 for the
+    exponential mechanism (one voter changing their vote moves two counts by 1).
+    """
+    n_voters = check_int(n_voters, "n_voters", minimum=1)
+    prefs = check_finite_array(preferences, "preferences", ndim=1)
+    if np.any(prefs < 0) or not np.isclose(prefs.sum(), 1.0):
+        raise ValueError(f"preferences must be non-negative and sum to 1, got sum {prefs.sum()!r}")
+    return as_rng(rng).multinomial(n_voters, prefs)

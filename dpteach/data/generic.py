@@ -1,0 +1,71 @@
+"""Chapter 2 data: thresholds, halfspaces and parities with agnostic label noise.
+
+Each generator returns (X, y) with labels ±1; ``n_datasets=S`` adds a
+leading axis of S independent datasets (the chapter's experiments run
+hundreds of seeds in one vectorised call).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_rng, check_finite_array, check_int, check_probability
+
+__all__ = ["threshold_data", "halfspace_data", "parity_data", "flip_labels"]
+
+
+def _chapter2_shape(n, n_datasets):
+    n = check_int(n, "n", minimum=1)
+    if n_datasets is None:
+        return (n,)
+    return (check_int(n_datasets, "n_datasets", minimum=1), n)
+
+
+def flip_labels(labels, noise_rate, rng):
+    """Flip each ±1 label independently with probability η (agnostic label noise)."""
+    return np.where(rng.random(labels.shape) < noise_rate, -labels, labels)
+
+
+def threshold_data(n, theta=0.37, noise_rate=0.1, n_datasets=None, rng=None):
+    """x ~ U[0, 1], label +1 iff x >= θ, each label flipped w.p. η (chapter 2's threshold experiments).
+
+    OPT over thresholds containing θ is η; the true error of any threshold is
+    in closed form (``generic.Thresholds.true_errors_uniform``).
+    Returns X of shape (n,) (or (n_datasets, n)) and y of the same shape.
+    """
+    shape = _chapter2_shape(n, n_datasets)
+    theta = check_probability(theta, "theta", low_open=False, high_open=False)
+    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
+    rng = as_rng(rng)
+    X = rng.random(shape)
+    return X, flip_labels(np.where(X >= theta, 1, -1), noise_rate, rng)
+
+
+def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=None, clean=False):
+    """x ~ U[−1, 1]^d, label +1 iff ⟨w*, x⟩ >= b*, flipped w.p. η (chapter 2's halfspace experiments).
+
+    ``clean=True`` returns the noise-free labels (for estimating true errors
+    on a test sample). X has shape (n, d) (or (n_datasets, n, d)).
+    """
+    normal = check_finite_array(normal, "normal", ndim=1)
+    offset = float(check_finite_array(offset, "offset", ndim=0))
+    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
+    rng = as_rng(rng)
+    X = rng.uniform(-1.0, 1.0, _chapter2_shape(n, n_datasets) + (normal.size,))
+    labels = np.where(X @ normal >= offset, 1, -1)
+    return X, (labels if clean else flip_labels(labels, noise_rate, rng))
+
+
+def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
+    """x ~ U{0,1}^d (int 0/1), label (−1)^{⟨r*, x⟩ mod 2} for the secret r* (bit j of ``secret`` is r*_j), noise η.
+
+    X has shape (n, d) (or (n_datasets, n, d)).
+    """
+    d = check_int(d, "d", minimum=1, maximum=30)
+    secret = check_int(secret, "secret", minimum=0, maximum=2 ** d - 1)
+    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
+    rng = as_rng(rng)
+    X = rng.integers(0, 2, size=_chapter2_shape(n, n_datasets) + (d,))
+    secret_bits = (secret >> np.arange(d)) & 1
+    labels = 1 - 2 * ((X @ secret_bits) & 1)
+    return X, flip_labels(labels, noise_rate, rng)

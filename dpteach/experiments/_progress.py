@@ -1,0 +1,28 @@
+"""One progress helper for every runner: a tqdm bar for live runs, nothing in static builds."""
+
+from __future__ import annotations
+
+import os
+
+from .._validation import check_int
+
+
+def progress(iterable, desc, total=None, enabled=None):
+    """Wrap ``iterable`` in a ``tqdm.auto`` bar unless progress is disabled.
+
+    Progress bars belong to live runs: the book build and the tests set
+    ``DPTEACH_PROGRESS=0`` so that no bar (a widget, in a static page) is left
+    in the output. ``enabled`` overrides the environment.
+    """
+    if enabled is None:
+        enabled = os.environ.get("DPTEACH_PROGRESS", "1") != "0"
+    if not enabled:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, leave=False)
+
+
+def check_repetitions(n_reps, name="n_reps"):
+    """Return ``n_reps`` as an int >= 1 (runners refuse 0, negative, fractional or None repetitions)."""
+    return check_int(n_reps, name, minimum=1)
