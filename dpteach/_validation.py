@@ -27,6 +27,7 @@ __all__ = [
     "scalar_or_array",
     "check_positive_array",
     "check_epsilon_array",
+    "check_unit_interval",
 ]
 
 
@@ -214,3 +215,12 @@ def check_epsilon_array(epsilon, name="epsilon"):
     for value in arr.ravel():
         check_epsilon(value, name)
     return arr.astype(float)
+
+
+def check_unit_interval(values, name="values"):
+    """Return ``values`` as a float array after checking every entry is finite and in [−1, 1] (a statistical query's range)."""
+    arr = check_finite_array(values, name, ndim=None)
+    if np.any(np.abs(arr) > 1):
+        bad = arr[np.abs(arr) > 1].ravel()[0]
+        raise ValueError(f"{name} must lie in [-1, 1] (a query φ: Z → [-1, 1]), found {bad!r}")
+    return arr

@@ -3,575 +3,27 @@
 Kasiviswanathan, Lee, Nissim, Raskhodnikova & Smith (2011) show that every
 finite hypothesis class H can be learned privately: run the exponential
 mechanism over H with the score q(z, h) = −(number of training errors of h).
-Read top to bottom, this module follows the chapter:
-
-1. finite hypothesis classes (thresholds, intervals, halfspaces over a public
-   net of directions, parities), each evaluated for *all hypotheses at once*:
-   ``predict_all(X)`` gives the |H| × n matrix of ±1 predictions, and
-   ``error_counts(X, y)`` the |H| training-error counts through a fast path
-   (prefix sums for thresholds, intervals and halfspaces, the Walsh–Hadamard
-   transform for parities) that the tests check against the naive count;
-2. the learner itself, :func:`generic_private_learner` (alg-generic-learner,
-   ε-DP by thm-generic-privacy) and its estimator form
-   :class:`GenericPrivateLearner`;
-3. the experiment helpers of the chapter: many datasets at once, the
-   excess error of the learner against closed-form true errors, and the
-   exact privacy loss over all neighbouring datasets.
-
-Every class is *public*: its grid, net or seed is fixed before the data is
-seen. A class built from the data (say, thresholds at the data points) would
-leak the data and void the privacy proof.
-
-Labels are ±1 throughout; the slides' {0, 1} labels map to ±1 by
-b ↦ (−1)^b, which is also how a parity's value becomes a label.
+This module holds the learner, :func:`generic_private_learner`
+(alg-generic-learner, ε-DP by thm-generic-privacy), its estimator form
+:class:`GenericPrivateLearner`, non-private :func:`erm`, and the selection
+step on precomputed error counts (:func:`select_hypotheses`). The classes
+live in :mod:`dpteach.hypotheses` and the chapter's experiment helpers in
+:mod:`dpteach.experiments.generic`; both are re-exported here so that
+``dpteach.generic.thresholds`` keeps working.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import (as_rng, check_bits, check_epsilon, check_finite_array, check_int,
-                          check_labels, check_positive, check_probability, check_same_length)
-from .mechanisms import exponential_mechanism, exponential_mechanism_probabilities
-
-__all__ = [
-    "Hypothesis",
-    "HypothesisClass",
-    "Thresholds",
-    "Intervals",
-    "Halfspaces",
-    "Parities",
-    "thresholds",
-    "intervals",
-    "halfspaces",
-    "parities",
-    "public_directions",
-    "walsh_hadamard",
-    "generic_private_learner",
-    "GenericPrivateLearner",
-    "erm",
-    "select_hypotheses",
-    "excess_errors",
-    "error_count_table",
-    "excess_error_summary",
-    "padding_group_sizes",
-    "select_with_padding",
-    "estimated_true_errors",
-    "neighbour_privacy_losses",
-    "time_error_counts",
-]
-
-# Entries of a chunk of the |H| × n prediction matrix held in memory at once (int8: 16 MB).
-_CHUNK_ENTRIES = 1 << 24
-
-
-# --- 1. Finite hypothesis classes --------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class Hypothesis:
-    """One member of a finite class: ``H[index]``. Calling it on X predicts ±1 labels."""
-
-    hypotheses: "HypothesisClass" = field(repr=False)
-    index: int
-    params: dict
-
-    def __call__(self, X):
-        return self.hypotheses.predict(self.index, X)
-
-    predict = __call__
-
-
-class HypothesisClass:
-    """A finite, public hypothesis class H with vectorised evaluation.
-
-    Subclasses implement ``_prepare(X, batched)`` (validate and reshape the
-    points), ``_predict(indices, points)`` (the ±1 predictions of the given
-    hypotheses, shape (len(indices), n)), ``_batch_error_counts(points, y)``
-    (the fast path, shape (S, |H|)) and ``describe(index)``.
-    """
-
-    name = "hypothesis class"
-
-    def __len__(self):
-        return self.size
-
-    @property
-    def size(self):
-        """|H|, the number of hypotheses."""
-        raise NotImplementedError
-
-    def __repr__(self):
-        return f"{type(self).__name__}(|H|={len(self)})"
-
-    def __getitem__(self, index):
-        index = self._check_index(index)
-        return Hypothesis(self, index, self.describe(index))
-
-    def _check_index(self, index):
-        return check_int(index, "index", minimum=0, maximum=len(self) - 1)
-
-    def describe(self, index):
-        """The parameters of ``H[index]`` as a dict (e.g. the cut and sign of a threshold)."""
-        raise NotImplementedError
-
-    def _prepare(self, X, batched):
-        """Validate X (with a leading dataset axis if ``batched``) and return it as an array."""
-        raise NotImplementedError
-
-    def _predict(self, indices, points):
-        """±1 predictions (int8) of the hypotheses ``indices`` on ``points``: shape (len(indices), n)."""
-        raise NotImplementedError
-
-    def _batch_error_counts(self, points, labels):
-        """The fast path: error counts of all of H on S datasets, shape (S, |H|)."""
-        raise NotImplementedError
-
-    # -- prediction --------------------------------------------------------
-    def predict_all(self, X):
-        """Predictions of every hypothesis on every point: int8 array of shape (|H|, n), entries ±1.
-
-        Cost O(|H|·n) time and memory (plus the cost of one prediction); use
-        :meth:`error_counts` when only the error counts are needed.
-        """
-        points = self._prepare(X, batched=False)
-        return self._predict(np.arange(len(self)), points)
-
-    def predict(self, index, X):
-        """Predictions (±1, int8, shape (n,)) of the hypothesis ``H[index]`` on X."""
-        index = self._check_index(index)
-        points = self._prepare(X, batched=False)
-        return self._predict(np.array([index]), points)[0]
-
-    # -- error counts ------------------------------------------------------
-    def error_counts(self, X, y, method="fast"):
-        """Training-error counts |{i : h(x_i) ≠ y_i}| of every h ∈ H (int64, shape (|H|,)).
-
-        ``method="fast"`` uses the class's fast path (see the class docstring
-        for its cost); ``method="naive"`` counts from :meth:`predict_all` in
-        chunks, O(|H|·n) time. Both give identical results (tests check it).
-
-        Raises
-        ------
-        ValueError
-            If X has the wrong shape or non-finite entries, y is not ±1, or
-            X and y have different lengths.
-        """
-        if method not in ("fast", "naive"):
-            raise ValueError(f"method must be one of 'fast', 'naive', got {method!r}")
-        points = self._prepare(X, batched=False)
-        labels = check_labels(y, "y")
-        check_same_length(points, labels, "X", "y")
-        if method == "naive":
-            return self._naive_error_counts(points, labels)
-        return self._batch_error_counts(points[None], labels[None])[0]
-
-    def batch_error_counts(self, X, y):
-        """Error counts for S datasets at once: X has a leading axis of S datasets, y shape (S, n).
-
-        Returns an int64 array of shape (S, |H|). The same fast path as
-        :meth:`error_counts`, vectorised over datasets as well (the chapter's
-        experiments run 200 seeds in one call).
-        """
-        points = self._prepare(X, batched=True)
-        labels = check_labels(np.reshape(y, -1), "y").reshape(np.shape(y))
-        if labels.shape != points.shape[:2]:
-            raise ValueError(f"X and y must describe the same datasets: y must have shape "
-                             f"{points.shape[:2]}, got {labels.shape}")
-        return self._batch_error_counts(points, labels)
-
-    def _naive_error_counts(self, points, labels):
-        counts = np.empty(len(self), dtype=np.int64)
-        step = max(1, _CHUNK_ENTRIES // max(len(labels), 1))
-        for start in range(0, len(self), step):
-            indices = np.arange(start, min(start + step, len(self)))
-            counts[indices] = (self._predict(indices, points) != labels).sum(axis=1)
-        return counts
-
-
-def _one_dimensional_points(X, batched):
-    """X as floats of shape (n,) or, batched, (S, n); a trailing axis of length 1 is dropped."""
-    arr = check_finite_array(X, "X", ndim=(2, 3) if batched else (1, 2))
-    if arr.ndim == (3 if batched else 2):
-        if arr.shape[-1] != 1:
-            raise ValueError(f"X must have shape {'(S, n)' if batched else '(n,)'} or "
-                             f"{'(S, n, 1)' if batched else '(n, 1)'} for a class on the line, "
-                             f"got {arr.shape}")
-        arr = arr[..., 0]
-    return arr
-
-
-def _check_grid(grid, name="grid"):
-    if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
-        n_cells = check_int(grid, name, minimum=1)
-        return np.linspace(0.0, 1.0, n_cells + 1)
-    arr = check_finite_array(grid, name, ndim=1)
-    if np.any(np.diff(arr) <= 0):
-        raise ValueError(f"{name} must be strictly increasing, got {arr!r}")
-    return arr
-
-
-def _label_histogram(bins, labels, n_bins):
-    """Counts of (dataset, label, bin): int64 array (S, 2, n_bins); label axis 0 = −1, 1 = +1."""
-    n_datasets = bins.shape[0]
-    dataset = np.arange(n_datasets).reshape((-1,) + (1,) * (bins.ndim - 1))
-    flat = ((dataset * 2 + (labels > 0)) * n_bins + bins).ravel()
-    return np.bincount(flat, minlength=n_datasets * 2 * n_bins).reshape(n_datasets, 2, n_bins)
-
-
-def _threshold_errors(bins, labels, n_cuts):
-    """Errors of "predict +1 iff cut index j < bin" for j = 0..n_cuts−1 (shape (S, n_cuts)).
-
-    ``bins[s, i]`` is the number of cuts at or below x_i, so x_i is labelled
-    +1 by cut j exactly when j < bins[s, i]. A positive example is an error for
-    the cuts j >= bin, a negative one for j < bin: two prefix sums.
-    """
-    hist = _label_histogram(bins, labels, n_cuts + 1)
-    below = np.cumsum(hist, axis=-1)[..., :n_cuts]          # examples with bin <= j
-    positives_missed = below[:, 1]
-    negatives_hit = hist[:, 0].sum(axis=-1, keepdims=True) - below[:, 0]
-    return positives_missed + negatives_hit
-
-
-class Thresholds(HypothesisClass):
-    """Thresholds on a public grid g_0 < … < g_N of the line, both orientations.
-
-    h_{k,+}(x) = +1 iff x >= g_k, and h_{k,−} = −h_{k,+}, for k = 0..N;
-    |H| = 2(N + 1). Index k is h_{k,+} and index N + 1 + k is h_{k,−}.
-    Error counts: one ``searchsorted`` of the points into the grid and two
-    prefix sums, O(n log N + N).
-    """
-
-    name = "thresholds"
-
-    def __init__(self, grid):
-        self.grid = _check_grid(grid)
-
-    @property
-    def size(self):
-        return 2 * self.grid.size
-
-    def describe(self, index):
-        index = self._check_index(index)
-        k, sign = index % self.grid.size, (1 if index < self.grid.size else -1)
-        return {"class": self.name, "cut": float(self.grid[k]), "sign": sign}
-
-    def _prepare(self, X, batched):
-        return _one_dimensional_points(X, batched)
-
-    def _predict(self, indices, points):
-        k = indices % self.grid.size
-        sign = np.where(indices < self.grid.size, 1, -1).astype(np.int8)
-        above = points[None, :] >= self.grid[k][:, None]
-        return np.where(above, sign[:, None], -sign[:, None]).astype(np.int8)
-
-    def _batch_error_counts(self, points, labels):
-        bins = np.searchsorted(self.grid, points, side="right")
-        plus = _threshold_errors(bins, labels, self.grid.size)
-        return np.concatenate([plus, labels.shape[1] - plus], axis=1)
-
-    def true_errors_uniform(self, theta, noise_rate=0.0):
-        """True errors under x ~ U[0, 1], clean label +1 iff x >= θ, each label flipped w.p. η.
-
-        err(h_{k,+}) = η + (1 − 2η)·|clip(g_k, 0, 1) − θ| and err(h_{k,−}) = 1 − err(h_{k,+}):
-        h_{k,+} disagrees with the target exactly between g_k and θ, and a
-        disagreement is an error unless the label was flipped.
-        """
-        theta = check_probability(theta, "theta", low_open=False, high_open=False)
-        noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-        gap = np.abs(np.clip(self.grid, 0.0, 1.0) - theta)
-        plus = noise_rate + (1 - 2 * noise_rate) * gap
-        return np.concatenate([plus, 1 - plus])
-
-
-class Intervals(HypothesisClass):
-    """Intervals with end points on a public grid g_0 < … < g_N, plus the all-negative hypothesis.
-
-    h_{a,b}(x) = +1 iff g_a <= x <= g_b, for 0 <= a <= b <= N, in the order of
-    ``numpy.triu_indices(N + 1)``; the last index is h_∅ ≡ −1.
-    |H| = (N + 1)(N + 2)/2 + 1. Error counts: a 2-D histogram of
-    (#grid points <= x, #grid points < x) and 2-D prefix sums, O(n log N + N²).
-    """
-
-    name = "intervals"
-
-    def __init__(self, grid):
-        self.grid = _check_grid(grid)
-        self._lower, self._upper = np.triu_indices(self.grid.size)
-
-    @property
-    def size(self):
-        return self._lower.size + 1
-
-    def describe(self, index):
-        index = self._check_index(index)
-        if index == self.size - 1:
-            return {"class": self.name, "empty": True}
-        return {"class": self.name, "low": float(self.grid[self._lower[index]]),
-                "high": float(self.grid[self._upper[index]])}
-
-    def _prepare(self, X, batched):
-        return _one_dimensional_points(X, batched)
-
-    def _predict(self, indices, points):
-        pairs = np.minimum(indices, self._lower.size - 1)
-        low, high = self.grid[self._lower[pairs]], self.grid[self._upper[pairs]]
-        inside = (points[None, :] >= low[:, None]) & (points[None, :] <= high[:, None])
-        inside &= (indices < self._lower.size)[:, None]
-        return np.where(inside, 1, -1).astype(np.int8)
-
-    def _batch_error_counts(self, points, labels):
-        m = self.grid.size
-        at_or_below = np.searchsorted(self.grid, points, side="right")   # r: x >= g_a iff a < r
-        below = np.searchsorted(self.grid, points, side="left")          # l: x <= g_b iff b >= l
-        hist = _label_histogram(at_or_below * (m + 1) + below, labels, (m + 1) ** 2)
-        hist = hist.reshape(labels.shape[0], 2, m + 1, m + 1)
-        # inside(a, b) = #{i : r_i > a and l_i <= b}: suffix sum over r, prefix sum over l.
-        inside = np.cumsum(np.cumsum(hist[:, :, ::-1], axis=2)[:, :, ::-1], axis=3)
-        inside = inside[:, :, 1:, :m][:, :, self._lower, self._upper]   # (S, 2, pairs)
-        positives = labels.shape[1] - hist[:, 0].sum(axis=(1, 2))
-        errors = positives[:, None] - inside[:, 1] + inside[:, 0]
-        return np.concatenate([errors, positives[:, None]], axis=1)
-
-    def true_errors_uniform(self, low, high, noise_rate=0.0):
-        """True errors under x ~ U[0, 1], clean label +1 iff low <= x <= high, noise η.
-
-        err(h) = η + (1 − 2η)·(length of [a, b] Δ [low, high]) (grid clipped to [0, 1]).
-        """
-        low = check_probability(low, "low", low_open=False, high_open=False)
-        high = check_probability(high, "high", low_open=False, high_open=False)
-        if high < low:
-            raise ValueError(f"high must be >= low, got low={low!r}, high={high!r}")
-        noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-        grid = np.clip(self.grid, 0.0, 1.0)
-        a, b = grid[self._lower], grid[self._upper]
-        overlap = np.clip(np.minimum(b, high) - np.maximum(a, low), 0.0, None)
-        difference = np.append((b - a) + (high - low) - 2 * overlap, high - low)
-        return noise_rate + (1 - 2 * noise_rate) * difference
-
-
-def public_directions(d, n_directions=None, seed=0):
-    """A fixed public set of unit normals in R^d (the discretised sphere of :func:`halfspaces`).
-
-    d = 1: the two directions ±1. d = 2: ``n_directions`` equally spaced
-    angles. d >= 3: ``n_directions`` Gaussian vectors, normalised, drawn from
-    ``numpy.random.default_rng(seed)``: a fixed seed that never sees the data,
-    so the net is public. The default size 2·4^{d−1} grows exponentially
-    in d, like a γ-net of the sphere, which needs about (1 + 2/γ)^d points.
-    """
-    d = check_int(d, "d", minimum=1)
-    if n_directions is None:
-        n_directions = 2 * 4 ** (d - 1)
-    n_directions = check_int(n_directions, "n_directions", minimum=2)
-    seed = check_int(seed, "seed", minimum=0)
-    if d == 1:
-        if n_directions != 2:
-            raise ValueError(f"n_directions must be 2 for d=1 (the sphere S^0 is {{-1, +1}}), "
-                             f"got {n_directions!r}")
-        return np.array([[1.0], [-1.0]])
-    if d == 2:
-        angles = 2 * np.pi * np.arange(n_directions) / n_directions
-        return np.column_stack([np.cos(angles), np.sin(angles)])
-    gaussian = np.random.default_rng(seed).standard_normal((n_directions, d))
-    return gaussian / np.linalg.norm(gaussian, axis=1, keepdims=True)
-
-
-class Halfspaces(HypothesisClass):
-    """Halfspaces h_{w,b}(x) = +1 iff ⟨w, x⟩ >= b over public normals w and offsets b.
-
-    ``directions`` (K × d, unit rows) and the increasing ``offsets`` (B
-    values) are public. Index k·B + j is h_{w_k, b_j}; |H| = K·B.
-    Error counts: the projections P = X Wᵀ, then per direction the
-    threshold prefix sums over the offsets, O(n·K·d + n·K·log B + K·B).
-    """
-
-    name = "halfspaces"
-
-    def __init__(self, directions, offsets):
-        self.directions = check_finite_array(directions, "directions", ndim=2)
-        norms = np.linalg.norm(self.directions, axis=1)
-        if not np.allclose(norms, 1.0):
-            raise ValueError(f"directions must be unit vectors, found a norm of {norms[~np.isclose(norms, 1)][0].item()!r}")
-        self.offsets = _check_grid(offsets, "offsets")
-        self.d = self.directions.shape[1]
-
-    @property
-    def size(self):
-        return self.directions.shape[0] * self.offsets.size
-
-    def describe(self, index):
-        index = self._check_index(index)
-        k, j = divmod(index, self.offsets.size)
-        return {"class": self.name, "normal": self.directions[k].copy(), "offset": float(self.offsets[j])}
-
-    def _prepare(self, X, batched):
-        arr = check_finite_array(X, "X", ndim=3 if batched else 2)
-        if arr.shape[-1] != self.d:
-            raise ValueError(f"X must have {self.d} columns (one per coordinate of R^d), got shape {arr.shape}")
-        return arr
-
-    def _predict(self, indices, points):
-        k, j = np.divmod(indices, self.offsets.size)
-        projections = points @ self.directions.T                   # (n, K), as in the fast path
-        above = projections[:, k].T >= self.offsets[j][:, None]
-        return np.where(above, 1, -1).astype(np.int8)
-
-    def _batch_error_counts(self, points, labels):
-        n_datasets, n = labels.shape
-        n_directions = self.directions.shape[0]
-        counts = np.empty((n_datasets, self.size), dtype=np.int64)
-        step = max(1, (1 << 22) // max(n * n_directions, 1))      # bound the (S, n, K) arrays
-        for start in range(0, n_datasets, step):
-            part = slice(start, min(start + step, n_datasets))
-            projections = points[part] @ self.directions.T        # (s, n, K)
-            bins = np.searchsorted(self.offsets, projections, side="right")
-            # Treat each (dataset, direction) pair as one dataset of a threshold problem.
-            bins = bins.transpose(0, 2, 1).reshape(-1, n)
-            pair_labels = np.repeat(labels[part], n_directions, axis=0)
-            errors = _threshold_errors(bins, pair_labels, self.offsets.size)
-            counts[part] = errors.reshape(-1, self.size)
-        return counts
-
-
-def walsh_hadamard(values):
-    """The (unnormalised) Walsh–Hadamard transform along the last axis.
-
-    Returns W with W[..., r] = Σ_u values[..., u]·(−1)^{popcount(r & u)}, by
-    the fast butterfly: log₂ m passes of O(m) work for a last axis of
-    length m = 2^d, so O(d·2^d) per row instead of O(4^d).
-
-    Raises
-    ------
-    ValueError
-        If the last axis is not a power of two, or the values are not finite.
-    """
-    arr = check_finite_array(values, "values").copy()
-    size = arr.shape[-1]
-    if size & (size - 1):
-        raise ValueError(f"values must have a power-of-two last axis, got length {size}")
-    lead = arr.shape[:-1]
-    for bit in range(size.bit_length() - 1):
-        pairs = arr.reshape(*lead, size >> (bit + 1), 2, 1 << bit)
-        low, high = pairs[..., 0, :], pairs[..., 1, :]
-        arr = np.stack((low + high, low - high), axis=-2).reshape(*lead, size)
-    return arr
-
-
-class Parities(HypothesisClass):
-    """Parities on {0, 1}^d as ±1 labels: h_r(x) = (−1)^{⟨r, x⟩ mod 2}, |H| = 2^d.
-
-    Index r encodes the set of coordinates in binary (bit j of r is r_j).
-    Error counts via the Walsh–Hadamard transform: with the signed histogram
-    c[u] = Σ_{i : x_i = u} y_i, Σ_i y_i h_r(x_i) = WHT(c)[r], so
-    errors(r) = (n − WHT(c)[r])/2. Cost O(n·d + d·2^d) instead of the naive
-    O(n·d·2^d).
-    """
-
-    name = "parities"
-
-    def __init__(self, d):
-        self.d = check_int(d, "d", minimum=1, maximum=30)
-
-    @property
-    def size(self):
-        return 1 << self.d
-
-    def describe(self, index):
-        index = self._check_index(index)
-        return {"class": self.name, "coordinates": [j for j in range(self.d) if index >> j & 1]}
-
-    def _prepare(self, X, batched):
-        arr = np.asarray(X)
-        want = 3 if batched else 2
-        if arr.ndim != want or arr.shape[-1] != self.d:
-            raise ValueError(f"X must have shape {'(S, n, d)' if batched else '(n, d)'} with d={self.d} "
-                             f"bits per row, got {arr.shape}")
-        return check_bits(arr, "X")
-
-    def _codes(self, points):
-        return points.astype(np.int64) @ (np.int64(1) << np.arange(self.d, dtype=np.int64))
-
-    def _predict(self, indices, points):
-        # Bits of r times bits of x, summed mod 2: exact in float32 for d <= 2^24.
-        r_bits = ((indices[:, None] >> np.arange(self.d)) & 1).astype(np.float32)
-        parity = (r_bits @ points.T.astype(np.float32)).astype(np.int64) & 1
-        return (1 - 2 * parity).astype(np.int8)
-
-    def _batch_error_counts(self, points, labels):
-        n_datasets, n = labels.shape
-        codes = self._codes(points) + (np.arange(n_datasets) * self.size)[:, None]
-        signed = np.bincount(codes.ravel(), weights=labels.ravel(), minlength=n_datasets * self.size)
-        correlation = walsh_hadamard(signed.reshape(n_datasets, self.size))
-        return np.rint((n - correlation) / 2).astype(np.int64)
-
-    def true_errors_uniform(self, secret, noise_rate=0.0):
-        """True errors under x ~ U{0,1}^d, clean label h_secret(x), noise η: η for the secret, 1/2 for every other parity.
-
-        Two different parities disagree on exactly half of the cube, because
-        h_r·h_s = h_{r⊕s} is a non-constant parity.
-        """
-        secret = self._check_index(secret)
-        noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-        errors = np.full(self.size, 0.5)
-        errors[secret] = noise_rate
-        return errors
-
-
-def thresholds(grid):
-    """The class of thresholds on a public grid (see :class:`Thresholds`).
-
-    ``grid`` is an int N (the grid k/N, k = 0..N, of [0, 1]) or a strictly
-    increasing array. |H| = 2·len(grid).
-    """
-    return Thresholds(grid)
-
-
-def intervals(grid):
-    """The class of intervals with end points on a public grid (see :class:`Intervals`).
-
-    ``grid`` as in :func:`thresholds`; |H| = (N + 1)(N + 2)/2 + 1 for N + 1 grid points.
-    """
-    return Intervals(grid)
-
-
-def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
-    """Halfspaces over a discretised sphere × a threshold grid (see :class:`Halfspaces`).
-
-    The normals are :func:`public_directions` (d, n_directions, seed), a
-    fixed public set that does not depend on the data; the offsets are
-    ``n_offsets`` equally spaced values in [−max_offset, max_offset].
-    |H| = n_directions·n_offsets.
-    """
-    n_offsets = check_int(n_offsets, "n_offsets", minimum=1)
-    max_offset = check_positive(max_offset, "max_offset", allow_zero=True)
-    offsets = np.linspace(-max_offset, max_offset, n_offsets) if n_offsets > 1 else np.zeros(1)
-    return Halfspaces(public_directions(d, n_directions, seed), offsets)
-
-
-def parities(d):
-    """The 2^d parities on {0, 1}^d (see :class:`Parities`)."""
-    return Parities(d)
-
-
-# --- 2. The generic private learner (alg-generic-learner) --------------------
-
-
-def _check_class(hypotheses):
-    try:
-        size = len(hypotheses)
-    except TypeError:
-        raise TypeError(f"hypotheses must be a finite hypothesis class (e.g. dpteach.generic.thresholds(...)), "
-                        f"got {type(hypotheses).__name__}") from None
-    if size == 0:
-        raise ValueError("hypotheses must contain at least one hypothesis, got an empty class (|H| = 0)")
-    if not hasattr(hypotheses, "error_counts"):
-        raise TypeError(f"hypotheses must provide error_counts(X, y) (a dpteach.generic hypothesis class), "
-                        f"got {type(hypotheses).__name__}")
-    return hypotheses
+from ._estimator import Estimator
+from ._validation import as_rng, check_epsilon, check_finite_array
+from .hypotheses import check_class
+from .mechanisms import exponential_mechanism
+
+__all__ = ["generic_private_learner", "GenericPrivateLearner", "erm", "select_hypotheses"]
 
 
 def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
@@ -610,13 +62,13 @@ def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
 
     Cost: one :meth:`~HypothesisClass.error_counts` call plus O(|H|) per sample.
     """
-    hypotheses = _check_class(hypotheses)
+    hypotheses = check_class(hypotheses)
     epsilon = check_epsilon(epsilon)
     errors = hypotheses.error_counts(X, y)
     return exponential_mechanism(-errors, sensitivity=1.0, epsilon=epsilon, rng=rng, size=size)
 
 
-class GenericPrivateLearner:
+class GenericPrivateLearner(Estimator):
     """Estimator form of the generic private learner (alg-generic-learner), ε-DP.
 
     Parameters
@@ -634,11 +86,20 @@ class GenericPrivateLearner:
     hypothesis_ : Hypothesis
         That hypothesis (``hypothesis_.params`` describes it). Nothing else
         about the data is stored: the training error counts are not private.
+
+    Raises
+    ------
+    NotFittedError
+        ``predict``/``score`` before ``fit``.
+    ValueError, TypeError
+        At ``fit``: as :func:`generic_private_learner`.
     """
 
+    _fitted_attribute = "index_"
+
     def __init__(self, hypotheses, epsilon, random_state=None):
-        self.hypotheses = _check_class(hypotheses)
-        self.epsilon = check_epsilon(epsilon)
+        self.hypotheses = hypotheses
+        self.epsilon = epsilon
         self.random_state = random_state
 
     def fit(self, X, y):
@@ -648,21 +109,10 @@ class GenericPrivateLearner:
         self.hypothesis_ = self.hypotheses[self.index_]
         return self
 
-    def _check_fitted(self):
-        if not hasattr(self, "index_"):
-            raise RuntimeError("this GenericPrivateLearner is not fitted yet; call fit(X, y) first")
-
     def predict(self, X):
         """±1 predictions of the chosen hypothesis (post-processing: no extra privacy cost)."""
         self._check_fitted()
         return self.hypotheses.predict(self.index_, X)
-
-    def score(self, X, y):
-        """Accuracy of the chosen hypothesis on (X, y)."""
-        labels = check_labels(y, "y")
-        predictions = self.predict(X)
-        check_same_length(predictions, labels, "X", "y")
-        return float(np.mean(predictions == labels))
 
 
 def erm(hypotheses, X, y, rng=None):
@@ -671,11 +121,8 @@ def erm(hypotheses, X, y, rng=None):
     Ties are broken uniformly at random (so ERM is the ε → ∞ limit of the
     generic learner). Not private. Cost as :meth:`~HypothesisClass.error_counts`.
     """
-    hypotheses = _check_class(hypotheses)
+    hypotheses = check_class(hypotheses)
     return int(select_hypotheses(hypotheses.error_counts(X, y)[None], math.inf, rng)[0])
-
-
-# --- 3. Experiment helpers ----------------------------------------------------
 
 
 def select_hypotheses(error_counts, epsilon, rng=None):
@@ -709,181 +156,8 @@ def select_hypotheses(error_counts, epsilon, rng=None):
     return chosen.reshape(counts.shape[:-1])
 
 
-def excess_errors(indices, true_errors):
-    """err(h) − OPT for the chosen indices, with OPT = min_{h ∈ H} err(h) (the agnostic benchmark)."""
-    true_errors = check_finite_array(true_errors, "true_errors", ndim=1)
-    return true_errors[np.asarray(indices)] - true_errors.min()
-
-
-def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progress=False):
-    """Error counts of every h ∈ H on ``n_datasets`` fresh datasets for each sample size n.
-
-    ``sample(n, n_datasets=..., rng=...)`` must return (X, y) with a leading
-    axis of n_datasets (e.g. ``functools.partial(data.threshold_data, theta=0.37)``). Returns a list (one entry per n) of int64 arrays of shape
-    (n_datasets, |H|): the slider-independent part of an experiment, so a
-    figure only has to call :func:`select_hypotheses` when ε changes.
-    Cost: Σ_n n_datasets × (one fast error-count pass of size n).
-    """
-    hypotheses = _check_class(hypotheses)
-    n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
-    rng = as_rng(rng)
-    n_values = [check_int(n, "n", minimum=1) for n in np.ravel(n_values)]
-    if progress:
-        from tqdm.auto import tqdm
-        n_values_iter = tqdm(n_values, desc=f"error counts ({hypotheses.name})", leave=False)
-    else:
-        n_values_iter = n_values
-    table = []
-    for n in n_values_iter:
-        X, y = sample(n, n_datasets=n_datasets, rng=rng)
-        table.append(hypotheses.batch_error_counts(X, y))
-    return table
-
-
-def excess_error_summary(count_table, true_errors, epsilon, rng=None, quantile=0.9):
-    """Mean and ``quantile`` of the learner's excess error for each entry of an :func:`error_count_table`.
-
-    Runs :func:`select_hypotheses` (ε = inf: ERM) on every dataset and
-    returns two arrays (one value per sample size): the mean of
-    err(h) − OPT over datasets and its empirical ``quantile``, which a
-    theorem with failure probability β = 1 − quantile bounds.
-    """
-    quantile = check_probability(quantile, "quantile", low_open=False, high_open=False)
-    rng = as_rng(rng)
-    excess = [excess_errors(select_hypotheses(counts, epsilon, rng), true_errors) for counts in count_table]
-    return (np.array([e.mean() for e in excess]),
-            np.array([np.quantile(e, quantile) for e in excess]))
-
-
-def padding_group_sizes(n, n_padding, n_datasets, rng=None):
-    """How many of M useless public hypotheses make k = 0..n errors, for each of S datasets (padding experiment).
-
-    A padding hypothesis labels every point by its own fair coin, flipped
-    before the data is seen, so its true error is exactly 1/2 and its error
-    count on n distinct points is Bin(n, 1/2), independently across padding
-    hypotheses. The multiplicities (c_0, …, c_n) are therefore
-    Multinomial(M; Bin(n, 1/2)): an int array of shape (S, n + 1). They do not
-    depend on ε, so a figure draws them once.
-    """
-    from scipy import stats
-
-    n = check_int(n, "n", minimum=1)
-    n_padding = check_int(n_padding, "n_padding", minimum=0)
-    n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
-    probabilities = stats.binom.pmf(np.arange(n + 1), n, 0.5)
-    return as_rng(rng).multinomial(n_padding, probabilities / probabilities.sum(), size=n_datasets)
-
-
-def select_with_padding(error_counts, group_sizes, epsilon, rng=None):
-    """The learner's selection over H plus M useless public hypotheses (chapter 2, padding experiment).
-
-    Only how many padding hypotheses have k errors matters
-    (``group_sizes`` from :func:`padding_group_sizes`), so instead of
-    materialising M of them the k-error group gets the score
-    −k + (2/ε) ln c_k: its exponential-mechanism weight
-    exp(ε·score/2) = c_k·e^{−εk/2} is the total weight of the group. One
-    ``mechanisms.exponential_mechanism`` call over |H| + (n + 1) candidates is
-    then an exact sample of the learner over H ∪ padding.
-
-    Parameters
-    ----------
-    error_counts : array_like, shape (S, |H|)
-        Error counts of the real hypotheses on S datasets of n points each.
-    group_sizes : array_like of int, shape (S, n + 1)
-    epsilon : float, 0 < ε < inf.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray of int, shape (S,)
-        The chosen index in H, or −1 where a padding hypothesis was chosen.
-        Cost O(|H| + n) per dataset, whatever M.
-    """
-    counts = check_finite_array(error_counts, "error_counts", ndim=2)
-    sizes = check_finite_array(group_sizes, "group_sizes", ndim=2)
-    if sizes.shape[0] != counts.shape[0] or np.any(sizes < 0):
-        raise ValueError(f"group_sizes must be non-negative with one row per dataset "
-                         f"({counts.shape[0]}), got shape {sizes.shape}")
-    epsilon = check_epsilon(epsilon)
-    rng = as_rng(rng)
-    chosen = np.empty(counts.shape[0], dtype=np.int64)
-    for row, (errors, size) in enumerate(zip(counts, sizes)):
-        present = size > 0
-        group_scores = -np.flatnonzero(present) + (2 / epsilon) * np.log(size[present])
-        index = exponential_mechanism(np.concatenate([-errors, group_scores]), 1.0, epsilon, rng)
-        chosen[row] = index if index < errors.size else -1
-    return chosen
-
-
-def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
-    """True errors from a large public test sample with *clean* labels: η + (1 − 2η)·disagreement.
-
-    With independent label noise η, err(h) = η + (1 − 2η)·Pr[h(x) ≠ h*(x)];
-    the disagreement is estimated on (X_test, y_clean) with standard error at
-    most 1/(2√m) for m test points. For classes without a closed form
-    (halfspaces on the cube).
-    """
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    disagreement = hypotheses.error_counts(X_test, y_clean) / len(y_clean)
-    return noise_rate + (1 - 2 * noise_rate) * disagreement
-
-
-def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y, sensitivity=1.0):
-    """Exact privacy losses of the generic learner over replace-one neighbours (no sampling).
-
-    For every neighbour z' of z = (X, y) obtained by replacing example i by
-    candidate j, computes max_h |ln Pr[A(z) = h] − ln Pr[A(z') = h]| with the
-    exact output distributions from ``mechanisms.exponential_mechanism_probabilities``
-    (score −errors, the given ``sensitivity``). ε-DP means every entry is <= ε.
-    ``sensitivity=1`` is the learner; ``sensitivity=0.5`` is the classic bug
-    of dropping the factor 2 in exp(ε q / 2Δ), which the chapter shows
-    exceeds ε.
-
-    Returns
-    -------
-    ndarray, shape (n, number of candidates)
-        Entry [i, j]: the loss of the neighbour with example i replaced by candidate j.
-
-    Cost: O((n + c)·|H|) to tabulate mistakes plus one exact distribution per
-    *distinct* change of the error counts (at most n·c), each O(|H|).
-    """
-    hypotheses = _check_class(hypotheses)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    labels = check_labels(y, "y")
-    candidate_labels = check_labels(candidate_y, "candidate_y")
-    predictions = hypotheses.predict_all(X)                             # (|H|, n)
-    check_same_length(predictions.T, labels, "X", "y")
-    candidate_predictions = hypotheses.predict_all(candidate_X)
-    check_same_length(candidate_predictions.T, candidate_labels, "candidate_X", "candidate_y")
-    mistakes = predictions != labels
-    candidate_mistakes = candidate_predictions != candidate_labels
-    errors = mistakes.sum(axis=1)
-    base = np.log(exponential_mechanism_probabilities(-errors, sensitivity, epsilon))
-    # The change of every error count when example i is replaced by candidate j.
-    changes = candidate_mistakes.T[None, :, :].astype(np.int8) - mistakes.T[:, None, :].astype(np.int8)
-    distinct, inverse = np.unique(changes.reshape(-1, len(hypotheses)), axis=0, return_inverse=True)
-    losses = np.empty(len(distinct))
-    with np.errstate(divide="ignore"):
-        for row, change in enumerate(distinct):
-            moved = np.log(exponential_mechanism_probabilities(-(errors + change), sensitivity, epsilon))
-            losses[row] = np.max(np.abs(moved - base))
-    if not np.all(np.isfinite(losses)):
-        raise ValueError(f"an output probability underflowed to 0 at epsilon={epsilon!r}; "
-                         f"use a smaller instance (epsilon·n below about 1000)")
-    return losses[np.ravel(inverse)].reshape(changes.shape[:2])
-
-
-def time_error_counts(hypotheses, X, y, method="fast", repeats=3):
-    """Best-of-``repeats`` wall-clock seconds of ``hypotheses.error_counts(X, y, method)``.
-
-    For the chapter's runtime figure (naive O(n·|H|) counting against the
-    fast paths). ``repeats`` >= 1.
-    """
-    repeats = check_int(repeats, "repeats", minimum=1)
-    best = math.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        hypotheses.error_counts(X, y, method=method)
-        best = min(best, time.perf_counter() - start)
-    return best
+# --- Re-exported so that ``dpteach.generic.thresholds`` etc. keep working (they moved when the
+# module was split by idea; new code imports them from dpteach.hypotheses / dpteach.experiments.generic).
+from .hypotheses import (Halfspaces, Hypothesis, HypothesisClass, Intervals, Parities,  # noqa: E402,F401
+                         Thresholds, halfspaces, intervals, parities, public_directions, thresholds,
+                         walsh_hadamard)

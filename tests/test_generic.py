@@ -13,6 +13,8 @@ import pytest
 from scipy import linalg, stats
 
 from dpteach import audit, bounds, data, generic
+from dpteach._estimator import NotFittedError
+from dpteach.experiments import generic as generic_experiments
 from dpteach.mechanisms import exponential_mechanism
 
 FALSE_ALARM = 1e-6
@@ -184,7 +186,7 @@ def test_estimator_interface():
     # Same seed, same result; no stored error counts (they are not private).
     assert generic.GenericPrivateLearner(H, 2.0, random_state=4).fit(X, y).index_ == model.index_
     assert not any("error" in name for name in vars(model))
-    with pytest.raises(RuntimeError, match="fit"):
+    with pytest.raises(NotFittedError, match="GenericPrivateLearner is not fitted yet"):
         generic.GenericPrivateLearner(H, 1.0).predict(X)
 
 
@@ -217,7 +219,7 @@ def test_excess_error_at_the_exact_bound():
     assert failures <= beta * seeds  # the literal (1 − β)-fraction statement
     # The same check catches a learner that spends 20 times less ε than it may (too much noise).
     counts = H.batch_error_counts(X, y)
-    weak = generic.excess_errors(generic.select_hypotheses(counts, epsilon / 20, rng=21), true_errors)
+    weak = generic_experiments.excess_errors(generic.select_hypotheses(counts, epsilon / 20, rng=21), true_errors)
     assert np.sum(weak > alpha) > allowed
 
 
@@ -272,13 +274,13 @@ def test_exact_privacy_loss_over_all_neighbours():
     candidates_X = np.repeat(H.grid, 2)
     candidates_y = np.tile([-1, 1], H.grid.size)
     for epsilon in (0.1, 1.0, 3.0):
-        losses = generic.neighbour_privacy_losses(H, X, y, epsilon, candidates_X, candidates_y)
+        losses = generic_experiments.neighbour_privacy_losses(H, X, y, epsilon, candidates_X, candidates_y)
         assert losses.shape == (12, candidates_X.size)
         assert losses.max() <= epsilon + 1e-9
-        broken = generic.neighbour_privacy_losses(H, X, y, epsilon, candidates_X, candidates_y, sensitivity=0.5)
+        broken = generic_experiments.neighbour_privacy_losses(H, X, y, epsilon, candidates_X, candidates_y, sensitivity=0.5)
         assert epsilon < broken.max() <= 2 * epsilon + 1e-9
         # Same neighbours: the loss of the broken version is the loss at 2ε.
-        np.testing.assert_allclose(broken, generic.neighbour_privacy_losses(
+        np.testing.assert_allclose(broken, generic_experiments.neighbour_privacy_losses(
             H, X, y, 2 * epsilon, candidates_X, candidates_y), rtol=1e-9)
 
 
@@ -349,7 +351,7 @@ def test_bad_epsilon(epsilon):
     H = generic.thresholds(5)
     X, y = data.threshold_data(10, rng=0)
     with pytest.raises(ValueError, match="epsilon"):
-        generic.GenericPrivateLearner(H, epsilon)
+        generic.GenericPrivateLearner(H, epsilon).fit(X, y)
     with pytest.raises(ValueError, match="epsilon"):
         generic.generic_private_learner(H, X, y, epsilon)
     with pytest.raises(ValueError, match="epsilon"):
@@ -361,7 +363,7 @@ def test_bad_inputs_name_the_parameter():
     X, y = data.threshold_data(10, rng=0)
     model = generic.GenericPrivateLearner(H, 1.0)
     with pytest.raises(ValueError, match="hypotheses"):
-        generic.GenericPrivateLearner([], 1.0)
+        generic.GenericPrivateLearner([], 1.0).fit(X, y)
     with pytest.raises(ValueError, match="grid"):
         generic.thresholds(np.array([]))
     with pytest.raises(ValueError, match="grid"):

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from dpteach import local
+from dpteach import sq_algorithms
 from dpteach.labs import BEGIN, LabCheckError, lab03
 from lab_helpers import check_student_version, code_cells
 
@@ -155,7 +156,7 @@ def threshold_query_right(theta):
 
 def test_threshold_query_checker_accepts_reference_and_the_module_query(capsys):
     lab03.check_threshold_query(threshold_query_right)
-    lab03.check_threshold_query(local._threshold_error_query)
+    lab03.check_threshold_query(sq_algorithms._threshold_error_query)
     assert capsys.readouterr().out.count("all checks passed") == 2
 
 

@@ -15,6 +15,8 @@ import pytest
 from scipy import special, stats
 
 from dpteach import audit, bounds, data, local
+from dpteach import sq_algorithms
+from dpteach.experiments import local as local_experiments
 from dpteach.mechanisms import randomized_response
 
 FALSE_ALARM = 1e-6
@@ -374,7 +376,7 @@ STRATEGIES = sorted(local.ADVERSARIAL_STRATEGIES)
 def test_noisy_oracles_stay_within_tolerance_and_bad_strategies_are_refused():
     support, weights = data.threshold_distribution(0.4, 0.1, 256)
     base = local.ExactSQOracle(support, weights)
-    queries = [(local._threshold_error_query(t), tau) for t, tau in zip(np.linspace(0, 1, 30),
+    queries = [(sq_algorithms._threshold_error_query(t), tau) for t, tau in zip(np.linspace(0, 1, 30),
                                                                          np.linspace(0.01, 0.5, 30))]
     exact = base.expectations([phi for phi, _ in queries])
     taus = np.array([tau for _, tau in queries])
@@ -402,14 +404,14 @@ def test_sq_algorithms_meet_their_guarantees_against_every_adversary(strategy):
         for theta in (0.0, 0.37, 0.5, 0.93):
             support, weights = data.threshold_distribution(theta, 0.1, 1000)
             output = local.sq_threshold_grid(oracle_for(support, weights), alpha)
-            true = local.ExactSQOracle(support, weights).expectation(local._threshold_error_query(output))
+            true = local.ExactSQOracle(support, weights).expectation(sq_algorithms._threshold_error_query(output))
             assert (true + 1) / 2 <= 0.1 + alpha + 1e-9
     # binary search (realizable): err <= α
     for alpha in (0.3, 0.1, 0.04, 0.011):
         for theta in (0.0, 0.2, 0.37, 0.5, 0.999):
             support, weights = data.threshold_distribution(theta, 0.0, 4000)
             output = local.sq_threshold_binary_search(oracle_for(support, weights), alpha)
-            true = local.ExactSQOracle(support, weights).expectation(local._threshold_error_query(output))
+            true = local.ExactSQOracle(support, weights).expectation(sq_algorithms._threshold_error_query(output))
             assert (true + 1) / 2 <= alpha
     # mean: every coordinate within τ
     support = np.array([[1.0, -0.5, 0.2], [-1.0, 0.5, 0.9], [0.3, 0.3, -1.0]])
@@ -430,7 +432,7 @@ def test_adversary_hurts_an_algorithm_without_slack():
     support, weights = data.threshold_distribution(0.37, 0.0, 1000)
     base = local.ExactSQOracle(support, weights)
     thresholds = np.arange(11) / 10
-    queries = [(local._threshold_error_query(t), 0.2) for t in thresholds]  # error tolerance 0.1 = α
+    queries = [(sq_algorithms._threshold_error_query(t), 0.2) for t in thresholds]  # error tolerance 0.1 = α
     fooled = thresholds[int(np.argmin(local.NoisySQOracle(base, "adversarial", "argmin_trap").query_batch(queries)))]
     honest = thresholds[int(np.argmin(base.query_batch(queries)))]
     assert data.threshold_error(honest, 0.37) <= 0.05 < data.threshold_error(fooled, 0.37)
@@ -533,7 +535,7 @@ def test_halfspace_learners_learn_on_the_sphere():
 
 
 def test_experiment_runners_shapes():
-    res = local.mean_estimation_experiment([100, 10_000], 1.0, n_reps=400, target="population", rng=0)
+    res = local_experiments.mean_estimation_experiment([100, 10_000], 1.0, n_reps=400, target="population", rng=0)
     # local RR error at n = 10⁴: sqrt((0.21 + e/(e−1)²)/n) = 0.0110; the RMSE over 400 reps has
     # relative sd about 1/sqrt(2·400) = 3.5 %, so ±25 % is a 7-sigma band.
     assert res["rr"][1] == pytest.approx(math.sqrt((0.21 + math.e / (math.e - 1) ** 2) / 1e4), rel=0.25)
@@ -541,12 +543,12 @@ def test_experiment_runners_shapes():
     assert res["central"][1] == pytest.approx(bounds.central_mean_rmse(1e4, 1.0, 0.3), rel=0.25)
     assert res["rr"][1] > 2 * res["central"][1]
     # against the sample mean only the privacy error remains: √2/(nε) centrally (same ±25 % band)
-    res = local.mean_estimation_experiment([10_000], 1.0, n_reps=400, target="sample", rng=1)
+    res = local_experiments.mean_estimation_experiment([10_000], 1.0, n_reps=400, target="sample", rng=1)
     assert res["central"][0] == pytest.approx(math.sqrt(2) / 1e4, rel=0.25)
     assert res["laplace"][0] == pytest.approx(bounds.local_mean_rmse(1e4, 1.0, 0.3, "laplace", False), rel=0.25)
-    rows = local.group_size_validity_experiment([(1.0, 0.1)], n_reps=500, rng=0)
+    rows = local_experiments.group_size_validity_experiment([(1.0, 0.1)], n_reps=500, rng=0)
     assert [row["rule"] for row in rows] == list(local.GROUP_SIZE_RULES)
-    out = local.threshold_experiment([1e6, 1e8], 1.0, n_reps=2, rng=0)
+    out = local_experiments.threshold_experiment([1e6, 1e8], 1.0, n_reps=2, rng=0)
     assert out["grid"]["errors"].shape == (2, 2) and out["binary_search"]["rounds"][1] > 1
 
 

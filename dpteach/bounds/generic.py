@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .._validation import (check_epsilon, check_epsilon_array, check_int, check_positive, check_positive_array,
+from .._validation import (check_epsilon_array, check_int, check_positive, check_positive_array,
                            check_probability, scalar_or_array)
 
 __all__ = [

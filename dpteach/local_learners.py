@@ -1,0 +1,192 @@
+"""Locally private learners in the scikit-learn style (chapter 3).
+
+Each runs an SQ algorithm of :mod:`dpteach.sq_algorithms` through the SQ →
+local simulation (:func:`dpteach.local.simulate_sq_locally`), so every user
+reports once and the learner is ε-local.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._estimator import Estimator
+from ._validation import (check_choice, check_epsilon, check_finite_array, check_int, check_positive,
+                          check_probability)
+from .local import group_size, query_plan, simulate_sq_locally, users_needed
+from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
+                            sq_threshold_binary_search, sq_threshold_grid)
+
+__all__ = ["smallest_feasible_alpha", "masked_parity_users", "LocalThresholdLearner", "LocalHalfspaceLearner"]
+
+
+# =============================================================================
+
+
+def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", randomizer=None):
+    """Users the masked-parity learners need under the SQ → local simulation (chapter 3, fig. costs).
+
+    ``"interactive"``: d queries at τ = 1/(4d) and one at 1/4 (t = d + 1).
+    ``"bruteforce"``: 2^d queries at τ = 1/5. Each query gets
+    ``group_size(ε, τ, β/t, rule)`` users. Works for d up to 60 (t = 2^d is
+    handled analytically). Returns a float (may exceed the int64 range in plots).
+    """
+    d = check_int(d, "d", minimum=1, maximum=60)
+    check_choice(method, "method", ("interactive", "bruteforce"))
+    beta = check_probability(beta, "beta")
+    if method == "interactive":
+        t = d + 1
+        return float(d * group_size(epsilon, 1 / (4 * d), beta / t, rule, randomizer)
+                     + group_size(epsilon, 0.25, beta / t, rule, randomizer))
+    t = 2.0 ** d
+    return float(t * group_size(epsilon, 0.2, beta / t, rule, randomizer))
+
+
+def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem", randomizer=None,
+                            alpha_range=(1e-3, 0.99)):
+    """The smallest α in ``alpha_range`` for which ``sq_algorithm(oracle, alpha=α)`` fits in n users.
+
+    Bisection on log α of users_needed(query_plan(sq_algorithm, alpha=α)),
+    which decreases in α up to rounding (K = ⌈1/α⌉ steps); the result is
+    checked to be feasible. Returns None if even ``alpha_range[1]`` needs more
+    than ``n_users`` users.
+    """
+    n_users = check_positive(n_users, "n_users")
+
+    def fits(alpha):
+        return users_needed(query_plan(sq_algorithm, alpha=alpha), epsilon, beta, rule, randomizer) <= n_users
+
+    low, high = (float(a) for a in alpha_range)
+    if not fits(high):
+        return None
+    if fits(low):
+        return low
+    for _ in range(40):
+        mid = math.sqrt(low * high)
+        low, high = (low, mid) if fits(mid) else (mid, high)
+    return high
+
+
+class LocalThresholdLearner(Estimator):
+    """An ε-local learner of thresholds on [0, 1] via an SQ algorithm (chapter 3).
+
+    ``fit`` picks the smallest accuracy α whose query plan fits in the n users
+    (:func:`smallest_feasible_alpha`), then runs ``sq_threshold_binary_search``
+    (method "binary_search", interactive, realizable data) or
+    ``sq_threshold_grid`` (method "grid", non-interactive, agnostic) through
+    :func:`simulate_sq_locally`. Every user reports once: ε-local.
+
+    Parameters
+    ----------
+    epsilon : float, 0 < ε < inf
+    method : {"binary_search", "grid"}
+    beta : float in (0, 1)
+    rule, randomizer : as in :func:`group_size`
+    random_state : None, int or Generator
+
+    Attributes after fit: ``threshold_``, ``alpha_``, ``run_`` (:class:`LocalRun`).
+    """
+
+    def __init__(self, epsilon=1.0, method="binary_search", beta=0.05, rule="theorem",
+                 randomizer="laplace", random_state=None):
+        self.epsilon = epsilon
+        self.method = method
+        self.beta = beta
+        self.rule = rule
+        self.randomizer = randomizer
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        check_epsilon(self.epsilon)
+        check_choice(self.method, "method", ("binary_search", "grid"))
+        Z = records(X, y)
+        if Z.shape[1] != 2:
+            raise ValueError(f"X must have one feature (thresholds on [0, 1]), got {Z.shape[1] - 1}")
+        outside = (Z[:, 0] < 0) | (Z[:, 0] > 1)
+        if np.any(outside):
+            raise ValueError(f"X must lie in [0, 1] (thresholds on the unit interval), "
+                             f"found {Z[outside, 0][0].item()!r}")
+        algorithm = sq_threshold_binary_search if self.method == "binary_search" else sq_threshold_grid
+        n = Z.shape[0]
+        alpha = smallest_feasible_alpha(algorithm, n, self.epsilon, self.beta, self.rule, self.randomizer)
+        if alpha is None:
+            needed = users_needed(query_plan(algorithm, alpha=0.99), self.epsilon, self.beta, self.rule,
+                                  self.randomizer)
+            raise ValueError(f"X has n = {n} users; the {self.method} learner needs at least {needed} "
+                             f"users at epsilon = {self.epsilon:g} (rule {self.rule!r})")
+        self.alpha_ = alpha
+        self.run_ = simulate_sq_locally(algorithm, Z, self.epsilon, self.beta, randomizer=self.randomizer,
+                                        rule=self.rule, rng=self.random_state, alpha=alpha)
+        self.threshold_ = float(self.run_.output)
+        self.n_features_in_ = 1
+        return self
+
+    def predict(self, X):
+        """Labels ±1: +1 iff x >= the learned threshold. ``X`` of shape (n,) or (n, 1)."""
+        self._check_fitted()
+        x = check_finite_array(X, "X", ndim=(1, 2))
+        if x.ndim == 2 and x.shape[1] != 1:
+            raise ValueError(f"X must have 1 feature (column), as in fit, got {x.shape[1]}")
+        return np.where(x.reshape(-1) >= self.threshold_, 1, -1)
+
+
+class LocalHalfspaceLearner(Estimator):
+    """An ε-local learner of halfspaces sign⟨w, x⟩ via SQ averaging (C1) or SQ gradient descent (C2).
+
+    The n users are split into t equal disjoint groups, one per query
+    (split="equal"), and the SQ algorithm runs through
+    :func:`simulate_sq_locally`: ``method="averaging"`` is non-interactive
+    (t = d, one round); ``method="gd"`` uses ``n_steps`` rounds (t = n_steps·d).
+    ``tolerance_`` reports what each answer guarantees at failure β/t under
+    the "theorem" rule (>= 1 means no guarantee, only an unbiased noisy answer).
+
+    Parameters
+    ----------
+    epsilon : float
+    method : {"gd", "averaging"}
+    n_steps : int (gd)
+    eta : float (gd step size)
+    beta : float in (0, 1)
+    randomizer : {"laplace", "onebit"}
+    random_state : None, int or Generator
+    """
+
+    def __init__(self, epsilon=1.0, method="gd", n_steps=20, eta=5.0, beta=0.05, randomizer="laplace",
+                 random_state=None):
+        self.epsilon = epsilon
+        self.method = method
+        self.n_steps = n_steps
+        self.eta = eta
+        self.beta = beta
+        self.randomizer = randomizer
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        check_epsilon(self.epsilon)
+        check_choice(self.method, "method", ("gd", "averaging"))
+        X = check_finite_array(X, "X", ndim=2)
+        if np.any(np.abs(X) > 1):
+            raise ValueError(f"X must lie in [-1, 1]^d (bounded queries), found {X[np.abs(X) > 1][0].item()!r}")
+        Z = records(X, y)
+        d = X.shape[1]
+        if self.method == "gd":
+            algorithm, kwargs = sq_gd_logistic, dict(d=d, tau=0.5, n_steps=self.n_steps, eta=self.eta)
+        else:
+            algorithm, kwargs = sq_averaging_halfspace, dict(d=d, tau=0.5)
+        t = query_plan(algorithm, **kwargs).n_queries
+        if Z.shape[0] < t:
+            raise ValueError(f"X has n = {Z.shape[0]} users but the {self.method} learner asks t = {t} "
+                             f"queries and needs at least one user per query")
+        self.run_ = simulate_sq_locally(algorithm, Z, self.epsilon, self.beta, max_queries=t,
+                                        randomizer=self.randomizer, split="equal",
+                                        rng=self.random_state, **kwargs)
+        self.coef_ = np.asarray(self.run_.output, dtype=float)
+        self.tolerance_ = float(self.run_.achieved_tolerances[0])
+        self.n_features_in_ = d
+        return self
+
+    def predict(self, X):
+        """Labels ±1: sign⟨ŵ, x⟩ (ties +1)."""
+        X = self._check_predict_input(X)
+        return np.where(np.einsum("ij,j->i", X, self.coef_) >= 0, 1, -1)
