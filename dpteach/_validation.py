@@ -160,13 +160,23 @@ def check_choice(value, name, choices):
     return value
 
 
-def as_rng(rng):
-    """Return a ``numpy.random.Generator`` from anything ``default_rng`` accepts.
+def as_rng(rng, name="rng"):
+    """Return a ``numpy.random.Generator`` from ``None``, an int seed >= 0, a SeedSequence or a Generator.
 
     A Generator is passed through unchanged, so a caller can thread one stream
-    through several functions; ``None`` gives fresh OS entropy.
+    through several functions; ``None`` gives fresh OS entropy. Anything else
+    (``True``, a float, a string, a negative seed) raises an error naming
+    ``rng``: numpy would otherwise accept ``True`` as the seed 1, or fail with
+    a message that never says which argument was wrong.
     """
-    return np.random.default_rng(rng)
+    if rng is None or isinstance(rng, (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator)):
+        return np.random.default_rng(rng)
+    if isinstance(rng, bool) or not isinstance(rng, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be None, an int seed >= 0 or a numpy.random.Generator, "
+                        f"got {rng!r} of type {type(rng).__name__}")
+    if rng < 0:
+        raise ValueError(f"{name} must be an int seed >= 0 (valid range: 0 <= {name} < inf), got {rng!r}")
+    return np.random.default_rng(int(rng))
 
 
 def scalar_or_array(value, as_int=False):

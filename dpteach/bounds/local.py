@@ -94,7 +94,7 @@ def rejection_sampling_tv_bound(tau, epsilon, t=1):
 def rejection_sampling_queries(epsilon, tau=0.0):
     """Expected SQ queries per simulated report: e^ε/(1 − τe^{2ε}) (e^ε with an exact oracle) (chapter 3, thm-local-to-sq) [O]."""
     epsilon = check_epsilon(epsilon)
-    tau = np.asarray(tau, dtype=float)
+    tau = check_positive_array(tau, "tau", allow_zero=True)
     relative = tau * math.exp(2 * epsilon)
     if np.any(tau < 0) or np.any(relative >= 1):
         raise ValueError(f"tau must satisfy 0 <= tau < e^(-2ε) = {math.exp(-2 * epsilon):.4g}, got {tau!r}")
@@ -109,7 +109,7 @@ def masked_parity_lower_bound_shape(d, epsilon):
     correlated with at most t/τ² of the 2^d characters, and n users give
     t/τ² ≈ ε²n. Only the growth in d is meaningful.
     """
-    d = np.asarray(d, dtype=float)
+    d = check_positive_array(d, "d")
     epsilon = check_epsilon(epsilon)
     value = 2.0 ** d / epsilon ** 2
     return scalar_or_array(value)
