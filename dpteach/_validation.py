@@ -184,17 +184,19 @@ def scalar_or_array(value, as_int=False):
 
     The bounds and data helpers accept scalars or arrays (for plotting); this
     is the one place that turns their numpy result back into the caller's kind.
-    ``as_int=True`` rounds up (a sample size) and refuses values too large for
-    an int64 instead of wrapping around to a negative number.
+    ``as_int=True`` rounds up (a sample size): a scalar becomes an exact Python
+    int however large (``math.inf`` if the bound is infinite), and an array an
+    int64 array, or a float array of whole numbers where int64 would wrap
+    around to a negative number.
     """
     value = np.asarray(value, dtype=float)
     if as_int:
         value = np.ceil(value)
-        if np.any(~np.isfinite(value)) or np.any(np.abs(value) >= 2.0 ** 62):
-            raise OverflowError(f"the result {value.max()!r} is too large (or not finite) to return as an integer "
-                                "sample size; the requested accuracy or privacy level is out of reach")
-        value = value.astype(np.int64)
-        return int(value) if value.ndim == 0 else value
+        if value.ndim == 0:
+            return int(value) if math.isfinite(value) else math.inf
+        if np.all(np.isfinite(value)) and np.all(np.abs(value) < 2.0 ** 62):
+            return value.astype(np.int64)
+        return value
     return float(value) if value.ndim == 0 else value
 
 

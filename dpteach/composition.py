@@ -59,6 +59,12 @@ def basic_composition(epsilons, deltas=None):
     -------
     (float, float)
         (Σ ε_i, Σ δ_i). The δ sum may reach 1 or more, which is a vacuous guarantee.
+
+    Raises
+    ------
+    ValueError, TypeError
+        An empty, non-numeric or non-finite ``epsilons``; an ε_i <= 0; a δ_i
+        outside [0, 1); ``deltas`` of another length than ``epsilons``.
     """
     eps, dels = _budgets(epsilons, deltas)
     return float(eps.sum()), float(dels.sum())
@@ -78,12 +84,27 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     delta : float, 0 <= δ < 1
     k : int, k >= 1
     delta_prime : float, 0 < δ' < 1
+
+    Returns
+    -------
+    (float, float)
+        (ε', kδ + δ'). ε' is ``inf`` when e^ε overflows (ε > ~709): the
+        theorem then says nothing, and basic composition kε is the better bound.
+
+    Raises
+    ------
+    ValueError, TypeError
+        ε, δ, k or δ' outside the ranges above.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     k = check_int(k, "k", minimum=1)
     delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    eps_total = epsilon * math.sqrt(2 * k * math.log(1 / delta_prime)) + k * epsilon * math.expm1(epsilon)
+    try:
+        drift = k * epsilon * math.expm1(epsilon)
+    except OverflowError:  # e^ε beyond the float range: the bound is vacuous, not an error
+        drift = math.inf
+    eps_total = epsilon * math.sqrt(2 * k * math.log(1 / delta_prime)) + drift
     return eps_total, k * delta + delta_prime
 
 
@@ -93,7 +114,24 @@ def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     The inverse of the ε-part of :func:`advanced_composition`, combined with
     basic composition: returns the largest ε with
     min(ε √(2k ln(1/δ')) + kε(e^ε − 1), kε) <= ε_total. The map is increasing
-    in ε, so the inverse is found by bisection (brentq).
+    in ε, so the inverse is found by bisection (brentq). The result is
+    rounded *down*, so k steps never overspend ``epsilon_total``.
+
+    Parameters
+    ----------
+    epsilon_total : float, 0 < ε_total < inf
+    k : int, k >= 1
+    delta_prime : float, 0 < δ' < 1
+
+    Returns
+    -------
+    float
+        The per-step ε (> 0).
+
+    Raises
+    ------
+    ValueError, TypeError
+        ε_total, k or δ' outside the ranges above.
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
     k = check_int(k, "k", minimum=1)
@@ -102,10 +140,13 @@ def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     def excess(eps):
         return advanced_composition(eps, 0.0, k, delta_prime)[0] - epsilon_total
 
-    high = epsilon_total
+    # Bracket the root. At low = min(ε_total/(√(2k ln(1/δ')) + 2k), 1) the bound is <= ε_total,
+    # because e^ε − 1 <= 2ε for ε <= 1; doubling `high` finds a point above it.
+    low = min(epsilon_total / (math.sqrt(2 * k * math.log(1 / delta_prime)) + 2 * k), 1.0)
+    high = min(max(epsilon_total, low), 710.0)  # beyond ε ≈ 709, e^ε overflows and the bound is inf
     while excess(high) < 0:  # only for tiny k·ln(1/δ'), where one step may exceed ε_total
         high *= 2
-    advanced = optimize.brentq(excess, 1e-300, high, xtol=1e-15, rtol=1e-13)
+    advanced = low if excess(low) == 0 else optimize.brentq(excess, low, high, xtol=1e-300, rtol=1e-13)
     # A budget must never be overspent: step down past the solver's tolerance.
     while excess(advanced) > 0:
         advanced = math.nextafter(advanced, 0.0) * (1 - 1e-15)
@@ -121,6 +162,23 @@ def parallel_composition(epsilons, deltas=None):
     A replace-one neighbour changes exactly one part, so only one mechanism
     sees a different input: the guarantee is (max ε_i, max δ_i). Valid only if
     the parts are chosen without looking at the data (e.g. by index).
+
+    Parameters
+    ----------
+    epsilons : array_like of float
+        ε_i > 0 of the mechanism run on part i.
+    deltas : array_like of float, optional
+        δ_i in [0, 1) (default all 0).
+
+    Returns
+    -------
+    (float, float)
+        (max ε_i, max δ_i).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`basic_composition`.
     """
     eps, dels = _budgets(epsilons, deltas)
     return float(eps.max()), float(dels.max())

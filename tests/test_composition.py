@@ -88,3 +88,19 @@ def test_bad_deltas_and_k_named():
         c.basic_composition([0.1, 0.2], [0.0])
     with pytest.raises(ValueError, match="epsilons must not be empty"):
         c.basic_composition([])
+
+
+@pytest.mark.parametrize("epsilon_total", [1e-300, 1e-10, 0.5, 10.0, 1e5, 1e300])
+@pytest.mark.parametrize("k", [1, 10, 1000])
+def test_per_step_inverse_at_extreme_budgets(epsilon_total, k):
+    # The per-step ε never overspends the budget, even where e^ε overflows or ε is subnormal.
+    step = c.advanced_composition_epsilon_per_step(epsilon_total, k, 1e-5)
+    assert 0 < step <= epsilon_total
+    assert min(c.advanced_composition(step, 0.0, k, 1e-5)[0], k * step) <= epsilon_total
+    # ... and it is not wastefully small: basic composition alone already allows ε_total / k.
+    assert step >= epsilon_total / k * (1 - 1e-12)
+
+
+def test_advanced_composition_overflow_is_a_vacuous_bound():
+    eps_total, delta_total = c.advanced_composition(1000.0, 0.0, 3, 1e-5)
+    assert eps_total == math.inf and delta_total == pytest.approx(1e-5)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from .._validation import check_epsilon, check_int, check_positive, check_probability, scalar_or_array
+from .._validation import (check_epsilon, check_epsilon_array, check_int, check_positive, check_probability,
+                           scalar_or_array)
 
 __all__ = [
     "laplace_expected_absolute_error",
@@ -16,12 +15,48 @@ __all__ = [
 
 
 def laplace_expected_absolute_error(sensitivity, epsilon):
-    """E|Lap(Δ/ε)| = Δ/ε: the expected error of the Laplace mechanism (chapter 1, thm-laplace)."""
+    """E|Lap(Δ/ε)| = Δ/ε: the expected error of the Laplace mechanism (chapter 1, thm-laplace).
+
+    Parameters
+    ----------
+    sensitivity : float
+        Δ₁ > 0.
+    epsilon : float
+        0 < ε < inf.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError, TypeError
+        Δ or ε not a finite positive number.
+    """
     return check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
 
 
 def laplace_tail_bound(sensitivity, epsilon, beta):
-    """The t with Pr[|Lap(Δ/ε)| > t] = β, i.e. t = (Δ/ε) ln(1/β) (chapter 1, thm-laplace, accuracy part)."""
+    """The t with Pr[|Lap(Δ/ε)| > t] = β, i.e. t = (Δ/ε) ln(1/β) (chapter 1, thm-laplace, accuracy part).
+
+    Parameters
+    ----------
+    sensitivity : float
+        Δ₁ > 0.
+    epsilon : float
+        0 < ε < inf.
+    beta : float
+        Failure probability, 0 < β < 1.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError, TypeError
+        Δ, ε or β outside the ranges above.
+    """
     beta = check_probability(beta, "beta")
     return laplace_expected_absolute_error(sensitivity, epsilon) * math.log(1 / beta)
 
@@ -40,14 +75,23 @@ def exponential_mechanism_utility_bound(n_candidates, sensitivity, epsilon, t=No
         R, the number of candidates, >= 1.
     sensitivity : float
         Δq > 0.
-    epsilon : float
-        ε > 0 (array_like is accepted for plotting: evaluated elementwise).
+    epsilon : float or array_like
+        0 < ε < inf (an array is evaluated elementwise, for plotting).
+    t : float, optional
+        Tail parameter t > 0.
+
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    ValueError, TypeError
+        R < 1, Δ <= 0, t <= 0, or an ε outside (0, inf).
     """
     n_candidates = check_int(n_candidates, "n_candidates", minimum=1)
     sensitivity = check_positive(sensitivity, "sensitivity")
     slack = 1.0 if t is None else check_positive(t, "t")
-    epsilon = np.asarray(epsilon, dtype=float)
-    for e in epsilon.ravel():
-        check_epsilon(e)
+    epsilon = check_epsilon_array(epsilon)
     value = 2 * sensitivity / epsilon * (math.log(n_candidates) + slack)
     return scalar_or_array(value)

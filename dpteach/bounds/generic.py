@@ -25,6 +25,7 @@ __all__ = [
 
 
 def _chapter2_inputs(n_hypotheses, beta):
+    """Validate |H| (a real number >= 1, as |H| = 2^d overflows an int in plots) and β."""
     size = check_positive(n_hypotheses, "n_hypotheses")
     if size < 1:
         raise ValueError(f"n_hypotheses must be >= 1 (the size |H| of a non-empty class), got {n_hypotheses!r}")
@@ -57,18 +58,25 @@ def generic_learner_sample_complexity(n_hypotheses, epsilon, alpha, beta, form="
     Returns
     -------
     int or ndarray of int
-        The smallest integer n satisfying the bound (elementwise in ε).
+        The smallest integer n satisfying the bound (elementwise in ε): an
+        exact Python int for a scalar ε however large, a float array of
+        whole numbers where int64 would overflow.
+
+    Raises
+    ------
+    ValueError, TypeError
+        |H| < 1, an ε outside (0, inf), α or β outside (0, 1), an unknown ``form``.
     """
     size, beta = _chapter2_inputs(n_hypotheses, beta)
     eps = check_epsilon_array(epsilon)
     alpha = check_probability(alpha, "alpha")
     if form == "exact":
-        n = np.maximum(9 / (2 * alpha ** 2) * math.log(4 * size / beta),
-                       6 / (eps * alpha) * math.log(2 * size / beta))
+        n = np.maximum(9 / (2 * alpha ** 2) * (math.log(size) + math.log(4 / beta)),
+                       6 / (eps * alpha) * (math.log(size) + math.log(2 / beta)))
     elif form == "slide":
         n = 6 * (math.log(size) + math.log(1 / beta)) * np.maximum(1 / (eps * alpha), 1 / alpha ** 2)
     elif form == "realizable":
-        n = np.maximum(8 / alpha, 4 / (eps * alpha)) * math.log(2 * size / beta)
+        n = np.maximum(8 / alpha, 4 / (eps * alpha)) * (math.log(size) + math.log(2 / beta))
     else:
         raise ValueError(f"form must be one of 'exact', 'slide', 'realizable', got {form!r}")
     return scalar_or_array(n, as_int=True)
@@ -79,6 +87,22 @@ def generic_learner_failure_bound(n_hypotheses, epsilon, alpha, n):
 
     Pr[err(A(z)) > OPT + α] is below this value (ρ = α/3 in the proof).
     Vectorised over ``epsilon`` and ``n``; may exceed 1 (then it says nothing).
+
+    Parameters
+    ----------
+    n_hypotheses : float, |H| >= 1
+    epsilon : float or array_like, 0 < ε < inf
+    alpha : float, 0 < α < 1
+    n : float or array_like, n > 0
+
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    ValueError, TypeError
+        Any argument outside the ranges above.
     """
     size = check_positive(n_hypotheses, "n_hypotheses")
     eps = check_epsilon_array(epsilon)
@@ -99,18 +123,35 @@ def generic_learner_accuracy(n_hypotheses, epsilon, n, beta, form="exact"):
 
     The 1/n term (privacy) dominates for small ε·n, the 1/√n term (sampling)
     otherwise. Vectorised over ``epsilon`` and ``n``.
+
+    Parameters
+    ----------
+    n_hypotheses : float, |H| >= 1
+    epsilon : float or array_like, 0 < ε < inf
+    n : float or array_like, n > 0
+    beta : float, 0 < β < 1
+    form : {"exact", "slide", "realizable"}
+
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    ValueError, TypeError
+        |H| < 1, an ε outside (0, inf), n <= 0, β outside (0, 1), an unknown ``form``.
     """
     size, beta = _chapter2_inputs(n_hypotheses, beta)
     eps = check_epsilon_array(epsilon)
     n = check_positive_array(n, "n")
     if form == "exact":
-        alpha = np.maximum(np.sqrt(9 * math.log(4 * size / beta) / (2 * n)),
-                           6 * math.log(2 * size / beta) / (eps * n))
+        alpha = np.maximum(np.sqrt(9 * (math.log(size) + math.log(4 / beta)) / (2 * n)),
+                           6 * (math.log(size) + math.log(2 / beta)) / (eps * n))
     elif form == "slide":
         log_term = math.log(size) + math.log(1 / beta)
         alpha = np.maximum(np.sqrt(6 * log_term / n), 6 * log_term / (eps * n))
     elif form == "realizable":
-        alpha = np.maximum(8.0, 4 / eps) * math.log(2 * size / beta) / n
+        alpha = np.maximum(8.0, 4 / eps) * (math.log(size) + math.log(2 / beta)) / n
     else:
         raise ValueError(f"form must be one of 'exact', 'slide', 'realizable', got {form!r}")
     return scalar_or_array(alpha)
@@ -122,22 +163,55 @@ def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
     Agnostic: n >= (2/α²) ln(2|H|/β) (Hoeffding + union bound give uniform
     convergence at α/2). Realizable: n >= (1/α) ln(|H|/β) (a consistent
     hypothesis with error > α survives n examples w.p. <= (1 − α)^n).
-    Returns the smallest such integer n.
+
+    Parameters
+    ----------
+    n_hypotheses : float, |H| >= 1
+    alpha : float, 0 < α < 1
+    beta : float, 0 < β < 1
+    realizable : bool
+
+    Returns
+    -------
+    int
+        The smallest such integer n (exact, however large).
+
+    Raises
+    ------
+    ValueError, TypeError
+        |H| < 1, α or β outside (0, 1).
     """
     size, beta = _chapter2_inputs(n_hypotheses, beta)
     alpha = check_probability(alpha, "alpha")
     if realizable:
-        n = math.log(size / beta) / alpha
+        n = (math.log(size) + math.log(1 / beta)) / alpha
     else:
-        n = 2 / alpha ** 2 * math.log(2 * size / beta)
+        n = 2 / alpha ** 2 * (math.log(size) + math.log(2 / beta))
     return scalar_or_array(np.asarray(n), as_int=True)
 
 
 def erm_accuracy(n_hypotheses, n, beta, realizable=False):
-    """The excess error ERM guarantees with n examples: √(2 ln(2|H|/β)/n), or ln(|H|/β)/n if realizable (thm-generic-erm)."""
+    """The excess error ERM guarantees with n examples: √(2 ln(2|H|/β)/n), or ln(|H|/β)/n if realizable (thm-generic-erm).
+
+    Parameters
+    ----------
+    n_hypotheses : float, |H| >= 1
+    n : float or array_like, n > 0
+    beta : float, 0 < β < 1
+    realizable : bool
+
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    ValueError, TypeError
+        |H| < 1, n <= 0, β outside (0, 1).
+    """
     size, beta = _chapter2_inputs(n_hypotheses, beta)
     n = check_positive_array(n, "n")
-    value = math.log(size / beta) / n if realizable else np.sqrt(2 * math.log(2 * size / beta) / n)
+    value = (math.log(size) + math.log(1 / beta)) / n if realizable else np.sqrt(2 * (math.log(size) + math.log(2 / beta)) / n)
     return scalar_or_array(value)
 
 
@@ -148,11 +222,24 @@ def parity_success_lower_bound(d, n, epsilon):
     each of the 2^d − 1 others has Bin(n, 1/2) errors, so by Jensen's
     inequality Pr[correct] >= 1 / (1 + (2^d − 1)((1 + e^{−ε/2})/2)^n).
     Vectorised over ``n`` and ``epsilon``.
+
+    Parameters
+    ----------
+    d : int, 1 <= d <= 1000
+    n : float or array_like, n >= 0
+    epsilon : float or array_like, 0 < ε < inf
+
+    Returns
+    -------
+    float or ndarray, in (0, 1]
+
+    Raises
+    ------
+    ValueError, TypeError
+        Any argument outside the ranges above.
     """
-    d = check_int(d, "d", minimum=1)
+    d = check_int(d, "d", minimum=1, maximum=1000)
     eps = check_epsilon_array(epsilon)
-    n = np.asarray(n, dtype=float)
-    if np.any(n < 0) or not np.all(np.isfinite(n)):
-        raise ValueError(f"n must be finite and >= 0, got {n!r}")
-    log_wrong = math.log(2.0 ** d - 1) + n * np.log((1 + np.exp(-eps / 2)) / 2)
+    n = check_positive_array(n, "n", allow_zero=True)
+    log_wrong = (d * math.log(2.0) + math.log1p(-2.0 ** -d)) + n * np.log((1 + np.exp(-eps / 2)) / 2)
     return scalar_or_array(1 / (1 + np.exp(log_wrong)))

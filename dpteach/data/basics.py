@@ -9,15 +9,51 @@ from .._validation import as_rng, check_finite_array, check_int, check_probabili
 __all__ = ["bernoulli_bits", "replace_one", "vote_counts"]
 
 def bernoulli_bits(n, p, rng=None):
-    """n i.i.d. Bernoulli(p) bits (int 0/1): the "smokers" survey of chapter 1."""
+    """n i.i.d. Bernoulli(p) bits (int 0/1): the "smokers" survey of chapter 1.
+
+    Parameters
+    ----------
+    n : int, n >= 1
+    p : float, 0 <= p <= 1
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        n < 1, p outside [0, 1], a bad ``rng``.
+    """
     n = check_int(n, "n", minimum=1)
     p = check_probability(p, "p", low_open=False, high_open=False)
     return (as_rng(rng).random(n) < p).astype(int)
 
 
 def replace_one(data, index, new_record):
-    """A replace-one neighbour: a copy of ``data`` with row ``index`` set to ``new_record``."""
+    """A replace-one neighbour: a copy of ``data`` with row ``index`` set to ``new_record``.
+
+    Parameters
+    ----------
+    data : array_like, non-empty
+    index : int, −len(data) <= index < len(data)
+    new_record : scalar or array_like
+        Broadcastable to one row of ``data``.
+
+    Returns
+    -------
+    ndarray
+        A new array; ``data`` is not modified.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Empty ``data``, an index out of range, or a record of the wrong shape.
+    """
     data = np.array(data, copy=True)
+    if data.ndim == 0 or data.shape[0] == 0:
+        raise ValueError(f"data must be a non-empty array of records, got shape {data.shape}")
     index = check_int(index, "index", minimum=-len(data), maximum=len(data) - 1)
     data[index] = new_record
     return data
@@ -28,6 +64,22 @@ def vote_counts(n_voters, preferences, rng=None):
 
     Returns the count per candidate: a score vector of sensitivity 1 for the
     exponential mechanism (one voter changing their vote moves two counts by 1).
+
+    Parameters
+    ----------
+    n_voters : int, >= 1
+    preferences : array_like of float
+        Candidate probabilities, non-negative and summing to 1.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int, shape (len(preferences),)
+
+    Raises
+    ------
+    ValueError, TypeError
+        n_voters < 1, preferences empty, negative, non-finite or not summing to 1.
     """
     n_voters = check_int(n_voters, "n_voters", minimum=1)
     prefs = check_finite_array(preferences, "preferences", ndim=1)

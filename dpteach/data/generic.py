@@ -15,6 +15,7 @@ __all__ = ["threshold_data", "halfspace_data", "parity_data", "flip_labels"]
 
 
 def _chapter2_shape(n, n_datasets):
+    """Validate n (and n_datasets) and return the leading shape (n,) or (n_datasets, n)."""
     n = check_int(n, "n", minimum=1)
     if n_datasets is None:
         return (n,)
@@ -22,7 +23,18 @@ def _chapter2_shape(n, n_datasets):
 
 
 def flip_labels(labels, noise_rate, rng):
-    """Flip each ±1 label independently with probability η (agnostic label noise)."""
+    """Flip each ±1 label independently with probability η (random classification noise).
+
+    Parameters
+    ----------
+    labels : ndarray of ±1
+    noise_rate : float, 0 <= η < 1 (already validated by the caller)
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, the same shape as ``labels``.
+    """
     return np.where(rng.random(labels.shape) < noise_rate, -labels, labels)
 
 
@@ -30,8 +42,25 @@ def threshold_data(n, theta=0.37, noise_rate=0.1, n_datasets=None, rng=None):
     """x ~ U[0, 1], label +1 iff x >= θ, each label flipped w.p. η (chapter 2's threshold experiments).
 
     OPT over thresholds containing θ is η; the true error of any threshold is
-    in closed form (``generic.Thresholds.true_errors_uniform``).
-    Returns X of shape (n,) (or (n_datasets, n)) and y of the same shape.
+    in closed form (``hypotheses.Thresholds.true_errors_uniform``).
+
+    Parameters
+    ----------
+    n : int, >= 1
+    theta : float, 0 <= θ <= 1
+    noise_rate : float, 0 <= η < 1
+    n_datasets : None or int >= 1
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    (X, y)
+        X of shape (n,) (or (n_datasets, n)) and y of the same shape, labels ±1.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Any argument outside the ranges above.
     """
     shape = _chapter2_shape(n, n_datasets)
     theta = check_probability(theta, "theta", low_open=False, high_open=False)
@@ -45,7 +74,29 @@ def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=N
     """x ~ U[−1, 1]^d, label +1 iff ⟨w*, x⟩ >= b*, flipped w.p. η (chapter 2's halfspace experiments).
 
     ``clean=True`` returns the noise-free labels (for estimating true errors
-    on a test sample). X has shape (n, d) (or (n_datasets, n, d)).
+    on a test sample).
+
+    Parameters
+    ----------
+    n : int, >= 1
+    normal : array_like of shape (d,)
+        The target's normal w* (finite; need not be unit length).
+    offset : float
+        The target's offset b*.
+    noise_rate : float, 0 <= η < 1
+    n_datasets : None or int >= 1
+    rng : None, int or numpy.random.Generator
+    clean : bool
+
+    Returns
+    -------
+    (X, y)
+        X of shape (n, d) (or (n_datasets, n, d)), y of shape (n,) (or (n_datasets, n)).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Any argument outside the ranges above.
     """
     normal = check_finite_array(normal, "normal", ndim=1)
     offset = float(check_finite_array(offset, "offset", ndim=0))
@@ -59,7 +110,24 @@ def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=N
 def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
     """x ~ U{0,1}^d (int 0/1), label (−1)^{⟨r*, x⟩ mod 2} for the secret r* (bit j of ``secret`` is r*_j), noise η.
 
-    X has shape (n, d) (or (n_datasets, n, d)).
+    Parameters
+    ----------
+    n : int, >= 1
+    d : int, 1 <= d <= 30
+    secret : int, 0 <= secret < 2^d
+    noise_rate : float, 0 <= η < 1
+    n_datasets : None or int >= 1
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    (X, y)
+        X (int 0/1) of shape (n, d) (or (n_datasets, n, d)); y (±1) of shape (n,) (or (n_datasets, n)).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Any argument outside the ranges above.
     """
     d = check_int(d, "d", minimum=1, maximum=30)
     secret = check_int(secret, "secret", minimum=0, maximum=2 ** d - 1)
