@@ -74,6 +74,16 @@ def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     return float(noisy) if noisy.ndim == 0 else noisy
 
 
+def broken_laplace_half_noise(value, sensitivity, epsilon, rng=None):
+    """DELIBERATELY BROKEN (for audit demonstrations and tests): Laplace noise of scale Δ/(2ε).
+
+    Half the noise of :func:`laplace_mechanism`, so it is only 2ε-DP: the
+    density ratio of Lap(Δ/(2ε)) at points Δ apart is e^{2ε}. Chapter 1's
+    audit must catch it. Never use it to release data; not in ``__all__``.
+    """
+    return laplace_mechanism(value, sensitivity / 2, epsilon, rng)
+
+
 def gaussian_delta(sigma, sensitivity, epsilon):
     """The exact δ(ε) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm 8).
 
@@ -177,10 +187,24 @@ def randomized_response(bits, epsilon, rng=None):
 
 
 def _selection_inputs(scores, sensitivity, epsilon):
+    """Validate, then shift the scores so that the best is 0.
+
+    Selection is invariant under adding a constant to every score, and the
+    shift keeps the arithmetic exact: at scores near 10¹⁶ the noise (or the
+    Gumbel perturbation) would otherwise be below the floating-point spacing
+    and every tie would go to the first index.
+    """
     scores = check_finite_array(scores, "scores", ndim=1)
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
-    return scores, sensitivity, epsilon
+    return scores - scores.max(), sensitivity, epsilon
+
+
+def _logits(shifted_scores, sensitivity, epsilon):
+    """ε·q/(2Δ) for scores shifted to max 0; the best candidate's logit is exactly 0 even if ε/(2Δ) = inf."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        logits = shifted_scores * (epsilon / (2 * sensitivity))
+    return np.where(shifted_scores == 0, 0.0, logits)
 
 
 def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
@@ -199,7 +223,7 @@ def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
         0 < ε < inf.
     """
     scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
-    logits = epsilon * scores / (2 * sensitivity)
+    logits = _logits(scores, sensitivity, epsilon)
     return np.exp(logits - special.logsumexp(logits))
 
 
@@ -220,7 +244,7 @@ def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
     """
     scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
     n_samples = 1 if size is None else check_int(size, "size", minimum=1)
-    logits = epsilon * scores / (2 * sensitivity)
+    logits = _logits(scores, sensitivity, epsilon)
     gumbel = as_rng(rng).gumbel(size=(n_samples, scores.size))
     choices = np.argmax(logits + gumbel, axis=1)
     return int(choices[0]) if size is None else choices
@@ -241,3 +265,13 @@ def report_noisy_max(scores, sensitivity, epsilon, rng=None, size=None):
     noise = as_rng(rng).laplace(0.0, 2 * sensitivity / epsilon, size=(n_samples, scores.size))
     choices = np.argmax(scores + noise, axis=1)
     return int(choices[0]) if size is None else choices
+
+
+def broken_report_noisy_max_half_scale(scores, sensitivity, epsilon, rng=None, size=None):
+    """DELIBERATELY BROKEN (for audit demonstrations and tests): report-noisy-max with Lap(Δ/ε).
+
+    The scale that suffices for monotone scores, used on scores that may move
+    in opposite directions: it is not ε-DP there (the chapter's audit shows a
+    loss near 2ε). Never use it to release data; not in ``__all__``.
+    """
+    return report_noisy_max(scores, sensitivity / 2, epsilon, rng, size)
