@@ -79,7 +79,7 @@ def _multi_indices(d, degree):
 
 
 def multi_indices(d, degree):
-    """All multi-indices κ ∈ ℕ₀^d with |κ| ≤ p, in graded order (Section 6.1; the paper's Lemma B.8).
+    """All multi-indices κ ∈ ℕ₀^d with |κ| ≤ p, in graded order (Lemma 6.2, Section 6.2; the paper's Lemma B.8).
 
     Degree k = 0, 1, …, p in turn; within one degree, the multisets of
     coordinates {i₁ ≤ … ≤ i_k} in lexicographic order (so for d = 2:
