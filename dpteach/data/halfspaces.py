@@ -16,7 +16,8 @@ from scipy import stats
 import functools
 import math
 
-from .._validation import as_rng, check_choice, check_finite_array, check_int, check_probability
+from .._validation import as_rng, check_finite_array, check_int, check_probability
+from ..logconcave import MARGINALS, sample_marginal
 from .generic import flip_labels
 
 __all__ = [
@@ -295,7 +296,7 @@ def structured_noise_opt(threshold=0.3, noise_mass=0.1):
 
 # --- product log-concave marginals (Appendix D) ----------------------------------------------
 
-LOGCONCAVE_MARGINALS = ("uniform", "laplace")
+LOGCONCAVE_MARGINALS = MARGINALS
 
 
 def product_logconcave_sample(n, d, marginal="laplace", rng=None):
@@ -319,13 +320,7 @@ def product_logconcave_sample(n, d, marginal="laplace", rng=None):
     ValueError, TypeError
         For n, d < 1, an unknown marginal or a bad rng.
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
-    check_choice(marginal, "marginal", LOGCONCAVE_MARGINALS)
-    rng = as_rng(rng)
-    if marginal == "uniform":
-        return rng.uniform(-math.sqrt(3.0), math.sqrt(3.0), size=(n, d))
-    return rng.laplace(0.0, 1.0 / math.sqrt(2.0), size=(n, d))
+    return sample_marginal(n, d, marginal, rng)
 
 
 def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0.0, noise_rate=0.0, rng=None):
