@@ -1,0 +1,502 @@
+"""Chapter 6: the normalised probabilists' Hermite basis, the feature map ψ_p and radial clipping.
+
+h_m = He_m/√(m!) is orthonormal in L²(N(0, 1)) (the paper's Lemma B.8), the
+tensor products h_κ(x) = Π_i h_{κ_i}(x_i) with |κ| ≤ p are an orthonormal basis
+of the polynomials of degree ≤ p in L²(N(0, I_d)), and the feature map
+ψ_p(x) = (h_κ(x))_{|κ| ≤ p} has D_p = C(d + p, p) coordinates. Radial clipping
+at radius T makes every loss ⟨v, ψ̄(x)⟩ − y T-Lipschitz in v (Lemma C.2 and
+Remark 3 of the paper say how large T must be).
+
+Nothing here touches private data: the basis, the multi-index order and the
+clipping radius are public (``clip_radius`` draws *synthetic* Gaussians).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_positive,
+                          check_probability)
+
+__all__ = [
+    "multi_indices",
+    "feature_dimension",
+    "hermite_1d",
+    "hermite_features",
+    "iter_hermite_features",
+    "hermite_feature_sum",
+    "clip_features",
+    "clip_radius",
+    "CLIP_RULES",
+    "threshold_hermite_coefficients",
+    "halfspace_hermite_coefficients",
+]
+
+CLIP_RULES = ("2sqrtD", "markov", "eq25")
+
+# About 32 MB of float64 per chunk: large enough that the per-chunk Python
+# overhead (one multiply per column) is negligible, small enough to stay in memory.
+_CHUNK_ENTRIES = 4_000_000
+
+
+def feature_dimension(d, degree):
+    """D_p = C(d + p, p), the number of Hermite features of degree ≤ p in d variables.
+
+    Parameters
+    ----------
+    d : int, d ≥ 1
+    degree : int, degree ≥ 1
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-integers or values below 1.
+    """
+    d = check_int(d, "d", minimum=1)
+    degree = check_int(degree, "degree", minimum=1)
+    return math.comb(d + degree, degree)
+
+
+def _multi_indices(d, degree):
+    """Graded order: degree k = 0..p, and within a degree lexicographic in the sorted coordinate list."""
+    from itertools import combinations_with_replacement
+
+    rows = []
+    for k in range(degree + 1):
+        for combo in combinations_with_replacement(range(d), k):
+            kappa = [0] * d
+            for i in combo:
+                kappa[i] += 1
+            rows.append(kappa)
+    return np.array(rows, dtype=np.int64).reshape(len(rows), d)
+
+
+def multi_indices(d, degree):
+    """All multi-indices κ ∈ ℕ₀^d with |κ| ≤ p, in graded order (Lemma 6.2, Section 6.2; the paper's Lemma B.8).
+
+    Degree k = 0, 1, …, p in turn; within one degree, the multisets of
+    coordinates {i₁ ≤ … ≤ i_k} in lexicographic order (so for d = 2:
+    (0,0), (1,0), (0,1), (2,0), (1,1), (0,2), …). Row j is the multi-index of
+    column j of :func:`hermite_features`.
+
+    Parameters
+    ----------
+    d : int, d ≥ 1
+        Dimension.
+    degree : int, degree ≥ 1
+        Maximal total degree p.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (D, d)
+        D = C(d + p, p). Cost O(D·d).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-integers or values below 1.
+    """
+    d = check_int(d, "d", minimum=1)
+    degree = check_int(degree, "degree", minimum=1)
+    return _multi_indices(d, degree)
+
+
+def _hermite_rows(x, degree):
+    """(degree + 1, n) array H[m] = h_m(x) by the three-term recurrence, x a 1-D float array."""
+    out = np.empty((degree + 1, x.size))
+    out[0] = 1.0
+    if degree >= 1:
+        out[1] = x
+    for m in range(1, degree):
+        # h_{m+1} = (x h_m − √m h_{m−1}) / √(m+1), from He_{m+1} = x He_m − m He_{m−1}.
+        np.multiply(x, out[m], out=out[m + 1])
+        out[m + 1] -= math.sqrt(m) * out[m - 1]
+        out[m + 1] /= math.sqrt(m + 1)
+    return out
+
+
+def hermite_1d(x, degree):
+    """h_0(x), …, h_p(x) with h_m = He_m/√(m!), by the three-term recurrence (the paper's Lemma B.8).
+
+    h_{m+1}(x) = (x·h_m(x) − √m·h_{m−1}(x))/√(m+1), which is stable in floating
+    point (unlike expanding the monomial coefficients). The h_m are orthonormal
+    under N(0, 1) and h_m′ = √m·h_{m−1}.
+
+    Parameters
+    ----------
+    x : array_like of finite floats, any shape (a scalar gives shape (p + 1,))
+    degree : int, degree ≥ 1
+
+    Returns
+    -------
+    numpy.ndarray, shape x.shape + (p + 1,)
+        [..., m] = h_m(x). Cost O(size(x)·p).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf or non-numeric x, an empty x, or degree < 1.
+    """
+    x = check_finite_array(x, "x")
+    degree = check_int(degree, "degree", minimum=1)
+    rows = _hermite_rows(x.ravel(), degree)
+    return np.moveaxis(rows.reshape((degree + 1,) + x.shape), 0, -1)
+
+
+def _parents(kappas):
+    """For each κ ≠ 0: the row of κ with its last non-zero coordinate i set to 0, plus i and κ_i.
+
+    Then h_κ(x) = h_{parent}(x)·h_{κ_i}(x_i), and the parent has lower degree,
+    so it comes earlier in graded order.
+    """
+    lookup = {tuple(k): j for j, k in enumerate(kappas.tolist())}
+    parent = np.zeros(len(kappas), dtype=np.int64)
+    coord = np.zeros(len(kappas), dtype=np.int64)
+    power = np.zeros(len(kappas), dtype=np.int64)
+    for j, kappa in enumerate(kappas.tolist()):
+        nonzero = [i for i, k in enumerate(kappa) if k]
+        if not nonzero:
+            continue
+        i = nonzero[-1]
+        reduced = list(kappa)
+        reduced[i] = 0
+        parent[j], coord[j], power[j] = lookup[tuple(reduced)], i, kappa[i]
+    return parent, coord, power
+
+
+_PLAN_CACHE: dict = {}
+
+
+def _plan(d, degree):
+    key = (d, degree)
+    if key not in _PLAN_CACHE:
+        kappas = _multi_indices(d, degree)
+        _PLAN_CACHE[key] = _parents(kappas)
+    return _PLAN_CACHE[key]
+
+
+def _features(X, degree):
+    """ψ_p(X) for validated X (n, d): a (D, n) C-ordered buffer filled row by row, returned transposed."""
+    n, d = X.shape
+    parent, coord, power = _plan(d, degree)
+    # Univariate factors: (d, p + 1, n), each row contiguous; O(n·d·p), small next to the output.
+    factors = np.empty((d, degree + 1, n))
+    for i in range(d):
+        factors[i] = _hermite_rows(np.ascontiguousarray(X[:, i]), degree)
+    out = np.empty((parent.size, n))
+    out[0] = 1.0
+    for j in range(1, parent.size):
+        if parent[j] == 0:
+            out[j] = factors[coord[j], power[j]]
+        else:
+            np.multiply(out[parent[j]], factors[coord[j], power[j]], out=out[j])
+    return out.T
+
+
+def hermite_features(X, degree):
+    """The feature map ψ_p(x) = (h_κ(x))_{|κ| ≤ p} of Section 6.2 (the paper's Section 2).
+
+    Column j is Π_i h_{κ_i}(x_i) for κ = ``multi_indices(d, degree)[j]``. Each
+    column is computed as *one* product of an earlier column (κ with its last
+    non-zero coordinate dropped) and one univariate factor h_{κ_i}(x_i): a
+    single pass over the output, vectorised over samples.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    degree : int, degree ≥ 1
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, D), D = C(d + p, p)
+        A Fortran-ordered array (the transpose of a C-ordered (D, n) buffer);
+        ``F @ v`` and ``F.T @ w`` are as fast as for a C-ordered one. Cost
+        O(n·D) time and 8·n·D bytes; for sums over samples use
+        :func:`hermite_feature_sum`, which never holds the whole matrix.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf, a non-2-D or empty X, or degree < 1.
+    """
+    X = check_finite_array(X, "X", ndim=2)
+    degree = check_int(degree, "degree", minimum=1)
+    return _features(X, degree)
+
+
+def _chunk_size(n_columns, chunk_size):
+    if chunk_size is None:
+        return max(1, _CHUNK_ENTRIES // n_columns)
+    return chunk_size
+
+
+def iter_hermite_features(X, degree, chunk_size=None):
+    """Yield ``(start, ψ_p(X[start:start + b]))`` chunk by chunk, for sums and products over samples.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    degree : int, degree ≥ 1
+    chunk_size : int ≥ 1, optional
+        Rows per chunk b; default about 32 MB of features per chunk.
+
+    Yields
+    ------
+    (int, numpy.ndarray of shape (b, D))
+        Cost O(n·D) time in total, O(b·D) memory.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`hermite_features`, and for chunk_size < 1.
+    """
+    X = check_finite_array(X, "X", ndim=2)
+    degree = check_int(degree, "degree", minimum=1)
+    if chunk_size is not None:
+        chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+    return _iter_features(X, degree, chunk_size)
+
+
+def _iter_features(X, degree, chunk_size):
+    size = _chunk_size(math.comb(X.shape[1] + degree, degree), chunk_size)
+    for start in range(0, X.shape[0], size):
+        yield start, _features(X[start:start + size], degree)
+
+
+def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
+    """Σ_i w_i·ψ_p(x_i) (or the clipped ψ̄_{p,T}), chunk by chunk, without the whole (n, D) matrix.
+
+    With ``weights = y`` this is n times the empirical Hermite correlation
+    vector (1/n)Σ y_i ψ(x_i) that chapter 7 privatises; with ``radius = T``
+    every ψ(x_i) is first clipped radially to norm ≤ T, which bounds the
+    replace-one sensitivity of the sum by 2T·max|w_i| (not privatised here).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    degree : int, degree ≥ 1
+    weights : array_like, shape (n,), finite, optional
+        Default all ones.
+    radius : float > 0, optional
+        Clipping radius T; default no clipping.
+    chunk_size : int ≥ 1, optional
+
+    Returns
+    -------
+    numpy.ndarray, shape (D,)
+        Cost O(n·D) time, O(chunk·D) memory.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`hermite_features`; for weights of the wrong length or with
+        NaN/inf; for radius ≤ 0; for chunk_size < 1.
+    """
+    X = check_finite_array(X, "X", ndim=2)
+    degree = check_int(degree, "degree", minimum=1)
+    if weights is None:
+        weights = np.ones(X.shape[0])
+    else:
+        weights = check_finite_array(weights, "weights", shape=(X.shape[0],))
+    if radius is not None:
+        radius = check_positive(radius, "radius")
+    if chunk_size is not None:
+        chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+    total = np.zeros(math.comb(X.shape[1] + degree, degree))
+    for start, F in _iter_features(X, degree, chunk_size):
+        w = weights[start:start + F.shape[0]]
+        if radius is not None:
+            w = w * _clip_scale(F, radius)
+        total += w @ F
+    return total
+
+
+def _clip_scale(F, radius):
+    """s_i = min(1, T/‖F_i‖), with s_i = 1 for a zero row."""
+    norms = np.sqrt(np.einsum("ij,ij->i", F, F))
+    return np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
+
+
+def clip_features(F, radius):
+    """Radial clipping ψ̄_{p,T}(x) = s(x)·ψ_p(x), s(x) = min(1, T/‖ψ_p(x)‖₂) (the paper's Section 2).
+
+    Every clipped row has norm ≤ T, so each L1 loss |⟨v, ψ̄(x)⟩ − y| is
+    T-Lipschitz in v (the paper's Proposition C.1); rows already inside the
+    ball are unchanged. T must be public (data-independent) for the privacy
+    argument.
+
+    Parameters
+    ----------
+    F : array_like, shape (n, D), finite
+        Feature rows (typically ``hermite_features(X, p)``).
+    radius : float > 0
+        The clipping radius T.
+
+    Returns
+    -------
+    (F_clipped, scale) : shapes (n, D) and (n,)
+        scale_i = min(1, T/‖F_i‖) ∈ (0, 1]. Cost O(n·D).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf, a non-2-D or empty F, or radius ≤ 0.
+    """
+    F = check_finite_array(F, "F", ndim=2)
+    radius = check_positive(radius, "radius")
+    scale = _clip_scale(F, radius)
+    return F * scale[:, None], scale
+
+
+def _norm_sample(d, degree, n_draws, rng):
+    """‖ψ_p(X)‖₂ for n_draws synthetic X ~ N(0, I_d), chunked."""
+    X = rng.standard_normal((n_draws, d))
+    norms = np.empty(n_draws)
+    for start, F in _iter_features(X, degree, None):
+        norms[start:start + F.shape[0]] = np.sqrt(np.einsum("ij,ij->i", F, F))
+    return norms
+
+
+def _eq25_radius(norms, c_alpha):
+    """min{t > 0 : mean((1 − t/r_i)_+) ≤ cα} for a sample of norms r_i ≥ 1, exactly.
+
+    f(t) = (1/N)Σ_{r_i > t}(1 − t/r_i) is continuous, decreasing, and linear
+    between consecutive sorted norms, so the crossing is found by scanning.
+    """
+    r = np.sort(norms)[::-1]
+    N = r.size
+    k = np.arange(1, N + 1)
+    inv_cumsum = np.cumsum(1.0 / r)
+    # On the segment t ∈ [r_(k+1), r_(k)] (descending), f(t) = (k − t·S_k)/N.
+    t = (k - N * c_alpha) / inv_cumsum
+    lower = np.append(r[1:], 0.0)
+    ok = (t <= r) & (t >= lower) & (t > 0)
+    if not np.any(ok):
+        return float(r[0])
+    return float(t[np.flatnonzero(ok)[0]])
+
+
+def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
+    """The clipping radius T of Section 6.4, by one of the paper's three rules.
+
+    - ``"2sqrtD"``: T = 2√D_p (the paper's Section 2 and Lemma C.2; valid when
+      d ≥ 2p²/(cα), which notebook sizes do not meet, though the clipped mass
+      stays small in practice);
+    - ``"markov"``: T = √(D_p/(cα)) (the paper's Remark 3, any dimension: by
+      Markov, Pr[‖ψ_p‖ > T] ≤ D_p/T² = cα; we read the printed √D_p/(cα) as
+      √(D_p/(cα)), which is what Eq. (7) needs);
+    - ``"eq25"``: the smallest T with E[(1 − T/‖ψ_p(X)‖)_+] ≤ cα (the paper's
+      Eq. (25)), estimated on ``n_draws`` synthetic X ~ N(0, I_d).
+
+    Privacy: none of the rules reads private data (the marginal is known), so T
+    is public.
+
+    Parameters
+    ----------
+    d : int ≥ 1
+    degree : int ≥ 1
+    c_alpha : float in (0, 1)
+        The allowed clipping bias cα.
+    rule : {"2sqrtD", "markov", "eq25"}
+    n_draws : int ≥ 100
+        Monte Carlo draws for "eq25" (ignored otherwise). Cost O(n_draws·D_p).
+    rng : seed or Generator
+        For the synthetic draws of "eq25"; the default 0 makes T reproducible.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError, ValueError
+        For d, degree < 1, cα ∉ (0, 1), an unknown rule, n_draws < 100 or a bad rng.
+    """
+    d = check_int(d, "d", minimum=1)
+    degree = check_int(degree, "degree", minimum=1)
+    c_alpha = check_probability(c_alpha, "c_alpha")
+    check_choice(rule, "rule", CLIP_RULES)
+    n_draws = check_int(n_draws, "n_draws", minimum=100)
+    rng = as_rng(rng)
+    D = math.comb(d + degree, degree)
+    if rule == "2sqrtD":
+        return 2.0 * math.sqrt(D)
+    if rule == "markov":
+        return math.sqrt(D / c_alpha)
+    return _eq25_radius(_norm_sample(d, degree, n_draws, rng), c_alpha)
+
+
+def threshold_hermite_coefficients(theta, degree):
+    """Exact Hermite coefficients c_k = E[sign(Z − θ)·h_k(Z)], Z ~ N(0, 1), k = 0..p (Section 6.2).
+
+    c_0 = 1 − 2Φ(θ) and, for k ≥ 1, c_k = 2φ(θ)·h_{k−1}(θ)/√k, from
+    ∫_θ^∞ He_k φ = He_{k−1}(θ)φ(θ). The degree-p projection Σ_k c_k h_k is the
+    best L² approximation of the threshold; Σ c_k² ≤ 1 (Bessel).
+
+    Parameters
+    ----------
+    theta : float, finite
+    degree : int ≥ 1
+
+    Returns
+    -------
+    numpy.ndarray, shape (p + 1,). Cost O(p).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-finite θ or degree < 1.
+    """
+    theta = float(check_finite_array(theta, "theta", ndim=0))
+    degree = check_int(degree, "degree", minimum=1)
+    h = _hermite_rows(np.array([theta]), degree)[:, 0]
+    density = math.exp(-0.5 * theta * theta) / math.sqrt(2.0 * math.pi)
+    coefficients = np.empty(degree + 1)
+    coefficients[0] = 1.0 - 2.0 * special.ndtr(theta)
+    k = np.arange(1, degree + 1)
+    coefficients[1:] = 2.0 * density * h[:-1] / np.sqrt(k)
+    return coefficients
+
+
+def halfspace_hermite_coefficients(normal, threshold, degree):
+    """Exact coefficients of the degree-p L² projection of x ↦ sign(⟨w, x⟩ − t), in ψ_p's order.
+
+    With θ = t and ‖w‖ = 1, [Π_p h_{w,t}]_κ = c_{|κ|}(θ)·√(|κ|!/κ!)·w^κ
+    (c from :func:`threshold_hermite_coefficients`), because
+    h_k(⟨w, x⟩) = Σ_{|κ|=k} √(k!/κ!) w^κ h_κ(x). An "oracle polynomial" for
+    tests; its coefficient norm is ≤ 1.
+
+    Parameters
+    ----------
+    normal : array_like, shape (d,), finite, non-zero (normalised here)
+    threshold : float, finite
+    degree : int ≥ 1
+
+    Returns
+    -------
+    numpy.ndarray, shape (D,). Cost O(D·d).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a zero, non-finite or non-1-D normal, a non-finite threshold, degree < 1.
+    """
+    w = check_finite_array(normal, "normal", ndim=1)
+    norm = np.linalg.norm(w)
+    if norm == 0:
+        raise ValueError("normal must be a non-zero vector (it is normalised to unit length), got all zeros")
+    w = w / norm
+    degree = check_int(degree, "degree", minimum=1)
+    c = threshold_hermite_coefficients(threshold, degree)
+    kappas = _multi_indices(w.size, degree)
+    total = kappas.sum(axis=1)
+    log_multinomial = special.gammaln(total + 1) - special.gammaln(kappas + 1).sum(axis=1)
+    monomial = np.prod(w[None, :] ** kappas, axis=1)
+    return c[total] * np.exp(0.5 * log_multinomial) * monomial

@@ -1,0 +1,176 @@
+"""Tests of the Lab 6 checkers (dpteach.labs.lab06) and of the generated student notebook.
+
+Reference solutions are written here (not read from the notebook); each
+typical wrong answer must be rejected with the hint for *that* mistake.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.polynomial import hermite as phys
+from numpy.polynomial import hermite_e as prob
+
+from dpteach.labs import BEGIN, LabCheckError, lab06
+from lab_helpers import check_student_version, code_cells
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab06_hermite.ipynb"
+
+
+# --- task 1 ---------------------------------------------------------------------------------
+
+def hermite_right(x, degree):
+    x = np.asarray(x, dtype=float)
+    out = np.empty(x.shape + (degree + 1,))
+    out[..., 0] = 1.0
+    out[..., 1] = x
+    for k in range(1, degree):
+        out[..., k + 1] = (x * out[..., k] - math.sqrt(k) * out[..., k - 1]) / math.sqrt(k + 1)
+    return out
+
+
+def hermite_unnormalised(x, degree):
+    return np.stack([prob.hermeval(x, np.eye(degree + 1)[k]) for k in range(degree + 1)], axis=-1)
+
+
+def hermite_physicists(x, degree):
+    return np.stack([phys.hermval(x, np.eye(degree + 1)[k]) / math.sqrt(2.0 ** k * math.factorial(k))
+                     for k in range(degree + 1)], axis=-1)
+
+
+def hermite_wrong_shape(x, degree):
+    return hermite_right(x, degree).T
+
+
+def test_task1_accepts_reference(capsys):
+    lab06.check_hermite_1d(hermite_right)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (hermite_unnormalised, "without the normalisation"),
+    (hermite_physicists, "physicists"),
+    (hermite_wrong_shape, "shape"),
+    (lambda x, degree: hermite_right(x, degree) * 1.01, "column"),
+])
+def test_task1_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_hermite_1d(wrong)
+
+
+def test_task1_refuses_the_library():
+    from dpteach.hermite import hermite_1d
+    with pytest.raises(LabCheckError, match="write this yourself"):
+        lab06.check_hermite_1d(hermite_1d)
+
+
+# --- task 2 ---------------------------------------------------------------------------------
+
+def _rho(eps, delta):
+    L = math.log(1 / delta)
+    return (math.sqrt(L + eps) - math.sqrt(L)) ** 2
+
+
+def sigma_right(T, n, eps, delta, K):
+    s = 2 * T / n
+    return s, s * math.sqrt(K / (2 * _rho(eps, delta)))
+
+
+def sigma_half_sensitivity(T, n, eps, delta, K):
+    s = T / n
+    return s, s * math.sqrt(K / (2 * _rho(eps, delta)))
+
+
+def sigma_one_step(T, n, eps, delta, K):
+    s = 2 * T / n
+    return s, s * math.sqrt(1 / (2 * _rho(eps, delta)))
+
+
+def sigma_strings(T, n, eps, delta, K):
+    s, sig = sigma_right(T, n, eps, delta, K)
+    return f"{s}", f"{sig}"
+
+
+def test_task2_accepts_reference(capsys):
+    lab06.check_step_sigma(sigma_right)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (sigma_half_sensitivity, "2T/n"),
+    (sigma_one_step, "K steps"),
+    (sigma_strings, "real numbers"),
+    (lambda *a: sigma_right(*a)[1], "tuple"),
+])
+def test_task2_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_step_sigma(wrong)
+
+
+# --- task 3 ---------------------------------------------------------------------------------
+
+def _grid(M):
+    return -1.0 + (2.0 * np.arange(1, M + 1) - 1.0) / M
+
+
+def _errors(z, y, grid):
+    return np.sum(np.where(z[:, None] - grid[None, :] >= 0, 1.0, -1.0) != y[:, None], axis=0)
+
+
+def select_right(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmax(-eps * _errors(z, y, grid) / 2 + rng.gumbel(size=M))])
+
+
+def select_argmin(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmin(_errors(z, y, grid))])
+
+
+def select_no_half(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmax(-eps * _errors(z, y, grid) + rng.gumbel(size=M))])
+
+
+def select_edges(z, y, M, eps, rng):
+    grid = -1.0 + 2.0 * np.arange(1, M + 1) / M
+    return float(grid[np.argmax(-eps * _errors(z, y, grid) / 2 + rng.gumbel(size=M))])
+
+
+def test_task3_accepts_reference(capsys):
+    lab06.check_select_threshold(select_right)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (select_argmin, "non-private argmin"),
+    (select_no_half, "missing the 1/2"),
+    (select_edges, "midpoints"),
+    (lambda *a: str(select_right(*a)), "float"),
+])
+def test_task3_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_select_threshold(wrong)
+
+
+# --- the notebook ---------------------------------------------------------------------------
+
+DUMMY_ARGUMENTS = {"x": np.zeros(3), "degree": 3, "lipschitz": 1.0, "n": 10, "epsilon": 1.0, "delta": 1e-5,
+                   "n_iterations": 5, "scores": np.zeros(3), "y": np.ones(3), "n_thresholds": 4, "rng": None}
+
+
+def test_lab_notebook_metadata_and_no_outputs():
+    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
+    sources = code_cells(NOTEBOOK)
+    assert sum(BEGIN in s for s in sources) >= 3
+    ids = [c["metadata"]["nbgrader"]["grade_id"] for c in notebook["cells"] if "nbgrader" in c["metadata"]]
+    assert len(ids) == len(set(ids)) and "task4-proof" in ids
+    called = {name for s in sources for name in lab06.__all__ if f"lab06.{name}(" in s}
+    assert called == set(lab06.__all__)
+
+
+def test_student_version_hides_solutions(tmp_path):
+    check_student_version(NOTEBOOK, lab06, DUMMY_ARGUMENTS, tmp_path)
