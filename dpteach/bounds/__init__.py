@@ -13,3 +13,8 @@ from .generic import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
 
 __all__ = basics.__all__ + generic.__all__ + local.__all__
+
+from . import fingerprinting  # noqa: E402
+from .fingerprinting import *  # noqa: E402,F401,F403
+
+__all__ += fingerprinting.__all__

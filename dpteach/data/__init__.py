@@ -12,3 +12,8 @@ from .halfspaces import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
 
 __all__ = basics.__all__ + generic.__all__ + local.__all__ + halfspaces.__all__
+
+from . import fingerprinting  # noqa: E402
+from .fingerprinting import *  # noqa: E402,F401,F403
+
+__all__ += fingerprinting.__all__
