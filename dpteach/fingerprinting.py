@@ -10,8 +10,8 @@ Read top to bottom, this module follows the chapter:
    trials) and its summaries: the ROC curve, the exact Mann–Whitney AUC, and
    a threshold calibrated to a target false-positive rate;
 3. the hypothesis-testing envelope that caps every (ε, δ)-DP membership test
-   (Theorem 4.7);
-4. the fingerprinting lemma, Bernoulli (Lemma 4.4) and Gaussian (Lemma 4.5),
+   (Theorem 4.3);
+4. the fingerprinting lemma, Bernoulli (Lemma 4.7) and Gaussian (Lemma 4.8),
    by Monte Carlo;
 5. the estimators the chapter attacks: the exact mean, the clipped
    Gaussian-mechanism mean, a mean with noise at a target accuracy, and
@@ -287,7 +287,7 @@ def printed_threshold_sparse(s, delta, sigma=1.0):
 
 def membership_scores(sample, estimator, statistic, n, n_trials, rng=None, pooled=True, chunk=None,
                       progress=None):
-    """Scores of members and non-members of a released estimate (chapter 4, Algorithm 4.1).
+    """Scores of members and non-members of a released estimate (chapter 4, Algorithm 4.2).
 
     Per trial: draw 2n records; the first n are the members D; release
     M = ``estimator(D, rng=...)``; score the n members and the n fresh
@@ -474,7 +474,7 @@ def calibrate_threshold(out_scores, fpr):
 # --- 3. the envelope of (ε, δ)-DP tests --------------------------------------------------------
 
 def dp_roc_envelope(fpr, epsilon, delta):
-    """The largest TPR of any membership test against an (ε, δ)-DP release (chapter 4, Theorem 4.7).
+    """The largest TPR of any membership test against an (ε, δ)-DP release (chapter 4, Theorem 4.3).
 
     min{e^ε·FPR + δ, 1 − e^{−ε}(1 − δ − FPR)}, capped to [0, 1]
     (Wasserman & Zhou 2010; Kairouz, Oh & Viswanath 2015). The first term is
@@ -522,7 +522,7 @@ def _call_f(f, x, name="f"):
 
 
 def fingerprinting_lemma_mc(f, n, n_draws, rng=None):
-    """Monte-Carlo check of the Bernoulli fingerprinting lemma (chapter 4, Lemma 4.4).
+    """Monte-Carlo check of the Bernoulli fingerprinting lemma (chapter 4, Lemma 4.7).
 
     Draws p ~ U[−1, 1] and x ∈ {±1}ⁿ i.i.d. with mean p, and estimates the
     correlation term E[f(x)·Σᵢ(xᵢ − p)], the accuracy term 2E|f(x) − p| and
@@ -571,7 +571,7 @@ def fingerprinting_lemma_mc(f, n, n_draws, rng=None):
 
 
 def gaussian_fingerprinting_mc(f, n, mu, sigma, n_draws, rng=None, step=None):
-    """Monte-Carlo check of the Gaussian fingerprinting lemma (Stein's identity; chapter 4, Lemma 4.5).
+    """Monte-Carlo check of the Gaussian fingerprinting lemma (Stein's identity; chapter 4, Lemma 4.8).
 
     For x₁, …, xₙ i.i.d. N(μ, σ²) and g(μ) = E_μ f(x), Stein's identity says
     E_μ[f(x)·Σᵢ(xᵢ − μ)] = σ²·g′(μ). Estimates the left side, and g′(μ) by a
@@ -639,7 +639,7 @@ def _clip_rows(records, radius, center):
 
 
 def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None):
-    """The clipped Gaussian-mechanism mean (chapter 4, Algorithm 4.2): (ε, δ)-DP.
+    """The clipped Gaussian-mechanism mean (chapter 4, Algorithm 4.4): (ε, δ)-DP.
 
     Each record is projected onto the ℓ2 ball of radius R around a public
     centre c; the mean of the clipped records has replace-one ℓ2 sensitivity

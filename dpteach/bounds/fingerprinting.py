@@ -18,7 +18,7 @@ __all__ = ["score_attack_separation", "predicted_auc", "predicted_tpr", "sample_
 
 
 def score_attack_separation(sigma, d, n, alpha):
-    """Standardised separation Δ = σd/(nα) of member and non-member scores (chapter 4, Eq. (eq-separation)).
+    """Standardised separation Δ = σd/(nα) of member and non-member scores (chapter 4, Proposition 4.9).
 
     For M = x̄ + W with E‖M − μ‖² = α², a member's score has mean σ²d/n, a
     non-member's mean 0, and both have variance ≈ σ²α² (Gaussian approximation,
@@ -62,10 +62,10 @@ def sample_mean_error(sigma, d, n):
 
 
 def dp_mean_frontier(sigma, d, n, epsilon, delta):
-    """The privacy term α ≈ σd√(log(1/δ))/(nε) of mean estimation (chapter 4, Theorem 4.3). Shape only.
+    """The privacy term α ≈ σd√(log(1/δ))/(nε) of mean estimation (chapter 4, Eq. (eq-dp-frontier)). Shape only.
 
     Below this error an (ε, δ)-DP estimator cannot go (for δ <= n^{-(1+τ)},
-    ε = O(1)), up to a constant the source does not give: plot it as "(shape)".
+    ε = O(1); Theorem 4.6 with Lemma 4.7), up to a constant the source does not give: plot it as "(shape)".
     """
     sigma = check_positive(sigma, "sigma")
     d = check_positive_array(d, "d")

@@ -196,7 +196,8 @@ def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
     run measures its FPR and TPR, next to those of the printed threshold
     σ²√(8d log(1/δ)) at δ = target FPR.
 
-    Returns dict with ``in_scores``, ``out_scores`` (evaluation run) and
+    Returns dict with ``in_scores``, ``out_scores`` (evaluation run),
+    ``calibration`` (the calibration run's non-member scores) and
     ``rows``: one dict per target FPR with ``target``, ``printed``,
     ``calibrated``, and the measured ``fpr``/``tpr`` of each.
     """
@@ -221,7 +222,7 @@ def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
                      "printed_tpr": float(np.mean(in_scores > printed)),
                      "calibrated_fpr": float(np.mean(out_scores > calibrated)),
                      "calibrated_tpr": float(np.mean(in_scores > calibrated))})
-    return {"in_scores": in_scores, "out_scores": out_scores, "rows": rows}
+    return {"in_scores": in_scores, "out_scores": out_scores, "calibration": calibration, "rows": rows}
 
 
 def regression_noise_sd(d, n, epsilon, delta, sigma=1.0):
