@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_choice, check_finite_array, check_int, check_positive
+from ..fingerprinting import _numeric
+from .._validation import as_rng, check_choice, check_int, check_positive
 
 __all__ = ["uniform_box_mean", "gaussian_records", "sign_records", "sparse_coefficients", "regression_records"]
+
 
 
 def uniform_box_mean(d, half_width=1.0, rng=None):
@@ -34,7 +36,7 @@ def gaussian_records(n_trials, n_records, mu, sigma=1.0, rng=None):
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     n_records = check_int(n_records, "n_records", minimum=1)
-    mu = check_finite_array(mu, "mu", ndim=1)
+    mu = _numeric(mu, "mu", ndim=1)
     sigma = check_positive(sigma, "sigma")
     noise = as_rng(rng).standard_normal((n_trials, n_records, mu.size))
     return mu + sigma * noise
@@ -49,7 +51,7 @@ def sign_records(n_trials, n_records, p, rng=None):
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     n_records = check_int(n_records, "n_records", minimum=1)
-    p = check_finite_array(p, "p", ndim=1)
+    p = _numeric(p, "p", ndim=1)
     if np.any(np.abs(p) > 1):
         raise ValueError(f"p must lie in [-1, 1] (coordinate means of ±1 data), found {p[np.abs(p) > 1][0]!r}")
     uniform = as_rng(rng).random((n_trials, n_records, p.size))
@@ -87,7 +89,7 @@ def regression_records(n_trials, n_records, beta, sigma=1.0, rng=None):
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     n_records = check_int(n_records, "n_records", minimum=1)
-    beta = check_finite_array(beta, "beta", ndim=1)
+    beta = _numeric(beta, "beta", ndim=1)
     sigma = check_positive(sigma, "sigma")
     rng = as_rng(rng)
     x = np.where(rng.random((n_trials, n_records, beta.size)) < 0.5, 1.0, -1.0)
