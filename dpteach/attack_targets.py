@@ -1,0 +1,222 @@
+"""The estimators that chapter 4 ("Lower bounds by fingerprinting") attacks, and the array checks they share.
+
+The exact mean, the clipped Gaussian-mechanism mean (Algorithm 4.4) with its
+deliberately broken σ/4 variant, a mean with noise at a target accuracy,
+and (noisy) least squares. Every estimator maps records (..., n, p) to
+releases (..., q), vectorised over a leading axis of trials, and has the
+signature ``estimator(records, ..., rng=None)``. ``dpteach.fingerprinting``
+re-exports them; import them from there.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive
+from .mechanisms import gaussian_sigma
+
+__all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
+
+
+def _numeric(values, name, **kwargs):
+    """check_finite_array that also refuses strings, booleans and objects (a '0.5' is not a number)."""
+    kind = np.asarray(values).dtype.kind if not isinstance(values, (str, bytes)) else "U"
+    if kind not in "iuf":
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got {values!r}")
+    return check_finite_array(values, name, **kwargs)
+
+
+def _records(records, name="records"):
+    """(..., k, p) float array with at least one record."""
+    return _numeric(records, name, ndim=(2, 3))
+
+
+def _responses(values, name, x):
+    """A response array with the shape of ``x`` without its last axis."""
+    arr = _numeric(values, name, ndim=(1, 2))
+    if arr.shape != x.shape[:-1]:
+        raise ValueError(f"{name} must have shape {x.shape[:-1]} (one response per row of x), got {arr.shape}")
+    return arr
+
+
+# --- 5. the estimators to attack --------------------------------------------------------------
+
+def exact_mean(records, rng=None):
+    """The sample mean of the records: (..., n, d) → (..., d). Not private (chapter 4, T1).
+
+    ``rng`` is accepted (and validated) so that every estimator has the same
+    signature; it is not used. Cost O(n·d) per trial.
+    """
+    records = _records(records)
+    as_rng(rng)
+    return records.mean(axis=-2)
+
+
+def _clip_rows(records, radius, center):
+    # Scale each row towards the centre onto the ℓ2 ball: ‖clipped − c‖ <= R.
+    offsets = records - center
+    norms = np.linalg.norm(offsets, axis=-1, keepdims=True)
+    factors = np.minimum(1.0, radius / np.maximum(norms, 1e-300))
+    return center + offsets * factors
+
+
+def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None):
+    """The clipped Gaussian-mechanism mean (chapter 4, Algorithm 4.4): (ε, δ)-DP.
+
+    Each record is projected onto the ℓ2 ball of radius R around a public
+    centre c; the mean of the clipped records has replace-one ℓ2 sensitivity
+    2R/n (two clipped records differ by at most 2R); the release adds
+    N(0, σ²I) with σ = ``dpteach.mechanisms.gaussian_sigma(2R/n, ε, δ)``
+    (the analytic Gaussian mechanism, valid for every ε).
+
+    Parameters
+    ----------
+    records : array_like, shape (n, d) or (T, n, d)
+        The private data (T independent datasets, optional).
+    epsilon : float, 0 < ε < inf
+    delta : float, 0 < δ < 1
+    radius : float, > 0
+        The clipping radius R (choose it so that honest records are rarely clipped).
+    center : array_like, shape (d,), optional
+        Public centre of the ball (default 0); must not depend on the data.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (d,) or (T, d)
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arrays, ε, δ, R or rng.
+
+    Notes
+    -----
+    Privacy: (ε, δ)-DP for replace-one neighbours (chapter 1, Gaussian
+    mechanism; clipping is a per-record map, so it costs nothing). Each record
+    is touched once, by the clipping. Cost O(n·d) per trial.
+    """
+    records = _records(records)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    radius = check_positive(radius, "radius")
+    center = np.zeros(records.shape[-1]) if center is None else _numeric(
+        center, "center", shape=(records.shape[-1],))
+    rng = as_rng(rng)
+    n = records.shape[-2]
+    sigma = gaussian_sigma(2 * radius / n, epsilon, delta)
+    clipped_mean = _clip_rows(records, radius, center).mean(axis=-2)
+    return clipped_mean + rng.normal(0.0, sigma, size=clipped_mean.shape)
+
+
+def _clipped_gaussian_mean_quarter_noise(records, epsilon, delta, radius, center=None, rng=None):
+    """BROKEN on purpose: :func:`clipped_gaussian_mean` with σ/4 (for the envelope test and the audit demo).
+
+    Adds a quarter of the noise the Gaussian mechanism needs, so it is not
+    (ε, δ)-DP; the chapter's envelope check and ``dpteach.audit`` catch it.
+    """
+    records = _records(records)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    radius = check_positive(radius, "radius")
+    center = np.zeros(records.shape[-1]) if center is None else _numeric(
+        center, "center", shape=(records.shape[-1],))
+    rng = as_rng(rng)
+    sigma = gaussian_sigma(2 * radius / records.shape[-2], epsilon, delta) / 4
+    clipped_mean = _clip_rows(records, radius, center).mean(axis=-2)
+    return clipped_mean + rng.normal(0.0, sigma, size=clipped_mean.shape)
+
+
+def accuracy_noise_sd(alpha, sigma, d, n):
+    """Per-coordinate noise s_W with E‖x̄ + W − μ‖² = α² for N(μ, σ²I) data: √(α²/d − σ²/n) (chapter 4, T3).
+
+    The sample mean's own error is σ√(d/n); a target below it cannot be reached.
+
+    Parameters
+    ----------
+    alpha : float, > 0
+        Target ℓ2 accuracy (root mean squared error).
+    sigma : float, > 0
+    d, n : int, >= 1
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad parameters, or α < σ√(d/n) (the requested accuracy is out of reach).
+    """
+    alpha = check_positive(alpha, "alpha")
+    sigma = check_positive(sigma, "sigma")
+    d = check_int(d, "d", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    floor = sigma * math.sqrt(d / n)
+    if alpha < floor * (1 - 1e-12):
+        raise ValueError(f"alpha must be at least the sample mean's error sigma*sqrt(d/n) = {floor:.6g} "
+                         f"(d={d}, n={n}, sigma={sigma:g}), got {alpha!r}")
+    return math.sqrt(max(0.0, alpha ** 2 / d - sigma ** 2 / n))
+
+
+def noisy_mean(records, noise_sd, rng=None):
+    """The sample mean plus N(0, s_W² I): the estimator of the phase diagram (chapter 4, T3).
+
+    With ``noise_sd = accuracy_noise_sd(α, σ, d, n)`` its ℓ2 error is α. It is
+    *not* calibrated to a privacy level; the phase diagram asks only how
+    accurate it is. Cost O(n·d) per trial.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad arrays, a negative or non-finite noise_sd, or a bad rng.
+    """
+    records = _records(records)
+    noise_sd = check_positive(noise_sd, "noise_sd", allow_zero=True)
+    rng = as_rng(rng)
+    mean = records.mean(axis=-2)
+    return mean + rng.normal(0.0, 1.0, size=mean.shape) * noise_sd
+
+
+def ols_estimate(x, y):
+    """Ordinary least squares (XᵀX)⁻¹Xᵀy, batched over trials (chapter 4, T7; the non-private target).
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d) or (T, n, d), with n >= d and XᵀX invertible
+    y : array_like, shape (n,) or (T, n)
+
+    Returns
+    -------
+    ndarray, shape (d,) or (T, d). Cost O(n·d² + d³) per trial.
+
+    Raises
+    ------
+    ValueError
+        For bad arrays, n < d, or a singular XᵀX.
+    """
+    x = _records(x, "x")
+    y = _responses(y, "y", x)
+    if x.shape[-2] < x.shape[-1]:
+        raise ValueError(f"x must have at least as many rows as columns for OLS, got shape {x.shape}")
+    gram = np.einsum("...nd,...ne->...de", x, x)
+    moment = np.einsum("...nd,...n->...d", x, y)
+    try:
+        return np.linalg.solve(gram, moment[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        raise ValueError("x'x is singular: the covariates are collinear") from None
+
+
+def noisy_ols(x, y, noise_sd, rng=None):
+    """OLS plus N(0, s_W² I): the stand-in for a private regression estimator (chapter 4, T7).
+
+    Chapter 5 calibrates s_W to (ε, δ) (Cai, Wang & Zhang's noisy OLS
+    β̂(X, f_T(y)) + W, the paper's Theorem 19); here the caller chooses s_W,
+    so this function by itself promises no privacy. Cost O(n·d² + d³) per trial.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`ols_estimate`, or for a negative noise_sd or bad rng.
+    """
+    beta = ols_estimate(x, y)
+    noise_sd = check_positive(noise_sd, "noise_sd", allow_zero=True)
+    return beta + as_rng(rng).normal(0.0, 1.0, size=beta.shape) * noise_sd

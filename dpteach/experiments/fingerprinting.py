@@ -1,0 +1,291 @@
+"""Runners behind chapter 4's figures: tracing the mean (T1–T3), thresholds (T8) and regression (T7).
+
+Each runner draws its population with ``dpteach.data``, runs
+``dpteach.fingerprinting.membership_scores`` for every estimator on the
+*same* records (common random numbers: each estimator gets the same seed
+in a cell, so differences between estimators are not sampling noise), and
+returns plain arrays. Long sweeps show a progress bar (silent when
+``DPTEACH_PROGRESS=0``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .. import data, fingerprinting
+from ..fingerprinting import _numeric
+from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive
+from ..mechanisms import gaussian_sigma
+from ._progress import check_repetitions, progress
+
+__all__ = ["clipping_radius", "dp_delta", "auc_vs_ratio", "roc_experiment", "phase_diagram",
+           "threshold_experiment", "regression_noise_sd", "regression_experiment"]
+
+#: Records × columns above which membership_scores shows its own progress bar.
+_SLOW_ENTRIES = 3e7
+
+
+
+def _positive_ints(values, name):
+    arr = _numeric(values, name, ndim=1)
+    for v in arr:
+        if v != int(v) or v < 1:
+            raise ValueError(f"{name} must contain integers >= 1, found {v!r}")
+    return arr.astype(int)
+
+
+def _epsilons(values):
+    arr = _numeric(values, "epsilons", ndim=1)
+    for v in arr:
+        check_epsilon(float(v))
+    return [float(v) for v in arr]
+
+
+def clipping_radius(d, sigma=1.0, half_width=1.0):
+    """R = √(d(a² + σ²)): the ℓ2 radius that N(μ, σ²I) records with μ ∈ [−a, a]^d rarely exceed.
+
+    E‖x‖² = ‖μ‖² + σ²d <= d(a² + σ²); public, since it uses only the prior box.
+    """
+    d = check_int(d, "d", minimum=1)
+    sigma = check_positive(sigma, "sigma")
+    half_width = check_positive(half_width, "half_width")
+    return math.sqrt(d * (half_width ** 2 + sigma ** 2))
+
+
+def dp_delta(n):
+    """δ = n^{-1.1}: the regime δ <= n^{-(1+τ)} of the lower bounds (τ = 0.1)."""
+    n = check_int(n, "n", minimum=2)
+    return n ** -1.1
+
+
+def _mean_attack(d, sigma, rng):
+    mu = data.uniform_box_mean(d, 1.0, rng)
+    sample = functools.partial(data.gaussian_records, mu=mu, sigma=sigma)
+
+    def statistic(records, releases):
+        return fingerprinting.score_statistic(records, releases, mu)
+    return mu, sample, statistic
+
+
+def _dp_mean(d, n, epsilon, sigma, quarter=False):
+    estimator = fingerprinting._clipped_gaussian_mean_quarter_noise if quarter else fingerprinting.clipped_gaussian_mean
+    return functools.partial(estimator, epsilon=epsilon, delta=dp_delta(n), radius=clipping_radius(d, sigma))
+
+
+def _dp_mean_error(d, n, epsilon, sigma):
+    """ℓ2 error √(σ²d/n + d·s²) of the clipped Gaussian mean (clipping bias ignored)."""
+    noise = gaussian_sigma(2 * clipping_radius(d, sigma) / n, epsilon, dp_delta(n))
+    return math.sqrt(sigma ** 2 * d / n + d * noise ** 2)
+
+
+def _scores(sample, estimator, statistic, n, n_trials, seed, d):
+    slow = n_trials * 2 * n * d > _SLOW_ENTRIES
+    return fingerprinting.membership_scores(sample, estimator, statistic, n, n_trials, rng=seed,
+                                            progress=progress if slow else None)
+
+
+def auc_vs_ratio(ds, ns, epsilons, n_scores=2000, sigma=1.0, rng=None):
+    """T1: AUC of the score attack against the exact mean and clipped Gaussian means, over a (d, n) grid.
+
+    Parameters
+    ----------
+    ds, ns : sequences of int >= 1 (n >= 2)
+    epsilons : sequence of float > 0
+        Privacy levels of the DP means (δ = n^{-1.1}).
+    n_scores : int
+        Member scores per cell (trials = ⌈n_scores/n⌉, pooled).
+    sigma : float > 0
+    rng : seed or Generator
+
+    Returns
+    -------
+    dict with ``d``, ``n`` (grids), ``exact`` (AUC, shape (len(ds), len(ns))),
+    ``dp`` {ε: AUC array}, ``alpha_exact`` and ``alpha_dp`` {ε: ℓ2 errors}.
+    """
+    ds, ns = _positive_ints(ds, "ds"), _positive_ints(ns, "ns")
+    if np.any(ns < 2):
+        raise ValueError(f"ns must be >= 2 (δ = n^-1.1 < 1), got {ns.tolist()}")
+    epsilons = _epsilons(epsilons)
+    n_scores = check_repetitions(n_scores, "n_scores")
+    sigma = check_positive(sigma, "sigma")
+    rng = as_rng(rng)
+    shape = (ds.size, ns.size)
+    out = {"d": ds, "n": ns, "exact": np.empty(shape), "dp": {e: np.empty(shape) for e in epsilons},
+           "alpha_exact": np.empty(shape), "alpha_dp": {e: np.empty(shape) for e in epsilons}}
+    cells = [(i, j) for i in range(ds.size) for j in range(ns.size)]
+    for i, j in progress(cells, "T1: (d, n) grid"):
+        d, n = int(ds[i]), int(ns[j])
+        _, sample, statistic = _mean_attack(d, sigma, rng)
+        trials, seed = math.ceil(n_scores / n), int(rng.integers(2 ** 63))
+        out["exact"][i, j] = fingerprinting.auc(*_scores(sample, fingerprinting.exact_mean, statistic, n,
+                                                         trials, seed, d))
+        out["alpha_exact"][i, j] = sigma * math.sqrt(d / n)
+        for e in epsilons:
+            scores = _scores(sample, _dp_mean(d, n, e, sigma), statistic, n, trials, seed, d)
+            out["dp"][e][i, j] = fingerprinting.auc(*scores)
+            out["alpha_dp"][e][i, j] = _dp_mean_error(d, n, e, sigma)
+    return out
+
+
+def roc_experiment(d, n, epsilon, n_trials=20, sigma=1.0, rng=None, estimators=("exact", "dp", "quarter")):
+    """T2: member and non-member scores for the ROC figure at one (d, n, ε).
+
+    ``estimators`` picks from "exact" (sample mean), "dp" (clipped Gaussian
+    mean at (ε, n^{-1.1})) and "quarter" (the same with σ/4, not DP). All see
+    the same records. Returns {name: (in_scores, out_scores)} plus
+    ``alpha`` {name: ℓ2 error} and ``delta``.
+    """
+    d = check_int(d, "d", minimum=1)
+    n = check_int(n, "n", minimum=2)
+    epsilon = check_epsilon(epsilon)
+    n_trials = check_repetitions(n_trials, "n_trials")
+    sigma = check_positive(sigma, "sigma")
+    for name in estimators:
+        if name not in ("exact", "dp", "quarter"):
+            raise ValueError(f"estimators must be among 'exact', 'dp', 'quarter', got {name!r}")
+    rng = as_rng(rng)
+    _, sample, statistic = _mean_attack(d, sigma, rng)
+    seed = int(rng.integers(2 ** 63))
+    noise = gaussian_sigma(2 * clipping_radius(d, sigma) / n, epsilon, dp_delta(n))
+    out = {"alpha": {}, "delta": dp_delta(n)}
+    for name in estimators:
+        estimator = (fingerprinting.exact_mean if name == "exact"
+                     else _dp_mean(d, n, epsilon, sigma, quarter=(name == "quarter")))
+        out[name] = _scores(sample, estimator, statistic, n, n_trials, seed, d)
+        extra = {"exact": 0.0, "dp": noise, "quarter": noise / 4}[name]
+        out["alpha"][name] = math.sqrt(sigma ** 2 * d / n + d * extra ** 2)
+    return out
+
+
+def phase_diagram(d, ns, alpha_fractions, n_scores=2000, sigma=1.0, rng=None):
+    """T3: AUC of the score attack on x̄ + W at ℓ2 accuracy α = fraction·σ√d, over (α, n).
+
+    Cells with α < σ√(d/n) (more accurate than the sample mean) are NaN.
+    Returns dict ``n``, ``alpha`` (the α values) and ``auc`` (shape
+    (len(alpha_fractions), len(ns))).
+    """
+    d = check_int(d, "d", minimum=1)
+    ns = _positive_ints(ns, "ns")
+    fractions = _numeric(alpha_fractions, "alpha_fractions", ndim=1)
+    if np.any(fractions <= 0):
+        raise ValueError(f"alpha_fractions must be > 0, got {fractions.tolist()}")
+    n_scores = check_repetitions(n_scores, "n_scores")
+    sigma = check_positive(sigma, "sigma")
+    rng = as_rng(rng)
+    alphas = fractions * sigma * math.sqrt(d)
+    _, sample, statistic = _mean_attack(d, sigma, rng)
+    grid = np.full((alphas.size, ns.size), np.nan)
+    for j in progress(range(ns.size), "T3: n"):
+        n = int(ns[j])
+        trials, seed = math.ceil(n_scores / n), int(rng.integers(2 ** 63))
+        for i, alpha in enumerate(alphas):
+            if alpha < sigma * math.sqrt(d / n):
+                continue
+            noise = fingerprinting.accuracy_noise_sd(alpha, sigma, d, n)
+            estimator = functools.partial(fingerprinting.noisy_mean, noise_sd=noise)
+            grid[i, j] = fingerprinting.auc(*_scores(sample, estimator, statistic, n, trials, seed, d))
+    return {"n": ns, "alpha": alphas, "auc": grid}
+
+
+def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
+    """T8: printed vs calibrated thresholds for the score attack on the exact mean.
+
+    A calibration run (non-member scores only) sets each threshold with
+    :func:`~dpteach.fingerprinting.calibrate_threshold`; a fresh evaluation
+    run measures its FPR and TPR, next to those of the printed threshold
+    σ²√(8d log(1/δ)) at δ = target FPR.
+
+    Returns dict with ``in_scores``, ``out_scores`` (evaluation run),
+    ``calibration`` (the calibration run's non-member scores) and
+    ``rows``: one dict per target FPR with ``target``, ``printed``,
+    ``calibrated``, and the measured ``fpr``/``tpr`` of each.
+    """
+    d = check_int(d, "d", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    targets = _numeric(target_fprs, "target_fprs", ndim=1)
+    if np.any((targets <= 0) | (targets >= 1)):
+        raise ValueError(f"target_fprs must lie in (0, 1), got {targets.tolist()}")
+    n_trials = check_repetitions(n_trials, "n_trials")
+    sigma = check_positive(sigma, "sigma")
+    rng = as_rng(rng)
+    _, sample, statistic = _mean_attack(d, sigma, rng)
+    seeds = rng.integers(2 ** 63, size=2)
+    _, calibration = _scores(sample, fingerprinting.exact_mean, statistic, n, n_trials, int(seeds[0]), d)
+    in_scores, out_scores = _scores(sample, fingerprinting.exact_mean, statistic, n, n_trials, int(seeds[1]), d)
+    rows = []
+    for target in targets:
+        printed = fingerprinting.printed_threshold_classical(d, float(target), sigma)
+        calibrated = fingerprinting.calibrate_threshold(calibration, float(target))
+        rows.append({"target": float(target), "printed": printed, "calibrated": calibrated,
+                     "printed_fpr": float(np.mean(out_scores > printed)),
+                     "printed_tpr": float(np.mean(in_scores > printed)),
+                     "calibrated_fpr": float(np.mean(out_scores > calibrated)),
+                     "calibrated_tpr": float(np.mean(in_scores > calibrated))})
+    return {"in_scores": in_scores, "out_scores": out_scores, "calibration": calibration, "rows": rows}
+
+
+def regression_noise_sd(d, n, epsilon, delta, sigma=1.0):
+    """Stand-in noise for private OLS: s_W = T√(2 ln(1.25/δ))·√d/(nε) with T = σ√(2 ln n).
+
+    Our stand-in with the shape of Cai, Wang & Zhang's noisy OLS (their
+    Theorem 19: s_W ∝ T√(d log(1/δ))/(nε), truncation level T ≍ σ√log n).
+    Not a privacy calibration: chapter 5 derives the real one.
+    """
+    d = check_int(d, "d", minimum=1)
+    n = check_int(n, "n", minimum=2)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    sigma = check_positive(sigma, "sigma")
+    truncation = sigma * math.sqrt(2 * math.log(n))
+    return truncation * math.sqrt(2 * math.log(1.25 / delta)) * math.sqrt(d) / (n * epsilon)
+
+
+def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magnitude=0.5, rng=None):
+    """T7: AUC of four regression statistics against OLS and noisy OLS, over n/d.
+
+    β is s-sparse and sign-symmetric with |β_j| = magnitude; the design is
+    Rademacher. Statistics: Lemma 19's (``"classical"``), the regression
+    score (``"score"``), Lemma 18's as printed (``"sparse"``) and
+    sign-weighted (``"sparse_sign"``). Estimators: ``"ols"`` and
+    ``("noisy_ols", ε)`` with :func:`regression_noise_sd` at δ = n^{-1.1}.
+
+    Returns dict ``n`` (the sample sizes) and ``auc``: {estimator: {statistic: array over ratios}}.
+    """
+    d = check_int(d, "d", minimum=1)
+    s = check_int(s, "s", minimum=1, maximum=d)
+    ratios = _numeric(ratios, "ratios", ndim=1)
+    if np.any(ratios < 1):
+        raise ValueError(f"ratios n/d must be >= 1 (OLS needs n >= d), got {ratios.tolist()}")
+    epsilons = _epsilons(epsilons)
+    n_scores = check_repetitions(n_scores, "n_scores")
+    sigma = check_positive(sigma, "sigma")
+    magnitude = check_positive(magnitude, "magnitude")
+    rng = as_rng(rng)
+    beta = data.sparse_coefficients(d, s, magnitude, "symmetric", rng)
+    sample = functools.partial(data.regression_records, beta=beta, sigma=sigma)
+    ns = np.maximum(d + 1, np.round(ratios * d)).astype(int)
+    statistics = {
+        "classical": lambda r, m: fingerprinting.classical_regression_statistic(r[..., :d], r[..., d], r[..., d + 1], m),
+        "score": lambda r, m: fingerprinting.regression_score_statistic(r[..., :d], r[..., d], beta, m),
+        "sparse": lambda r, m: fingerprinting.sparse_regression_statistic(r[..., :d], r[..., d], r[..., d + 1], m, s),
+        "sparse_sign": lambda r, m: fingerprinting.sparse_regression_statistic(r[..., :d], r[..., d], r[..., d + 1],
+                                                                              m, s, weight="sign"),
+    }
+    names = ["ols"] + [("noisy_ols", e) for e in epsilons]
+    auc = {name: {stat: np.empty(ns.size) for stat in statistics} for name in names}
+    for j in progress(range(ns.size), "T7: n/d"):
+        n = int(ns[j])
+        trials, seed = math.ceil(n_scores / n), int(rng.integers(2 ** 63))
+        for name in names:
+            noise = 0.0 if name == "ols" else regression_noise_sd(d, n, name[1], dp_delta(n), sigma)
+
+            def estimator(records, rng=None, noise=noise):
+                return fingerprinting.noisy_ols(records[..., :d], records[..., d], noise, rng)
+
+            for stat, fn in statistics.items():
+                scores = fingerprinting.membership_scores(sample, estimator, fn, n, trials, rng=seed)
+                auc[name][stat][j] = fingerprinting.auc(*scores)
+    return {"n": ns, "beta": beta, "auc": auc}

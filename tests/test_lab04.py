@@ -1,0 +1,200 @@
+"""Tests of the Lab 4 checkers (dpteach.labs.lab04) and of the generated student notebook.
+
+Every checker must accept correct reference solutions (defined here, not taken from the notebook,
+so a broken notebook cannot make a checker look right) and reject the typical wrong answers with
+the hint that names that bug: a missing centring (task 1), the envelope's terms swapped (task 2),
+a forgotten constraint (task 3) and an off-by-one quantile (task 4).
+"""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpteach import fingerprinting as fp
+from dpteach.labs import BEGIN, LabCheckError, lab04
+from lab_helpers import check_student_version, code_cells
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab04_fingerprinting.ipynb"
+
+
+# --- Task 1: the score statistic ---------------------------------------------------------------
+
+def score_right(records, estimate, center):
+    return (np.asarray(records) - center) @ (np.asarray(estimate) - center)
+
+
+def score_loop(records, estimate, center):  # the same, row by row
+    return np.array([float(np.dot(x - center, estimate - center)) for x in records])
+
+
+@pytest.mark.parametrize("right", [score_right, score_loop])
+def test_score_checker_accepts_reference(right, capsys):
+    lab04.check_score_statistic(right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda r, m, c: r @ m, "did not centre"),
+    (lambda r, m, c: (r - c) @ m, "centred only the record"),
+    (lambda r, m, c: r @ (m - c), "centred only the estimate"),
+    (lambda r, m, c: -((r - c) @ (m - c)), "sign is flipped"),
+    (lambda r, m, c: np.sum((r - m) ** 2, axis=1), "squared distance"),
+    (lambda r, m, c: float(np.sum((r - c) @ (m - c))), "shape"),
+    (lambda r, m, c: [str(v) for v in (r - c) @ (m - c)], "array of numbers"),
+    (lambda r, m, c: 1.001 * ((r - c) @ (m - c)), "np.dot"),
+])
+def test_score_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab04.check_score_statistic(wrong)
+
+
+def test_score_checker_refuses_the_dpteach_answer():
+    with pytest.raises(LabCheckError, match="write this yourself"):
+        lab04.check_score_statistic(lambda r, m, c: fp.score_statistic(r, m, c))
+
+
+# --- Task 2: the DP envelope --------------------------------------------------------------------
+
+def envelope_right(fpr, epsilon, delta):
+    return np.clip(np.minimum(math.exp(epsilon) * fpr + delta, 1 - math.exp(-epsilon) * (1 - delta - fpr)), 0, 1)
+
+
+def test_envelope_checker_accepts_reference_and_agrees_with_the_module(capsys):
+    lab04.check_dp_envelope(envelope_right)
+    assert "all checks passed" in capsys.readouterr().out
+    for epsilon, delta in lab04._ENVELOPE_CASES:
+        np.testing.assert_allclose(envelope_right(lab04._ENVELOPE_GRID, epsilon, delta),
+                                   fp.dp_roc_envelope(lab04._ENVELOPE_GRID, epsilon, delta), rtol=1e-12)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda f, e, d: np.clip(np.minimum(math.exp(-e) * f + d, 1 - math.exp(e) * (1 - d - f)), 0, 1), "swapped"),
+    (lambda f, e, d: np.clip(np.maximum(math.exp(e) * f + d, 1 - math.exp(-e) * (1 - d - f)), 0, 1), "max"),
+    (lambda f, e, d: np.minimum(math.exp(e) * f + d, 1 - math.exp(-e) * (1 - d - f)), "capped"),
+    (lambda f, e, d: np.clip(np.minimum(math.exp(e) * f + d, 1 - math.exp(-e) * (1 - f)), 0, 1), "second term"),
+    (lambda f, e, d: np.clip(np.minimum(math.exp(e) * f, 1 - math.exp(-e) * (1 - f)), 0, 1), "δ is missing"),
+    (lambda f, e, d: np.clip(math.exp(e) * f + d, 0, 1), "only the first line"),
+    (lambda f, e, d: envelope_right(f, e, d)[:-1], "shape"),
+])
+def test_envelope_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab04.check_dp_envelope(wrong)
+
+
+def test_envelope_checker_refuses_the_dpteach_answer():
+    with pytest.raises(LabCheckError, match="write this yourself"):
+        lab04.check_dp_envelope(lambda f, e, d: fp.dp_roc_envelope(f, e, d))
+
+
+# --- Task 3: the certified ε ---------------------------------------------------------------------
+
+def certified_right(fpr, tpr, delta):
+    needed = [0.0]
+    for f, t in zip(fpr, tpr):
+        if t > delta:
+            needed.append(math.log((t - delta) / f))
+        if 1 - delta - f > 0:
+            needed.append(math.log((1 - delta - f) / (1 - t)))
+    return max(needed)
+
+
+def test_certified_checker_accepts_reference_and_matches_the_envelope(capsys):
+    lab04.check_certified_epsilon(certified_right)
+    assert "all checks passed" in capsys.readouterr().out
+    # at the certified ε the curve touches the module's envelope from below
+    fpr, tpr = lab04._gaussian_roc(1.5)
+    eps = certified_right(fpr, tpr, 1e-3)
+    excess = tpr - fp.dp_roc_envelope(fpr, eps, 1e-3)
+    assert np.max(excess) == pytest.approx(0, abs=1e-12)
+    assert np.max(tpr - fp.dp_roc_envelope(fpr, 0.99 * eps, 1e-3)) > 0
+
+
+def _variant(name):
+    return lambda fpr, tpr, delta: lab04._certify_variant(name, fpr, tpr, delta)
+
+
+@pytest.mark.parametrize("name, hint", [("first_only", "complement event"), ("second_only", "must hold too"),
+                                        ("no_delta", "δ is missing"), ("min_over_points", "max over the points")])
+def test_certified_checker_names_typical_mistakes(name, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab04.check_certified_epsilon(_variant(name))
+
+
+def test_certified_checker_rejects_wrong_types():
+    with pytest.raises(LabCheckError, match="one number"):
+        lab04.check_certified_epsilon(lambda f, t, d: np.array([certified_right(f, t, d)]))
+    with pytest.raises(LabCheckError, match="one number"):
+        lab04.check_certified_epsilon(lambda f, t, d: str(certified_right(f, t, d)))
+
+
+# --- Task 4: calibration --------------------------------------------------------------------------
+
+def calibrate_right(out_scores, fpr):
+    scores = np.sort(out_scores)
+    k = math.floor(fpr * scores.size + 1e-9)
+    return float(scores[scores.size - k - 1])
+
+
+def test_calibrate_checker_accepts_reference_and_the_midpoint(capsys):
+    lab04.check_calibrate_threshold(calibrate_right)
+
+    def midpoint(out_scores, fpr):  # any t between the two order statistics is right too
+        scores = np.sort(out_scores)
+        k = math.floor(fpr * scores.size + 1e-9)
+        return float((scores[scores.size - k - 1] + scores[scores.size - k]) / 2)
+    lab04.check_calibrate_threshold(midpoint)
+    assert capsys.readouterr().out.count("all checks passed") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda s, f: float(np.sort(s)[len(s) - math.floor(f * len(s))]), "off by one"),
+    (lambda s, f: float(np.sort(s)[len(s) - math.floor(f * len(s)) - 2]), "off by one"),
+    (lambda s, f: float(np.quantile(s, 1 - f)), "interpolates"),
+    (lambda s, f: float(np.quantile(s, f)), "fpr-quantile"),
+    (lambda s, f: np.sort(s)[len(s) - math.floor(f * len(s)) - 1:], "one number"),
+    (lambda s, f: len(s) - math.floor(f * len(s)) - 1, "scores above"),
+])
+def test_calibrate_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab04.check_calibrate_threshold(wrong)
+
+
+def test_calibrate_checker_refuses_the_dpteach_answer():
+    with pytest.raises(LabCheckError, match="write this yourself"):
+        lab04.check_calibrate_threshold(lambda s, f: fp.calibrate_threshold(s, f))
+
+
+# --- the notebook and its student version ---------------------------------------------------------
+
+DUMMY_ARGUMENTS = {"records": np.zeros((2, 3)), "estimate": np.zeros(3), "center": np.zeros(3),
+                   "fpr": np.array([0.1, 0.5]), "epsilon": 1.0, "delta": 0.01, "tpr": np.array([0.2, 0.6]),
+                   "out_scores": np.arange(10.0)}
+
+
+def test_lab_notebook_calls_every_checker_has_no_outputs_and_nbgrader_metadata():
+    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+    cells = notebook["cells"]
+    assert all(not c.get("outputs") for c in cells if c["cell_type"] == "code")
+    sources = code_cells(NOTEBOOK)
+    assert len([s for s in sources if BEGIN in s]) >= 3
+    called = {name for s in sources for name in lab04.__all__ if f"lab04.{name}(" in s}
+    assert called == set(lab04.__all__)
+    grade_ids = [c["metadata"]["nbgrader"]["grade_id"] for c in cells if "nbgrader" in c["metadata"]]
+    assert len(grade_ids) == len(set(grade_ids))
+    for cell in cells:
+        source = "".join(cell["source"])
+        grader = cell["metadata"].get("nbgrader")
+        if cell["cell_type"] == "code" and BEGIN in source:
+            assert grader["solution"] and not grader["grade"] and not grader["locked"]
+        if cell["cell_type"] == "code" and "lab04.check_" in source:
+            assert grader["grade"] and grader["locked"] and grader["points"] > 0
+    proofs = [c for c in cells if c["cell_type"] == "markdown" and c["metadata"].get("nbgrader", {}).get("solution")]
+    assert len(proofs) == 1 and proofs[0]["metadata"]["nbgrader"]["grade"]
+
+
+def test_student_version_has_no_solutions_and_raises(tmp_path):
+    check_student_version(NOTEBOOK, lab04, DUMMY_ARGUMENTS, tmp_path)
