@@ -277,11 +277,13 @@ def _uniform_direction(d, rng):
     return v / np.linalg.norm(v)
 
 
-def _initial_direction(X, y, clip_norm, epsilon, delta, rng):
+def _initial_direction(X, y, clip_norm, epsilon, delta, rng, n_releases=1):
     mean = y @ _clip_rows(X, clip_norm) / y.size
     if epsilon != math.inf:
         # ‖x·y‖ ≤ L after clipping, so replacing one example moves the mean by ≤ 2L/m in L2.
-        mean = np.atleast_1d(gaussian_mechanism(mean, 2.0 * clip_norm / y.size, epsilon, delta, rng))
+        # (n_releases > 1: the sample-reuse variant, see _sigma.)
+        sensitivity = 2.0 * clip_norm / y.size * math.sqrt(n_releases)
+        mean = np.atleast_1d(gaussian_mechanism(mean, sensitivity, epsilon, delta, rng))
     norm = float(np.linalg.norm(mean))
     return mean / norm if norm > 0 else _uniform_direction(mean.size, rng)
 
@@ -330,10 +332,13 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None):
 
 # --- 3. Rounds: schedule, step size, noise and one noisy step ------------------------------------
 
-def _sigma(block_size, clip_norm, epsilon, delta):
+def _sigma(block_size, clip_norm, epsilon, delta, n_releases=1):
     if epsilon == math.inf:
         return 0.0
-    return gaussian_sigma(2.0 * clip_norm / block_size, epsilon, delta)
+    # n_releases Gaussian releases on the *same* data (the sample-reuse variant, outside the
+    # paper) compose exactly like one release of sensitivity Δ·√n_releases (Gaussian DP,
+    # Dong, Roth & Su 2022), and the analytic σ is exact for one release.
+    return gaussian_sigma(2.0 * clip_norm / block_size * math.sqrt(n_releases), epsilon, delta)
 
 
 def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta):
@@ -522,14 +527,14 @@ def projected_gaussian_noise(w, sigma, rng=None, size=None):
     return _projected_noise(w, sigma, as_rng(rng), size)
 
 
-def _round(w, X, y, a, b, lam, sigma, rng):
+def _round(w, X, y, a, b, lam, sigma, rng, size=None):
     gradient = _ramp_gradient(w, X, y, a, b)
-    u = w - lam * (gradient + _projected_noise(w, sigma, rng))
+    u = w - lam * (gradient + _projected_noise(w, sigma, rng, size))
     # gradient + noise ⊥ w, so ‖u‖² = 1 + λ²‖·‖² ≥ 1: projecting onto the ball or the sphere is u/‖u‖.
-    return u / np.linalg.norm(u), gradient
+    return u / np.linalg.norm(u, axis=-1, keepdims=True), gradient
 
 
-def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None):
+def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, size=None):
     """One round of DP online gradient descent (Algorithm 8.1 lines 10–12; Claim 4.3).
 
     û = w − λ(∇L̂_t(w) + z), z ~ N(0, σ²(I − wwᵀ)), and w' = û/‖û‖ (the
@@ -550,11 +555,14 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None):
     clip_norm : float
         L > 0.
     rng : None, int or numpy.random.Generator
+    size : None or int
+        None for one step; an int k ≥ 1 for k independent noisy steps from the
+        same ŵ_t and block (shape (k, d); for audits, which need many releases).
 
     Returns
     -------
-    (w_next, gradient) : the unit vector ŵ_{t+1} and the exact (noise-free) gradient at ŵ_t.
-    The gradient is returned for diagnostics only; it is not private.
+    (w_next, gradient) : the unit vector ŵ_{t+1} (or k of them) and the exact
+    (noise-free) gradient at ŵ_t. The gradient is for diagnostics only; it is not private.
 
     Privacy
     -------
@@ -567,7 +575,7 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None):
     Raises
     ------
     ValueError, TypeError
-        For bad arrays, a ≤ 0, λ ≤ 0, σ < 0, L ≤ 0, a bad rng.
+        For bad arrays, a ≤ 0, λ ≤ 0, σ < 0, L ≤ 0, a bad size or rng.
     """
     X, y = _check_data(X_block, y_block)
     w = _check_unit_vector(w, "w", X.shape[1])
@@ -576,4 +584,5 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None):
     step = check_positive(step, "step")
     sigma = check_positive(sigma, "sigma", allow_zero=True)
     clip_norm = check_positive(clip_norm, "clip_norm")
-    return _round(w, _clip_rows(X, clip_norm), y, a, b, step, sigma, as_rng(rng))
+    size = None if size is None else check_int(size, "size", minimum=1)
+    return _round(w, _clip_rows(X, clip_norm), y, a, b, step, sigma, as_rng(rng), size)
