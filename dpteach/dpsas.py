@@ -1,13 +1,13 @@
 """Chapter 8, "Semi-agnostic halfspaces": DPSAS and the private semi-agnostic learner.
 
-The paper's Algorithm 3 (DPSAS, the chapter's Algorithm 8.1) privatises the
+The paper's Algorithm 3 (DPSAS, the chapter's Algorithm 8.3) privatises the
 online projected gradient descent of Diakonikolas, Kontonis, Tzamos &
 Zarifis (2022): given an upper bound η ≥ OPT it returns a halfspace
 sign(⟨ŵ, x⟩ + τ̂) with error O(η) from Õ(d/η² + d/(εη)) examples per block.
-The paper's Algorithm 4 (the chapter's Algorithm 8.2) does not know OPT: it runs
+The paper's Algorithm 4 (the chapter's Algorithm 8.9) does not know OPT: it runs
 DPSAS on disjoint parts for a doubling grid of η and picks one output with
 the exponential mechanism on a validation split, for error C·OPT + α
-(Theorem 4.1).
+(Theorem 8.10, the paper's Theorem 4.1).
 
 The building blocks (ramp, gradient, private threshold and direction, noise,
 one round) live in :mod:`dpteach.dpsas_steps` and are re-exported here.
@@ -55,7 +55,7 @@ __all__ = [
     "PrivateSemiAgnosticLearner",
 ]
 
-#: The grid of Algorithm 8.2 doubles η from 1.5α until it passes this value.
+#: The grid of Algorithm 8.9 doubles η from 1.5α until it passes this value.
 ETA_MAX = 0.25
 #: η₁ = C_η·α with C_η = 1.5 (the paper: any C_η > 1).
 C_ETA = 1.5
@@ -63,11 +63,11 @@ C_ETA = 1.5
 VALIDATION_FRACTION = 0.2
 
 
-# --- Algorithm 8.1 (the paper's Algorithm 3): DPSAS ---------------------------------------------
+# --- Algorithm 8.3 (the paper's Algorithm 3): DPSAS ---------------------------------------------
 
 def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_rule="reconstructed",
           rng=None, w_star=None):
-    """DPSAS, the DP semi-agnostic subroutine (chapter 8, Algorithm 8.1; the paper's Algorithm 3).
+    """DPSAS, the DP semi-agnostic subroutine (chapter 8, Algorithm 8.3; the paper's Algorithm 3).
 
     1. s = ``step_size_scale``, T_r = ``n_rounds`` (default :func:`default_n_rounds`);
     2. a data-independent random partition into D_init, D_τ, D_0, ..., D_{T_r−1}
@@ -115,7 +115,7 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
 
     Privacy
     -------
-    (ε, δ)-DP (Proposition 8.3; the paper's Prop. F.1, which states O(ε), O(δ)):
+    (ε, δ)-DP (Proposition 8.4; the paper's Prop. F.1, which states O(ε), O(δ)):
     each example lies in exactly one block, and each block is read by one
     mechanism only: D_τ by an ε-DP Laplace mechanism, D_init and each D_t by an
     (ε, δ)-DP Gaussian mechanism (adaptively chosen w_t is fine: it depends on
@@ -229,18 +229,18 @@ def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=
     return w, tau, trace
 
 
-# --- Algorithm 8.2 (the paper's Algorithm 4): unknown OPT ----------------------------------------
+# --- Algorithm 8.9 (the paper's Algorithm 4): unknown OPT ----------------------------------------
 
 def _check_alpha(alpha):
     alpha = check_probability(alpha, "alpha")
     if C_ETA * alpha >= 0.5:
         raise ValueError(f"alpha must lie in (0, 1/3) so that the first grid value 1.5·alpha is below "
-                         f"1/2 (Proposition 8.2 needs eta < 1/2), got {alpha!r}")
+                         f"1/2 (Proposition 8.8 needs eta < 1/2), got {alpha!r}")
     return alpha
 
 
 def eta_grid(alpha):
-    """The η grid of Algorithm 8.2: η_k = 2^{k−1}·1.5α for k = 1..K, K = 1 + ⌈log₂(0.25/(1.5α))⌉.
+    """The η grid of Algorithm 8.9: η_k = 2^{k−1}·1.5α for k = 1..K, K = 1 + ⌈log₂(0.25/(1.5α))⌉.
 
     The grid doubles until it passes 0.25, so every OPT ≤ 0.25 has a grid
     value with OPT ≤ η_k ≤ 2·OPT (or OPT < η₁), which is what the proof of
@@ -271,7 +271,7 @@ def _eta_grid(alpha):
 
 
 def validation_size(alpha, epsilon, beta, n_candidates):
-    """|D_val| from Lemma B.5 for selection slack α with probability 1 − β/2 (Algorithm 8.2 line 2).
+    """|D_val| from Lemma B.5 for selection slack α with probability 1 − β/2 (Algorithm 8.9 line 2).
 
     m = ⌈8 ln(8K/β)/α² + 4 ln(4K/β)/(εα)⌉: each of the two slack terms of
     Lemma B.5, 2√(ln(4K/η)/(2m)) and 2 ln(2K/η)/(εm) with failure η = β/2,
@@ -323,7 +323,7 @@ def _predict(X, w, tau):
 
 
 class PrivateSemiAgnosticLearner(Estimator):
-    """The DP semi-agnostic proper learner (chapter 8, Algorithm 8.2; the paper's Algorithm 4, Theorem 4.1).
+    """DP semi-agnostic proper learner (chapter 8: Algorithm 8.9, Theorem 8.10; the paper's Algorithm 4, Theorem 4.1).
 
     ``fit`` splits the data (a data-independent random partition) into a
     validation part D_val and K equal parts D¹..D^K; runs :func:`dpsas` with
@@ -384,7 +384,7 @@ class PrivateSemiAgnosticLearner(Estimator):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Run Algorithm 8.2 on (X, y); returns self.
+        """Run Algorithm 8.9 on (X, y); returns self.
 
         Raises
         ------
@@ -407,7 +407,7 @@ class PrivateSemiAgnosticLearner(Estimator):
         rounds = [_default_rounds(eta, 2.0) for eta in grid]
         if part < max(rounds) + 2:
             needed = n_parts * (max(rounds) + 2) + n_val
-            raise ValueError(f"X has {n} rows; Algorithm 8.2 with alpha={alpha!r} runs {n_parts} DPSAS "
+            raise ValueError(f"X has {n} rows; Algorithm 8.9 with alpha={alpha!r} runs {n_parts} DPSAS "
                              f"parts of up to {max(rounds)} rounds and needs at least n >= {needed}")
         order = rng.permutation(n)
         validation = order[:n_val]

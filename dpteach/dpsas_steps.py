@@ -1,10 +1,10 @@
-"""The building blocks of DPSAS (chapter 8, Algorithm 8.1; the paper's Algorithm 3), one idea each.
+"""The building blocks of DPSAS (chapter 8, Algorithm 8.3; the paper's Algorithm 3), one idea each.
 
 Read top to bottom, this module follows the chapter's line-by-line account of
 the algorithm:
 
 1. the ramp r_{a,b} of Eq. (12) and its derivative, the per-round ramp loss
-   L̂_t and its gradient (Claim 4.3), which lies in w^⊥;
+   L̂_t and its gradient (Lemma 8.2, the paper's Claim 4.3), which lies in w^⊥;
 2. the private threshold τ̂ (lines 4–5: Laplace estimate of E[y], then Φ⁻¹
    of the clipped value) and the private initial direction ŵ₀ (lines 6–7:
    Gaussian estimate of E[xy], normalised);
@@ -180,7 +180,7 @@ def _ramp_gradient(w, X, y, a, b):
 
 
 def ramp_loss_gradient(w, X, y, a, b):
-    """The gradient of :func:`ramp_loss` (Claim 4.3; Lemma 4.4's −E[g(w, φ, x, y)]).
+    """The gradient of :func:`ramp_loss` (Lemma 8.2 = the paper's Claim 4.3; Lemma 4.4's −E[g(w, φ, x, y)]).
 
     By the chain rule, ∇_w ⟨w,x⟩/‖w‖ = (I − w̄w̄ᵀ)x/‖w‖ with w̄ = w/‖w‖, so
 
@@ -220,7 +220,7 @@ def _threshold(y, epsilon, kappa, rng):
 
 
 def private_threshold(y, epsilon, kappa, rng=None):
-    """Private threshold τ̂ (Algorithm 8.1 lines 4–5; the paper's Algorithm 3, Claim 4.6).
+    """Private threshold τ̂ (Algorithm 8.3 lines 4–5; the paper's Algorithm 3, Lemma 8.7 = the paper's 4.6).
 
     ŷ = mean(y) + Lap(2/(ε m)), then τ̂ = Φ⁻¹(clip_[κ, 1−κ]((1 + ŷ)/2)). For a
     unit w, Pr[⟨w, x⟩ + τ ≥ 0] = Φ(τ) under N(0, I), and Pr[y = +1] = (1 + E y)/2,
@@ -289,7 +289,7 @@ def _initial_direction(X, y, clip_norm, epsilon, delta, rng, n_releases=1):
 
 
 def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None):
-    """Private initial direction ŵ₀ (Algorithm 8.1 lines 6–7; Claim 4.5).
+    """Private initial direction ŵ₀ (Algorithm 8.3 lines 6–7; Lemma 8.6 = the paper's 4.5).
 
     w̃₀ = mean(x·y over the block, x clipped to norm L) + N(0, σ² I) with σ for
     L2 sensitivity 2L/m; ŵ₀ = w̃₀/‖w̃₀‖, or a uniform unit vector if w̃₀ = 0.
@@ -530,12 +530,12 @@ def projected_gaussian_noise(w, sigma, rng=None, size=None):
 def _round(w, X, y, a, b, lam, sigma, rng, size=None):
     gradient = _ramp_gradient(w, X, y, a, b)
     u = w - lam * (gradient + _projected_noise(w, sigma, rng, size))
-    # gradient + noise ⊥ w, so ‖u‖² = 1 + λ²‖·‖² ≥ 1: projecting onto the ball or the sphere is u/‖u‖.
+    # gradient + noise ⊥ w, so ‖u‖² = 1 + λ²‖·‖² ≥ 1: the projection onto the ball or sphere is u/‖u‖.
     return u / np.linalg.norm(u, axis=-1, keepdims=True), gradient
 
 
 def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, size=None):
-    """One round of DP online gradient descent (Algorithm 8.1 lines 10–12; Claim 4.3).
+    """One round of DP online gradient descent (Algorithm 8.3 lines 10–12; Claim 4.3).
 
     û = w − λ(∇L̂_t(w) + z), z ~ N(0, σ²(I − wwᵀ)), and w' = û/‖û‖ (the
     projection onto the unit sphere B = S^{d−1}).

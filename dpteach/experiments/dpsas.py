@@ -26,6 +26,7 @@ __all__ = [
     "DEMO",
     "target_normal",
     "halfspace_error",
+    "rcn_dataset",
     "DatasetCache",
     "learner_errors",
     "error_vs_opt",
@@ -36,10 +37,10 @@ __all__ = [
     "fresh_vs_reuse",
 ]
 
-#: The utility test's preset for Algorithm 8.2: error <= 2·OPT + α in >= 90 % of seeds.
+#: The utility test's preset for Algorithm 8.9: error <= 2·OPT + α in >= 90 % of seeds.
 PRESET = {"d": 5, "n": 100_000, "alpha": 0.05, "epsilon": 1.0, "delta": 1e-5, "noise_rate": 0.05,
           "threshold": 0.5}
-#: Demo defaults for one DPSAS run (Algorithm 8.1): s = 2, κ = η, T_r from default_n_rounds.
+#: Demo defaults for one DPSAS run (Algorithm 8.3): s = 2, κ = η, T_r from default_n_rounds.
 DEMO = {"d": 10, "n": 200_000, "eta": 0.05, "noise_rate": 0.05, "threshold": 0.5, "delta": 1e-5}
 
 
@@ -54,7 +55,11 @@ def halfspace_error(w, tau, normal, threshold, noise_rate):
     return rcn_halfspace_error(w, -float(tau), normal, threshold, noise_rate)
 
 
-def _data(n, d, threshold, noise_rate, rng):
+def rcn_dataset(n, d, threshold, noise_rate, rng=None):
+    """n examples of the chapter's setup: x ~ N(0, I_d), target (w*, t*) with w* = :func:`target_normal`, RCN η₀.
+
+    Returns (X, y, w*) as ``dpteach.data.gaussian_halfspace_data``, which it calls.
+    """
     return gaussian_halfspace_data(n, d, normal=target_normal(d), threshold=threshold,
                                    noise_rate=noise_rate, rng=rng)
 
@@ -76,7 +81,7 @@ class DatasetCache:
     def get(self, d):
         d = check_int(d, "d", minimum=1)
         if d not in self._store:
-            self._store[d] = _data(self.n, d, self.threshold, self.noise_rate,
+            self._store[d] = rcn_dataset(self.n, d, self.threshold, self.noise_rate,
                                    np.random.default_rng([self.seed, d]))
         return self._store[d]
 
@@ -88,7 +93,7 @@ def _learner_error(X, y, normal, threshold, noise_rate, alpha, epsilon, delta, r
 
 
 def learner_errors(n_seeds, rng=None, **overrides):
-    """Algorithm 8.2 at :data:`PRESET` (or overrides) on ``n_seeds`` fresh datasets.
+    """Algorithm 8.9 at :data:`PRESET` (or overrides) on ``n_seeds`` fresh datasets.
 
     Returns
     -------
@@ -100,8 +105,8 @@ def learner_errors(n_seeds, rng=None, **overrides):
     settings = {**PRESET, **overrides}
     rng = as_rng(rng)
     errors, chosen = np.empty(n_seeds), np.empty(n_seeds)
-    for i in progress(range(n_seeds), "Algorithm 8.2 seeds"):
-        X, y, normal = _data(settings["n"], settings["d"], settings["threshold"], settings["noise_rate"], rng)
+    for i in progress(range(n_seeds), "Algorithm 8.9 seeds"):
+        X, y, normal = rcn_dataset(settings["n"], settings["d"], settings["threshold"], settings["noise_rate"], rng)
         errors[i], chosen[i] = _learner_error(X, y, normal, settings["threshold"], settings["noise_rate"],
                                               settings["alpha"], settings["epsilon"], settings["delta"], rng)
     return {"errors": errors, "chosen_eta": chosen, "opt": settings["noise_rate"],
@@ -110,7 +115,7 @@ def learner_errors(n_seeds, rng=None, **overrides):
 
 def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, threshold=0.5, delta=1e-5,
                  rng=None):
-    """E9 (a): error of Algorithm 8.2 against OPT = η₀ for each ε (inf: non-private).
+    """E9 (a): error of Algorithm 8.9 against OPT = η₀ for each ε (inf: non-private).
 
     Returns
     -------
@@ -122,7 +127,7 @@ def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, th
     out = {eps: np.empty((rates.size, n_reps)) for eps in epsilons}
     for i in progress(range(rates.size), "noise rates"):
         for r in range(n_reps):
-            X, y, normal = _data(n, d, threshold, float(rates[i]), rng)
+            X, y, normal = rcn_dataset(n, d, threshold, float(rates[i]), rng)
             for eps in epsilons:
                 out[eps][i, r] = _learner_error(X, y, normal, threshold, float(rates[i]), alpha, eps, delta,
                                                 rng)[0]
@@ -148,7 +153,7 @@ def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_
 
 def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, threshold=0.5, delta=1e-5,
                rng=None):
-    """E9 (c): error of Algorithm 8.2 against n, for each ε; nested prefixes of one dataset per repetition.
+    """E9 (c): error of Algorithm 8.9 against n, for each ε; nested prefixes of one dataset per repetition.
 
     Returns
     -------
@@ -159,7 +164,7 @@ def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, t
     rng = as_rng(rng)
     out = {eps: np.empty((len(sizes), n_reps)) for eps in epsilons}
     for r in progress(range(n_reps), "repetitions"):
-        X, y, normal = _data(max(sizes), d, threshold, noise_rate, rng)
+        X, y, normal = rcn_dataset(max(sizes), d, threshold, noise_rate, rng)
         for j, n in enumerate(sizes):
             for eps in epsilons:
                 out[eps][j, r] = _learner_error(X[:n], y[:n], normal, threshold, noise_rate, alpha, eps, delta,
@@ -169,7 +174,7 @@ def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, t
 
 def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, noise_rate=0.05,
                         threshold=0.5, n_rounds=40, delta=1e-5, rng=None):
-    """E9 (n vs d): the smallest n of ``n_grid`` at which DPSAS (Algorithm 8.1) reaches ``target``.
+    """E9 (n vs d): the smallest n of ``n_grid`` at which DPSAS (Algorithm 8.3) reaches ``target``.
 
     For each d the grid is walked upwards on fresh data; n is accepted when the
     *median* error over ``n_reps`` runs is ≤ ``target`` (nan if no grid value does).
@@ -188,7 +193,7 @@ def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, n
         for n in n_grid:
             errors = []
             for _ in range(n_reps):
-                X, y, normal = _data(int(n), d, threshold, noise_rate, rng)
+                X, y, normal = rcn_dataset(int(n), d, threshold, noise_rate, rng)
                 w, tau, _ = _dpsas.dpsas(X, y, epsilon, delta, eta, n_rounds=n_rounds, rng=rng)
                 errors.append(halfspace_error(w, tau, normal, threshold, noise_rate))
             if np.median(errors) <= target:
@@ -228,7 +233,7 @@ def fresh_vs_reuse(n_values, epsilon, n_reps=3, d=10, eta=0.05, noise_rate=0.05,
     sizes = [int(v) for v in n_values]
     out = {"fresh": np.empty((len(sizes), n_reps)), "reuse": np.empty((len(sizes), n_reps))}
     for r in progress(range(n_reps), "repetitions"):
-        X, y, normal = _data(max(sizes), d, threshold, noise_rate, rng)
+        X, y, normal = rcn_dataset(max(sizes), d, threshold, noise_rate, rng)
         for j, n in enumerate(sizes):
             for name, run in (("fresh", _dpsas.dpsas), ("reuse", _dpsas.dpsas_sample_reuse)):
                 w, tau, _ = run(X[:n], y[:n], epsilon, delta, eta, n_rounds=n_rounds, rng=rng)
