@@ -1,4 +1,4 @@
-"""Runners behind chapter 8's figures (experiment E9 (a)–(e) of the semi-agnostic learner).
+"""Runners behind chapter 8's figures (the semi-agnostic learner).
 
 Data: x ~ N(0, I_d), target normal w* = (1, ..., 1)/√d and threshold t*,
 labels flipped independently with probability η₀ (random classification
@@ -115,7 +115,7 @@ def learner_errors(n_seeds, rng=None, **overrides):
 
 def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, threshold=0.5, delta=1e-5,
                  rng=None):
-    """E9 (a): error of Algorithm 8.9 against OPT = η₀ for each ε (inf: non-private).
+    """Figure "where C·OPT comes from": error of Algorithm 8.9 against OPT = η₀ for each ε (inf: non-private).
 
     Returns
     -------
@@ -136,7 +136,7 @@ def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, th
 
 def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_rounds=None, delta=1e-5,
                  rng=None):
-    """E9 (b): angle θ_t = ∠(ŵ_t, w*) in degrees over the rounds of one DPSAS run per ε.
+    """Figure "the angle over the rounds": angle θ_t = ∠(ŵ_t, w*) in degrees over the rounds of one DPSAS run per ε.
 
     Returns
     -------
@@ -153,7 +153,7 @@ def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_
 
 def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, threshold=0.5, delta=1e-5,
                rng=None):
-    """E9 (c): error of Algorithm 8.9 against n, for each ε; nested prefixes of one dataset per repetition.
+    """Figure "error against n": error of Algorithm 8.9 against n, for each ε; nested prefixes of one dataset per repetition.
 
     Returns
     -------
@@ -174,7 +174,7 @@ def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, t
 
 def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, noise_rate=0.05,
                         threshold=0.5, n_rounds=40, delta=1e-5, rng=None):
-    """E9 (n vs d): the smallest n of ``n_grid`` at which DPSAS (Algorithm 8.3) reaches ``target``.
+    """Figure "examples needed against d": the smallest n of ``n_grid`` at which DPSAS (Algorithm 8.3) reaches ``target``.
 
     For each d the grid is walked upwards on fresh data; n is accepted when the
     *median* error over ``n_reps`` runs is ≤ ``target`` (nan if no grid value does).
@@ -204,7 +204,7 @@ def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, n
 
 def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.05, n_rounds=None,
                        delta=1e-5, rng=None):
-    """E9 (e): the three step rules of line 8 on the same data.
+    """Figure "ablation": the three step rules of line 8 on the same data.
 
     Returns
     -------
