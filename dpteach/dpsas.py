@@ -1,0 +1,439 @@
+"""Chapter 8, "Semi-agnostic halfspaces": DPSAS and the private semi-agnostic learner.
+
+The paper's Algorithm 3 (DPSAS, the chapter's Algorithm 8.3) privatises the
+online projected gradient descent of Diakonikolas, Kontonis, Tzamos &
+Zarifis (2022): given an upper bound η ≥ OPT it returns a halfspace
+sign(⟨ŵ, x⟩ + τ̂) with error O(η) from Õ(d/η² + d/(εη)) examples per block.
+The paper's Algorithm 4 (the chapter's Algorithm 8.9) does not know OPT: it runs
+DPSAS on disjoint parts for a doubling grid of η and picks one output with
+the exponential mechanism on a validation split, for error C·OPT + α
+(Theorem 8.10, the paper's Theorem 4.1).
+
+The building blocks (ramp, gradient, private threshold and direction, noise,
+one round) live in :mod:`dpteach.dpsas_steps` and are re-exported here.
+
+Conventions: h(x) = sign(⟨w, x⟩ + τ) (ties +1), as in the paper;
+``dpteach.data.gaussian_halfspace_data`` writes sign(⟨w, x⟩ − t), so τ = −t.
+Replace-one neighbours. ``epsilon = inf`` selects the identical, non-private
+code path (no noise), for reference curves only.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._estimator import Estimator
+from ._validation import as_rng, check_choice, check_delta, check_int, check_probability
+from .dpsas_steps import (STEP_RULES, _check_data, _check_epsilon_or_inf, _check_eta, _check_scale,
+                          _check_unit_vector, _clip_rows, _default_rounds, _initial_direction, _round,
+                          _schedule, _sigma, _step_size, _threshold, default_n_rounds, dpsas_noise_sigma,
+                          dpsas_round, private_initial_direction, private_threshold,
+                          projected_gaussian_noise, ramp, ramp_derivative, ramp_loss, ramp_loss_gradient,
+                          round_schedule, step_size)
+from .mechanisms import exponential_mechanism
+
+__all__ = [
+    "ramp",
+    "ramp_derivative",
+    "ramp_loss",
+    "ramp_loss_gradient",
+    "private_threshold",
+    "private_initial_direction",
+    "dpsas_noise_sigma",
+    "round_schedule",
+    "default_n_rounds",
+    "step_size",
+    "projected_gaussian_noise",
+    "dpsas_round",
+    "STEP_RULES",
+    "dpsas",
+    "dpsas_sample_reuse",
+    "eta_grid",
+    "validation_size",
+    "PrivateSemiAgnosticLearner",
+]
+
+#: The grid of Algorithm 8.9 doubles η from 1.5α until it passes this value.
+ETA_MAX = 0.25
+#: η₁ = C_η·α with C_η = 1.5 (the paper: any C_η > 1).
+C_ETA = 1.5
+#: The practical validation split when the Lemma B.5 size is larger: at most this fraction of n.
+VALIDATION_FRACTION = 0.2
+
+
+# --- Algorithm 8.3 (the paper's Algorithm 3): DPSAS ---------------------------------------------
+
+def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_rule="reconstructed",
+          rng=None, w_star=None):
+    """DPSAS, the DP semi-agnostic subroutine (chapter 8, Algorithm 8.3; the paper's Algorithm 3).
+
+    1. s = ``step_size_scale``, T_r = ``n_rounds`` (default :func:`default_n_rounds`);
+    2. a data-independent random partition into D_init, D_τ, D_0, ..., D_{T_r−1}
+       of m₀ = ⌊n/(T_r + 2)⌋ examples each (left-over rows are unused);
+    3. L = 2√d and every feature vector clipped to norm L;
+    4–5. τ̂ = :func:`private_threshold` on D_τ with κ = η;
+    6–7. ŵ₀ = :func:`private_initial_direction` on D_init;
+    8. λ from :func:`step_size` (rule ``step_rule``);
+    9–13. for t < T_r: φ_t, a_t, b_t from :func:`round_schedule`, then one
+       :func:`dpsas_round` on the fresh block D_t with noise N(0, σ²(I − wwᵀ)),
+       σ = :func:`dpsas_noise_sigma` (m₀, L, ε, δ);
+    14. return (ŵ_{T_r}, τ̂).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d); y : array_like of ±1, shape (n,)
+    epsilon : float
+        0 < ε < inf, or inf for the same algorithm without noise (not private).
+    delta : float
+        0 < δ < 1.
+    eta : float
+        η ∈ (0, 1/2), an upper bound on OPT.
+    step_size_scale : float
+        s ∈ (0, 8). Our demo default is s = 2 (the paper: Θ(log^{−3/2}(1/η))).
+    n_rounds : None or int ≥ 1
+        T_r; None gives :func:`default_n_rounds` (η, s).
+    step_rule : {"reconstructed", "as_printed", "constant"}
+        λ = e^{τ̂²/2}s (our reconstruction, default), e^{π²/2}s (printed), or s.
+    rng : None, int or numpy.random.Generator
+    w_star : None or array_like, shape (d,)
+        A reference normal, *only* to record the angle θ_t = ∠(ŵ_t, w*) in the
+        trace for plots; it does not influence the algorithm.
+
+    Returns
+    -------
+    (w, tau, trace)
+        ``w`` the unit normal ŵ_{T_r}; ``tau`` the threshold τ̂ of
+        h(x) = sign(⟨w, x⟩ + τ̂); ``trace`` a dict with arrays ``phi``, ``a``,
+        ``b`` (shape (T_r,)), ``grad_norm`` (norms of the noise-free gradients),
+        ``w`` (shape (T_r + 1, d), ŵ₀..ŵ_{T_r}), ``angle_deg`` (T_r + 1 angles in
+        degrees, only with ``w_star``), and scalars ``step_size``, ``sigma``,
+        ``block_size``, ``n_rounds``, ``clip_norm``, ``kappa``, ``w0``.
+        The trace's ``grad_norm`` reads the data without noise: it is for
+        plots, not for release.
+
+    Privacy
+    -------
+    (ε, δ)-DP (Proposition 8.4; the paper's Prop. F.1, which states O(ε), O(δ)):
+    each example lies in exactly one block, and each block is read by one
+    mechanism only: D_τ by an ε-DP Laplace mechanism, D_init and each D_t by an
+    (ε, δ)-DP Gaussian mechanism (adaptively chosen w_t is fine: it depends on
+    other blocks only). Parallel composition over disjoint blocks gives (ε, δ).
+
+    Cost
+    ----
+    O(n·d) time; O(n) extra memory for the partition.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad X/y, ε ≤ 0, δ ∉ (0, 1), η ∉ (0, 1/2), s ∉ (0, 8), T_r < 1, an
+        unknown step rule, a bad w_star or rng, or n < T_r + 2 (no room for a block).
+    """
+    X, y = _check_data(X, y)
+    epsilon = _check_epsilon_or_inf(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    eta = _check_eta(eta)
+    step_size_scale = _check_scale(step_size_scale)
+    n_rounds = _default_rounds(eta, step_size_scale) if n_rounds is None else check_int(
+        n_rounds, "n_rounds", minimum=1)
+    check_choice(step_rule, "step_rule", STEP_RULES)
+    d = X.shape[1]
+    reference = None if w_star is None else _check_unit_vector(w_star, "w_star", d)
+    block = X.shape[0] // (n_rounds + 2)
+    if block < 1:
+        raise ValueError(f"X has {X.shape[0]} rows, too few for {n_rounds} rounds: DPSAS needs "
+                         f"n >= n_rounds + 2 = {n_rounds + 2} (one fresh block per round)")
+    return _dpsas(X, y, epsilon, delta, eta, step_size_scale, n_rounds, step_rule, as_rng(rng), reference)
+
+
+def _dpsas(X, y, epsilon, delta, eta, s, n_rounds, step_rule, rng, reference):
+    n, d = X.shape
+    block = n // (n_rounds + 2)
+    clip_norm = 2.0 * math.sqrt(d)
+    order = rng.permutation(n)[: (n_rounds + 2) * block].reshape(n_rounds + 2, block)
+    X = _clip_rows(X, clip_norm)  # line 3, once for every block
+    kappa = eta
+    tau = _threshold(y[order[1]], epsilon, kappa, rng)
+    w = _initial_direction(X[order[0]], y[order[0]], clip_norm, epsilon, delta, rng)
+    lam = _step_size(step_rule, s, tau)
+    sigma = _sigma(block, clip_norm, epsilon, delta)
+    phi, a, b = _schedule(n_rounds, s, tau)
+    path = np.empty((n_rounds + 1, d))
+    path[0] = w
+    grad_norm = np.empty(n_rounds)
+    for t in range(n_rounds):
+        rows = order[t + 2]
+        w, gradient = _round(w, X[rows], y[rows], a[t], b[t], lam, sigma, rng)
+        path[t + 1] = w
+        grad_norm[t] = np.linalg.norm(gradient)
+    trace = {"phi": phi, "a": a, "b": b, "grad_norm": grad_norm, "w": path, "w0": path[0].copy(),
+             "step_size": lam, "sigma": sigma, "block_size": block, "n_rounds": n_rounds,
+             "clip_norm": clip_norm, "kappa": kappa}
+    if reference is not None:
+        trace["angle_deg"] = np.degrees(np.arccos(np.clip(path @ reference, -1.0, 1.0)))
+    return w, tau, trace
+
+
+def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, rng=None,
+                       w_star=None):
+    """DPSAS with sample reuse: a variant *outside the paper*, for the chapter's engineering discussion.
+
+    The threshold τ̂ still reads its own block D_τ of ⌊n/(T_r + 2)⌋ examples.
+    All other examples form one set D_rest that ŵ₀ and *every* round reuse.
+    The T_r + 1 Gaussian releases on D_rest compose like one Gaussian
+    mechanism of sensitivity (2L/|D_rest|)·√(T_r + 1), so each gets
+    σ = ``gaussian_sigma((2L/|D_rest|)·√(T_r + 1), ε, δ)``: about √T_r times
+    less noise than fresh blocks of size n/(T_r + 2). The price: the rounds are
+    no longer independent, and the paper's accuracy analysis (which needs a
+    fresh block per round) does not apply.
+
+    Parameters, returns and errors as :func:`dpsas` (with ``step_rule="reconstructed"``).
+
+    Privacy
+    -------
+    (ε, δ)-DP: D_τ (Laplace, ε-DP) and D_rest ((ε, δ)-DP by Gaussian-DP
+    composition of the T_r + 1 releases) are disjoint. Cost O(n·d·T_r).
+    """
+    X, y = _check_data(X, y)
+    epsilon = _check_epsilon_or_inf(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    eta = _check_eta(eta)
+    s = _check_scale(step_size_scale)
+    n_rounds = _default_rounds(eta, s) if n_rounds is None else check_int(n_rounds, "n_rounds", minimum=1)
+    n, d = X.shape
+    reference = None if w_star is None else _check_unit_vector(w_star, "w_star", d)
+    block = n // (n_rounds + 2)
+    if block < 1:
+        raise ValueError(f"X has {n} rows, too few for {n_rounds} rounds: need n >= {n_rounds + 2}")
+    rng = as_rng(rng)
+    clip_norm = 2.0 * math.sqrt(d)
+    order = rng.permutation(n)
+    threshold_rows, rest = order[:block], order[block:]
+    X_rest, y_rest = _clip_rows(X[rest], clip_norm), y[rest]
+    tau = _threshold(y[threshold_rows], epsilon, eta, rng)
+    w = _initial_direction(X_rest, y_rest, clip_norm, epsilon, delta, rng, n_releases=n_rounds + 1)
+    lam = _step_size("reconstructed", s, tau)
+    sigma = _sigma(rest.size, clip_norm, epsilon, delta, n_releases=n_rounds + 1)
+    phi, a, b = _schedule(n_rounds, s, tau)
+    path = [w]
+    for t in range(n_rounds):
+        w, _ = _round(w, X_rest, y_rest, a[t], b[t], lam, sigma, rng)
+        path.append(w)
+    path = np.array(path)
+    trace = {"phi": phi, "a": a, "b": b, "w": path, "step_size": lam, "sigma": sigma,
+             "block_size": rest.size, "n_rounds": n_rounds, "clip_norm": clip_norm, "kappa": eta}
+    if reference is not None:
+        trace["angle_deg"] = np.degrees(np.arccos(np.clip(path @ reference, -1.0, 1.0)))
+    return w, tau, trace
+
+
+# --- Algorithm 8.9 (the paper's Algorithm 4): unknown OPT ----------------------------------------
+
+def _check_alpha(alpha):
+    alpha = check_probability(alpha, "alpha")
+    if C_ETA * alpha >= 0.5:
+        raise ValueError(f"alpha must lie in (0, 1/3) so that the first grid value 1.5·alpha is below "
+                         f"1/2 (Proposition 8.8 needs eta < 1/2), got {alpha!r}")
+    return alpha
+
+
+def eta_grid(alpha):
+    """The η grid of Algorithm 8.9: η_k = 2^{k−1}·1.5α for k = 1..K, K = 1 + ⌈log₂(0.25/(1.5α))⌉.
+
+    The grid doubles until it passes 0.25, so every OPT ≤ 0.25 has a grid
+    value with OPT ≤ η_k ≤ 2·OPT (or OPT < η₁), which is what the proof of
+    Theorem 4.1 needs; every η_k is below 1/2, as Proposition 4.2 requires.
+    (The paper: K = C_K log(1/α), η₁ = C_η α with C_η > 1; our constants.)
+
+    Parameters
+    ----------
+    alpha : float
+        α ∈ (0, 1/3).
+
+    Returns
+    -------
+    ndarray, shape (K,), increasing.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For α ∉ (0, 1/3).
+    """
+    return _eta_grid(_check_alpha(alpha))
+
+
+def _eta_grid(alpha):
+    first = C_ETA * alpha
+    n_values = 1 + max(0, math.ceil(math.log2(ETA_MAX / first) - 1e-12))
+    return first * 2.0 ** np.arange(n_values)
+
+
+def validation_size(alpha, epsilon, beta, n_candidates):
+    """|D_val| from Lemma B.5 for selection slack α with probability 1 − β/2 (Algorithm 8.9 line 2).
+
+    m = ⌈8 ln(8K/β)/α² + 4 ln(4K/β)/(εα)⌉: each of the two slack terms of
+    Lemma B.5, 2√(ln(4K/η)/(2m)) and 2 ln(2K/η)/(εm) with failure η = β/2,
+    is then ≤ α/2. This is the paper's O(log(K/β)/α² + log(K/β)/(αε)) with our
+    constants. At α = 0.02, K = 5, β = 0.1, ε = 1 it is about 1.2·10⁵, so the
+    learner uses min(this, 20 % of n) by default and says so.
+
+    Parameters
+    ----------
+    alpha : float, α ∈ (0, 1)
+    epsilon : float, 0 < ε < inf, or inf (then only the first term)
+    beta : float, β ∈ (0, 1)
+    n_candidates : int, K ≥ 1
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError, TypeError
+        For parameters out of range.
+    """
+    alpha = check_probability(alpha, "alpha")
+    epsilon = _check_epsilon_or_inf(epsilon)
+    beta = check_probability(beta, "beta")
+    n_candidates = check_int(n_candidates, "n_candidates", minimum=1)
+    return _validation_size(alpha, epsilon, beta, n_candidates)
+
+
+def _validation_size(alpha, epsilon, beta, n_candidates):
+    size = 8 * math.log(8 * n_candidates / beta) / alpha ** 2
+    if epsilon != math.inf:
+        size += 4 * math.log(4 * n_candidates / beta) / (epsilon * alpha)
+    return math.ceil(size)
+
+
+def _select(correct_counts, epsilon, rng):
+    """Line 9: Score = accuracy (sensitivity 1/|D_val|) in the exponential mechanism; argmax if ε = inf."""
+    counts = np.asarray(correct_counts, dtype=float)
+    if epsilon == math.inf:
+        return int(np.argmax(counts))
+    # exp(ε·accuracy/(2/|D_val|)) = exp(ε·#correct/2): pass the counts with sensitivity 1.
+    return exponential_mechanism(counts, 1.0, epsilon, rng)
+
+
+def _predict(X, w, tau):
+    return np.where(X @ w + tau >= 0, 1.0, -1.0)
+
+
+class PrivateSemiAgnosticLearner(Estimator):
+    """DP semi-agnostic proper learner (chapter 8: Algorithm 8.9, Theorem 8.10; the paper's Algorithm 4, Theorem 4.1).
+
+    ``fit`` splits the data (a data-independent random partition) into a
+    validation part D_val and K equal parts D¹..D^K; runs :func:`dpsas` with
+    η_k (from :func:`eta_grid`) on D^k; and selects one of the K halfspaces by
+    the exponential mechanism with score = validation accuracy (raw, unclipped
+    x), sensitivity 1/|D_val|.
+
+    Parameters
+    ----------
+    alpha : float
+        Target additive error α ∈ (0, 1/3).
+    epsilon : float
+        0 < ε < inf (inf: the non-private reference, argmax selection).
+    delta : float
+        0 < δ < 1.
+    beta : float
+        Failure probability β ∈ (0, 1), used for |D_val| (Lemma B.5).
+    random_state : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    coef_ : ndarray, shape (d,)
+        The chosen unit normal ŵ.
+    intercept_ : float
+        The chosen τ̂; predictions are sign(⟨ŵ, x⟩ + τ̂) (ties +1).
+    candidates_ : list of dict
+        The K DPSAS outputs, each {"eta", "coef", "intercept"}; each is (ε, δ)-DP,
+        so keeping them costs nothing. Their validation scores are *not* kept.
+    chosen_index_ : int
+        Index k of the selected candidate.
+    eta_grid_ : ndarray, shape (K,)
+    n_validation_ : int
+        |D_val| used: min(:func:`validation_size`, 20 % of n).
+    n_validation_theory_ : int
+        The Lemma B.5 size (Theorem 4.1's), for comparison.
+    part_size_ : int
+        |D^k| = ⌊(n − |D_val|)/K⌋.
+    privacy_ : dict
+        {"epsilon", "delta", "accounting"}: the guarantee and why.
+    n_features_in_ : int
+
+    Privacy
+    -------
+    (ε, δ)-DP: D_val and the parts D^k are disjoint; each DPSAS run is (ε, δ)-DP
+    in its part, the selection is ε-DP in D_val (Lemma B.5), so parallel
+    composition gives (ε, δ) overall (the paper states (O(ε), O(δ))).
+
+    Cost
+    ----
+    O(n·d) time for fit (K runs on disjoint parts plus K validation passes); O(d) per prediction row.
+    """
+
+    def __init__(self, alpha, epsilon, delta, beta=0.1, random_state=None):
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.delta = delta
+        self.beta = beta
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Run Algorithm 8.9 on (X, y); returns self.
+
+        Raises
+        ------
+        ValueError, TypeError
+            For bad X/y, hyper-parameters out of range, or n too small to give
+            every DPSAS run one example per block (the message gives the n needed).
+        """
+        X, y = _check_data(X, y)
+        alpha = _check_alpha(self.alpha)
+        epsilon = _check_epsilon_or_inf(self.epsilon)
+        delta = check_delta(self.delta, allow_zero=False)
+        beta = check_probability(self.beta, "beta")
+        rng = as_rng(self.random_state)
+        n, d = X.shape
+        grid = _eta_grid(alpha)
+        n_parts = grid.size
+        theory = _validation_size(alpha, epsilon, beta, n_parts)
+        n_val = max(1, min(theory, int(VALIDATION_FRACTION * n)))
+        part = (n - n_val) // n_parts
+        rounds = [_default_rounds(eta, 2.0) for eta in grid]
+        if part < max(rounds) + 2:
+            needed = n_parts * (max(rounds) + 2) + n_val
+            raise ValueError(f"X has {n} rows; Algorithm 8.9 with alpha={alpha!r} runs {n_parts} DPSAS "
+                             f"parts of up to {max(rounds)} rounds and needs at least n >= {needed}")
+        order = rng.permutation(n)
+        validation = order[:n_val]
+        candidates = []
+        for k, eta in enumerate(grid):
+            rows = order[n_val + k * part: n_val + (k + 1) * part]
+            w, tau, _ = _dpsas(X[rows], y[rows], epsilon, delta, float(eta), 2.0, rounds[k],
+                               "reconstructed", rng, None)
+            candidates.append({"eta": float(eta), "coef": w, "intercept": tau})
+        X_val, y_val = X[validation], y[validation]
+        correct = [np.sum(_predict(X_val, c["coef"], c["intercept"]) == y_val) for c in candidates]
+        self.chosen_index_ = _select(correct, epsilon, rng)
+        chosen = candidates[self.chosen_index_]
+        self.coef_, self.intercept_ = chosen["coef"].copy(), float(chosen["intercept"])
+        self.candidates_ = candidates
+        self.eta_grid_ = grid
+        self.n_validation_, self.n_validation_theory_, self.part_size_ = n_val, theory, part
+        self.privacy_ = {"epsilon": epsilon, "delta": delta,
+                         "accounting": "parallel composition over disjoint parts: K DPSAS runs, each "
+                                       "(epsilon, delta)-DP, and the epsilon-DP exponential mechanism "
+                                       "on the validation part"}
+        self.n_features_in_ = d
+        return self
+
+    def predict(self, X):
+        """±1 predictions sign(⟨ŵ, x⟩ + τ̂), ties +1 (post-processing: no privacy cost). Cost O(n·d)."""
+        X = self._check_predict_input(X)
+        return _predict(X, self.coef_, self.intercept_)
+

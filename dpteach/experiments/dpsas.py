@@ -1,0 +1,241 @@
+"""Runners behind chapter 8's figures (the semi-agnostic learner).
+
+Data: x ~ N(0, I_d), target normal w* = (1, ..., 1)/√d and threshold t*,
+labels flipped independently with probability η₀ (random classification
+noise), so OPT = η₀ and every halfspace's error is exact
+(``dpteach.data.rcn_halfspace_error``). The learners write
+h(x) = sign(⟨w, x⟩ + τ), the data sign(⟨w, x⟩ − t): τ = −t.
+
+Every runner takes ``rng`` and returns plain arrays/dicts for plotting.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dpsas as _dpsas
+from .._validation import (as_rng, check_delta, check_finite_array, check_int, check_positive,
+                           check_probability)
+from ..data import gaussian_halfspace_data, rcn_halfspace_error
+from ._progress import check_repetitions, progress
+
+__all__ = [
+    "PRESET",
+    "DEMO",
+    "target_normal",
+    "halfspace_error",
+    "rcn_dataset",
+    "DatasetCache",
+    "learner_errors",
+    "error_vs_opt",
+    "trajectories",
+    "error_vs_n",
+    "samples_needed_vs_d",
+    "step_rule_ablation",
+    "fresh_vs_reuse",
+]
+
+#: The utility test's preset for Algorithm 8.9: error <= 2·OPT + α in >= 90 % of seeds.
+PRESET = {"d": 5, "n": 100_000, "alpha": 0.05, "epsilon": 1.0, "delta": 1e-5, "noise_rate": 0.05,
+          "threshold": 0.5}
+#: Demo defaults for one DPSAS run (Algorithm 8.3): s = 2, κ = η, T_r from default_n_rounds.
+DEMO = {"d": 10, "n": 200_000, "eta": 0.05, "noise_rate": 0.05, "threshold": 0.5, "delta": 1e-5}
+
+
+def target_normal(d):
+    """w* = (1, ..., 1)/√d: every coordinate matters (no axis-aligned shortcut)."""
+    d = check_int(d, "d", minimum=1)
+    return np.ones(d) / math.sqrt(d)
+
+
+def halfspace_error(w, tau, normal, threshold, noise_rate):
+    """Exact error of sign(⟨w, x⟩ + τ) under RCN around sign(⟨w*, x⟩ − t*): the data's t is −τ."""
+    return rcn_halfspace_error(w, -float(tau), normal, threshold, noise_rate)
+
+
+def rcn_dataset(n, d, threshold, noise_rate, rng=None):
+    """n examples of the chapter's setup: x ~ N(0, I_d), target (w*, t*) with w* = :func:`target_normal`, RCN η₀.
+
+    Returns (X, y, w*) as ``dpteach.data.gaussian_halfspace_data``, which it calls.
+    """
+    return gaussian_halfspace_data(n, d, normal=target_normal(d), threshold=threshold,
+                                   noise_rate=noise_rate, rng=rng)
+
+
+class DatasetCache:
+    """One dataset per dimension d, drawn on first use and kept (so a slider redraw only runs the algorithm).
+
+    Parameters: ``n`` rows, RCN rate ``noise_rate``, target threshold ``threshold``, ``seed``.
+    ``get(d)`` returns (X, y, normal).
+    """
+
+    def __init__(self, n, noise_rate, threshold, seed=0):
+        self.n = check_int(n, "n", minimum=1)
+        self.noise_rate = check_probability(noise_rate, "noise_rate", low_open=False)
+        self.threshold = float(check_finite_array(threshold, "threshold", ndim=0))
+        self.seed = check_int(seed, "seed", minimum=0)
+        self._store = {}
+
+    def get(self, d):
+        d = check_int(d, "d", minimum=1)
+        if d not in self._store:
+            self._store[d] = rcn_dataset(self.n, d, self.threshold, self.noise_rate,
+                                   np.random.default_rng([self.seed, d]))
+        return self._store[d]
+
+
+def _learner_error(X, y, normal, threshold, noise_rate, alpha, epsilon, delta, rng):
+    learner = _dpsas.PrivateSemiAgnosticLearner(alpha, epsilon, delta, random_state=rng).fit(X, y)
+    error = halfspace_error(learner.coef_, learner.intercept_, normal, threshold, noise_rate)
+    return error, learner.eta_grid_[learner.chosen_index_]
+
+
+def learner_errors(n_seeds, rng=None, **overrides):
+    """Algorithm 8.9 at :data:`PRESET` (or overrides) on ``n_seeds`` fresh datasets.
+
+    Returns
+    -------
+    dict
+        ``errors`` (n_seeds,), ``chosen_eta`` (n_seeds,), ``opt`` = η₀,
+        ``bound`` = 2·OPT + α (the utility test's target), and the settings used.
+    """
+    n_seeds = check_repetitions(n_seeds, "n_seeds")
+    settings = {**PRESET, **overrides}
+    rng = as_rng(rng)
+    errors, chosen = np.empty(n_seeds), np.empty(n_seeds)
+    for i in progress(range(n_seeds), "Algorithm 8.9 seeds"):
+        X, y, normal = rcn_dataset(settings["n"], settings["d"], settings["threshold"], settings["noise_rate"], rng)
+        errors[i], chosen[i] = _learner_error(X, y, normal, settings["threshold"], settings["noise_rate"],
+                                              settings["alpha"], settings["epsilon"], settings["delta"], rng)
+    return {"errors": errors, "chosen_eta": chosen, "opt": settings["noise_rate"],
+            "bound": 2 * settings["noise_rate"] + settings["alpha"], "settings": settings}
+
+
+def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, threshold=0.5, delta=1e-5,
+                 rng=None):
+    """Figure "where C·OPT comes from": error of Algorithm 8.9 against OPT = η₀ for each ε (inf: non-private).
+
+    Returns
+    -------
+    dict ε → ndarray of shape (len(noise_rates), n_reps). The same datasets are used for every ε.
+    """
+    n_reps = check_repetitions(n_reps)
+    rates = check_finite_array(noise_rates, "noise_rates", ndim=1)
+    rng = as_rng(rng)
+    out = {eps: np.empty((rates.size, n_reps)) for eps in epsilons}
+    for i in progress(range(rates.size), "noise rates"):
+        for r in range(n_reps):
+            X, y, normal = rcn_dataset(n, d, threshold, float(rates[i]), rng)
+            for eps in epsilons:
+                out[eps][i, r] = _learner_error(X, y, normal, threshold, float(rates[i]), alpha, eps, delta,
+                                                rng)[0]
+    return out
+
+
+def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_rounds=None, delta=1e-5,
+                 rng=None):
+    """Figure "the angle over the rounds": angle θ_t = ∠(ŵ_t, w*) in degrees over the rounds of one DPSAS run per ε.
+
+    Returns
+    -------
+    dict ε → trace (the dict returned by :func:`dpteach.dpsas.dpsas`, with ``angle_deg``) plus ``tau``.
+    """
+    rng = as_rng(rng)
+    out = {}
+    for eps in epsilons:
+        w, tau, trace = _dpsas.dpsas(X, y, eps, delta, eta, n_rounds=n_rounds, step_rule=step_rule, rng=rng,
+                                     w_star=normal)
+        out[eps] = {**trace, "tau": tau}
+    return out
+
+
+def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, threshold=0.5, delta=1e-5,
+               rng=None):
+    """Figure "error against n": error of Algorithm 8.9 against n, for each ε; nested prefixes of one dataset per repetition.
+
+    Returns
+    -------
+    dict ε → ndarray of shape (len(n_values), n_reps).
+    """
+    n_reps = check_repetitions(n_reps)
+    sizes = [check_int(int(v), "n_values", minimum=1) for v in n_values]
+    rng = as_rng(rng)
+    out = {eps: np.empty((len(sizes), n_reps)) for eps in epsilons}
+    for r in progress(range(n_reps), "repetitions"):
+        X, y, normal = rcn_dataset(max(sizes), d, threshold, noise_rate, rng)
+        for j, n in enumerate(sizes):
+            for eps in epsilons:
+                out[eps][j, r] = _learner_error(X[:n], y[:n], normal, threshold, noise_rate, alpha, eps, delta,
+                                                rng)[0]
+    return out
+
+
+def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, noise_rate=0.05,
+                        threshold=0.5, n_rounds=40, delta=1e-5, rng=None):
+    """Figure "examples needed against d": the smallest n of ``n_grid`` at which DPSAS (Algorithm 8.3) reaches ``target``.
+
+    For each d the grid is walked upwards on fresh data; n is accepted when the
+    *median* error over ``n_reps`` runs is ≤ ``target`` (nan if no grid value does).
+
+    Returns
+    -------
+    ndarray of shape (len(d_values),).
+    """
+    n_reps = check_repetitions(n_reps)
+    target = check_positive(target, "target")
+    delta = check_delta(delta, allow_zero=False)
+    rng = as_rng(rng)
+    needed = np.full(len(d_values), np.nan)
+    for i in progress(range(len(d_values)), "dimensions"):
+        d = int(d_values[i])
+        for n in n_grid:
+            errors = []
+            for _ in range(n_reps):
+                X, y, normal = rcn_dataset(int(n), d, threshold, noise_rate, rng)
+                w, tau, _ = _dpsas.dpsas(X, y, epsilon, delta, eta, n_rounds=n_rounds, rng=rng)
+                errors.append(halfspace_error(w, tau, normal, threshold, noise_rate))
+            if np.median(errors) <= target:
+                needed[i] = n
+                break
+    return needed
+
+
+def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.05, n_rounds=None,
+                       delta=1e-5, rng=None):
+    """Figure "ablation": the three step rules of line 8 on the same data.
+
+    Returns
+    -------
+    dict rule → {"angle_deg": (T_r + 1,), "error": float, "step_size": float}.
+    """
+    rng = as_rng(rng)
+    out = {}
+    for rule in _dpsas.STEP_RULES:
+        w, tau, trace = _dpsas.dpsas(X, y, epsilon, delta, eta, n_rounds=n_rounds, step_rule=rule, rng=rng,
+                                     w_star=normal)
+        out[rule] = {"angle_deg": trace["angle_deg"], "step_size": trace["step_size"],
+                     "error": halfspace_error(w, tau, normal, threshold, noise_rate)}
+    return out
+
+
+def fresh_vs_reuse(n_values, epsilon, n_reps=3, d=10, eta=0.05, noise_rate=0.05, threshold=0.5, n_rounds=40,
+                   delta=1e-5, rng=None):
+    """Fresh blocks per round (the paper) against sample reuse (outside the paper), error against n.
+
+    Returns
+    -------
+    dict {"fresh", "reuse"} → ndarray (len(n_values), n_reps); prefixes of one dataset per repetition.
+    """
+    n_reps = check_repetitions(n_reps)
+    rng = as_rng(rng)
+    sizes = [int(v) for v in n_values]
+    out = {"fresh": np.empty((len(sizes), n_reps)), "reuse": np.empty((len(sizes), n_reps))}
+    for r in progress(range(n_reps), "repetitions"):
+        X, y, normal = rcn_dataset(max(sizes), d, threshold, noise_rate, rng)
+        for j, n in enumerate(sizes):
+            for name, run in (("fresh", _dpsas.dpsas), ("reuse", _dpsas.dpsas_sample_reuse)):
+                w, tau, _ = run(X[:n], y[:n], epsilon, delta, eta, n_rounds=n_rounds, rng=rng)
+                out[name][j, r] = halfspace_error(w, tau, normal, threshold, noise_rate)
+    return out

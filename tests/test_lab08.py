@@ -1,0 +1,188 @@
+"""Tests of the Lab 8 checkers (dpteach.labs.lab08) and of the generated student notebook.
+
+Reference solutions are written here (not read from the notebook); each
+typical wrong answer must be rejected with its own hint.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpteach import dpsas
+from dpteach.labs import LabCheckError, lab08
+from dpteach.mechanisms import gaussian_sigma
+from lab_helpers import check_student_version, code_cells
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab08_dpsas.ipynb"
+
+
+# --- Task 1 --------------------------------------------------------------------------------------
+
+def gradient_right(w, X, y, a, b):
+    active = np.abs(X @ w - b) <= a
+    pulled = (y * active) @ X / len(y)
+    return -(pulled - (pulled @ w) * w)
+
+
+def gradient_matrix_form(w, X, y, a, b):
+    projection = np.eye(w.size) - np.outer(w, w)
+    return -projection @ ((y * (np.abs(X @ w - b) <= a)) @ X) / len(y)
+
+
+def gradient_unprojected(w, X, y, a, b):
+    return -((y * (np.abs(X @ w - b) <= a)) @ X) / len(y)
+
+
+def gradient_sign(w, X, y, a, b):
+    return -gradient_right(w, X, y, a, b)
+
+
+def gradient_sum(w, X, y, a, b):
+    return len(y) * gradient_right(w, X, y, a, b)
+
+
+def gradient_band_flipped(w, X, y, a, b):
+    return gradient_right(w, X, y, a, -b)
+
+
+def gradient_ramp_value(w, X, y, a, b):
+    weights = np.clip(X @ w - b + a, 0, 2 * a)
+    pulled = (y * weights) @ X / len(y)
+    return -(pulled - (pulled @ w) * w)
+
+
+def gradient_list(w, X, y, a, b):
+    return list(gradient_right(w, X, y, a, b))
+
+
+def gradient_library(w, X, y, a, b):
+    return dpsas.ramp_loss_gradient(w, X, y, a, b)
+
+
+@pytest.mark.parametrize("right", [gradient_right, gradient_matrix_form])
+def test_gradient_checker_accepts_right_answers(right, capsys):
+    lab08.check_ramp_gradient(right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (gradient_unprojected, "without projecting out w"),
+    (gradient_sign, "wrong sign"),
+    (gradient_sum, "times too large"),
+    (gradient_band_flipped, "centred at −b"),
+    (gradient_ramp_value, "indicator of the band"),
+    (gradient_list, "numpy array"),
+    (gradient_library, "write this yourself"),
+])
+def test_gradient_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab08.check_ramp_gradient(wrong)
+
+
+# --- Task 2 --------------------------------------------------------------------------------------
+
+def sigma_right(n, d, n_rounds, epsilon, delta):
+    return gaussian_sigma(4 * math.sqrt(d) / (n // (n_rounds + 2)), epsilon, delta)
+
+
+def test_sigma_checker_accepts_right_answer(capsys):
+    lab08.check_round_sigma(sigma_right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda n, d, T, e, dl: gaussian_sigma(4 * math.sqrt(d) / (n // T), e, dl), "n_rounds \\+ 2 blocks"),
+    (lambda n, d, T, e, dl: gaussian_sigma(2 * math.sqrt(d) / (n // (T + 2)), e, dl), "factor 2"),
+    (lambda n, d, T, e, dl: gaussian_sigma(2 * math.sqrt(d) / (n // (T + 2)), e, dl), "L = 2√d"),
+    (lambda n, d, T, e, dl: gaussian_sigma(4 * math.sqrt(d) / n, e, dl), "own fresh block"),
+    (lambda n, d, T, e, dl: math.sqrt(T) * sigma_right(n, d, T, e, dl), "compose in parallel"),
+    (lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n // (T + 2)) * math.sqrt(2 * math.log(1.25 / dl)) / e, "classic"),
+    (lambda n, d, T, e, dl: 1.01 * sigma_right(n, d, T, e, dl), "× too large"),
+    (lambda n, d, T, e, dl: str(sigma_right(n, d, T, e, dl)), "one finite number"),
+    (lambda n, d, T, e, dl: dpsas.dpsas_noise_sigma(n // (T + 2), 2 * math.sqrt(d), e, dl), "write this yourself"),
+])
+def test_sigma_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab08.check_round_sigma(wrong)
+
+
+def test_sigma_bugs_are_distinguishable_from_the_right_answer():
+    # Every named bug must differ from the right σ by more than the checker's 1e-6 tolerance at every case.
+    for case in lab08.SIGMA_CASES:
+        right = sigma_right(*case)
+        for _, formula in lab08._SIGMA_BUGS:
+            assert abs(formula(*case) / right - 1) > 1e-3
+
+
+# --- Task 3 --------------------------------------------------------------------------------------
+
+def grid_right(alpha, epsilon, beta):
+    grid = [1.5 * alpha]
+    while grid[-1] < 0.25:
+        grid.append(2 * grid[-1])
+    k, failure = len(grid), beta / 2
+    size = 8 * math.log(4 * k / failure) / alpha ** 2 + 4 * math.log(2 * k / failure) / (epsilon * alpha)
+    return np.array(grid), math.ceil(size)
+
+
+def test_grid_checker_accepts_right_answer_and_agrees_with_the_library(capsys):
+    lab08.check_eta_grid_and_validation(grid_right)
+    assert "all checks passed" in capsys.readouterr().out
+    for alpha, epsilon, beta in lab08.GRID_CASES:
+        grid, size = grid_right(alpha, epsilon, beta)
+        assert np.allclose(grid, dpsas.eta_grid(alpha))
+        assert size == dpsas.validation_size(alpha, epsilon, beta, grid.size)
+
+
+def _with(grid=None, size=None):
+    def answer(alpha, epsilon, beta):
+        right_grid, right_size = grid_right(alpha, epsilon, beta)
+        return (right_grid if grid is None else grid(alpha, right_grid),
+                right_size if size is None else size(alpha, epsilon, beta, right_grid.size))
+    return answer
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_with(grid=lambda a, g: g / 1.5), "starts at"),
+    (_with(grid=lambda a, g: g[:-1] if g.size > 1 else g[:0]), "stops too early|1.5α·2"),
+    (_with(grid=lambda a, g: np.append(g, 2 * g[-1])), "too far"),
+    (_with(size=lambda a, e, b, k: math.ceil(8 * math.log(8 * k / b) / a ** 2)), "exponential mechanism"),
+    (_with(size=lambda a, e, b, k: math.ceil(8 * math.log(4 * k / b) / a ** 2 + 4 * math.log(2 * k / b) / (e * a))),
+     "β/2"),
+    (_with(size=lambda a, e, b, k: math.ceil(2 * math.log(8 * k / b) / a ** 2 + 2 * math.log(4 * k / b) / (e * a))),
+     "each of the two terms"),
+    (_with(size=lambda a, e, b, k: 8 * math.log(8 * k / b) / a ** 2 + 4 * math.log(4 * k / b) / (e * a)), "an int"),
+    (_with(size=lambda a, e, b, k: 1000), "solve"),
+    (lambda a, e, b: [1, 2], "tuple"),
+    (lambda a, e, b: (dpsas.eta_grid(a), dpsas.validation_size(a, e, b, dpsas.eta_grid(a).size)),
+     "write this yourself"),
+])
+def test_grid_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab08.check_eta_grid_and_validation(wrong)
+
+
+# --- the notebook -----------------------------------------------------------------------------------
+
+DUMMY_ARGUMENTS = {"w": np.array([1.0, 0.0]), "X": np.zeros((3, 2)), "y": np.ones(3), "a": 1.0, "b": 0.0,
+                   "n": 1000, "d": 2, "n_rounds": 5, "epsilon": 1.0, "delta": 1e-5, "alpha": 0.05, "beta": 0.1}
+
+
+def test_lab_notebook_calls_every_checker_and_has_nbgrader_metadata():
+    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
+    sources = code_cells(NOTEBOOK)
+    checkers = {name for name in lab08.__all__ if name.startswith("check_")}
+    assert {name for s in sources for name in checkers if f"lab08.{name}(" in s} == checkers
+    ids = [c["metadata"]["nbgrader"]["grade_id"] for c in notebook["cells"] if "nbgrader" in c["metadata"]]
+    assert len(ids) == len(set(ids))
+    proofs = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task4-proof"]
+    assert len(proofs) == 1 and proofs[0]["cell_type"] == "markdown"
+    assert proofs[0]["metadata"]["nbgrader"]["solution"] and proofs[0]["metadata"]["nbgrader"]["grade"]
+
+
+def test_student_version_has_no_solutions_and_raises(tmp_path):
+    check_student_version(NOTEBOOK, lab08, DUMMY_ARGUMENTS, tmp_path)
