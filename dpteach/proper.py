@@ -5,7 +5,7 @@ Read top to bottom, this module follows the chapter:
 1. private Hermite correlations m̃ = Proj_B((1/n₁)Σ y_i ψ̄_{p,T}(x_i) + Z) on the
    first half S₁ of the data (Lemmas 7.1–7.2, the paper's Lemmas 3.3–3.4);
 2. the gradient second-moment matrix M = E[∇q ∇qᵀ] of q = ⟨m̃, ψ_p⟩ in closed
-   form, M = G Gᵀ (Eq. (eq-gradient-moment));
+   form, M = G Gᵀ (Proposition 7.3);
 3. the relevant subspace V spanned by the eigenvectors of M above a public
    threshold (the paper's c²α²/C₀, raised to the noise floor, our
    reconstruction);
@@ -46,6 +46,7 @@ __all__ = [
     "THRESHOLD_RANGE_CONSTANT",
     "degree_for_accuracy",
     "private_hermite_correlations",
+    "project_unit_ball",
     "gradient_second_moment",
     "noise_floor",
     "subspace_threshold",
@@ -77,7 +78,7 @@ def _check_epsilon_or_inf(epsilon):
 
 
 def degree_for_accuracy(alpha, constant=TEACHING_DEGREE_CONSTANT):
-    """The degree p = ⌈C₀/(cα)²⌉ of Algorithm 7.1 (the paper's Theorem 3.1; its Algorithm 2 prints ⌈C₀/(cα)⌉).
+    """The degree p = ⌈C₀/(cα)²⌉ of Algorithm 7.7 (the paper's Theorem 3.1; its Algorithm 2 prints ⌈C₀/(cα)⌉).
 
     Parameters
     ----------
@@ -111,8 +112,26 @@ def _check_alpha(alpha):
 # --- 1. Private Hermite correlations (Lemmas 7.1–7.2) -------------------------------------------
 
 
+def project_unit_ball(values):
+    """Proj_B(u) = u / max(1, ‖u‖₂) along the last axis (Algorithm 7.7 line 3; post-processing).
+
+    Parameters
+    ----------
+    values : array_like, shape (..., D), finite
+
+    Returns
+    -------
+    ndarray of the same shape, every row of norm ≤ 1. Cost O(size).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf or an empty array.
+    """
+    return _project_unit_ball(check_finite_array(values, "values"))
+
+
 def _project_unit_ball(values):
-    """Proj_B(u) = u / max(1, ‖u‖₂), row by row."""
     norms = np.linalg.norm(values, axis=-1, keepdims=True)
     return values / np.maximum(1.0, norms)
 
@@ -136,7 +155,7 @@ def _correlation_sigma(n_correlation, clip_radius, epsilon, delta):
 
 
 def _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, noise_factor):
-    """The release of Algorithm 7.1 line 3 on validated inputs; ``size`` independent draws (None: one)."""
+    """The release of Algorithm 7.7 line 3 on validated inputs; ``size`` independent draws (None: one)."""
     mean = hermite_feature_sum(X, degree, weights=y, radius=clip_radius) / X.shape[0]
     sigma = noise_factor * _correlation_sigma(X.shape[0], clip_radius, epsilon, delta)
     shape = mean.shape if size is None else (size,) + mean.shape
@@ -145,7 +164,7 @@ def _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, no
 
 
 def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=None):
-    """m̃ = Proj_B((1/n₁)Σ_{S₁} y_i ψ̄_{p,T}(x_i) + Z), Z ~ N(0, σ²I) (Algorithm 7.1 line 3; the paper's Algorithm 2, step 4).
+    """m̃ = Proj_B((1/n₁)Σ_{S₁} y_i ψ̄_{p,T}(x_i) + Z), Z ~ N(0, σ²I) (Algorithm 7.7 line 3; the paper's Algorithm 2, step 4).
 
     ``X, y`` are the n₁ = n/2 examples of S₁; the paper writes the same mean as
     (2/n)Σ_{S₁}. Each clipped feature ψ̄_{p,T}(x) has norm ≤ T, so replacing one
@@ -201,7 +220,7 @@ def _private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delt
     return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, as_rng(rng), size, 1.0)
 
 
-# --- 2. The gradient second moment M = G Gᵀ (Eq. (eq-gradient-moment)) ----------------------------
+# --- 2. The gradient second moment M = G Gᵀ (Proposition 7.3) ----------------------------
 
 
 @functools.lru_cache(maxsize=32)
@@ -224,7 +243,7 @@ def _gradient_plan(d, degree):
 
 
 def gradient_second_moment(coefficients, degree, d):
-    """M = E_{X~N(0,I_d)}[∇q(X)∇q(X)ᵀ] for q = ⟨a, ψ_p⟩, exactly: M = G Gᵀ (Eq. (eq-gradient-moment)).
+    """M = E_{X~N(0,I_d)}[∇q(X)∇q(X)ᵀ] for q = ⟨a, ψ_p⟩, exactly: M = G Gᵀ (Proposition 7.3).
 
     From ∂_i h_κ = √κ_i · h_{κ−e_i}, ∇q = G ψ_{p−1} with
     G[i, λ] = √(λ_i + 1)·a_{λ+e_i} (|λ| ≤ p − 1), and orthonormality of ψ_{p−1}
@@ -342,7 +361,7 @@ def subspace_threshold(alpha, d, degree, n_correlation, sigma, constant=TEACHING
 
 
 def relevant_subspace(M, threshold, max_dim):
-    """V = span of the eigenvectors of M with eigenvalue ≥ ``threshold``, at most ``max_dim`` of them (Step 4 of Algorithm 7.1).
+    """V = span of the eigenvectors of M with eigenvalue ≥ ``threshold``, at most ``max_dim`` of them (Algorithm 7.7 line 5).
 
     For every unit ξ ⟂ V, ξᵀMξ = E[(∂_ξ q)²] < threshold (or ξ is beyond the
     cap): q hardly varies along ξ (the paper's Eq. (33)). Post-processing.
@@ -543,7 +562,7 @@ class HalfspaceCover:
 
 
 def halfspace_cover(basis, resolution, max_threshold=None):
-    """The cover H(q) of Algorithm 7.1 line 6 (the paper's proof of Lemma 3.2, Facts B.11/B.12).
+    """The cover H(q) of Algorithm 7.7 line 6 (the paper's proof of Lemma 3.2, Facts B.11/B.12).
 
     H(q) = {sign(⟨v, x⟩ + j·a) : v ∈ 𝒱, |j·a| ≤ R} ∪ {sign(x₁ + R), sign(x₁ − R)},
     where 𝒱 = basis·:func:`sphere_net` (covering radius ≤ a on the unit sphere of V)
@@ -627,7 +646,7 @@ def _error_counts(X, y, cover, chunk_entries=4_000_000):
 
 
 def cover_error_counts(X, y, cover):
-    """The number of errors on (X, y) of every candidate of ``cover`` (the scores of Algorithm 7.1 line 7).
+    """The number of errors on (X, y) of every candidate of ``cover`` (the scores of Algorithm 7.7 line 7).
 
     Sorted/binned counting: O(n·k + n·N + N·J) instead of O(n·d·|H(q)|). Reads
     the data it is given (S₂); the counts are not private by themselves.
@@ -670,7 +689,7 @@ def _select(counts, epsilon, rng):
 
 
 def select_halfspace(X, y, cover, epsilon, rng=None):
-    """Sample h ∈ H(q) with probability ∝ exp(−(ε/2)·#errors on (X, y)) (Algorithm 7.1 line 7; the paper's step 7).
+    """Sample h ∈ H(q) with probability ∝ exp(−(ε/2)·#errors on (X, y)) (Algorithm 7.7 line 7; the paper's step 7).
 
     The score −#errors changes by at most 1 when one example of S₂ is
     replaced, so ``dpteach.mechanisms.exponential_mechanism`` with sensitivity 1
@@ -704,13 +723,13 @@ def select_halfspace(X, y, cover, epsilon, rng=None):
 
 
 class PrivateProperLearner(Estimator):
-    """Algorithm 7.1 (the paper's Algorithm 2): a proper (ε, δ)-DP learner of halfspaces under N(0, I_d).
+    """Algorithm 7.7 (the paper's Algorithm 2): a proper (ε, δ)-DP learner of halfspaces under N(0, I_d).
 
     ``fit`` splits the data at random (independently of its values) into S₁ and
     S₂, releases the Hermite correlations of S₁, builds q, M, V and the cover
     H(q) from them, and selects a halfspace on S₂ with the exponential
     mechanism. The output is a halfspace: ``predict(X) == sign(X @ coef_ + intercept_)``
-    (sign(0) = +1). (ε, δ)-DP by parallel composition (Theorem 7.3).
+    (sign(0) = +1). (ε, δ)-DP by parallel composition (Theorem 7.8).
 
     Parameters
     ----------
@@ -775,7 +794,7 @@ class PrivateProperLearner(Estimator):
         return alpha, epsilon, delta, degree, clip, max_dim, resolution
 
     def fit(self, X, y):
-        """Run Algorithm 7.1 on (X, y); returns self. Cost O(n·D_p + n·|𝒱| + |H(q)|).
+        """Run Algorithm 7.7 on (X, y); returns self. Cost O(n·D_p + n·|𝒱| + |H(q)|).
 
         Raises
         ------
