@@ -7,10 +7,11 @@ Rates whose constants the source leaves open say "shape only" in their
 docstring. Everything is re-exported flat: ``dpteach.bounds.laplace_tail_bound``.
 """
 
-from . import basics, generic, local, proper
+from . import basics, generic, improper, local, proper
 from .basics import *  # noqa: F401,F403
 from .generic import *  # noqa: F401,F403
+from .improper import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
 from .proper import *  # noqa: F401,F403
 
-__all__ = basics.__all__ + generic.__all__ + local.__all__ + proper.__all__
+__all__ = basics.__all__ + generic.__all__ + local.__all__ + improper.__all__ + proper.__all__

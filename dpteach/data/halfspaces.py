@@ -13,10 +13,24 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+import functools
+import math
+
 from .._validation import as_rng, check_finite_array, check_int, check_probability
+from ..logconcave import MARGINALS, sample_marginal
 from .generic import flip_labels
 
-__all__ = ["gaussian_halfspace_data", "halfspace_disagreement", "rcn_halfspace_error"]
+__all__ = [
+    "gaussian_halfspace_data",
+    "halfspace_disagreement",
+    "rcn_halfspace_error",
+    "structured_noise_halfspace_data",
+    "structured_noise_halfspace_error",
+    "structured_noise_opt",
+    "LOGCONCAVE_MARGINALS",
+    "product_logconcave_sample",
+    "logconcave_halfspace_data",
+]
 
 
 def _unit_normal(normal, d, name="normal"):
@@ -108,3 +122,236 @@ def rcn_halfspace_error(normal, threshold, target_normal, target_threshold, nois
         raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
     disagreement = halfspace_disagreement(normal, threshold, target_normal, target_threshold)
     return noise_rate + (1.0 - 2.0 * noise_rate) * disagreement
+
+
+# --- structured ("adversarial-looking") label noise ----------------------------------------
+
+def _check_structured(threshold, noise_mass):
+    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
+    noise_mass = check_probability(noise_mass, "noise_mass", low_open=False, high_open=True)
+    if noise_mass >= 0.5:
+        raise ValueError(f"noise_mass must lie in [0, 0.5), got {noise_mass!r}")
+    return threshold, noise_mass
+
+
+def _flip_level(noise_mass):
+    return math.inf if noise_mass == 0 else float(stats.norm.isf(noise_mass))
+
+
+def structured_noise_halfspace_data(n, d, threshold=0.3, noise_mass=0.1, rng=None):
+    """x ~ N(0, I_d), y = sign(x₁ − t*), flipped deterministically on the slab {x₂ > z_{1−η₀}}.
+
+    The flipped region has probability η₀ and is correlated with x (it sits
+    far from the decision boundary, at large |x₁| as often as not), which is
+    the kind of noise that pulls convex surrogates such as least squares away
+    from the target, while L1 regression is robust to it. Labels depend on
+    (x₁, x₂) only, so OPT is attained by halfspaces with normal in
+    span(e₁, e₂) (or constants) and :func:`structured_noise_opt` computes it.
+
+    Parameters
+    ----------
+    n : int ≥ 1
+    d : int ≥ 2
+    threshold : float
+        t* of the clean target sign(x₁ − t*).
+    noise_mass : float in [0, 1/2)
+        η₀ = Pr[x₂ > z_{1−η₀}], the mass of the flipped slab.
+    rng : seed or Generator
+
+    Returns
+    -------
+    (X, y) : shapes (n, d) and (n,), labels ±1 (float). Cost O(n·d).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For n < 1, d < 2, a non-finite threshold or η₀ ∉ [0, 1/2).
+    """
+    n = check_int(n, "n", minimum=1)
+    d = check_int(d, "d", minimum=2)
+    threshold, noise_mass = _check_structured(threshold, noise_mass)
+    X = as_rng(rng).standard_normal((n, d))
+    clean = np.where(X[:, 0] - threshold >= 0, 1.0, -1.0)
+    return X, np.where(X[:, 1] > _flip_level(noise_mass), -clean, clean)
+
+
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(200)
+
+
+def _x2_quadrature(level):
+    """Gauss–Legendre nodes/weights for E over x₂ ~ N(0,1), split at the flip level, and the flip sign."""
+    cuts = [-10.0, min(level, 10.0), 10.0] if math.isfinite(level) else [-10.0, 10.0]
+    nodes, weights, flipped = [], [], []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        if b <= a:
+            continue
+        x = 0.5 * (b - a) * _NODES + 0.5 * (a + b)
+        nodes.append(x)
+        weights.append(0.5 * (b - a) * _WEIGHTS * stats.norm.pdf(x))
+        flipped.append(np.full(x.size, a >= level))
+    return np.concatenate(nodes), np.concatenate(weights), np.concatenate(flipped)
+
+
+def _structured_errors(angles, thresholds, target_threshold, level):
+    """Errors of sign(cos a·x₁ + sin a·x₂ − t) for arrays of (a, t), by exact integration over x₁ and quadrature over x₂."""
+    x2, w2, flipped = _x2_quadrature(level)
+    c = np.cos(angles)[..., None]
+    s = np.sin(angles)[..., None]
+    t = np.asarray(thresholds)[..., None]
+    safe_c = np.where(np.abs(c) < 1e-12, 1e-12, c)
+    boundary = (t - s * x2) / safe_c                        # h = +1 iff x₁ ≥ b (c > 0) or x₁ ≤ b (c < 0)
+    gap = np.abs(stats.norm.cdf(boundary) - stats.norm.cdf(target_threshold))
+    clean_error = np.where(c > 0, gap, 1.0 - gap)           # Pr[h ≠ sign(x₁ − t*) | x₂]
+    error = np.where(flipped, 1.0 - clean_error, clean_error)
+    return error @ w2
+
+
+def structured_noise_halfspace_error(normal, threshold, target_threshold=0.3, noise_mass=0.1):
+    """Exact error of sign(⟨w, x⟩ − t), w ∈ span(e₁, e₂), under :func:`structured_noise_halfspace_data`.
+
+    Integrates Pr[h ≠ y | x₂] (a difference of normal CDFs in x₁) against
+    φ(x₂) by Gauss–Legendre quadrature split at the flip level (accurate to
+    about 1e-6).
+
+    Parameters
+    ----------
+    normal : array_like, shape (2,) or (d,) with zeros after the second entry; non-zero
+    threshold : float
+    target_threshold, noise_mass : as in :func:`structured_noise_halfspace_data`
+
+    Returns
+    -------
+    float in [0, 1]. Cost O(1).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a zero or non-finite normal, a normal with weight outside the
+        first two coordinates, non-finite thresholds, or η₀ ∉ [0, 1/2).
+    """
+    w = check_finite_array(normal, "normal", ndim=1)
+    if w.size < 2 or np.any(w[2:] != 0):
+        raise ValueError("normal must lie in span(e1, e2) (entries after the second must be 0), "
+                         f"got {w!r}")
+    w = _unit_normal(w, w.size)
+    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
+    target_threshold, noise_mass = _check_structured(target_threshold, noise_mass)
+    angle = math.atan2(w[1], w[0])
+    error = _structured_errors(np.array([angle]), np.array([threshold]), target_threshold,
+                               _flip_level(noise_mass))
+    return float(np.clip(error[0], 0.0, 1.0))
+
+
+@functools.lru_cache(maxsize=32)
+def _structured_opt(target_threshold, noise_mass):
+    from scipy import optimize
+
+    level = _flip_level(noise_mass)
+    angles = np.linspace(-math.pi, math.pi, 121)[:-1] + 1e-3
+    thresholds = np.linspace(-3.0, 3.0, 41)
+    A, Tt = np.meshgrid(angles, thresholds, indexing="ij")
+    errors = _structured_errors(A, Tt, target_threshold, level)
+    i, j = np.unravel_index(np.argmin(errors), errors.shape)
+    result = optimize.minimize(
+        lambda z: _structured_errors(np.array([z[0]]), np.array([z[1]]), target_threshold, level)[0],
+        x0=[A[i, j], Tt[i, j]], method="Nelder-Mead",
+        options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 400})
+    best, (angle, thr) = (float(result.fun), result.x) if result.fun < errors[i, j] else \
+        (float(errors[i, j]), (A[i, j], Tt[i, j]))
+    positive = float(_structured_errors(np.array([0.0]), np.array([-40.0]), target_threshold, level)[0])
+    constants = min(positive, 1.0 - positive)
+    if constants < best:
+        return constants, (1.0, 0.0), (-math.inf if positive < 0.5 else math.inf)
+    return best, (math.cos(angle), math.sin(angle)), float(thr)
+
+
+def structured_noise_opt(threshold=0.3, noise_mass=0.1):
+    """OPT = min over halfspaces (and constants) of the error under :func:`structured_noise_halfspace_data`.
+
+    The labels depend on (x₁, x₂) only; averaging over the orthogonal
+    complement (as in the paper's proof of Lemma 3.2) shows the infimum is
+    attained within span(e₁, e₂). We grid-search angle × threshold with the
+    exact error of :func:`structured_noise_halfspace_error`, then refine by
+    Nelder–Mead (OPT to about 1e-6). Cached per (t*, η₀).
+
+    Parameters
+    ----------
+    threshold, noise_mass : as in :func:`structured_noise_halfspace_data`
+
+    Returns
+    -------
+    (opt, normal, best_threshold) : float, the unit 2-vector of the best
+        halfspace sign(⟨w, (x₁, x₂)⟩ − t), and its t (±inf for a constant).
+        About 1 s the first time, then cached.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a non-finite threshold or η₀ ∉ [0, 1/2).
+    """
+    threshold, noise_mass = _check_structured(threshold, noise_mass)
+    opt, normal, best = _structured_opt(threshold, noise_mass)
+    return opt, np.array(normal), best
+
+
+# --- product log-concave marginals (Appendix D) ----------------------------------------------
+
+LOGCONCAVE_MARGINALS = MARGINALS
+
+
+def product_logconcave_sample(n, d, marginal="laplace", rng=None):
+    """n draws from a product of isotropic (mean 0, variance 1) log-concave marginals.
+
+    ``"uniform"``: each coordinate U[−√3, √3]; ``"laplace"``: Laplace with
+    scale 1/√2. Both are log-concave and full-dimensional (Section 6.6).
+
+    Parameters
+    ----------
+    n, d : int ≥ 1
+    marginal : {"uniform", "laplace"}
+    rng : seed or Generator
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d). Cost O(n·d).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For n, d < 1, an unknown marginal or a bad rng.
+    """
+    return sample_marginal(n, d, marginal, rng)
+
+
+def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0.0, noise_rate=0.0, rng=None):
+    """x from a product log-concave marginal, y = sign(⟨w*, x⟩ − t*) flipped w.p. η (RCN; OPT = η).
+
+    Parameters
+    ----------
+    n, d : int ≥ 1
+    marginal : {"uniform", "laplace"}
+    normal : array_like, shape (d,), optional (default e₁; normalised)
+    threshold : float
+    noise_rate : float in [0, 1/2)
+    rng : seed or Generator
+
+    Returns
+    -------
+    (X, y, normal) : shapes (n, d), (n,), (d,). Cost O(n·d).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`gaussian_halfspace_data`, and for an unknown marginal.
+    """
+    n = check_int(n, "n", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    normal = _unit_normal(normal, d)
+    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
+    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
+    if noise_rate >= 0.5:
+        raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
+    rng = as_rng(rng)
+    X = product_logconcave_sample(n, d, marginal, rng)
+    clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
+    return X, flip_labels(clean, noise_rate, rng), normal

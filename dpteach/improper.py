@@ -1,0 +1,411 @@
+"""Chapter 6: private L1 polynomial regression, the improper learner of Algorithm 6.10 (the paper's Algorithm 1).
+
+Split the sample into k disjoint blocks and a validation set; on each block
+minimise the clipped L1 loss over the unit ball of Hermite coefficients with
+(ε, δ)-DP (Algorithm 6.7, ``dpteach.dp_erm``); threshold each of the k
+polynomials at M grid points; pick one of the k·M classifiers with the
+exponential mechanism on the validation set. Privacy: parallel composition
+over disjoint blocks, post-processing, and the exponential mechanism.
+
+The theorem's constants (p = ⌈C/α²⌉, a block size from Eq. (16), …) are
+astronomically large at notebook scale, so the learner's defaults are
+practical choices; ``parameters_`` records both.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import dp_erm
+from ._estimator import Estimator
+from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_labels,
+                          check_positive, check_probability, check_same_length)
+from .hermite import clip_features, clip_radius as _hermite_clip_radius, hermite_features
+from .mechanisms import exponential_mechanism
+
+__all__ = [
+    "threshold_grid",
+    "threshold_error_counts",
+    "select_hypothesis",
+    "theorem_parameters",
+    "practical_parameters",
+    "PrivateHermiteL1Learner",
+]
+
+# The constant c ∈ (0, 1/4] of the analysis: every error term is ≤ cα, four of them add up to α.
+C_SMALL = 0.25
+
+
+def threshold_grid(n_thresholds):
+    """The M thresholds t_ℓ = −1 + (2ℓ − 1)/M, ℓ = 1..M: midpoints of M equal cells of [−1, 1] (step 4).
+
+    Replacing τ ~ U[−1, 1] in random thresholding (Lemma 6.8) by the uniform
+    average over these midpoints costs at most 1/(2M) (our reading of the
+    paper's garbled sentence; see the chapter).
+
+    Parameters
+    ----------
+    n_thresholds : int ≥ 1
+
+    Returns
+    -------
+    numpy.ndarray, shape (M,). Cost O(M).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-integer or M < 1.
+    """
+    M = check_int(n_thresholds, "n_thresholds", minimum=1)
+    return -1.0 + (2.0 * np.arange(1, M + 1) - 1.0) / M
+
+
+def _error_counts(z, y, thresholds):
+    # h(x) = sign(z − t) with sign(0) = +1: predicts +1 iff z ≥ t.
+    predicts_positive = z[:, None] >= thresholds[None, :]
+    return np.sum(predicts_positive != (y[:, None] > 0), axis=0)
+
+
+def threshold_error_counts(scores, y, thresholds):
+    """Number of validation errors of sign(z_i − t_ℓ) for every threshold t_ℓ. Not private on its own.
+
+    These are the scores of the exponential mechanism (with a minus sign);
+    each count changes by at most 1 when one example is replaced.
+
+    Parameters
+    ----------
+    scores : array_like, shape (m,), finite
+        z_i = ⟨v̂, ψ̄(x_i)⟩ on the validation set.
+    y : array_like, shape (m,), labels ±1
+    thresholds : array_like, shape (M,), finite
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (M,). Cost O(m·M).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf, mismatched lengths or labels ∉ {±1}.
+    """
+    z = check_finite_array(scores, "scores", ndim=1)
+    y = check_labels(y, "y")
+    check_same_length(z, y, "scores", "y")
+    t = check_finite_array(thresholds, "thresholds", ndim=1)
+    return _error_counts(z, y, t)
+
+
+def select_hypothesis(error_counts, epsilon, rng=None, size=None):
+    """Step 5: sample a candidate with probability ∝ exp(−ε·errors/2) (the exponential mechanism).
+
+    The score of a candidate is minus its number of validation errors, which
+    has sensitivity 1 under replace-one; ``dpteach.mechanisms.exponential_mechanism``
+    samples in log space (Gumbel-max). ε-DP with respect to the validation set.
+
+    Parameters
+    ----------
+    error_counts : array_like, any shape, finite, ≥ 0
+        Error counts of the k·M candidates (e.g. shape (k, M)).
+    epsilon : float > 0
+    rng : seed or Generator
+    size : None or int ≥ 1
+        None returns one flat index; an int that many (for tests of the law).
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        Flat index (row-major) into ``error_counts``. Cost O(size·k·M).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf or negative counts, an empty array, ε ≤ 0, a bad rng.
+    """
+    counts = check_finite_array(error_counts, "error_counts")
+    if np.any(counts < 0):
+        raise ValueError("error_counts must be >= 0 (numbers of validation errors), "
+                         f"found {counts[counts < 0].ravel()[0]!r}")
+    epsilon = check_epsilon(epsilon)
+    return exponential_mechanism(-counts.ravel(), 1.0, epsilon, rng=rng, size=size)
+
+
+def _validation_size(n_blocks, n_thresholds, alpha, epsilon, beta, c=C_SMALL):
+    """Lemma 6.9 (the paper's Lemma B.5) inverted with slack cα and failure β/2, K = kM candidates."""
+    K = n_blocks * n_thresholds
+    return math.ceil(8 * math.log(8 * K / beta) / (c * alpha) ** 2 + 4 * math.log(4 * K / beta) / (epsilon * c * alpha))
+
+
+def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
+    """The parameters Theorem 6.12 (the paper's Theorem 2.1) prescribes, with explicit constants.
+
+    c = 1/4. The paper's universal constant C is unknown; we take the smallest
+    value the threshold grid allows, C = 1/(2c) = 2, for p = ⌈C/α²⌉ and
+    M = ⌈C/α⌉. The block size n₀ and iteration count K are those that make
+    each of the three error terms of Algorithm 6.7's bound ≤ cα/3
+    (2√(D/n₀), 2D√(2/ρ)/n₀ and 2√(D/K)), and m inverts Lemma 6.9. All of this
+    is our reconstruction of Eqs. (15)–(17); the point is the order of magnitude.
+
+    Parameters
+    ----------
+    d : int ≥ 1
+    alpha, beta : float in (0, 1)
+    epsilon : float > 0
+    delta : float in (0, 1)
+    constant : float > 0, optional
+        C (default 1/(2c) = 2).
+
+    Returns
+    -------
+    dict with keys degree, n_features, clip_radius, n_blocks, n_thresholds,
+    block_size, validation_size, n_iterations, n_samples (floats may be huge). Cost O(1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For any argument out of range.
+    """
+    d = check_int(d, "d", minimum=1)
+    alpha = check_probability(alpha, "alpha")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    beta = check_probability(beta, "beta")
+    constant = 1.0 / (2 * C_SMALL) if constant is None else check_positive(constant, "constant")
+    degree = math.ceil(constant / alpha ** 2)
+    D = math.comb(d + degree, degree)
+    ca = C_SMALL * alpha
+    rho = dp_erm.zcdp_rho(epsilon, delta)
+    k = math.ceil(math.log2(2 / beta))
+    M = math.ceil(constant / alpha)
+    n0 = math.ceil(max(36 * D / ca ** 2, 6 * D * math.sqrt(2 / rho) / ca))
+    m = _validation_size(k, M, alpha, epsilon, beta)
+    return {"degree": degree, "n_features": D, "clip_radius": 2 * math.sqrt(D), "n_blocks": k,
+            "n_thresholds": M, "block_size": n0, "validation_size": m,
+            "n_iterations": math.ceil(36 * D / ca ** 2), "n_samples": k * n0 + m}
+
+
+def _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds, n_iterations):
+    p = min(5, max(1, math.ceil(0.3 / alpha))) if degree is None else degree
+    D = math.comb(d + p, p)
+    T = _hermite_clip_radius(d, p, C_SMALL * alpha, "2sqrtD") if radius is None else radius
+    k = math.ceil(math.log2(2 / beta)) if n_blocks is None else n_blocks
+    M = math.ceil(1 / (2 * C_SMALL * alpha)) if n_thresholds is None else n_thresholds
+    m = max(1, n // 5)
+    n0 = (n - m) // k
+    if n0 < 2:
+        raise ValueError(f"n = {n} examples are too few for n_blocks = {k} blocks of at least 2 examples "
+                         f"plus a validation set; need n >= {2 * k + 2}")
+    if n_iterations is None:
+        # K ≈ n₀²ε²/(8D log(1/δ)) balances the two terms of the utility bound (Algorithm 6.7).
+        n_iterations = min(2000, max(100, math.ceil(n0 ** 2 * epsilon ** 2 / (8 * D * math.log(1 / delta)))))
+    return {"degree": p, "n_features": D, "clip_radius": T, "n_blocks": k, "n_thresholds": M,
+            "block_size": n0, "validation_size": m, "n_iterations": n_iterations}
+
+
+def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
+                         n_thresholds=None, n_iterations=None):
+    """The defaults :class:`PrivateHermiteL1Learner` uses at notebook scale (our choices, not the paper's).
+
+    - p = min(5, max(1, ⌈0.3/α⌉)) (the theorem's ⌈C/α²⌉ is in the hundreds);
+    - T = 2√D_p (the paper's Section 2);
+    - k = ⌈log₂(2/β)⌉ (as the theorem);
+    - M = ⌈2/α⌉, the smallest grid with 1/(2M) ≤ cα, c = 1/4 (as the theorem);
+    - m = ⌊n/5⌋ validation examples, the rest split into k equal blocks;
+    - K = clip(⌈n₀²ε²/(8 D log(1/δ))⌉, 100, 2000) iterations.
+
+    Parameters
+    ----------
+    n : int ≥ 4
+    d : int ≥ 1
+    alpha, beta : float in (0, 1)
+    epsilon : float > 0
+    delta : float in (0, 1)
+    degree, n_blocks, n_thresholds, n_iterations : int ≥ 1, optional (override)
+    clip_radius : float > 0, optional (override)
+
+    Returns
+    -------
+    dict with keys degree, n_features, clip_radius, n_blocks, n_thresholds,
+    block_size, validation_size, n_iterations. Cost O(1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For any argument out of range, or n too small for the blocks.
+    """
+    n = check_int(n, "n", minimum=4)
+    d = check_int(d, "d", minimum=1)
+    alpha = check_probability(alpha, "alpha")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    beta = check_probability(beta, "beta")
+    degree = None if degree is None else check_int(degree, "degree", minimum=1)
+    clip_radius = None if clip_radius is None else check_positive(clip_radius, "clip_radius")
+    n_blocks = None if n_blocks is None else check_int(n_blocks, "n_blocks", minimum=1)
+    n_thresholds = None if n_thresholds is None else check_int(n_thresholds, "n_thresholds", minimum=1)
+    n_iterations = None if n_iterations is None else check_int(n_iterations, "n_iterations", minimum=1)
+    return _practical(n, d, alpha, epsilon, delta, beta, degree, clip_radius, n_blocks, n_thresholds,
+                      n_iterations)
+
+
+class PrivateHermiteL1Learner(Estimator):
+    """Algorithm 6.10 (the paper's Algorithm 1): (ε, δ)-DP improper learner of halfspaces, Gaussian marginal.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1)
+        Target excess error α (sets the defaults of p and M).
+    epsilon : float > 0
+    delta : float in (0, 1)
+    beta : float in (0, 1)
+        Failure probability (sets k = ⌈log₂(2/β)⌉).
+    degree : int ≥ 1, optional
+        Hermite degree p (default: :func:`practical_parameters`).
+    clip_radius : float > 0, optional
+        T (default 2√D_p). Must not depend on the data.
+    n_blocks, n_thresholds, n_iterations : int ≥ 1, optional
+        k, M, K (defaults: :func:`practical_parameters`).
+    random_state : seed or Generator, optional
+
+    Attributes (after fit)
+    ----------------------
+    coef_ : (D,) the selected polynomial's coefficients v̂_ĵ (‖·‖ ≤ 1)
+    threshold_ : the selected threshold t_ℓ̂
+    candidate_coefs_ : (k, D) the k private regression outputs
+    selected_ : (ĵ, ℓ̂)
+    n_features_in_ : d
+    privacy_ : dict — what each step spends, on which rows
+    parameters_ : dict — p, D, T, k, M, n₀, m, K and σ used, and ``theorem``: the theorem's values
+
+    Privacy: (ε, δ)-DP. Every block feeds one (ε, δ)-DP run of Algorithm 6.7
+    and the blocks are disjoint (parallel composition); thresholds are
+    post-processing; the selection is ε-DP on the disjoint validation rows.
+    The split is a data-independent random permutation. Cost
+    O(n·D + k·K·n₀·D + k·m·M).
+    """
+
+    _fitted_attribute = "coef_"
+    _radius = 1.0
+
+    def __init__(self, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
+                 n_thresholds=None, n_iterations=None, random_state=None):
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.delta = delta
+        self.beta = beta
+        self.degree = degree
+        self.clip_radius = clip_radius
+        self.n_blocks = n_blocks
+        self.n_thresholds = n_thresholds
+        self.n_iterations = n_iterations
+        self.random_state = random_state
+
+    # Subclasses (the log-concave learner) change the basis and the default radius.
+    def _feature_map(self, X):
+        return hermite_features(X, self.degree_)
+
+    def _default_clip_radius(self, d, degree, alpha):
+        return None
+
+    def _coefficient_radius(self):
+        return self._radius
+
+    def _theorem(self, d, alpha, epsilon, delta, beta):
+        return theorem_parameters(d, alpha, epsilon, delta, beta)
+
+    def fit(self, X, y):
+        """Run Algorithm 6.10 on (X, y) and return self.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For α or β ∉ (0, 1), ε ≤ 0, δ ∉ (0, 1), degree < 1, labels ∉ {±1},
+            NaN/inf, mismatched lengths, or too few examples for the blocks.
+        """
+        alpha = check_probability(self.alpha, "alpha")
+        epsilon = check_epsilon(self.epsilon)
+        delta = check_delta(self.delta, allow_zero=False)
+        beta = check_probability(self.beta, "beta")
+        X = check_finite_array(X, "X", ndim=2)
+        y = check_labels(y, "y")
+        check_same_length(X, y)
+        n, d = X.shape
+        degree = None if self.degree is None else check_int(self.degree, "degree", minimum=1)
+        radius = None if self.clip_radius is None else check_positive(self.clip_radius, "clip_radius")
+        if radius is None and degree is not None:
+            radius = self._default_clip_radius(d, degree, alpha)
+        n_blocks = None if self.n_blocks is None else check_int(self.n_blocks, "n_blocks", minimum=1)
+        n_thresholds = None if self.n_thresholds is None else check_int(self.n_thresholds, "n_thresholds", minimum=1)
+        n_iterations = None if self.n_iterations is None else check_int(self.n_iterations, "n_iterations",
+                                                                        minimum=1)
+        rng = as_rng(self.random_state)
+        if n < 4:
+            raise ValueError(f"X must have at least 4 examples (blocks plus a validation set), got {n}")
+        params = _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds,
+                            n_iterations)
+        if radius is None and degree is None:
+            own = self._default_clip_radius(d, params["degree"], alpha)
+            params["clip_radius"] = params["clip_radius"] if own is None else own
+        self.degree_ = p = params["degree"]
+        T, k, M, n0, m, K = (params[key] for key in ("clip_radius", "n_blocks", "n_thresholds", "block_size",
+                                                      "validation_size", "n_iterations"))
+        R = self._coefficient_radius()
+
+        # Step 2: a data-independent partition into k blocks of n₀ and a validation set of m.
+        order = rng.permutation(n)
+        blocks = [order[j * n0:(j + 1) * n0] for j in range(k)]
+        validation = order[n - m:]
+
+        # Step 3: one (ε, δ)-DP regression per block (Algorithm 6.7), on clipped features.
+        coefs = np.empty((k, params["n_features"]))
+        for j, rows in enumerate(blocks):
+            F, _ = clip_features(self._feature_map(X[rows]), T)
+            coefs[j], sigma = dp_erm.noisy_projected_subgradient_descent(F, y[rows], T, R, epsilon, delta, K,
+                                                                        rng=rng)
+
+        # Steps 4–5: the threshold grid, then the exponential mechanism on the validation errors.
+        thresholds = threshold_grid(M)
+        F_val, _ = clip_features(self._feature_map(X[validation]), T)
+        z = F_val @ coefs.T                                   # (m, k)
+        counts = np.stack([_error_counts(z[:, j], y[validation], thresholds) for j in range(k)])
+        index = select_hypothesis(counts, epsilon, rng=rng)
+        j_hat, l_hat = divmod(int(index), M)
+
+        self.coef_ = coefs[j_hat].copy()
+        self.threshold_ = float(thresholds[l_hat])
+        self.candidate_coefs_ = coefs
+        self.selected_ = (j_hat, l_hat)
+        self.clip_radius_ = T
+        self.n_features_in_ = d
+        self.parameters_ = dict(params, sigma=sigma, coefficient_radius=R,
+                                theorem=self._theorem(d, alpha, epsilon, delta, beta))
+        self.privacy_ = {
+            "total": {"epsilon": epsilon, "delta": delta,
+                      "why": "parallel composition: every example is in exactly one of the k blocks "
+                             "or the validation set"},
+            "steps": [
+                *({"step": f"DP-ERM on block {j + 1} (Algorithm 6.7, {K} Gaussian steps, sigma = {sigma:.4g})",
+                   "rows": f"{n0} examples of block {j + 1}", "epsilon": epsilon, "delta": delta}
+                  for j in range(k)),
+                {"step": f"threshold grid of {M} values", "rows": "none (post-processing)",
+                 "epsilon": 0.0, "delta": 0.0},
+                {"step": f"exponential mechanism over {k * M} classifiers (sensitivity 1)",
+                 "rows": f"{m} validation examples", "epsilon": epsilon, "delta": 0.0},
+            ],
+        }
+        return self
+
+    def _scores(self, X):
+        F, _ = clip_features(self._feature_map(X), self.clip_radius_)
+        return F @ self.coef_
+
+    def decision_function(self, X):
+        """⟨v̂, ψ̄_{p,T}(x)⟩ − t̂ for each row (the same clipped map as in fit; T is public). Cost O(n·D)."""
+        X = self._check_predict_input(X)
+        return self._scores(X) - self.threshold_
+
+    def predict(self, X):
+        """sign(⟨v̂, ψ̄_{p,T}(x)⟩ − t̂) ∈ {−1, +1} (ties → +1). Cost O(n·D)."""
+        X = self._check_predict_input(X)
+        return np.where(self._scores(X) - self.threshold_ >= 0, 1.0, -1.0)

@@ -1,0 +1,278 @@
+"""Chapter 6, Section 6.6: Algorithm 6.10 under a known product log-concave marginal (the paper's Appendix D).
+
+The Hermite basis is replaced by ψ_p(x) = G_p^{−1/2} m_p(x), where m_p are
+the monomials x^κ (|κ| ≤ p, in ``multi_indices`` order) and G_p = E_μ[m_p m_pᵀ]
+is their exact Gram matrix under the known marginal μ; the clipping radius
+comes from Eq. (25) on synthetic draws from μ, and the coefficient ball has
+radius R₀ (a universal constant the paper leaves unspecified; default 2).
+Everything here is public: the marginal is known, nothing reads private data.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_positive,
+                          check_probability)
+from .hermite import _eq25_radius, multi_indices
+from .improper import C_SMALL, PrivateHermiteL1Learner, theorem_parameters
+
+__all__ = [
+    "MARGINALS",
+    "marginal_moments",
+    "sample_marginal",
+    "monomial_features",
+    "monomial_gram",
+    "orthonormal_map",
+    "logconcave_features",
+    "logconcave_clip_radius",
+    "PrivateLogConcaveL1Learner",
+]
+
+MARGINALS = ("uniform", "laplace")
+
+
+def marginal_moments(marginal, max_order):
+    """E[X^k], k = 0..max_order, for an isotropic 1-D marginal: U[−√3, √3] or Laplace(1/√2).
+
+    Uniform: E X^{2j} = 3^j/(2j + 1); Laplace with variance 1: E X^{2j} = (2j)!/2^j;
+    odd moments vanish.
+
+    Parameters
+    ----------
+    marginal : {"uniform", "laplace"}
+    max_order : int ≥ 0
+
+    Returns
+    -------
+    numpy.ndarray, shape (max_order + 1,). Cost O(max_order).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an unknown marginal or max_order < 0.
+    """
+    check_choice(marginal, "marginal", MARGINALS)
+    max_order = check_int(max_order, "max_order", minimum=0)
+    moments = np.zeros(max_order + 1)
+    for k in range(0, max_order + 1, 2):
+        j = k // 2
+        moments[k] = 3.0 ** j / (2 * j + 1) if marginal == "uniform" else math.factorial(k) / 2.0 ** j
+    return moments
+
+
+def sample_marginal(n, d, marginal, rng=None):
+    """n draws from the product of d isotropic copies of the marginal (synthetic, public).
+
+    Parameters
+    ----------
+    n, d : int ≥ 1
+    marginal : {"uniform", "laplace"}
+    rng : seed or Generator
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d). Cost O(n·d).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For n, d < 1, an unknown marginal or a bad rng.
+    """
+    n = check_int(n, "n", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    check_choice(marginal, "marginal", MARGINALS)
+    rng = as_rng(rng)
+    if marginal == "uniform":
+        return rng.uniform(-math.sqrt(3.0), math.sqrt(3.0), size=(n, d))
+    return rng.laplace(0.0, 1.0 / math.sqrt(2.0), size=(n, d))
+
+
+def _monomials(X, degree):
+    kappas = multi_indices(X.shape[1], degree)
+    return np.prod(X[:, None, :] ** kappas[None, :, :], axis=2)
+
+
+def monomial_features(X, degree):
+    """m_p(x) = (x^κ)_{|κ| ≤ p} in ``multi_indices`` order.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    degree : int ≥ 1
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, D). Cost O(n·D·d).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For NaN/inf, a non-2-D or empty X, degree < 1.
+    """
+    X = check_finite_array(X, "X", ndim=2)
+    degree = check_int(degree, "degree", minimum=1)
+    return _monomials(X, degree)
+
+
+def monomial_gram(marginal, d, degree):
+    """Exact G_p[κ, κ'] = Π_j E[X_j^{κ_j + κ'_j}] under the product marginal (Section 6.6).
+
+    Parameters
+    ----------
+    marginal : {"uniform", "laplace"}
+    d, degree : int ≥ 1
+
+    Returns
+    -------
+    numpy.ndarray, shape (D, D), symmetric positive definite. Cost O(D²·d).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an unknown marginal or d, degree < 1.
+    """
+    d = check_int(d, "d", minimum=1)
+    degree = check_int(degree, "degree", minimum=1)
+    moments = marginal_moments(marginal, 2 * degree)
+    kappas = multi_indices(d, degree)
+    return np.prod(moments[kappas[:, None, :] + kappas[None, :, :]], axis=2)
+
+
+def orthonormal_map(gram, method="sym"):
+    """A with A G Aᵀ = I: G^{−1/2} (``"sym"``, the paper's choice) or L^{−1} with G = LLᵀ (``"chol"``).
+
+    Every such A has AᵀA = G^{−1}, so ‖A m_p(x)‖ and hence the clipping are
+    the same for every choice (basis invariance).
+
+    Parameters
+    ----------
+    gram : array_like, shape (D, D), symmetric positive definite
+    method : {"sym", "chol"}
+
+    Returns
+    -------
+    numpy.ndarray, shape (D, D). Cost O(D³).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a non-square, non-finite or not positive definite matrix, an unknown method.
+    """
+    G = check_finite_array(gram, "gram", ndim=2)
+    if G.shape[0] != G.shape[1] or not np.allclose(G, G.T):
+        raise ValueError(f"gram must be a symmetric square matrix, got shape {G.shape}")
+    check_choice(method, "method", ("sym", "chol"))
+    values, vectors = np.linalg.eigh(G)
+    if values.min() <= 0:
+        raise ValueError(f"gram must be positive definite, smallest eigenvalue {values.min()!r}")
+    if method == "sym":
+        return (vectors / np.sqrt(values)) @ vectors.T
+    return np.linalg.inv(np.linalg.cholesky(G))
+
+
+def logconcave_features(X, marginal, degree, method="sym"):
+    """ψ_p(x) = A m_p(x), orthonormal under the product marginal (Section 6.6, the paper's Appendix D).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    marginal : {"uniform", "laplace"}
+    degree : int ≥ 1 (keep p ≤ 6: the monomial Gram matrix is ill-conditioned beyond)
+    method : {"sym", "chol"}
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, D). Cost O(n·D² + D³).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`monomial_features` and :func:`orthonormal_map`.
+    """
+    X = check_finite_array(X, "X", ndim=2)
+    degree = check_int(degree, "degree", minimum=1)
+    A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
+    return _monomials(X, degree) @ A.T
+
+
+def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0):
+    """T of Eq. (25): the smallest t with E_μ[(1 − t/‖ψ_p(X)‖)_+] ≤ cα, on synthetic draws from μ.
+
+    Costs no privacy (μ is known). T ≤ √(D_p/(cα)) by Markov.
+
+    Parameters
+    ----------
+    marginal : {"uniform", "laplace"}
+    d, degree : int ≥ 1
+    c_alpha : float in (0, 1)
+    n_draws : int ≥ 100
+    rng : seed or Generator (default 0: reproducible)
+
+    Returns
+    -------
+    float. Cost O(n_draws·D²).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For any argument out of range.
+    """
+    c_alpha = check_probability(c_alpha, "c_alpha")
+    n_draws = check_int(n_draws, "n_draws", minimum=100)
+    X = sample_marginal(n_draws, d, marginal, rng)
+    F = logconcave_features(X, marginal, degree)
+    return _eq25_radius(np.linalg.norm(F, axis=1), c_alpha)
+
+
+class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
+    """Algorithm 6.10 with the log-concave changes of Theorem 6.13 (the paper's Theorem D.1).
+
+    Same steps and privacy as :class:`~dpteach.improper.PrivateHermiteL1Learner`
+    ((ε, δ)-DP, Proposition D.2: the basis, T, the ball and the split are
+    public); the features are ψ_p = G_p^{−1/2} m_p for the known product
+    marginal, T comes from Eq. (25) (Monte Carlo on synthetic draws), and the
+    coefficients lie in the ball of radius R₀ = ``coefficient_radius``.
+
+    Parameters
+    ----------
+    alpha, epsilon, delta, beta, degree, clip_radius, n_blocks, n_thresholds, n_iterations, random_state
+        As for :class:`~dpteach.improper.PrivateHermiteL1Learner` (degree default as there, capped at 6).
+    marginal : {"uniform", "laplace"}
+    coefficient_radius : float > 0
+        R₀ (the paper's universal constant; our default 2).
+    """
+
+    def __init__(self, alpha, epsilon, delta, marginal="laplace", beta=0.1, degree=None, clip_radius=None,
+                 coefficient_radius=2.0, n_blocks=None, n_thresholds=None, n_iterations=None, random_state=None):
+        super().__init__(alpha, epsilon, delta, beta=beta, degree=degree, clip_radius=clip_radius,
+                         n_blocks=n_blocks, n_thresholds=n_thresholds, n_iterations=n_iterations,
+                         random_state=random_state)
+        self.marginal = marginal
+        self.coefficient_radius = coefficient_radius
+
+    def fit(self, X, y):
+        """Run Algorithm 6.10 with the log-concave basis; raises as the Gaussian learner, and for a bad marginal or R₀."""
+        check_choice(self.marginal, "marginal", MARGINALS)
+        check_positive(self.coefficient_radius, "coefficient_radius")
+        if self.degree is not None:
+            check_int(self.degree, "degree", minimum=1, maximum=6)
+        return super().fit(X, y)
+
+    def _feature_map(self, X):
+        return logconcave_features(X, self.marginal, self.degree_)
+
+    def _default_clip_radius(self, d, degree, alpha):
+        return logconcave_clip_radius(self.marginal, d, degree, C_SMALL * alpha, n_draws=20_000, rng=0)
+
+    def _coefficient_radius(self):
+        return float(self.coefficient_radius)
+
+    def _theorem(self, d, alpha, epsilon, delta, beta):
+        params = theorem_parameters(d, alpha, epsilon, delta, beta)
+        # Theorem D.1: p = ⌈exp(C/α)⌉ — with C = 2 already e^20 ≈ 5·10⁸ at α = 0.1.
+        params["degree"] = float(math.exp(2.0 / alpha))
+        params["n_features"] = float("inf") if params["degree"] > 1e6 else math.comb(d + math.ceil(params["degree"]), d)
+        return params

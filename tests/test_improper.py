@@ -1,0 +1,151 @@
+"""Tests of dpteach.improper (Algorithm 6.10): the grid, the selection law, utility, privacy record, bad input."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpteach import improper as I
+from dpteach._estimator import NotFittedError
+from dpteach.data import gaussian_halfspace_data, structured_noise_halfspace_data, structured_noise_opt
+
+# The chapter's preset: d = 3, α = 0.1 → p = 3, D = 20, T = 2√20, k = 3 (β = 0.25), M = 20.
+PRESET = dict(n=6000, d=3, alpha=0.1, epsilon=1.0, delta=1e-5, beta=0.25)
+
+
+def test_threshold_grid_is_cell_midpoints():
+    t = I.threshold_grid(4)
+    assert np.allclose(t, [-0.75, -0.25, 0.25, 0.75])
+    M = 7
+    edges = np.linspace(-1, 1, M + 1)
+    assert np.allclose(I.threshold_grid(M), (edges[:-1] + edges[1:]) / 2)
+
+
+def test_error_counts_by_brute_force():
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=200)
+    z[:5] = 0.25  # ties: sign(0) = +1
+    y = rng.choice([-1.0, 1.0], 200)
+    t = I.threshold_grid(4)
+    want = [np.sum(np.where(z - s >= 0, 1.0, -1.0) != y) for s in t]
+    assert I.threshold_error_counts(z, y, t).tolist() == want
+
+
+def test_selection_law_matches_exact_probabilities_chi_square():
+    counts = np.array([[30, 31, 33, 40], [30, 35, 32, 36]])
+    epsilon, N = 0.8, 100_000
+    draws = I.select_hypothesis(counts, epsilon, rng=5, size=N)
+    observed = np.bincount(draws, minlength=8)
+    # Exact law computed here: Pr ∝ exp(−ε·count/2) (score −count, sensitivity 1).
+    weights = np.exp(-epsilon * counts.ravel() / 2)
+    expected = N * weights / weights.sum()
+    assert stats.chisquare(observed, expected).pvalue > 1e-6
+    # The same test rejects the law without the 1/2 (weights exp(−ε·count)).
+    wrong = np.exp(-epsilon * counts.ravel())
+    assert stats.chisquare(observed, N * wrong / wrong.sum()).pvalue < 1e-6
+
+
+def _test_error(learner, kind, seed):
+    # Monte Carlo on 20 000 fresh points: standard error ≤ √(0.25/20 000) = 0.0035.
+    if kind == "rcn":
+        X, y, _ = gaussian_halfspace_data(20_000, 3, threshold=0.3, noise_rate=0.1, rng=10_000 + seed)
+    else:
+        X, y = structured_noise_halfspace_data(20_000, 3, threshold=0.3, noise_mass=0.1, rng=10_000 + seed)
+    return 1 - learner.score(X, y)
+
+
+@pytest.mark.parametrize("kind", ["rcn", "structured"])
+def test_utility_at_the_preset(kind):
+    # Theorem 6.12's conclusion at the chapter's preset: err ≤ OPT + α in ≥ 90 % of 50 seeds.
+    # OPT = 0.1 exactly for RCN (η); for the structured noise it is computed by structured_noise_opt.
+    opt = 0.1 if kind == "rcn" else structured_noise_opt(0.3, 0.1)[0]
+    successes = 0
+    for seed in range(50):
+        if kind == "rcn":
+            X, y, _ = gaussian_halfspace_data(PRESET["n"], 3, threshold=0.3, noise_rate=0.1, rng=seed)
+        else:
+            X, y = structured_noise_halfspace_data(PRESET["n"], 3, threshold=0.3, noise_mass=0.1, rng=seed)
+        learner = I.PrivateHermiteL1Learner(PRESET["alpha"], PRESET["epsilon"], PRESET["delta"],
+                                            beta=PRESET["beta"], random_state=seed).fit(X, y)
+        successes += _test_error(learner, kind, seed) <= opt + PRESET["alpha"]
+    assert successes >= 45
+
+
+def test_fitted_attributes_privacy_and_parameters():
+    X, y, _ = gaussian_halfspace_data(2000, 2, noise_rate=0.1, rng=1)
+    learner = I.PrivateHermiteL1Learner(0.1, 1.0, 1e-5, beta=0.25, random_state=0).fit(X, y)
+    P = learner.parameters_
+    assert P["degree"] == 3 and P["n_features"] == 10 and P["clip_radius"] == pytest.approx(2 * math.sqrt(10))
+    assert P["n_blocks"] == 3 and P["n_thresholds"] == 20
+    assert P["n_blocks"] * P["block_size"] + P["validation_size"] <= 2000
+    assert P["theorem"]["degree"] == 200 and P["theorem"]["n_samples"] > 1e9
+    assert np.linalg.norm(learner.coef_) <= 1 + 1e-12
+    assert learner.candidate_coefs_.shape == (3, 10)
+    assert learner.threshold_ in I.threshold_grid(20)
+    assert learner.privacy_["total"]["epsilon"] == 1.0
+    assert len(learner.privacy_["steps"]) == 3 + 2
+    d = learner.decision_function(X[:10])
+    assert np.array_equal(learner.predict(X[:10]), np.where(d >= 0, 1.0, -1.0))
+    again = I.PrivateHermiteL1Learner(0.1, 1.0, 1e-5, beta=0.25, random_state=0).fit(X, y)
+    assert np.array_equal(again.coef_, learner.coef_)
+
+
+def test_theorem_parameters_grow_like_the_theory():
+    small = I.theorem_parameters(3, 0.2, 1.0, 1e-5)
+    large = I.theorem_parameters(3, 0.1, 1.0, 1e-5)
+    assert small["degree"] == 50 and large["degree"] == 200
+    assert large["block_size"] > small["block_size"]
+
+
+# --- bad input -----------------------------------------------------------------------
+
+def _data():
+    X, y, _ = gaussian_halfspace_data(200, 2, rng=0)
+    return X, y
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(alpha=0.0), "alpha"), (dict(alpha=1.0), "alpha"), (dict(alpha=np.nan), "alpha"),
+    (dict(degree=0), "degree"), (dict(epsilon=-1.0), "epsilon"), (dict(delta=0.0), "delta"),
+    (dict(beta=1.5), "beta"), (dict(n_blocks=0), "n_blocks"), (dict(clip_radius=0.0), "clip_radius"),
+    (dict(n_thresholds=0), "n_thresholds"), (dict(n_iterations=0), "n_iterations"),
+])
+def test_bad_parameters_raise_at_fit(kwargs, match):
+    params = dict(alpha=0.1, epsilon=1.0, delta=1e-5)
+    params.update(kwargs)
+    with pytest.raises((ValueError, TypeError), match=match):
+        I.PrivateHermiteL1Learner(**params).fit(*_data())
+
+
+def test_bad_data_and_predict_errors():
+    X, y = _data()
+    learner = I.PrivateHermiteL1Learner(0.2, 1.0, 1e-5)
+    with pytest.raises(NotFittedError):
+        learner.predict(X)
+    with pytest.raises(ValueError, match="y"):
+        learner.fit(X, np.where(y > 0, 1.0, 0.0))
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="X"):
+        learner.fit(X_nan, y)
+    with pytest.raises(ValueError, match="same number"):
+        learner.fit(X, y[:-1])
+    learner.fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        learner.predict(np.ones((3, 5)))
+    with pytest.raises(ValueError, match="n_blocks"):
+        I.PrivateHermiteL1Learner(0.2, 1.0, 1e-5, n_blocks=150).fit(X, y)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: I.threshold_grid(0), "n_thresholds"),
+    (lambda: I.threshold_error_counts([0.1, 0.2], [1, 2], [0.0]), "y"),
+    (lambda: I.select_hypothesis([1, -1], 1.0), "error_counts"),
+    (lambda: I.select_hypothesis([1, 2], 0.0), "epsilon"),
+    (lambda: I.theorem_parameters(3, 1.2, 1.0, 1e-5), "alpha"),
+    (lambda: I.practical_parameters(100, 3, 0.1, 1.0, 1e-5, degree=0), "degree"),
+])
+def test_function_bad_input(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
