@@ -41,9 +41,6 @@ from .hermite import hermite_feature_sum, multi_indices
 from .mechanisms import exponential_mechanism, gaussian_sigma
 
 __all__ = [
-    "TEACHING_DEGREE_CONSTANT",
-    "NOISE_FLOOR_FACTOR",
-    "THRESHOLD_RANGE_CONSTANT",
     "degree_for_accuracy",
     "private_hermite_correlations",
     "project_unit_ball",

@@ -88,6 +88,10 @@ def spectrum_at(precomputed, degree, epsilon, delta=1e-5, alpha=0.1):
     """
     epsilon = math.inf if epsilon == math.inf else check_epsilon(epsilon)
     alpha = check_probability(alpha, "alpha")
+    delta = check_probability(delta, "delta")
+    degree = check_int(degree, "degree", minimum=1)
+    if not isinstance(precomputed, dict) or degree not in precomputed.get("degrees", ()):
+        raise ValueError(f"precomputed must come from correlation_means() and contain degree={degree!r}")
     d, normal = precomputed["d"], precomputed["normal"]
     clip = 2.0 * math.sqrt(math.comb(d + degree, degree))
     out = {"eigenvalues": [], "floor": [], "threshold": [], "dim": [], "angle": []}
@@ -152,6 +156,9 @@ def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, time_limit=2.0):
     dict: "size" (len(dims), len(a)), "seconds" (same; NaN where skipped).
     """
     n = check_int(n, "n", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    dims = [check_int(k, "dim", minimum=0, maximum=d) for k in dims]
+    resolutions = [check_probability(a, "resolution") for a in resolutions]
     rng = as_rng(rng)
     X = rng.standard_normal((n, d))
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
