@@ -1,0 +1,148 @@
+"""Chapter 7 rates: the proper learner of the paper's Theorem 3.1 (Algorithm 2).
+
+The paper's Table 1 row for Theorem 3.1 and its running time carry unknown
+universal constants, so :func:`proper_sample_complexity_shape` and
+:func:`proper_log_runtime_shape` are **shape only** (all constants set to 1).
+The selection slack of the exponential mechanism (the paper's Lemma B.5 as
+used in the proof of Theorem 3.1) has explicit constants and is exact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import (check_epsilon_array, check_int, check_positive, check_positive_array,
+                           check_probability, scalar_or_array)
+
+__all__ = [
+    "proper_sample_complexity_shape",
+    "proper_log_runtime_shape",
+    "selection_slack",
+    "net_size_shape",
+]
+
+
+def _alpha(alpha):
+    alpha = check_probability(alpha, "alpha")
+    if alpha >= 0.5:
+        raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
+    return alpha
+
+
+def proper_sample_complexity_shape(alpha, epsilon, d, degree):
+    """D_p/α² + D_p/(εα) + 1/α⁶ + 1/(εα⁵): Theorem 7.3's sample size (the paper's Eq. (2), Table 1), **shape only**.
+
+    The first two terms pay for the private polynomial (Lemma 7.2, the paper's
+    Lemma 3.4), the last two for the exponential mechanism over a cover with
+    log|H(q)| = O(α⁻⁴ log(1/α)) (the paper's Eq. (11)); logarithmic factors and
+    constants are dropped.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1/2)
+    epsilon : float or array_like, 0 < ε < inf
+    d, degree : int ≥ 1 (D_p = C(d + p, p))
+
+    Returns
+    -------
+    float or ndarray (elementwise in ε). Cost O(len(ε)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For arguments out of range.
+    """
+    alpha = _alpha(alpha)
+    eps = check_epsilon_array(epsilon)
+    d = check_int(d, "d", minimum=1)
+    degree = check_int(degree, "degree", minimum=1)
+    size = math.comb(d + degree, degree)
+    n = size / alpha ** 2 + size / (eps * alpha) + alpha ** -6 + 1.0 / (eps * alpha ** 5)
+    return scalar_or_array(n)
+
+
+def proper_log_runtime_shape(alpha):
+    """α⁻⁴ log(1/α): the exponent of the running time poly(n)·exp(O(α⁻⁴ log 1/α)) (Theorem 7.3), **shape only**.
+
+    It is log|H(q)| for dim V = O(α⁻⁴) and a cover at resolution α.
+
+    Parameters
+    ----------
+    alpha : float or array_like in (0, 1/2)
+
+    Returns
+    -------
+    float or ndarray. Cost O(len(α)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For α outside (0, 1/2).
+    """
+    alphas = check_positive_array(alpha, "alpha")
+    if np.any(alphas >= 0.5):
+        raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
+    return scalar_or_array(alphas ** -4 * np.log(1.0 / alphas))
+
+
+def selection_slack(n_candidates, n, epsilon, beta):
+    """2√(log(8K/β)/n) + 4 log(4K/β)/(εn): the exponential mechanism's excess error over the best of K candidates.
+
+    The paper's Lemma B.5 applied to the n/2 examples of S₂ in the proof of
+    Theorem 3.1: with probability ≥ 1 − β/2, err(ĥ) ≤ min_{h ∈ H(q)} err(h) + this.
+    Explicit constants (not shape only).
+
+    Parameters
+    ----------
+    n_candidates : float ≥ 1
+        K = |H(q)|.
+    n : float or array_like > 0
+        The total sample size n (S₂ has n/2 examples).
+    epsilon : float, 0 < ε < inf
+    beta : float in (0, 1)
+
+    Returns
+    -------
+    float or ndarray (elementwise in n). Cost O(len(n)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For arguments out of range.
+    """
+    K = check_positive(n_candidates, "n_candidates")
+    if K < 1:
+        raise ValueError(f"n_candidates must be >= 1, got {n_candidates!r}")
+    n = check_positive_array(n, "n")
+    eps = check_epsilon_array(epsilon)
+    beta = check_probability(beta, "beta")
+    return scalar_or_array(2 * np.sqrt(math.log(8 * K / beta) / n) + 4 * math.log(4 * K / beta) / (eps * n))
+
+
+def net_size_shape(k, resolution):
+    """(3/a)^k: Fact B.11's bound (C/γ)^k on an a-cover of the unit ball of ℝ^k, with C = 3, **shape only**.
+
+    (C = 3 is the volumetric constant: ⌊(1 + 2/a)^k⌋ ≤ (3/a)^k balls of radius a/2 … a
+    suffice; the paper's C is unspecified.)
+
+    Parameters
+    ----------
+    k : int ≥ 0
+    resolution : float or array_like in (0, 1)
+
+    Returns
+    -------
+    float or ndarray. Cost O(len(a)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For k < 0 or a ∉ (0, 1).
+    """
+    k = check_int(k, "k", minimum=0)
+    a = check_positive_array(resolution, "resolution")
+    if np.any(a >= 1):
+        raise ValueError(f"resolution must lie in (0, 1), got {resolution!r}")
+    return scalar_or_array((3.0 / a) ** k)
