@@ -593,8 +593,6 @@ def simulate_sq_locally(sq_algorithm, data, epsilon, beta, max_queries=None, ran
 
 # --- The rest of chapter 3, re-exported so that ``from dpteach.local import X`` keeps working ----------
 # (these names lived in this module before it was split by idea; new code imports them from their homes).
-from .local_learners import (LocalHalfspaceLearner, LocalThresholdLearner,  # noqa: E402,F401
-                             masked_parity_users, smallest_feasible_alpha)
 from .local_to_sq import (RejectionSamples, rejection_output_law, simulate_local_with_sq,  # noqa: E402,F401
                           worst_case_rejection_tv)
 from .randomizers import (HalfNoiseLaplaceRandomizer, LocalRandomizer, RandomizedResponse,  # noqa: E402,F401
@@ -603,3 +601,12 @@ from .sq import ADVERSARIAL_STRATEGIES, NoisySQOracle  # noqa: E402,F401
 from .sq_algorithms import (masked_parity_bruteforce, masked_parity_interactive, records,  # noqa: E402,F401
                             sq_averaging_halfspace, sq_gd_logistic, sq_mean, sq_threshold_binary_search,
                             sq_threshold_grid)
+
+
+def __getattr__(name):
+    # The learners sit above this module (they run the simulation), so they are re-exported lazily:
+    # ``from dpteach.local import LocalThresholdLearner`` keeps working without an import cycle.
+    if name in ("LocalHalfspaceLearner", "LocalThresholdLearner", "masked_parity_users", "smallest_feasible_alpha"):
+        from . import local_learners
+        return getattr(local_learners, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
