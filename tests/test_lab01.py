@@ -21,7 +21,7 @@ from dpteach import mechanisms
 from dpteach.labs import BEGIN, LabCheckError, lab01
 from lab_helpers import check_student_version, code_cells
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab01_mechanisms.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab01_mechanisms.ipynb"
 
 
 # --- reference solutions and typical wrong answers ---------------------------------------------

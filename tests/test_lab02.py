@@ -19,7 +19,7 @@ from dpteach.mechanisms import exponential_mechanism
 from dpteach.labs import LabCheckError, lab02
 from lab_helpers import check_student_version
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab02_generic_learner.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab02_generic_learner.ipynb"
 
 
 # --- Task 1: error counts ----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from dpteach import local
 from dpteach.labs import BEGIN, LabCheckError, lab03
 from lab_helpers import check_student_version, code_cells
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab03_local_sq.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab03_local_sq.ipynb"
 
 
 # --- Task 1: debiasing ---------------------------------------------------------------------
@@ -174,7 +174,9 @@ def test_threshold_query_checker_rejects_typical_mistakes(wrong, hint):
 # --- the notebook and its student version ---------------------------------------------------
 
 DUMMY_ARGUMENTS = {"outputs": np.array([0, 1]), "epsilon": 1.0, "tau": 0.1, "beta": 0.05, "t": 3,
-                   "values": np.zeros(3), "rng": np.random.default_rng(0), "theta": 0.5}
+                   "values": np.zeros(3), "rng": np.random.default_rng(0), "theta": 0.5,
+                   "data": np.zeros((10, 2)), "max_queries": 2, "randomizer": local.RandomizedResponse(1.0),
+                   "oracle": local.ExactSQOracle(np.zeros((2, 2))), "alpha": 0.1}
 
 
 def test_lab_notebook_calls_every_checker_and_has_no_outputs():
