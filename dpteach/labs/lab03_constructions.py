@@ -100,8 +100,10 @@ def check_local_oracle(cls):
                     "are not a random sample (this one is sorted): draw a random order of the users with "
                     "rng.permutation before any query and take the groups from it.")
         else:
-            hint = ("the answer is the average of the group's reports φ(z_i) + Lap(2/ε); check that each "
-                    "report uses its own user's φ(z_i) and the noise scale 2/ε.")
+            hint = ("the answer is the average of the group's reports φ(z_i) + Lap(2/ε), one noise draw per "
+                    "user, so its noise is small (standard deviation √8/(ε√m)). One Laplace draw added to the "
+                    "group's average would be central DP, not local, and far noisier; check also that each "
+                    "report uses its own user's φ(z_i).")
         raise LabCheckError(f"{task}: local.sq_mean through your oracle answered {answers.round(4).tolist()} "
                             f"for true means {means.round(4).tolist()}; query {j} is off by {off[j]:.3g} > τ = "
                             f"{tau}.\nHint: {hint}")
@@ -362,7 +364,7 @@ def check_rejection_sampler(fn):
 N_SUPPORT = 1000
 _X = (np.arange(N_SUPPORT) + 0.5) / N_SUPPORT
 _LABEL_LAWS = (   # (name, Pr[y = +1 | x] on _X)
-    ("noiseless labels, θ = 0.37", (_X >= 0.37).astype(float)),
+    ("noiseless labels, θ = 0.27", (_X >= 0.27).astype(float)),
     ("20 % label noise, θ = 0.62", np.where(_X >= 0.62, 0.8, 0.2)),
     ("labels +1 mostly on [0.3, 0.5) and [0.7, 1] (no noisy threshold)",
      np.where(((_X >= 0.3) & (_X < 0.5)) | (_X >= 0.7), 0.9, 0.1)),
