@@ -13,10 +13,10 @@ export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: book test unit notebooks markup labs bench clean
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt
 	touch $(STAMP)
 
 book: $(STAMP)
@@ -39,7 +39,7 @@ markup: $(STAMP)
 	  status=$$?; rm -f _build_markup_config.yml; exit $$status
 
 labs: $(STAMP)
-	$(BIN)/python -m dpteach.labs student --src book/labs --out _build/student_labs
+	$(BIN)/python -m dpteach.labs student --src book/labs/solutions --out book/labs
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

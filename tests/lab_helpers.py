@@ -1,4 +1,10 @@
-"""Shared checks of lab notebooks: the generated student version hides every solution."""
+"""Shared checks of lab notebooks: where they live, and that the student version hides every solution.
+
+The solution notebooks (the sources) live in ``book/labs/solutions/``; the
+committed student versions, generated from them, in ``book/labs/``. A
+solution notebook still sitting in ``book/labs/`` (a new lab written before
+it was moved) is found too, so that every check covers it.
+"""
 
 import inspect
 import json
@@ -9,27 +15,62 @@ import pytest
 
 from dpteach.labs import BEGIN, END, LabCheckError, make_student_notebook
 
+ROOT = Path(__file__).resolve().parents[1]
+LABS = ROOT / "book" / "labs"
+SOLUTIONS = LABS / "solutions"
+
+
+def lab_solution_notebooks():
+    """Every lab solution notebook: ``book/labs/solutions/*.ipynb`` plus any ``book/labs/*.ipynb`` with markers."""
+    found = sorted(SOLUTIONS.glob("*.ipynb"))
+    names = {p.name for p in found}
+    for path in sorted(LABS.glob("*.ipynb")):
+        if path.name not in names and BEGIN in path.read_text(encoding="utf-8"):
+            found.append(path)
+    return found
+
+
+def solution_path(notebook):
+    """The solution notebook for ``notebook`` (a path in book/labs/ or book/labs/solutions/)."""
+    notebook = Path(notebook)
+    moved = SOLUTIONS / notebook.name
+    return moved if moved.exists() else notebook
+
+
+def cells(path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+
 
 def code_cells(path):
     """The source of every code cell of the notebook at ``path``."""
-    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
     return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-            for c in cells if c["cell_type"] == "code"]
+            for c in cells(path) if c["cell_type"] == "code"]
 
 
 def solution_lines(source):
-    """The non-comment lines between the solution markers of a cell."""
-    body = source.split(BEGIN, 1)[1].split(END, 1)[0]
-    return [line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("#")]
+    """The non-comment lines between the solution markers of a cell (every block)."""
+    lines = []
+    for block in source.split(BEGIN)[1:]:
+        body = block.split(END, 1)[0]
+        lines += [line.strip() for line in body.splitlines() if line.strip() and not line.strip().startswith("#")]
+    return lines
+
+
+def _arguments(callable_, dummy_arguments):
+    parameters = [p for p in inspect.signature(callable_).parameters if p != "self"]
+    return [dummy_arguments[p] for p in parameters]
 
 
 def check_student_version(notebook, lab_module, dummy_arguments, tmp_path):
     """The student version of ``notebook`` leaks no solution line, and each task raises.
 
-    Every task cell must define one function that raises NotImplementedError in
-    the student version, and its checker in ``lab_module`` must report it as
-    "not implemented" rather than crash.
+    Every task cell must define one function or class that raises
+    NotImplementedError in the student version (a class when it is
+    instantiated), and its checker in ``lab_module`` must report it as "not
+    implemented" rather than crash. ``notebook`` may be given by its student
+    path; its solution in book/labs/solutions/ is used.
     """
+    notebook = solution_path(notebook)
     student = make_student_notebook(notebook, tmp_path / f"{Path(notebook).stem}_student.ipynb")
     solution_cells, student_cells = code_cells(notebook), code_cells(student)
     assert len(solution_cells) == len(student_cells)
@@ -46,14 +87,16 @@ def check_student_version(notebook, lab_module, dummy_arguments, tmp_path):
         assert "raise NotImplementedError" in stripped
         for line in solution_lines(solution):
             assert line not in stripped, f"solution line leaked into the student version: {line!r}"
-        before = set(namespace)
+        before = dict(namespace)
         exec(stripped, namespace)
-        (name,) = [n for n in set(namespace) - before if inspect.isfunction(namespace[n])]
-        function = namespace[name]
-        arguments = [dummy_arguments[p] for p in inspect.signature(function).parameters]
+        (name,) = [n for n in namespace if (n not in before or namespace[n] is not before[n])
+                   and (inspect.isfunction(namespace[n]) or inspect.isclass(namespace[n]))]
+        task_object = namespace[name]
+        target = task_object.__init__ if inspect.isclass(task_object) else task_object
         with pytest.raises(NotImplementedError):
-            function(*arguments)
+            task_object(*_arguments(target, dummy_arguments))
         checker = re.search(rf"{lab_name}\.(check_\w+)\({name}\)", "".join(solution_cells))
+        assert checker, f"no checker cell calls {lab_name}.check_...({name})"
         with pytest.raises(LabCheckError, match="not implemented"):
-            getattr(lab_module, checker.group(1))(function)
+            getattr(lab_module, checker.group(1))(task_object)
     assert n_tasks >= 3

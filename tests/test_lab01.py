@@ -8,6 +8,7 @@ seeds, so these tests are deterministic; the derivations of why a 30 %
 scale error is rejected are in the comments of dpteach/labs/lab01.py.
 """
 
+import functools
 import json
 import math
 import time
@@ -21,7 +22,7 @@ from dpteach import mechanisms
 from dpteach.labs import BEGIN, LabCheckError, lab01
 from lab_helpers import check_student_version, code_cells
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab01_mechanisms.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab01_mechanisms.ipynb"
 
 
 # --- reference solutions and typical wrong answers ---------------------------------------------
@@ -331,3 +332,67 @@ def test_lab_notebook_has_tasks_calling_lab01_checkers_and_no_outputs():
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
     check_student_version(NOTEBOOK, lab01, DUMMY_ARGUMENTS, tmp_path)
+
+
+# --- issue table: wrong answers that used to pass or got a misleading hint → the hint for their mistake
+
+def laplace_clipped(value, sensitivity, epsilon, rng):
+    b = sensitivity / epsilon
+    value = np.asarray(value, dtype=float)
+    return value + np.clip(np.random.default_rng(rng).laplace(0.0, b, size=value.shape), -5 * b, 5 * b)
+
+
+def laplace_rounded(value, sensitivity, epsilon, rng):
+    return np.round(laplace_right(value, sensitivity, epsilon, rng), 1)
+
+
+def laplace_string(value, sensitivity, epsilon, rng):
+    out = laplace_right(value, sensitivity, epsilon, rng)
+    return f"{float(out):.4f}" if np.ndim(out) == 0 else out
+
+
+def laplace_import_inside(value, sensitivity, epsilon, rng):
+    from dpteach.mechanisms import laplace_mechanism
+    return laplace_mechanism(value, sensitivity, epsilon, rng)
+
+
+def laplace_import_module_inside(value, sensitivity, epsilon, rng):
+    import dpteach.mechanisms as m
+    return m.laplace_mechanism(value, sensitivity, epsilon, rng)
+
+
+def _helper_calls_library(value, sensitivity, epsilon, rng):
+    return mechanisms.laplace_mechanism(value, sensitivity, epsilon, rng)
+
+
+def laplace_via_helper(value, sensitivity, epsilon, rng):
+    return _helper_calls_library(value, sensitivity, epsilon, rng)
+
+
+def laplace_default_argument(value, sensitivity, epsilon, rng, release=mechanisms.laplace_mechanism):
+    return release(value, sensitivity, epsilon, rng)
+
+
+LAB01_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
+    (lab01.check_laplace_mechanism, laplace_clipped, "clipped or truncated"),
+    (lab01.check_laplace_mechanism, laplace_rounded, "rounded"),
+    (lab01.check_laplace_mechanism, laplace_string, "not its text"),
+    (lab01.check_laplace_mechanism, laplace_import_inside, "write this yourself"),
+    (lab01.check_laplace_mechanism, laplace_import_module_inside, "write this yourself"),
+    (lab01.check_laplace_mechanism, laplace_via_helper, "write this yourself"),
+    (lab01.check_laplace_mechanism, laplace_default_argument, "write this yourself"),
+    (lab01.check_laplace_mechanism, functools.partial(mechanisms.laplace_mechanism), "write this yourself"),
+    (lab01.check_gaussian_sigma, lambda d, e, dl: str(classic_sigma_right(d, e, dl)), "real number"),
+    (lab01.check_gaussian_sigma_analytic, lambda d, e, dl: analytic_sigma_bisection(d, e / 2, dl), "ε/2"),
+    (lab01.check_gaussian_sigma_analytic, lambda d, e, dl: analytic_sigma_bisection(d, e, dl / 2), "δ/2"),
+    (lab01.check_gaussian_sigma_analytic, lambda d, e, dl: analytic_sigma_bisection(d, 2 * e, dl), "2ε"),
+    (lab01.check_gaussian_sigma_analytic, lambda d, e, dl: analytic_sigma_bisection(d, e, dl, ratio=1e-3, end="low"),
+     r"δ\(σ\) = \d\.\d{6}e-\d+ > δ = \d\.\d{6}e-\d+"),   # enough digits to see the excess
+    (lab01.check_exponential_mechanism, lambda s, d, e, rng: float(exponential_right(s, d, e, rng)), "one integer"),
+]
+
+
+@pytest.mark.parametrize("checker, wrong, hint", LAB01_WRONG_ANSWERS)
+def test_lab01_wrong_answer_table(checker, wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        checker(wrong)

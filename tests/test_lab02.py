@@ -19,7 +19,7 @@ from dpteach.mechanisms import exponential_mechanism
 from dpteach.labs import LabCheckError, lab02
 from lab_helpers import check_student_version
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab02_generic_learner.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab02_generic_learner.ipynb"
 
 
 # --- Task 1: error counts ----------------------------------------------------------------------
@@ -242,3 +242,44 @@ DUMMY_ARGUMENTS = {"x": np.array([0.1, 0.6]), "y": np.array([1, -1]), "grid": np
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
     check_student_version(NOTEBOOK, lab02, DUMMY_ARGUMENTS, tmp_path)
+
+
+# --- issue table: wrong answers that used to pass or got a misleading hint → the hint for their mistake
+
+def sampler_shift_by_largest(error_counts, epsilon, rng):
+    e = np.asarray(error_counts, dtype=float)
+    weights = np.exp(-epsilon * (e - e.max()) / 2)
+    return int(rng.choice(e.size, p=weights / weights.sum()))
+
+
+def sampler_report_noisy_max(error_counts, epsilon, rng):
+    e = np.asarray(error_counts, dtype=float)
+    return int(np.argmax(-e + rng.laplace(0.0, 2 / epsilon, size=e.size)))
+
+
+def sampler_library_probabilities(error_counts, epsilon, rng):
+    from dpteach.mechanisms import exponential_mechanism_probabilities
+    p = exponential_mechanism_probabilities(-np.asarray(error_counts, dtype=float), 1.0, epsilon)
+    return int(rng.choice(len(p), p=p))
+
+
+def loss_without_normaliser(errors, errors_neighbour, epsilon):
+    return float(np.max(np.abs(epsilon * (np.asarray(errors) - np.asarray(errors_neighbour)) / 2)))
+
+
+LAB02_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
+    (lab02.check_sampling_step, sampler_shift_by_largest, "smallest"),
+    (lab02.check_sampling_step, sampler_report_noisy_max, "report-noisy-max"),
+    (lab02.check_sampling_step, sampler_library_probabilities, "write this yourself"),
+    (lab02.check_sampling_step, lambda e, eps, rng: float(sampler_right(e, eps, rng)), "one index"),
+    (lab02.check_sample_complexity, lambda *a: float(complexity_right(*a)), "np.ceil returns a float"),
+    (lab02.check_sample_complexity, lambda *a: str(complexity_right(*a)), "not its text"),
+    (lab02.check_privacy_loss, loss_without_normaliser, "normaliser"),
+    (lab02.check_privacy_loss, lambda *a: str(loss_with()(*a)), "real number"),
+]
+
+
+@pytest.mark.parametrize("checker, wrong, hint", LAB02_WRONG_ANSWERS)
+def test_lab02_wrong_answer_table(checker, wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        checker(wrong)

@@ -19,7 +19,7 @@ from dpteach import sq_algorithms
 from dpteach.labs import BEGIN, LabCheckError, lab03
 from lab_helpers import check_student_version, code_cells
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab03_local_sq.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab03_local_sq.ipynb"
 
 
 # --- Task 1: debiasing ---------------------------------------------------------------------
@@ -175,7 +175,9 @@ def test_threshold_query_checker_rejects_typical_mistakes(wrong, hint):
 # --- the notebook and its student version ---------------------------------------------------
 
 DUMMY_ARGUMENTS = {"outputs": np.array([0, 1]), "epsilon": 1.0, "tau": 0.1, "beta": 0.05, "t": 3,
-                   "values": np.zeros(3), "rng": np.random.default_rng(0), "theta": 0.5}
+                   "values": np.zeros(3), "rng": np.random.default_rng(0), "theta": 0.5,
+                   "data": np.zeros((10, 2)), "max_queries": 2, "randomizer": local.RandomizedResponse(1.0),
+                   "oracle": local.ExactSQOracle(np.zeros((2, 2))), "alpha": 0.1}
 
 
 def test_lab_notebook_calls_every_checker_and_has_no_outputs():
@@ -190,3 +192,124 @@ def test_lab_notebook_calls_every_checker_and_has_no_outputs():
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
     check_student_version(NOTEBOOK, lab03, DUMMY_ARGUMENTS, tmp_path)
+
+
+# --- issue table: wrong answers → the hint for their mistake ------------------------------------
+
+class OracleRight(local.SQOracle):
+    """Reference SQ -> local oracle, with switches that build the typical mistakes."""
+
+    shuffle, beta_split, noise_scale, central, fresh, budget = True, True, 2.0, False, True, True
+
+    def __init__(self, data, epsilon, beta, max_queries, rng):
+        super().__init__()
+        self.data = np.asarray(data, dtype=float).reshape(len(data), -1)
+        self.epsilon, self.beta, self.max_queries = epsilon, beta, max_queries
+        self.rng = np.random.default_rng(rng)
+        n = len(self.data)
+        self.order = self.rng.permutation(n) if self.shuffle else np.arange(n)
+        self.ledger, self.users_used = np.zeros(n), 0
+
+    def _answer_batch(self, phis, taus):
+        if self.budget and self.n_queries + len(phis) > self.max_queries:
+            raise local.QueryBudgetError("budget")
+        answers = []
+        for phi, tau in zip(phis, taus):
+            m = local.group_size(self.epsilon, tau, self.beta / self.max_queries if self.beta_split else self.beta)
+            start = self.users_used if self.fresh else 0
+            if start + m > len(self.data):
+                raise local.NotEnoughUsersError("users")
+            group = self.order[start:start + m]
+            self.users_used = start + m
+            values = np.asarray(phi(self.data[group]), dtype=float)
+            if self.central:
+                answers.append(values.mean() + self.rng.laplace(0.0, 2 / self.epsilon))
+            else:
+                answers.append(np.mean(values + self.rng.laplace(0.0, self.noise_scale / self.epsilon, size=m)))
+            self.ledger[group] += self.epsilon
+        return np.array(answers)
+
+
+def oracle_with(**switches):
+    return type("WrongOracle", (OracleRight,), switches)
+
+
+def rejection_right(randomizer, oracle, tau, rng, normaliser=1.0, accept_all=False, threshold=False):
+    reference, queries = np.array([0]), 0
+    while True:
+        w = randomizer.randomize(reference, rng)[0]
+        bound = normaliser * math.exp(randomizer.epsilon) * float(randomizer.probability(np.array([w]), reference)[0])
+
+        def phi(rows, w=w, bound=bound):
+            return np.minimum(randomizer.probability(np.full(len(rows), w), rows[:, 0]) / bound, 1.0)
+
+        answer = oracle.query(phi, tau)
+        queries += 1
+        if accept_all or (answer > 0.5 if threshold else rng.random() < min(max(answer, 0.0), 1.0)):
+            return int(w), queries
+
+
+def rejection_no_exp(randomizer, oracle, tau, rng):
+    return rejection_right(randomizer, oracle, tau, rng, normaliser=math.exp(-randomizer.epsilon))
+
+
+def grid_learner(step_factor=1.0, tolerance_factor=0.5):
+    def learn(oracle, alpha):
+        cells = math.ceil(1 / (step_factor * alpha))
+        thresholds = np.arange(cells + 1) / cells
+        answers = oracle.query_batch([(threshold_query_right(t), tolerance_factor * alpha) for t in thresholds])
+        return float(thresholds[int(np.argmin(answers))])
+    return learn
+
+
+def binary_search_learner(oracle, alpha):
+    low, high = 0.0, 1.0
+    for _ in range(math.ceil(math.log2(2 / alpha))):
+        mid = 0.5 * (low + high)
+        mass = 0.5 * (oracle.query(lambda r, c=mid: np.where((r[:, 0] < c) & (r[:, 1] > 0), 1.0, -1.0),
+                                   alpha / 4) + 1)
+        low, high = (low, mid) if mass > alpha / 4 else (mid, high)
+    return high
+
+
+def laplace_randomizer_with_assert(values, epsilon, rng):
+    values = np.asarray(values, dtype=float)
+    assert np.all(np.abs(values) <= 1), "values out of range"
+    return values + rng.laplace(0.0, 2 / epsilon, size=values.shape)
+
+
+def test_construction_checkers_accept_the_references(capsys):
+    lab03.check_local_oracle(OracleRight)
+    lab03.check_rejection_sampler(rejection_right)
+    lab03.check_threshold_learner(grid_learner())
+    lab03.check_threshold_learner(grid_learner(step_factor=0.5, tolerance_factor=0.5))   # finer grid: fine too
+    assert capsys.readouterr().out.count("all checks passed") == 4
+
+
+LAB03_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
+    (lab03.check_laplace_randomizer, laplace_randomizer_with_assert, "raised AssertionError"),
+    (lab03.check_debias, lambda o, e: str(debias_right(o, e)), "real number"),
+    (lab03.check_local_oracle, oracle_with(shuffle=False), "random order"),
+    (lab03.check_local_oracle, oracle_with(beta_split=False), "union bound"),
+    (lab03.check_local_oracle, oracle_with(fresh=False), "fresh"),
+    (lab03.check_local_oracle, oracle_with(noise_scale=1.0), "1/ε"),
+    (lab03.check_local_oracle, oracle_with(central=True), "central"),
+    (lab03.check_local_oracle, oracle_with(noise_scale=0.0), "no noise"),
+    (lab03.check_local_oracle, oracle_with(budget=False), "QueryBudgetError"),
+    (lab03.check_local_oracle, type("Subclass", (local.LocalSimulatedSQOracle,), {}), "write this yourself"),
+    (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, accept_all=True), "R\\(z0\\) itself"),
+    (lab03.check_rejection_sampler, rejection_no_exp, "factor e\\^ε is missing"),
+    (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, normaliser=math.e), "too many queries"),
+    (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, threshold=True), "exceeds 1/2"),
+    (lab03.check_threshold_learner, grid_learner(tolerance_factor=1.0), "τ \\+ s/2 <= α"),
+    (lab03.check_threshold_learner, grid_learner(step_factor=3.0), "τ \\+ s/2 <= α"),
+    (lab03.check_threshold_learner, binary_search_learner, "noiseless"),
+    (lab03.check_threshold_learner, grid_learner(tolerance_factor=0.01), "α/8"),
+    (lab03.check_threshold_learner, lambda o, a: local.sq_threshold_grid(o, a), "write this yourself"),
+]
+
+
+@pytest.mark.parametrize("checker, wrong, hint", LAB03_WRONG_ANSWERS)
+def test_lab03_wrong_answer_table(checker, wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        checker(wrong)

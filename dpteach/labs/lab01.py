@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 from scipy import special, stats
 
-from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import LabCheckError, call_student, passed, require, require_own_code, require_real
 
 __all__ = [
     "check_laplace_mechanism",
@@ -125,7 +125,7 @@ def _laplace_diagnosis(noise, sensitivity, epsilon):
 
 
 def check_laplace_mechanism(fn):
-    """Task 1: ``fn(value, sensitivity, epsilon, rng)`` must return ``value + Lap(Δ/ε)`` (chapter 1, thm-laplace).
+    """Task 1: ``fn(value, sensitivity, epsilon, rng)`` must return ``value + Lap(Δ/ε)`` (chapter 1, the Laplace mechanism theorem).
 
     Checks, in order: a scalar in gives a scalar out; an array keeps its shape
     and gets independent noise per entry; the same seed gives the same output
@@ -144,10 +144,27 @@ def check_laplace_mechanism(fn):
 
     out = call_student(fn, (2.0, 1.0, 1.0, _seeded(1)), task,
                 "\nHint: value may be a plain number; np.asarray(value) handles numbers and arrays alike.")
-    require(_is_number(out),
-            f"{task}: fn(2.0, 1.0, 1.0, rng) should return one finite number, got {out!r}.")
-    require(float(out) != 2.0, f"{task}: fn(2.0, 1.0, 1.0, rng) returned exactly 2.0 — "
-                               f"no noise was added.")
+    require_real(out, task, "fn(2.0, 1.0, 1.0, rng)")
+
+    value = np.full(200, 2.0)
+    noise = np.asarray(call_student(fn, (value, 1.0, 1.0, _seeded(3)), task,
+                                    "\nHint: value may be an array; use np.asarray(value) and draw the noise "
+                                    "with size=np.shape(value)."), dtype=float) - value
+    require(noise.shape == value.shape,
+            f"{task}: for an array value of shape {value.shape} your function returned shape {noise.shape}. "
+            f"Hint: every entry gets its own noise — draw rng.laplace(0.0, scale, size=np.shape(value)).")
+    require(np.any(noise != 0),
+            f"{task}: fn(an array of 200 values 2.0, Δ = 1, ε = 1, rng) returned the values unchanged — "
+            f"no noise was added. Add rng.laplace(0.0, Δ/ε, size=np.shape(value)).")
+    # Exact Laplace draws are distinct almost surely; 200 draws on a lattice of step 1e-3 or coarser
+    # (rounded outputs) share values with probability 1 − ∏(1 − k/L), far from 0.
+    on_grid = next((step for step in (1.0, 0.5, 0.1, 0.05, 0.01, 0.001)
+                    if np.allclose(noise / step, np.round(noise / step), rtol=0, atol=1e-9)), None)
+    if on_grid is not None:
+        raise LabCheckError(
+            f"{task}: your outputs are rounded (all 200 noisy values lie on multiples of {on_grid:g}). Rounding "
+            f"after adding the noise is harmless post-processing, but this task asks for the exact release "
+            f"value + Lap(Δ/ε): do not round.")
 
     value = np.arange(6.0).reshape(2, 3)
     out = np.asarray(call_student(fn, (value, 1.0, 1.0, _seeded(2)), task,
@@ -201,6 +218,21 @@ def check_laplace_mechanism(fn):
             raise LabCheckError(f"{task}: {where}, your noise is not Lap(0, Δ/ε) "
                                 f"(KS test p-value {p_value:.1e} < {FALSE_ALARM:g}).\n"
                                 + _laplace_diagnosis(noise, sensitivity, epsilon))
+        # The tails are part of the guarantee: noise clipped at ±T (say 5b) gives outputs that one
+        # neighbour can produce and the other cannot, so no finite ε holds. Pr[|Lap(b)| > 5b] = e^{−5};
+        # the count beyond 5b of N draws is Binomial(N, e^{−5}) (mean 135 at N = 20 000): fewer than its
+        # 1e-6 quantile is rejected. Clipping at 5b leaves none (KS cannot see it: its distance is 0.0034).
+        b = sensitivity / epsilon
+        beyond = int(np.sum(np.abs(noise) > 5 * b * (1 + 1e-9)))
+        low = int(stats.binom.ppf(FALSE_ALARM, N_DRAWS, math.exp(-5)))
+        if beyond < low:
+            largest = float(np.max(np.abs(noise)))
+            raise LabCheckError(
+                f"{task}: {where}, only {beyond} of {N_DRAWS} noise values exceed 5b = {5 * b:.4g} in absolute "
+                f"value (Laplace noise: about {N_DRAWS * math.exp(-5):.0f}); the largest is {largest:.4g}.\n"
+                f"Hint: your noise looks clipped or truncated. Do not bound the noise: with noise clipped at ±T, "
+                f"an output above f(D) + T is possible for a neighbour D' with f(D') > f(D) and impossible "
+                f"for D, so the mechanism is not ε-DP for any ε. Use rng.laplace(0.0, Δ/ε, ...) as it is.")
         p_values.append(p_value)
     print(f"KS tests against Lap(0, Δ/ε): p-values {', '.join(f'{p:.2f}' for p in p_values)} "
           f"(rejected below {FALSE_ALARM:g}).")
@@ -240,9 +272,11 @@ def _sigmas(fn, grid, task):
         sigma = call_student(fn, (sensitivity, epsilon, delta), task,
                       "\nHint: a math domain error means a log or square root of a negative number; "
                       "ln(1.25/δ) > 0 for δ < 1 (ln(1.25·δ) is negative).")
-        require(np.ndim(sigma) == 0, f"{task}: fn({sensitivity}, {epsilon}, {delta}) should return "
-                                     f"one number, got {sigma!r}.")
-        sigma = float(sigma)
+        if isinstance(sigma, (float, np.floating)) and not math.isfinite(sigma):
+            raise LabCheckError(f"{task}: fn({sensitivity}, {epsilon}, {delta}) returned {sigma!r}; σ must be "
+                                f"finite and > 0. Hint: the log is ln(1.25/δ) > 0 (not ln(1.25·δ), which is "
+                                f"negative).")
+        sigma = require_real(sigma, task, f"fn({sensitivity}, {epsilon}, {delta})")
         require(math.isfinite(sigma) and sigma > 0,
                 f"{task}: fn({sensitivity}, {epsilon}, {delta}) returned {sigma!r}; σ must be finite "
                 f"and > 0. Hint: the log is ln(1.25/δ) > 0 (not ln(1.25·δ), which is negative).")
@@ -251,7 +285,7 @@ def _sigmas(fn, grid, task):
 
 
 def check_gaussian_sigma(fn):
-    """Task 2: ``fn(sensitivity, epsilon, delta)`` must return the classic σ = Δ√(2 ln(1.25/δ))/ε (thm-gaussian-classic).
+    """Task 2: ``fn(sensitivity, epsilon, delta)`` must return the classic σ = Δ√(2 ln(1.25/δ))/ε (chapter 1, classic calibration).
 
     Compared on a grid of 27 settings (Δ ∈ {0.5, 1, 3}, ε ∈ {0.1, 0.5, 0.9} — the
     formula is valid only for ε < 1 —, δ ∈ {1e-3, 1e-5, 1e-9}) with the formula
@@ -284,8 +318,23 @@ _ANALYTIC_GRID = ((1.0, 0.05, 1e-5), (1.0, 0.5, 1e-5), (2.0, 0.9, 1e-8), (0.5, 1
                   (3.0, 3.0, 1e-6), (1.0, 8.0, 1e-10))
 
 
+def _analytic_bugs(d, e, dl):
+    """(hint, (Δ, ε, δ) actually used) for the typical slips of Task 3."""
+    return (
+        ("your σ is the one for Δ = 1: pass the sensitivity on, gaussian_delta(sigma, sensitivity, "
+         "epsilon) (σ scales linearly with Δ).", (1.0, e, dl)),
+        ("your σ is the analytic σ for ε/2: it is private but twice too careful about ε. Pass epsilon "
+         "itself to gaussian_delta (no composition is involved here).", (d, e / 2, dl)),
+        ("your σ is the analytic σ for δ/2: pass delta itself (the task asks for δ(σ) <= δ, not a split "
+         "of δ).", (d, e, dl / 2)),
+        ("your σ is the analytic σ for 2ε: it is not (ε, δ)-DP. Pass epsilon itself.", (d, 2 * e, dl)),
+        ("your σ is the analytic σ for 2δ: it is not (ε, δ)-DP. Pass delta itself.", (d, e, 2 * dl)),
+        ("your σ is the analytic σ for sensitivity 2Δ: pass the sensitivity itself.", (2 * d, e, dl)),
+    )
+
+
 def check_gaussian_sigma_analytic(fn):
-    """Task 3: ``fn(sensitivity, epsilon, delta)`` must return the analytic σ of Balle & Wang (thm-gaussian-analytic).
+    """Task 3: ``fn(sensitivity, epsilon, delta)`` must return the analytic σ of Balle & Wang (chapter 1, analytic calibration).
 
     The smallest σ with δ(σ) = ``gaussian_delta(σ, Δ, ε)`` <= δ. For six settings
     (ε from 0.05 to 8) the checker requires δ(σ) <= δ exactly (a σ on the wrong side
@@ -302,9 +351,10 @@ def check_gaussian_sigma_analytic(fn):
         where = f"for Δ = {d:g}, ε = {e:g}, δ = {dl:g}"
         best = gaussian_sigma(d, e, dl, method="analytic")
         reached = gaussian_delta(sigma, d, e)
-        if d != 1.0 and abs(sigma / gaussian_sigma(1.0, e, dl, method="analytic") - 1) < 1e-6:
-            hint = ("your σ is the one for Δ = 1: pass the sensitivity on, "
-                    "gaussian_delta(sigma, sensitivity, epsilon) (σ scales linearly with Δ).")
+        variant = next((hint for hint, (dd, ee, dd_l) in _analytic_bugs(d, e, dl)
+                        if abs(sigma / gaussian_sigma(dd, ee, dd_l, method="analytic") - 1) < 1e-6), None)
+        if variant is not None:
+            hint = variant
         elif e < 1 and abs(sigma / _classic_sigma(d, e, dl) - 1) < 1e-6:
             hint = ("that is the classic formula; this task asks for the smallest σ with "
                     "gaussian_delta(σ, Δ, ε) <= δ, found by bisection.")
@@ -315,12 +365,16 @@ def check_gaussian_sigma_analytic(fn):
             hint = ("your σ is far too small. δ(σ) decreases in σ: if δ(mid) > δ the noise is too "
                     "small, so move the lower end up (lo = mid), else hi = mid. Start with a bracket "
                     "where δ(lo) > δ >= δ(hi).")
-        else:
+        elif sigma < best * (1 + 1e-3):
             hint = ("it is private but not the smallest: bisect longer (until hi/lo < 1 + 1e-12) "
                     "and make sure the bracket starts with δ(lo) > δ >= δ(hi).")
+        else:
+            hint = ("it is private but far from the smallest: your bisection does not converge to the root "
+                    "of δ(σ) = δ (check the bracket update: δ(mid) > δ means lo = mid, else hi = mid).")
         if reached > dl:
-            raise LabCheckError(f"{task}: {where} your σ = {sigma:.10g} gives δ(σ) = {reached:.3g} > δ, "
-                                f"so it is not (ε, δ)-DP. Hint: {hint}")
+            raise LabCheckError(f"{task}: {where} your σ = {sigma:.10g} gives δ(σ) = {reached:.6e} > "
+                                f"δ = {dl:.6e} (by a factor {reached / dl:.6g}), so it is not (ε, δ)-DP. "
+                                f"Hint: {hint}")
         if sigma > best * (1 + 1e-6):
             raise LabCheckError(f"{task}: {where} your σ = {sigma:.10g} is {100 * (sigma / best - 1):.3g} % "
                                 f"larger than the analytic σ = {best:.10g}. Hint: {hint}")
@@ -372,7 +426,7 @@ def _chi_square_pvalue(counts, probabilities):
 def check_exponential_mechanism(fn):
     """Task 4: ``fn(scores, sensitivity, epsilon, rng)`` must sample index r with probability ∝ exp(ε·s_r/(2Δ)).
 
-    Chapter 1, alg-exponential-mechanism. Checks: a valid int index; seeds
+    Chapter 1, the exponential mechanism. Checks: a valid int index; seeds
     reproduce and matter (and the output is random, not an argmax); scores
     around 1e6 with ε = 10 run with overflow, invalid operations and warnings
     turned into errors; 20 000 draws pass a chi-square goodness-of-fit test

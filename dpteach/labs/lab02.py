@@ -14,7 +14,7 @@ The tasks and their checkers:
 2. :func:`check_sampling_step` — ``fn(error_counts, epsilon, rng)``: one draw of
    the generic learner's exponential mechanism, in log space;
 3. :func:`check_sample_complexity` — ``fn(n_hypotheses, epsilon, alpha, beta)``:
-   the exact-constant sample complexity of thm-generic-utility;
+   the exact-constant sample complexity of the utility theorem;
 4. :func:`check_privacy_loss` — ``fn(errors, errors_neighbour, epsilon)``: the
    exact privacy loss max_h |ln p(h) − ln p′(h)| between two neighbours.
 
@@ -33,7 +33,8 @@ import time
 import numpy as np
 from scipy import stats
 
-from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import (LabCheckError, call_student, passed, require, require_integer, require_own_code,
+                       require_real)
 from .. import bounds, generic
 from ..mechanisms import exponential_mechanism_probabilities
 
@@ -132,8 +133,31 @@ N_DRAWS = 10_000
 # so large that exp(−ε·e/2) underflows to 0 for every hypothesis unless the draw is in log space.
 SAMPLING_SETTINGS = (
     (np.array([3, 4, 4, 5, 7, 9, 12, 20]), 1.0),
+    # Widely spread counts, as in the lab's own last cell: shifting by the *largest* count makes
+    # exp(ε·(max − e)/2) = e^{1500} overflow.
+    (np.array([0, 1, 3, 40, 400, 3000]), 1.0),
     (np.array([100_000, 100_001, 100_003, 100_002, 100_010, 100_001]), 2.0),
+    # One good hypothesis among 30 equal ones: report-noisy-max with Lap(2/ε) noise gives the best one
+    # probability 0.457 instead of the exponential mechanism's 0.401 (measured by simulation), a
+    # chi-square non-centrality of about 130 at 10 000 draws, far beyond the 1e-6 critical value 75.
+    (np.concatenate([[0], np.full(30, 6)]), 1.0),
 )
+_SETTING_HINTS = (
+    "",
+    "\nHint: with counts spread from 0 to 3000, exp(−ε·(e − max e)/2) = e^{1500} overflows. Shift by the "
+    "*smallest* count (the largest weight becomes 1), or take argmax(−ε·e/2 + Gumbel noise).",
+    "\nHint: with error counts near 10⁵, exp(−ε·e/2) underflows to 0 for every hypothesis. Work in "
+    "log space: shift by the smallest count before exponentiating, or take argmax(−ε·e/2 + Gumbel noise).",
+    "",
+)
+
+
+def _report_noisy_max_law(errors, epsilon, n=200_000):
+    """Law of argmax(−e + Lap(2/ε)) by simulation (fixed seed): report-noisy-max with Laplace noise."""
+    rng = np.random.default_rng(77)
+    scores = -np.asarray(errors, dtype=float)
+    noisy = scores[None, :] + rng.laplace(0.0, 2 / epsilon, size=(n, scores.size))
+    return np.bincount(np.argmax(noisy, axis=1), minlength=scores.size) / n
 
 
 def _probabilities(errors, epsilon):
@@ -165,6 +189,10 @@ _SAMPLING_BUGS = (
      "probability ∝ exp(−ε·e/2)", lambda e, eps: (np.asarray(e) == np.min(e)) / np.sum(np.asarray(e) == np.min(e))),
     ("you divided by ε instead of multiplying: the weight is exp(−ε·e/2)",
      lambda e, eps: _probabilities(e, 1 / eps)),
+    ("that is report-noisy-max with Laplace noise, argmax(−e + Lap(2/ε)): it is ε-DP too, but it is a "
+     "different distribution, not the generic learner's exp(−ε·e/2) weights. For an exact sample of the "
+     "exponential mechanism add *Gumbel* noise to −ε·e/2 (or normalise the shifted weights)",
+     _report_noisy_max_law),
 )
 
 
@@ -180,36 +208,43 @@ def check_sampling_step(fn):
     Runs in about 1 s.
     """
     task = "Task 2 (sampling step)"
-    require_own_code(fn, ("exponential_mechanism", "generic_private_learner", "select_hypotheses"), task)
+    require_own_code(fn, ("exponential_mechanism", "exponential_mechanism_probabilities", "report_noisy_max",
+                          "generic_private_learner", "select_hypotheses"), task)
     errors, epsilon = SAMPLING_SETTINGS[0]
     first = call_student(fn, (errors.copy(), epsilon, np.random.default_rng(5)), task)
-    require(isinstance(first, (int, np.integer)) and 0 <= int(first) < len(errors),
-            f"{task}: return one index (an int between 0 and {len(errors) - 1}), got {first!r}")
+    first = require_integer(first, task, f"fn(error_counts, {epsilon}, rng)", "one index (an int)")
+    require(0 <= first < len(errors),
+            f"{task}: return one index between 0 and {len(errors) - 1}, got {first!r}")
     # Same seed, same index, for 20 seeds. A function that ignores rng repeats itself by chance with
     # probability Σ_h p_h² ≈ 0.25 per seed here, so all 20 agree with probability about 1e-12.
     for seed in range(20):
-        runs = [int(call_student(fn, (errors.copy(), epsilon, np.random.default_rng(seed)), task)) for _ in range(2)]
+        runs = [call_student(fn, (errors.copy(), epsilon, np.random.default_rng(seed)), task) for _ in range(2)]
         require(runs[0] == runs[1], f"{task}: the same seed ({seed}) gave different outputs ({runs[0]} and "
                                     f"{runs[1]}). Draw all randomness from the rng argument.")
     for setting, (errors, epsilon) in enumerate(SAMPLING_SETTINGS):
         rng = np.random.default_rng(300 + setting)
-        hint = ("\nHint: with error counts near 10⁵, exp(−ε·e/2) underflows to 0 for every hypothesis. Work in "
-                "log space: subtract the smallest count before exponentiating, or take "
-                "argmax(−ε·e/2 + Gumbel noise).") if setting == 1 else ""
-        draws = np.array([int(call_student(fn, (errors.copy(), epsilon, rng), task, hint)) for _ in range(N_DRAWS)])
-        require(np.all((draws >= 0) & (draws < len(errors))),
-                f"{task}: an index out of range 0..{len(errors) - 1} was returned.{hint}")
+        hint = _SETTING_HINTS[setting]
+        draws = np.empty(N_DRAWS, dtype=np.int64)
+        for i in range(N_DRAWS):
+            index = call_student(fn, (errors.copy(), epsilon, rng), task, hint)
+            if not isinstance(index, (int, np.integer)) or isinstance(index, (bool, np.bool_)) \
+                    or not 0 <= index < len(errors):
+                raise LabCheckError(f"{task}: with error counts {errors.tolist()} at ε = {epsilon} your function "
+                                    f"returned {index!r}; it must return an int index in 0..{len(errors) - 1}."
+                                    f"{hint}")
+            draws[i] = index
         counts = np.bincount(draws, minlength=len(errors))
         exact = _probabilities(errors, epsilon)
         if _chi_square_p(counts, exact) > FALSE_ALARM:
             continue
         frequencies = counts / N_DRAWS
         table = "\n".join(f"   h = {h}: e_h = {e}, exact {p:.4f}, yours {f:.4f}"
-                          for h, (e, p, f) in enumerate(zip(errors, exact, frequencies)))
+                          for h, (e, p, f) in enumerate(zip(errors, exact, frequencies)) if h < 8)
         diagnosis = next((hint_text for hint_text, wrong in _SAMPLING_BUGS
                           if _chi_square_p(counts, wrong(errors, epsilon)) > FALSE_ALARM), None)
         raise LabCheckError(f"{task}: the output distribution is wrong (chi-square p < 1e-6, "
-                            f"ε = {epsilon}):\n{table}\n"
+                            f"ε = {epsilon}, error counts {errors.tolist()[:8]}{'...' if len(errors) > 8 else ''}):"
+                            f"\n{table}\n"
                             f"Hint: {diagnosis or 'sample h with probability exp(−ε·e_h/2) / Σ exp(−ε·e_h′/2)'}."
                             f"{hint}")
     passed(task)
@@ -223,7 +258,7 @@ COMPLEXITY_GRID = [(size, epsilon, alpha, beta) for size in (2, 202, 1e6) for ep
 
 def check_sample_complexity(fn):
     """Task 3: ``fn(n_hypotheses, epsilon, alpha, beta)`` must return the smallest integer
-    n >= max{(9/(2α²)) ln(4|H|/β), (6/(εα)) ln(2|H|/β)} (chapter 2, Eq. (eq-generic-exact)).
+    n >= max{(9/(2α²)) ln(4|H|/β), (6/(εα)) ln(2|H|/β)} (chapter 2, the utility theorem with exact constants).
 
     Compared exactly with :func:`dpteach.bounds.generic_learner_sample_complexity`
     on 48 settings; the slide's form, ERM's bound, a missing round-up and
@@ -234,13 +269,14 @@ def check_sample_complexity(fn):
     for size, epsilon, alpha, beta in COMPLEXITY_GRID:
         answer = call_student(fn, (size, epsilon, alpha, beta), task)
         expected = bounds.generic_learner_sample_complexity(size, epsilon, alpha, beta)
-        if isinstance(answer, (int, np.integer)) and int(answer) == expected:
+        call = f"fn({size:g}, {epsilon}, {alpha}, {beta})"
+        if isinstance(answer, (int, np.integer)) and not isinstance(answer, (bool, np.bool_)) \
+                and int(answer) == expected:
             continue
+        value = require_real(answer, task, call)
         shown = f"|H| = {size:g}, ε = {epsilon}, α = {alpha}, β = {beta}: expected n = {expected}, got {answer!r}"
-        try:
-            value = float(answer)
-        except (TypeError, ValueError):
-            raise LabCheckError(f"{task}: return a number. {shown}") from None
+        if value == expected:
+            require_integer(answer, task, call, "an int (a number of examples)")
         exact_real = max(9 / (2 * alpha ** 2) * math.log(4 * size / beta),
                          6 / (epsilon * alpha) * math.log(2 * size / beta))
         slide = 6 * math.log(size / beta) * max(1 / (epsilon * alpha), 1 / alpha ** 2)
@@ -300,10 +336,10 @@ def check_privacy_loss(fn):
         answer = call_student(fn, (errors.copy(), errors_neighbour.copy(), epsilon), task,
                        hint_large if errors.min() > 1000 else "")
         expected = _reference_loss(errors, errors_neighbour, epsilon)
-        try:
+        if isinstance(answer, (float, np.floating)) and not math.isfinite(answer):
             value = float(answer)
-        except (TypeError, ValueError):
-            raise LabCheckError(f"{task}: return one number, got {answer!r}") from None
+        else:
+            value = require_real(answer, task, f"fn(errors, errors_neighbour, {epsilon})")
         if math.isclose(value, expected, rel_tol=1e-6):
             continue
         shown = f"for e = {errors.tolist()}, e′ = {errors_neighbour.tolist()}, ε = {epsilon}: expected {expected:.6g}, got {value!r}"
@@ -311,6 +347,11 @@ def check_privacy_loss(fn):
             hint = hint_large.strip()
         elif math.isclose(value, _reference_loss(errors, errors_neighbour, 2 * epsilon), rel_tol=1e-6):
             hint = "Hint: that is the loss without the factor 2: the weights are exp(−ε·e/2), not exp(−ε·e)."
+        elif math.isclose(value, float(np.max(np.abs(epsilon * (np.asarray(errors) - errors_neighbour) / 2))),
+                          rel_tol=1e-6):
+            hint = ("Hint: you compared the unnormalised weights −ε·e_h/2 and −ε·e′_h/2. The probabilities are "
+                    "normalised, and the normalisers Σ_h′ exp(−ε·e_h′/2) of the two datasets differ too: "
+                    "ln p(h) = −ε·e_h/2 − ln Σ_h′ exp(−ε·e_h′/2).")
         elif math.isclose(value, math.exp(expected), rel_tol=1e-6):
             hint = "Hint: you returned the probability ratio; the privacy loss is its logarithm."
         elif value < expected:

@@ -11,14 +11,23 @@ and names the likely bug.
 The tasks and their checkers:
 
 1. :func:`check_debias` — ``fn(outputs, epsilon)``: the unbiased estimate of
-   the fraction of ones from randomized-response outputs (eq-rr-debias).
+   the fraction of ones from randomized-response outputs.
 2. :func:`check_group_sizes` — ``fn(epsilon, tau, beta, t)``: the users per
-   query m (Eq. (eq-m-theorem) at β/t) and the total n = t·m of the SQ → local
-   simulation (thm-sq-to-local).
+   query m (the chapter's one-query bound at β/t) and the total n = t·m of the SQ → local
+   simulation.
 3. :func:`check_laplace_randomizer` — ``fn(values, epsilon, rng)``: the
    Laplace randomizer φ(z) + Lap(2/ε) for values in [−1, 1].
 4. :func:`check_threshold_query` — ``fn(theta)`` returns the statistical
    query φ(x, y) = 2·1{h_θ(x) ≠ y} − 1 of the grid learner.
+5. :func:`check_local_oracle` — a class ``MyLocalOracle(data, epsilon, beta,
+   max_queries, rng)``: the SQ → local simulation (disjoint groups, β/t
+   sizing, ledger), run with the chapter's SQ algorithms.
+6. :func:`check_rejection_sampler` — ``fn(randomizer, oracle, tau, rng)``:
+   local → SQ by rejection sampling; law, e^ε queries, and the TV bound.
+7. :func:`check_threshold_learner` — ``fn(oracle, alpha)``: a threshold
+   learner that must survive every adversary of ``NoisySQOracle``.
+
+Tasks 5–7 are in :mod:`dpteach.labs.lab03_constructions` and re-exported here.
 
 Statistical checks run at a false-alarm rate of 1e-6 with fixed seeds, so a
 given function always gets the same verdict.
@@ -31,9 +40,11 @@ import math
 import numpy as np
 from scipy import stats
 
-from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import (LabCheckError, call_student, expect_student_raises, passed, require, require_integer,
+                       require_own_code, require_real)
 
-__all__ = ["check_debias", "check_group_sizes", "check_laplace_randomizer", "check_threshold_query"]
+__all__ = ["check_debias", "check_group_sizes", "check_laplace_randomizer", "check_threshold_query",
+           "check_local_oracle", "check_rejection_sampler", "check_threshold_learner"]
 
 FALSE_ALARM = 1e-6
 N_DRAWS = 20_000
@@ -44,12 +55,7 @@ N_DRAWS = 20_000
 def _number(value, task, call):
     require(np.ndim(value) == 0, f"{task}: {call} should return one number, got an array of shape {np.shape(value)}. "
                                  f"Hint: average the per-user estimates (np.mean).")
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise LabCheckError(f"{task}: {call} should return a number, got {value!r}") from None
-    require(math.isfinite(value), f"{task}: {call} returned {value!r}, not a finite number.")
-    return value
+    return require_real(value, task, call)
 
 
 # --- Task 1: debiasing randomized response ---------------------------------------------------
@@ -94,7 +100,7 @@ def _debias_diagnosis(got, cases):
 
 
 def check_debias(fn):
-    """Task 1: ``fn(outputs, epsilon)`` must return ((1 + e^ε)·ō − 1)/(e^ε − 1) (chapter 3, eq-rr-debias).
+    """Task 1: ``fn(outputs, epsilon)`` must return ((1 + e^ε)·ō − 1)/(e^ε − 1) (chapter 3, debiased randomized response).
 
     Checked on five output vectors (means 0, 1/2, 1, 0.3, 0.8; ε from 0.1 to 3)
     against the formula evaluated here, to relative tolerance 1e-9, then for
@@ -138,7 +144,7 @@ _GROUP_GRID = tuple((e, tau, b, t) for e in (0.5, 1.0, 8.0) for tau in (0.05, 0.
 
 
 def _m_theorem(epsilon, tau, beta):
-    # Eq. (eq-m-theorem): Hoeffding and the Laplace Chernoff bound, β/2 each (ετ <= 8√2 on this grid)
+    # The chapter's group size: Hoeffding and the Laplace Chernoff bound, β/2 each (ετ <= 8√2 on this grid)
     log_term = math.log(4 / beta)
     return math.ceil(max(8 * log_term / tau ** 2, 128 * log_term / (epsilon * tau) ** 2))
 
@@ -174,7 +180,7 @@ _GROUP_HINTS = (
 
 
 def check_group_sizes(fn):
-    """Task 2: ``fn(epsilon, tau, beta, t)`` must return (m, n): m from Eq. (eq-m-theorem) at β/t, n = t·m.
+    """Task 2: ``fn(epsilon, tau, beta, t)`` must return (m, n): m from the one-query bound at β/t, n = t·m.
 
     Compared on a grid of 24 settings (ε ∈ {0.5, 1, 8}, τ ∈ {0.05, 0.2},
     β ∈ {0.05, 1e-4}, t ∈ {1, 20}) with the formula evaluated here; must
@@ -194,20 +200,22 @@ def check_group_sizes(fn):
     for (epsilon, tau, beta, t), (m, n) in zip(_GROUP_GRID, results):
         call = f"fn(epsilon={epsilon:g}, tau={tau:g}, beta={beta:g}, t={t})"
         want_m = _m_theorem(epsilon, tau, beta / t)
+        if isinstance(m, (str, bytes)) or isinstance(n, (str, bytes)):
+            raise LabCheckError(f"{task}: {call} should return two integers (m, n), got {m!r}, {n!r}.")
         if m != want_m:
             for variant, hint in _GROUP_HINTS:
                 if all(np.isclose(float(mm), float(_m_variant(e, ta, b, tt, variant)), rtol=1e-12)
                        for (e, ta, b, tt), (mm, _) in zip(_GROUP_GRID, results)):
-                    raise LabCheckError(f"{task}: {call} gives m = {m!r}, but Eq. (eq-m-theorem) at β/t gives "
+                    raise LabCheckError(f"{task}: {call} gives m = {m!r}, but the union bound with β/t per query gives "
                                         f"m = {want_m}.\nHint: {hint}.")
-            raise LabCheckError(f"{task}: {call} gives m = {m!r}, but Eq. (eq-m-theorem) at β/t gives m = {want_m}."
+            raise LabCheckError(f"{task}: {call} gives m = {m!r}, but the union bound with β/t per query gives m = {want_m}."
                                 f"\nHint: m = ⌈max(8 ln(4t/β)/τ², 128 ln(4t/β)/(ε²τ²))⌉.")
         require(isinstance(m, (int, np.integer)) and isinstance(n, (int, np.integer)),
                 f"{task}: {call} should return integers (numbers of users), got m = {m!r}, n = {n!r}.")
         require(n == t * m, f"{task}: {call} gives n = {n}, but t disjoint groups of m = {m} users are n = t·m = "
                             f"{t * m} users (each user answers one query).")
     example = results[_GROUP_GRID.index((1.0, 0.05, 0.05, 20))]
-    print(f"m and n match thm-sq-to-local on {len(_GROUP_GRID)} settings; e.g. ε = 1, τ = 0.05, β = 0.05, t = 20: "
+    print(f"m and n match the chapter's simulation theorem on {len(_GROUP_GRID)} settings; e.g. ε = 1, τ = 0.05, β = 0.05, t = 20: "
           f"m = {example[0]:,} users per query, n = {example[1]:,} in total.")
     passed(task)
 
@@ -215,7 +223,7 @@ def check_group_sizes(fn):
 # --- Task 3: the Laplace randomizer ---------------------------------------------------------
 
 def check_laplace_randomizer(fn):
-    """Task 3: ``fn(values, epsilon, rng)`` must return values + Lap(2/ε), values in [−1, 1] (eq-laplace-randomizer).
+    """Task 3: ``fn(values, epsilon, rng)`` must return values + Lap(2/ε), values in [−1, 1] (chapter 3).
 
     Checks: same shape out; noise from ``rng`` (same seed, same output;
     other seed, other output); a ValueError for a value outside [−1, 1]; and,
@@ -236,15 +244,9 @@ def check_laplace_randomizer(fn):
     require(np.array_equal(out, again), f"{task}: the same seed gave different outputs. Hint: draw the noise "
                                         f"from the rng argument (rng.laplace(...)), not np.random.")
     require(not np.array_equal(out, other), f"{task}: two different seeds gave the same output; use the rng argument.")
-    try:
-        fn(np.array([0.5, 1.5]), 1.0, np.random.default_rng(0))
-    except NotImplementedError:
-        raise LabCheckError(f"{task}: not implemented yet.") from None
-    except ValueError:
-        pass
-    else:
-        raise LabCheckError(f"{task}: fn([0.5, 1.5], ...) should raise ValueError: a statistical query has values "
-                            f"in [-1, 1], and the noise 2/ε protects only values in that range (sensitivity 2).")
+    expect_student_raises(fn, (np.array([0.5, 1.5]), 1.0, np.random.default_rng(0)), ValueError, task,
+                          "A statistical query has values in [-1, 1], and the noise scale protects only values "
+                          "in that range: refuse anything else with ValueError.")
     p_values = []
     for epsilon in (0.5, 2.0):
         exact = np.full(N_DRAWS, 0.25)
@@ -324,3 +326,7 @@ def check_threshold_query(fn):
                                 f"\nHint: {hint}.")
     print("E φ = 2·err(h_θ) − 1 for θ = 0.1, 0.37, 0.8 under a noisy law; values in [−1, 1].")
     passed(task)
+
+
+from .lab03_constructions import (check_local_oracle, check_rejection_sampler,  # noqa: E402
+                                 check_threshold_learner)

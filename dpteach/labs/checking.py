@@ -1,0 +1,254 @@
+"""The building blocks of every lab checker: errors with hints, safe calls, type checks, "write it yourself".
+
+Every checker in ``dpteach.labs.labNN`` is written with these helpers, so
+that all labs give feedback the same way:
+
+* :class:`LabCheckError` (an ``AssertionError``, so nbgrader counts it as a
+  failed test) carries what was measured and a hint for *that* mistake;
+* :func:`call_student` turns a crash of the student's code into feedback;
+  :func:`expect_student_raises` checks that it refuses a bad input;
+* :func:`require_real` / :func:`require_integer` check the *type* of an
+  answer (a string "18.88" is not a number, a float 3.0 is not an index);
+* :func:`require_own_code` rejects a function that calls the dpteach
+  implementation the task asks the student to write.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+import types
+
+import numpy as np
+
+__all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
+           "require_integer", "require_own_code"]
+
+
+class LabCheckError(AssertionError):
+    """A lab answer is wrong; the message says what was checked and how to fix it."""
+
+
+def require(condition, message):
+    """Raise :class:`LabCheckError` with ``message`` unless ``condition`` holds."""
+    if not condition:
+        raise LabCheckError(message)
+
+
+def passed(task):
+    """Print the one-line success message of a checker."""
+    print(f"✅ {task}: all checks passed.")
+
+
+def _short(arg):
+    """A short description of an argument for feedback messages."""
+    if isinstance(arg, np.ndarray):
+        return f"array(shape={arg.shape})" if arg.size > 6 else repr(arg)
+    if isinstance(arg, np.random.Generator):
+        return "rng"
+    text = repr(arg)
+    return text if len(text) <= 60 else f"<{type(arg).__name__}>"
+
+
+_NOT_IMPLEMENTED = "not implemented yet — replace the `raise NotImplementedError` line by your code."
+
+
+def call_student(fn, args, task, hint=""):
+    """Call the student's ``fn(*args)``, turning a crash into feedback (plus ``hint``).
+
+    A ``NotImplementedError`` (the student version's stub) becomes "not
+    implemented yet"; a :class:`LabCheckError` raised inside (a checker the
+    student called) passes through; any other exception — including an
+    ``AssertionError`` from the student's own asserts — becomes a
+    :class:`LabCheckError` that shows how the function was called.
+    """
+    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        raise LabCheckError(f"{task}: {_NOT_IMPLEMENTED}") from None
+    except LabCheckError:
+        raise
+    except Exception as err:  # a crash of student code becomes feedback, not a traceback
+        shown = ", ".join(_short(a) for a in args)
+        raise LabCheckError(f"{task}: your function raised {type(err).__name__}: {err}\n"
+                            f"  when called as fn({shown}).{hint}") from err
+
+
+def expect_student_raises(fn, args, exception, task, message):
+    """Require that the student's ``fn(*args)`` raises ``exception``; ``message`` explains why otherwise.
+
+    Any other exception is reported as in :func:`call_student`; returning
+    normally raises :class:`LabCheckError` with ``message``.
+    """
+    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
+    try:
+        fn(*args)
+    except NotImplementedError:
+        raise LabCheckError(f"{task}: {_NOT_IMPLEMENTED}") from None
+    except exception:
+        return
+    except Exception as err:
+        shown = ", ".join(_short(a) for a in args)
+        raise LabCheckError(f"{task}: fn({shown}) raised {type(err).__name__}: {err}; expected "
+                            f"{exception.__name__}. {message}") from err
+    shown = ", ".join(_short(a) for a in args)
+    raise LabCheckError(f"{task}: fn({shown}) returned instead of raising {exception.__name__}. {message}")
+
+
+def require_real(value, task, call):
+    """Return ``value`` as a float after checking it *is* one finite real number (not a str, bool or array).
+
+    ``float("18.88")`` works, so converting is not a type check: only Python
+    and numpy real numbers (and 0-d numpy arrays of them) are accepted.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        if isinstance(value, np.ndarray):
+            detail = f"an array of shape {value.shape}"
+        else:
+            detail = f"{value!r} of type {type(value).__name__}"
+        raise LabCheckError(f"{task}: {call} should return one real number (float or int), got {detail}."
+                            + (" Return the number itself, not its text." if isinstance(value, str) else ""))
+    value = float(value)
+    require(math.isfinite(value), f"{task}: {call} returned {value!r}, not a finite number.")
+    return value
+
+
+def require_integer(value, task, call, what="an integer"):
+    """Return ``value`` as an int after checking it is a Python or numpy integer (not a float, bool or str)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        hint = ""
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            hint = (" It has an integer value but the type float: math.ceil returns an int, "
+                    "np.ceil returns a float (wrap it in int(...)).")
+        raise LabCheckError(f"{task}: {call} should return {what}, got {value!r} of type "
+                            f"{type(value).__name__}.{hint}")
+    return int(value)
+
+
+# --- "write it yourself" ---------------------------------------------------------------------
+
+def _from_dpteach(obj):
+    module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None) or ""
+    return module == "dpteach" or module.startswith("dpteach.")
+
+
+def _code_objects(code):
+    """``code`` and every code object nested in it (inner functions, lambdas, comprehensions)."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+def _inner_callables(fn):
+    """What a callable wraps: partial's func/args, a bound method's function, ``__wrapped__``, ``__call__``."""
+    if isinstance(fn, functools.partial):
+        yield fn.func
+        yield from (a for a in fn.args if callable(a))
+        yield from (a for a in fn.keywords.values() if callable(a))
+    for attribute in ("__func__", "__wrapped__"):
+        inner = getattr(fn, attribute, None)
+        if inner is not None:
+            yield inner
+    if not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type)) and hasattr(fn, "__call__"):
+        call = getattr(type(fn), "__call__", None)
+        if isinstance(call, types.FunctionType):
+            yield call
+    for value in (getattr(fn, "__defaults__", None) or ()):
+        if callable(value):
+            yield value
+    for value in (getattr(fn, "__kwdefaults__", None) or {}).values():
+        if callable(value):
+            yield value
+    for cell in (getattr(fn, "__closure__", None) or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if callable(value) or isinstance(value, types.ModuleType):
+            yield value
+
+
+def _forbidden_uses(fn, forbidden, seen, depth=0):
+    """Names in ``forbidden`` that ``fn`` reaches (see :func:`require_own_code`)."""
+    if id(fn) in seen or depth > 8:
+        return set()
+    seen.add(id(fn))
+    hits = set()
+    if _from_dpteach(fn):
+        name = getattr(fn, "__name__", "")
+        return {name} if name in forbidden else set()
+    if isinstance(fn, types.ModuleType):
+        return set()
+    if isinstance(fn, type):  # a class the student wrote: its dpteach bases and its own methods
+        for base in fn.__mro__[1:]:
+            if _from_dpteach(base) and base.__name__ in forbidden:
+                hits.add(base.__name__)
+        for klass in fn.__mro__:
+            if klass is object or _from_dpteach(klass):
+                continue
+            for member in vars(klass).values():
+                member = getattr(member, "__func__", member)  # staticmethod / classmethod
+                if isinstance(member, property):
+                    member = member.fget
+                if isinstance(member, types.FunctionType):
+                    hits |= _forbidden_uses(member, forbidden, seen, depth + 1)
+        return hits
+    for inner in _inner_callables(fn):
+        hits |= _forbidden_uses(inner, forbidden, seen, depth + 1)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return hits
+    names = set()
+    for nested in _code_objects(code):
+        names |= set(nested.co_names)
+    # An import inside the body (`from dpteach.mechanisms import laplace_mechanism`, `import dpteach`)
+    # puts the module path and the imported names in co_names.
+    imports_dpteach = any(n == "dpteach" or n.startswith("dpteach.") for n in names)
+    scope = getattr(fn, "__globals__", {})
+    objects = {name: scope[name] for name in names if name in scope}
+    uses_dpteach_module = any(isinstance(obj, types.ModuleType) and _from_dpteach(obj) for obj in objects.values())
+    closure_modules = any(isinstance(c, types.ModuleType) and _from_dpteach(c) for c in _inner_callables(fn))
+    if imports_dpteach or uses_dpteach_module or closure_modules:
+        hits |= names & forbidden  # `module.forbidden_name` or an imported forbidden name
+    for name, obj in objects.items():
+        if isinstance(obj, types.ModuleType):
+            continue
+        if _from_dpteach(obj):
+            if getattr(obj, "__name__", name) in forbidden:
+                hits.add(obj.__name__)
+        elif callable(obj):  # the student's own helper functions (and what they call)
+            hits |= _forbidden_uses(obj, forbidden, seen, depth + 1)
+    return hits
+
+
+def require_own_code(fn, forbidden, task):
+    """Reject ``fn`` if it is, or visibly uses, a dpteach function named in ``forbidden`` (the answer).
+
+    What it inspects, recursively: the function's code object and every code
+    object nested in it (inner functions, lambdas, comprehensions); the global
+    names they use (a forbidden dpteach function imported at the top, or an
+    attribute ``module.name`` of a dpteach module); imports inside the body
+    (``from dpteach.mechanisms import laplace_mechanism`` in the function);
+    ``functools.partial`` objects (their function and arguments), bound
+    methods, ``__wrapped__`` (decorators), callable objects' ``__call__``,
+    default arguments and closure variables; and the student's own helper
+    functions that ``fn`` calls through a global name.
+
+    What it does not cover: names built at run time (``getattr(module, "la" +
+    "place_mechanism")``, ``importlib``, ``eval``/``exec``, ``sys.modules``),
+    functions reached through containers (a dict of functions), or a copy of
+    the library's source pasted in. It stops the honest mistake of calling
+    the library, not a determined cheat; the checkers are for learning, not
+    for exams under adversarial conditions.
+    """
+    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
+    hits = _forbidden_uses(fn, set(forbidden), set())
+    require(not hits, f"{task}: write this yourself — your function uses {', '.join(sorted(hits))} from "
+                      f"dpteach, which is the answer. (numpy and scipy are fine.)")
