@@ -17,7 +17,7 @@ from dpteach import fingerprinting as fp
 from dpteach.labs import BEGIN, LabCheckError, lab04
 from lab_helpers import check_student_version, code_cells
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab04_fingerprinting.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab04_fingerprinting.ipynb"
 
 
 # --- Task 1: the score statistic ---------------------------------------------------------------

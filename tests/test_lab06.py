@@ -16,7 +16,7 @@ from numpy.polynomial import hermite_e as prob
 from dpteach.labs import BEGIN, LabCheckError, lab06
 from lab_helpers import check_student_version, code_cells
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab06_hermite.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab06_hermite.ipynb"
 
 
 # --- task 1 ---------------------------------------------------------------------------------

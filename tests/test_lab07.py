@@ -17,7 +17,7 @@ from dpteach.hermite import hermite_features
 from dpteach.labs import LabCheckError, lab07
 from lab_helpers import check_student_version
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab07_proper.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab07_proper.ipynb"
 
 
 # --- Task 1 -----------------------------------------------------------------------------------------------------

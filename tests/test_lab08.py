@@ -16,7 +16,7 @@ from dpteach.labs import LabCheckError, lab08
 from dpteach.mechanisms import gaussian_sigma
 from lab_helpers import check_student_version, code_cells
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "lab08_dpsas.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab08_dpsas.ipynb"
 
 
 # --- Task 1 --------------------------------------------------------------------------------------
