@@ -18,12 +18,15 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import os
+import sys
+import sysconfig
 import types
 
 import numpy as np
 
 __all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
-           "require_integer", "require_own_code"]
+           "require_integer", "require_own_code", "call_student_counting_lines"]
 
 
 class LabCheckError(AssertionError):
@@ -74,6 +77,64 @@ def call_student(fn, args, task, hint=""):
         shown = ", ".join(_short(a) for a in args)
         raise LabCheckError(f"{task}: your function raised {type(err).__name__}: {err}\n"
                             f"  when called as fn({shown}).{hint}") from err
+
+
+class _LineBudgetExceeded(Exception):
+    """Raised inside the student's code by the tracer once it has run more Python lines than allowed."""
+
+
+# Code that is not the student's: the standard library, installed packages (numpy, scipy) and dpteach.
+_LIBRARY_PREFIXES = tuple({os.path.realpath(p) for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
+                                                          sysconfig.get_paths()["platlib"],
+                                                          os.path.dirname(os.path.dirname(os.path.abspath(__file__))))})
+
+
+def _is_student_code(code):
+    filename = code.co_filename
+    if filename.startswith("<frozen"):
+        return False
+    return not os.path.realpath(filename).startswith(_LIBRARY_PREFIXES)
+
+
+def call_student_counting_lines(fn, args, task, budget):
+    """Call ``fn(*args)`` like :func:`call_student` and count the Python lines the student's code executes.
+
+    Lines are counted (with ``sys.settrace``) only in code that is not the
+    standard library, an installed package or dpteach, so a vectorised answer
+    counts the few lines of its body while a Python loop over the data counts
+    one or more lines per element. The count is deterministic, unlike a
+    timing, so the same answer gets the same verdict on any machine. Past
+    ``budget`` lines the call is stopped.
+
+    Returns
+    -------
+    (result, lines) : the function's return value (None if stopped) and the
+        lines counted (``budget + 1`` if stopped).
+    """
+    require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
+    lines = 0
+
+    def local_trace(frame, event, arg):
+        nonlocal lines
+        if event == "line":
+            lines += 1
+            if lines > budget:
+                raise _LineBudgetExceeded
+        return local_trace
+
+    def global_trace(frame, event, arg):
+        return local_trace if _is_student_code(frame.f_code) else None
+
+    previous = sys.gettrace()
+    sys.settrace(global_trace)
+    try:
+        return call_student(fn, args, task), lines
+    except LabCheckError as err:
+        if isinstance(err.__cause__, _LineBudgetExceeded):
+            return None, budget + 1
+        raise
+    finally:
+        sys.settrace(previous)
 
 
 def expect_student_raises(fn, args, exception, task, message):

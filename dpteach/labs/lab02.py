@@ -28,12 +28,11 @@ that.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from scipy import stats
 
-from .checking import (LabCheckError, call_student, passed, require, require_integer, require_own_code,
+from .checking import (LabCheckError, call_student, call_student_counting_lines, passed, require, require_integer, require_own_code,
                        require_real)
 from .. import bounds, generic
 from ..mechanisms import exponential_mechanism_probabilities
@@ -98,9 +97,12 @@ def check_threshold_error_counts(fn):
     Order: h_{k,+}(x) = +1 iff x >= grid[k] for k = 0..N, then h_{k,−} = −h_{k,+}.
     Checked against :meth:`dpteach.generic.Thresholds.error_counts` (tested
     against a naive loop in the test suite) on inputs with points exactly on
-    grid points, then for speed: n = 5000 points and a grid of 501 must take
-    under 1 s (a vectorised answer takes milliseconds; a Python loop over the
-    points takes seconds).
+    grid points, then for speed: on n = 5000 points and a grid of 501 the
+    student's own code may execute at most 50 000 Python lines. A vectorised
+    answer runs a few lines; a loop over the thresholds (1002 iterations) or
+    over the points (5000) fits; a double loop over points and thresholds
+    (5 million iterations, seconds of work) does not. Lines are counted, not
+    timed, so the verdict does not depend on how busy the machine is.
     """
     task = "Task 1 (error counts of thresholds)"
     require_own_code(fn, ("thresholds", "error_counts"), task)
@@ -113,17 +115,17 @@ def check_threshold_error_counts(fn):
                                 f"Hint: {_threshold_diagnosis(answer, x, y, grid)}.")
     rng = np.random.default_rng(203)
     x, y, grid = rng.random(5000), rng.choice([-1, 1], size=5000), np.linspace(0, 1, 501)
-    start = time.perf_counter()
-    answer = np.asarray(call_student(fn, (x, y, grid), task))
-    seconds = time.perf_counter() - start
-    require(np.array_equal(answer, generic.thresholds(grid).error_counts(x, y)),
+    budget = 50_000
+    answer, lines = call_student_counting_lines(fn, (x, y, grid), task, budget)
+    require(lines <= budget,
+            f"{task}: correct on small inputs, but for n = 5000 points and 1002 thresholds your code ran more "
+            f"than {budget:,} lines of Python (a loop over points and thresholds). Vectorise it: sort or bin the "
+            f"points once (np.searchsorted(grid, x, side='right')), count positives and negatives per bin "
+            f"(np.bincount) and take prefix sums (np.cumsum).")
+    require(np.array_equal(np.asarray(answer), generic.thresholds(grid).error_counts(x, y)),
             f"{task}: right on small inputs but wrong for n = 5000, N = 500.")
-    require(seconds < 1.0,
-            f"{task}: correct, but it took {seconds:.2f} s for n = 5000 points and 1002 thresholds. Vectorise "
-            f"it: sort or bin the points once (np.searchsorted(grid, x, side='right')), count positives and "
-            f"negatives per bin (np.bincount) and take prefix sums (np.cumsum).")
     passed(task)
-    print(f"   n = 5000, |H| = 1002 in {seconds * 1e3:.1f} ms.")
+    print(f"   n = 5000, |H| = 1002 in {lines} lines of Python.")
 
 
 # --- Task 2: the sampling step ----------------------------------------------------------------
