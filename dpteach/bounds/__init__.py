@@ -7,9 +7,10 @@ Rates whose constants the source leaves open say "shape only" in their
 docstring. Everything is re-exported flat: ``dpteach.bounds.laplace_tail_bound``.
 """
 
-from . import basics, generic, local
+from . import basics, generic, local, regression
 from .basics import *  # noqa: F401,F403
 from .generic import *  # noqa: F401,F403
 from .local import *  # noqa: F401,F403
+from .regression import *  # noqa: F401,F403
 
-__all__ = basics.__all__ + generic.__all__ + local.__all__
+__all__ = basics.__all__ + generic.__all__ + local.__all__ + regression.__all__
