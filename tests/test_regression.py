@@ -234,3 +234,61 @@ def test_baselines_recover_a_sparse_beta():
     assert np.linalg.norm(lasso_ista(X, y) - beta) < 0.15
     v = np.array([0.1, -3.0, 2.0, 0.5])
     assert np.array_equal(hard_threshold(v, 2), np.array([0.0, -3.0, 2.0, 0.0]))
+
+
+# --- data, bounds and runners ----------------------------------------------------------------------------
+
+def test_sparse_regression_data_has_the_stated_law():
+    X, y, beta = sparse_regression_data(4000, 30, 4, noise_std=0.5, rng=1)
+    assert X.shape == (4000, 30) and set(np.unique(X)) == {-1.0, 1.0}
+    assert np.count_nonzero(beta) == 4 and np.linalg.norm(beta) == pytest.approx(1.0)
+    nonzero = np.abs(beta[beta != 0])
+    assert nonzero.max() / nonzero.min() <= 2 + 1e-12  # ±Unif[0.5, 1] before rescaling
+    # Residual variance 0.25: the sample variance of 4000 Gaussians has relative sd √(2/4000) = 2.2 %; 6 sd.
+    assert np.var(y - X @ beta) == pytest.approx(0.25, rel=0.14)
+    # Σ_X = I: off-diagonal entries of XᵀX/n have sd 1/√4000 = 0.016; 6 sd = 0.095.
+    gram = X.T @ X / 4000
+    assert np.max(np.abs(gram - np.eye(30))) < 0.095
+    X2, y2, beta2 = linear_regression_data(50, 7, rng=2)
+    assert np.linalg.norm(beta2) == pytest.approx(1.0) and np.count_nonzero(beta2) == 7
+    assert np.array_equal(sparse_regression_data(10, 5, 2, rng=3)[1], sparse_regression_data(10, 5, 2, rng=3)[1])
+    with pytest.raises(ValueError, match="s must be"):
+        sparse_regression_data(10, 5, 6)
+
+
+def test_rate_shapes():
+    from dpteach import bounds
+    n = np.array([1e3, 1e4, 1e5])
+    upper = bounds.sparse_regression_upper_rate(n, 200, 5, 1.0, 1e-5)
+    lower = bounds.sparse_regression_lower_rate(n, 200, 5, 1.0, 1e-5)
+    assert np.all(np.diff(upper) < 0) and np.all(upper > lower)
+    # The privacy term of the lower bound is capped at 1 ("∧ 1"): at n = 10 it is min(·, 1).
+    small = bounds.sparse_regression_lower_rate(10, 200, 5, 1.0, 1e-5)
+    assert small == pytest.approx(math.sqrt(5 * math.log(200) / 10) + 1.0)
+    big = 1e9
+    assert bounds.classical_regression_upper_rate(big, 20, 1.0, 1e-5) == pytest.approx(
+        math.sqrt(20 / big) + 20 * math.sqrt(math.log(1e5) * math.log(big)) / big)
+    assert bounds.classical_regression_lower_rate(big, 20, 1.0, 1e-5) == pytest.approx(
+        math.sqrt(20 / big) + 20 * math.sqrt(math.log(1e5)) / big)
+    with pytest.raises(ValueError, match="epsilon"):
+        bounds.sparse_regression_upper_rate(1e4, 200, 5, 0.0, 1e-5)
+    with pytest.raises(ValueError, match="delta"):
+        bounds.classical_regression_lower_rate(1e4, 20, 1.0, 0.0)
+
+
+def test_runners_return_the_documented_shapes():
+    from dpteach.experiments import regression as E
+    e1 = E.error_vs_n([200, 400], [1.0, 4.0], d=20, s=2, n_reps=2, lasso_max_n=300, rng=0)
+    assert e1["dp"].shape == (2, 2, 2) and e1["iht"].shape == (2, 2)
+    assert np.isnan(e1["lasso"][1]).all() and not np.isnan(e1["lasso"][0]).any()
+    e5 = E.ablations(n=400, d=20, s=2, epsilon=4.0, n_reps=1, rng=0)
+    assert e5["residual clipping"][1].shape == (2, 1)
+    e6 = E.classical_experiment([100, 200], [1.0], d=5, n_reps=1, rng=0)
+    assert e6["noisy_ols"].shape == (3, 1, 2, 1)
+    e7 = E.peeling_audit_experiment([1, 2], n_trials=200, rng=0)
+    assert e7["right"].shape == (2,) and np.all(e7["certified"] <= 1.0)
+    auc = E.tracing_experiment(n_reps=1, rng=0)
+    assert set(auc) >= {"OLS", "LASSO"} and all(0 <= a <= 1 for a in auc.values())
+    with pytest.raises(ValueError, match="n_reps"):
+        E.error_vs_n([200], [1.0], n_reps=0)
+    assert E._auc(np.array([2.0, 3.0]), np.array([0.0, 1.0])) == 1.0

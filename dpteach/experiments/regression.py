@@ -45,7 +45,8 @@ def _grid(values, name, minimum=1):
     arr = np.asarray(values)
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty, got {values!r}")
-    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+    if (arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(np.abs(arr) < 2.0 ** 62)
+            and np.all(arr == np.round(arr))):
         arr = arr.astype(np.int64)
     return [check_int(v, name, minimum=minimum) for v in arr.ravel()]
 
@@ -211,6 +212,8 @@ def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0)
     if min(ns) < d:
         raise ValueError(f"ns must all be >= d = {d} for OLS, got {min(ns)}")
     multipliers = [float(m) for m in check_finite_array(noise_multipliers, "noise_multipliers", ndim=1)]
+    if min(multipliers) <= 0:
+        raise ValueError(f"noise_multipliers must all be > 0, got {noise_multipliers!r}")
     n_reps = check_repetitions(n_reps)
     rng = as_rng(rng)
     noisy = np.full((len(multipliers), len(epsilons), len(ns), n_reps), np.nan)
