@@ -233,7 +233,7 @@ class DPLasso(Estimator):
     truncation_ : float, T
     sensitivity_ : float, λ
     noise_scale_ : float, Peeling's Laplace scale b
-    epsilon_certified_ : float, the ε' that composition certifies
+    epsilon_certified_ : float, the ε' that composition certifies (inf with ``clip_residual=False``)
     support_path_ : list of ndarray, the support chosen at each iteration
 
     Cost: O(n·d) for the whole fit (each record is used once) plus O(N₀·ŝ·d) for Peeling.
@@ -300,8 +300,12 @@ class DPLasso(Estimator):
         self.truncation_ = truncation
         self.sensitivity_ = sensitivity
         self.noise_scale_ = scale
-        self.epsilon_certified_ = (peeling_epsilon(sparsity, epsilon, delta) if self.calibrate == "paper"
-                                   else epsilon)
+        if not self.clip_residual:  # Lemma 5.5 fails without the clipping: no certificate at all
+            self.epsilon_certified_ = math.inf
+        elif self.calibrate == "paper":
+            self.epsilon_certified_ = peeling_epsilon(sparsity, epsilon, delta)
+        else:
+            self.epsilon_certified_ = epsilon
         self.support_path_ = supports
         return self
 

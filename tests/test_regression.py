@@ -292,3 +292,8 @@ def test_runners_return_the_documented_shapes():
     with pytest.raises(ValueError, match="n_reps"):
         E.error_vs_n([200], [1.0], n_reps=0)
     assert E._auc(np.array([2.0, 3.0]), np.array([0.0, 1.0])) == 1.0
+
+
+def test_no_certificate_without_residual_clipping():
+    X, y, _ = sparse_regression_data(2_000, 20, 2, rng=1)
+    assert r.DPLasso(1.0, 1e-5, 4, clip_residual=False, random_state=0).fit(X, y).epsilon_certified_ == math.inf

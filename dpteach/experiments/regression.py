@@ -290,7 +290,8 @@ def tracing_experiment(epsilon=1.0, n_reps=40, rng=None):
     """The tracing attack of chapter 4 run against OLS / LASSO and their private versions.
 
     Classical: d = 20, n = 40 (OLS overfits: leverage d/n = 1/2); sparse: d = 200, s = 5,
-    n = 400 (LASSO with a small penalty, 20 × the ISTA default's sparsity). For each dataset
+    n = 400 (the LASSO with the small penalty 0.02, so that it overfits; the private LASSO with
+    ŝ = 10 and N₀ = 2 blocks, since 400 records leave little to split). For each dataset
     the statistic of every member and of as many fresh outsiders is computed, and the area
     under the ROC curve (AUC) of "member vs outsider" is returned per estimator
     (0.5 = the attack learns nothing). Returns ``{name: AUC}`` pooled over ``n_reps`` datasets.
