@@ -53,10 +53,12 @@ PEEL_SETTINGS = ((3, 0.5, 1e-3, 0.2), (9, 4.0, 1e-5, 1.0))   # (s, ε, δ, λ)
 _N_RELEASES = 1_500   # per setting: 3·1500 = 4500 and 9·1500 = 13 500 noise values
 
 _PEEL_BUGS = (
-    ("ε inside the square root, 2λ√(3s ln(1/δ)/ε)", lambda s, e, dl, lam: _peel_scale(s, e, dl, lam) * math.sqrt(e),
+    ("ε inside the square root, 2λ√(3s ln(1/δ)/ε)",
+     lambda s, e, dl, lam: _peel_scale(s, e, dl, lam) * math.sqrt(e),
      "ε belongs outside the root: b = λ·2√(3s·ln(1/δ))/ε. With ε inside, the noise is too small for ε < 1"),
     ("the √s forgotten, λ·2√(3 ln(1/δ))/ε", lambda s, e, dl, lam: _peel_scale(s, e, dl, lam) / math.sqrt(s),
-     "the s rounds compose: each may spend only ε/√(3s·ln(1/δ)), so the scale needs √s: b = λ·2√(3s·ln(1/δ))/ε"),
+     "the s rounds compose: each may spend only ε/√(3s·ln(1/δ)), so the scale needs √s: "
+     "b = λ·2√(3s·ln(1/δ))/ε"),
     ("the factor 2 missing, λ√(3s ln(1/δ))/ε", lambda s, e, dl, lam: _peel_scale(s, e, dl, lam) / 2,
      "report-noisy-max needs Lap(2λ/ε_r) because the scores |v_j| can move in both directions"),
     ("the √3 missing", lambda s, e, dl, lam: _peel_scale(s, e, dl, lam) / math.sqrt(3),
@@ -104,7 +106,8 @@ def _diagnose_scale(measured):
         if all(abs(b_hat / formula(s, e, dl, lam) - 1) < 0.05
                for b_hat, (s, e, dl, lam) in zip(measured, PEEL_SETTINGS)):
             return f"Your scale looks like {name}. Hint: {hint}."
-    return "Hint: the released values get fresh Lap(b) noise, b = λ·2√(3s·ln(1/δ))/ε, the same b as the selection."
+    return ("Hint: the released values get fresh Lap(b) noise, b = λ·2√(3s·ln(1/δ))/ε, "
+            "the same b as the selection.")
 
 
 def _peel_audit(fn, task):
@@ -285,12 +288,12 @@ def check_dp_lasso_step(fn):
             for name, options, hint in _STEP_BUGS:
                 if np.allclose(v, _reference_step(X, y, beta, eta, T, **options), rtol=1e-9, atol=1e-9):
                     raise LabCheckError(f"{task}: your step v differs from the private step ({name}). Hint: {hint}.")
-            raise LabCheckError(f"{task}: your step v differs from β − (η/m)·Xᵀ clip(Xβ − f_T(y), −2T, 2T) by up to "
-                                f"{np.max(np.abs(v - want)):.3g} (m = {m}, η = {eta}, T = {T}).")
+            raise LabCheckError(f"{task}: your step v differs from β − (η/m)·Xᵀ clip(Xβ − f_T(y), −2T, 2T) "
+                                f"by up to {np.max(np.abs(v - want)):.3g} (m = {m}, η = {eta}, T = {T}).")
         right = 4 * eta * T / m
         if not math.isclose(float(sensitivity), right, rel_tol=1e-9):
-            raise LabCheckError(f"{task}: with m = {m}, η = {eta}, T = {T} your sensitivity is {float(sensitivity):.6g}, "
-                                f"but the ℓ∞ change of v is bounded by {right:.6g}. Hint: "
+            raise LabCheckError(f"{task}: with m = {m}, η = {eta}, T = {T} your sensitivity is "
+                                f"{float(sensitivity):.6g}, but the ℓ∞ change of v is bounded by {right:.6g}. Hint: "
                                 f"{_step_sensitivity_diagnosis(float(sensitivity), m, eta, T)}.")
 
     # Property test: the claimed bound must hold on neighbours built to break it.
@@ -311,8 +314,8 @@ def check_dp_lasso_step(fn):
         v2, _ = call_student(fn, (X2, y2, beta, eta, T), task)
         worst = max(worst, float(np.max(np.abs(np.asarray(v1) - np.asarray(v2)))))
         require(worst <= float(lam) * (1 + 1e-9),
-                f"{task}: on a pair of neighbouring blocks ‖v(D) − v(D')‖∞ = {worst:.4g} exceeds your sensitivity "
-                f"{float(lam):.4g}. Hint: the residuals must be clipped to [−2T, 2T] for the bound to hold.")
+                f"{task}: on a pair of neighbouring blocks ‖v(D) − v(D')‖∞ = {worst:.4g} exceeds your "
+                f"sensitivity {float(lam):.4g}. Hint: the residuals must be clipped to [−2T, 2T] for the bound to hold.")
     print(f"v matches the clipped step on 3 blocks; λ = 4ηT/m; worst change over 300 neighbour pairs "
           f"{worst:.3f} <= λ = {4 * eta * T / m:.3f}.")
     passed(task)
