@@ -1,0 +1,335 @@
+"""The runners behind chapter 5's figures (E1–E7 and the tracing attack).
+
+Each runner draws fresh synthetic data (``dpteach.data``), fits the private
+and non-private estimators over a grid and several repetitions, and returns
+plain dicts of numpy arrays that the notebook plots. Errors are
+‖β̂ − β‖₂ with ‖β‖₂ = 1, so an error of 1 is what the estimator β̂ = 0 achieves.
+A dataset is generated once per (n, repetition) and shared by every method and
+every ε, so the curves differ by the methods, not by the data.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import audit
+from .._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int
+from ..data import linear_regression_data, sparse_regression_data
+from ..peeling import _peel_forgotten_sqrt_s, peel, peeling_epsilon
+from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
+from ..regression_baselines import lasso_ista, ols, split_iht
+from ._progress import check_repetitions, progress
+
+__all__ = [
+    "default_delta",
+    "error_vs_n",
+    "error_vs_sparsity",
+    "error_vs_dimension",
+    "ablations",
+    "classical_experiment",
+    "peeling_audit_experiment",
+    "tracing_experiment",
+]
+
+
+def default_delta(n):
+    """δ = min(10⁻⁵, n^{−1.1}): inside Theorem 5.8's range δ <= n^{−(1+τ)} (τ = 0.1)."""
+    n = check_int(n, "n", minimum=1)
+    return min(1e-5, n ** -1.1)
+
+
+def _grid(values, name, minimum=1):
+    """A list of ints from a sequence (floats such as 1e4 that are whole numbers are accepted)."""
+    arr = np.asarray(values)
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got {values!r}")
+    if (arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(np.abs(arr) < 2.0 ** 62)
+            and np.all(arr == np.round(arr))):
+        arr = arr.astype(np.int64)
+    return [check_int(v, name, minimum=minimum) for v in arr.ravel()]
+
+
+def _epsilons(epsilons):
+    values = [check_epsilon(e) for e in np.ravel(np.asarray(epsilons, dtype=object))]
+    if not values:
+        raise ValueError("epsilons must not be empty")
+    return values
+
+
+def _error(estimate, beta):
+    return float(np.linalg.norm(estimate - beta))
+
+
+def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None):
+    """E1 (and E2): ‖β̂ − β‖₂ of the private LASSO (ŝ = 2s) against n, for each ε, with the baselines.
+
+    Parameters
+    ----------
+    ns : sequence of int, each >= 20
+    epsilons : sequence of float, each 0 < ε < inf
+    d, s : int, 1 <= s < d
+    n_reps : int >= 1
+    lasso_max_n : int, run the (O(n·d²)) LASSO only for n <= this
+    rng : None, int or Generator
+
+    Returns
+    -------
+    dict
+        ``"dp"``: array (len(epsilons), len(ns), n_reps); ``"iht"``, ``"lasso"``: arrays
+        (len(ns), n_reps) (NaN where the LASSO was skipped); ``"support"``: fraction of the
+        true support recovered by the private LASSO, shaped like ``"dp"``; plus the grids.
+    """
+    ns = _grid(ns, "ns", minimum=20)
+    epsilons = _epsilons(epsilons)
+    d = check_int(d, "d", minimum=2)
+    s = check_int(s, "s", minimum=1, maximum=d - 1)
+    n_reps = check_repetitions(n_reps)
+    lasso_max_n = check_int(lasso_max_n, "lasso_max_n", minimum=0)
+    rng = as_rng(rng)
+    dp = np.full((len(epsilons), len(ns), n_reps), np.nan)
+    support = np.full_like(dp, np.nan)
+    iht = np.full((len(ns), n_reps), np.nan)
+    lasso = np.full_like(iht, np.nan)
+    for j, n in enumerate(progress(ns, "E1: n")):
+        delta = default_delta(n)
+        for rep in range(n_reps):
+            X, y, beta = sparse_regression_data(n, d, s, rng=rng)
+            seed = int(rng.integers(2 ** 31))
+            for i, eps in enumerate(epsilons):
+                coef = DPLasso(eps, delta, 2 * s, random_state=seed).fit(X, y).coef_
+                dp[i, j, rep] = _error(coef, beta)
+                support[i, j, rep] = np.mean(coef[beta != 0] != 0)
+            iht[j, rep] = _error(split_iht(X, y, 2 * s, rng=seed), beta)
+            if n <= lasso_max_n:
+                lasso[j, rep] = _error(lasso_ista(X, y), beta)
+    return {"ns": np.array(ns), "epsilons": np.array(epsilons), "dp": dp, "support": support, "iht": iht,
+            "lasso": lasso, "d": d, "s": s}
+
+
+def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None):
+    """E3: error and support recovery |Ŝ ∩ S|/s of the private LASSO (ŝ = 2s) against s, per ε.
+
+    Returns a dict with ``"dp"`` and ``"support"`` of shape (len(epsilons), len(sparsities), n_reps)
+    and ``"iht"`` of shape (len(sparsities), n_reps).
+    """
+    sparsities = _grid(sparsities, "sparsities")
+    epsilons = _epsilons(epsilons)
+    n = check_int(n, "n", minimum=20)
+    d = check_int(d, "d", minimum=2)
+    if max(sparsities) >= d / 2:
+        raise ValueError(f"sparsities must all be < d/2 = {d / 2} (ŝ = 2s <= d), got {max(sparsities)}")
+    n_reps = check_repetitions(n_reps)
+    rng = as_rng(rng)
+    delta = default_delta(n)
+    dp = np.full((len(epsilons), len(sparsities), n_reps), np.nan)
+    support = np.full_like(dp, np.nan)
+    iht = np.full((len(sparsities), n_reps), np.nan)
+    for j, s in enumerate(progress(sparsities, "E3: s")):
+        for rep in range(n_reps):
+            X, y, beta = sparse_regression_data(n, d, s, rng=rng)
+            seed = int(rng.integers(2 ** 31))
+            for i, eps in enumerate(epsilons):
+                coef = DPLasso(eps, delta, 2 * s, random_state=seed).fit(X, y).coef_
+                dp[i, j, rep] = _error(coef, beta)
+                support[i, j, rep] = np.mean(coef[beta != 0] != 0)
+            iht[j, rep] = _error(split_iht(X, y, 2 * s, rng=seed), beta)
+    return {"sparsities": np.array(sparsities), "epsilons": np.array(epsilons), "dp": dp, "support": support,
+            "iht": iht, "n": n, "d": d}
+
+
+def error_vs_dimension(dimensions, epsilons, n=30_000, s=5, n_reps=2, rng=None):
+    """E4: error of the private LASSO (ŝ = 2s) against d, per ε (only log d is predicted).
+
+    Returns a dict with ``"dp"`` (len(epsilons), len(dimensions), n_reps) and ``"iht"``.
+    """
+    dimensions = _grid(dimensions, "dimensions", minimum=2)
+    epsilons = _epsilons(epsilons)
+    n = check_int(n, "n", minimum=20)
+    s = check_int(s, "s", minimum=1)
+    if 2 * s > min(dimensions):
+        raise ValueError(f"dimensions must all be >= 2s = {2 * s}, got {min(dimensions)}")
+    n_reps = check_repetitions(n_reps)
+    rng = as_rng(rng)
+    delta = default_delta(n)
+    dp = np.full((len(epsilons), len(dimensions), n_reps), np.nan)
+    iht = np.full((len(dimensions), n_reps), np.nan)
+    for j, d in enumerate(progress(dimensions, "E4: d")):
+        for rep in range(n_reps):
+            X, y, beta = sparse_regression_data(n, d, s, rng=rng)
+            seed = int(rng.integers(2 ** 31))
+            for i, eps in enumerate(epsilons):
+                dp[i, j, rep] = _error(DPLasso(eps, delta, 2 * s, random_state=seed).fit(X, y).coef_, beta)
+            iht[j, rep] = _error(split_iht(X, y, 2 * s, rng=seed), beta)
+    return {"dimensions": np.array(dimensions), "epsilons": np.array(epsilons), "dp": dp, "iht": iht,
+            "n": n, "s": s}
+
+
+def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
+    """E5: the private LASSO's error as one tuning choice varies, the others at their defaults.
+
+    Varies ŝ/s ∈ {1, 2, 4}; N₀ ∈ {2, 5, ⌈ln n⌉, 2⌈ln n⌉}; T ∈ {0.5, 1, 2} × default;
+    residual clipping on/off. Returns ``{name: (labels, errors (len(labels), n_reps))}``.
+    """
+    n = check_int(n, "n", minimum=100)
+    d = check_int(d, "d", minimum=2)
+    s = check_int(s, "s", minimum=1, maximum=d // 4)
+    epsilon = check_epsilon(epsilon)
+    n_reps = check_repetitions(n_reps)
+    rng = as_rng(rng)
+    delta = default_delta(n)
+    log_n = math.ceil(math.log(n))
+    T = default_truncation(n)
+    variants = {
+        "ŝ / s": [(f"{k}", dict(sparsity=k * s)) for k in (1, 2, 4)],
+        "N₀": [(f"{k}", dict(n_iterations=k)) for k in (2, 5, log_n, 2 * log_n)],
+        "T / default": [(f"{k:g}", dict(truncation=k * T)) for k in (0.5, 1.0, 2.0)],
+        "residual clipping": [("on", dict(clip_residual=True)), ("off (not private)", dict(clip_residual=False))],
+    }
+    results = {name: ([label for label, _ in options], np.full((len(options), n_reps), np.nan))
+               for name, options in variants.items()}
+    for rep in progress(range(n_reps), "E5: repetitions"):
+        X, y, beta = sparse_regression_data(n, d, s, rng=rng)
+        seed = int(rng.integers(2 ** 31))
+        for name, options in variants.items():
+            for k, (_, overrides) in enumerate(options):
+                params = dict(sparsity=2 * s, random_state=seed)
+                params.update(overrides)
+                results[name][1][k, rep] = _error(DPLasso(epsilon, delta, **params).fit(X, y).coef_, beta)
+    return results
+
+
+def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0), n_reps=3, rng=None):
+    """E6: noisy OLS (several c_W), DP gradient descent and OLS against n, per ε (dense β, ‖β‖₂ = 1).
+
+    Returns a dict with ``"noisy_ols"`` (len(noise_multipliers), len(epsilons), len(ns), n_reps),
+    ``"dp_gd"`` (len(epsilons), len(ns), n_reps) and ``"ols"`` (len(ns), n_reps).
+    """
+    ns = _grid(ns, "ns", minimum=2)
+    epsilons = _epsilons(epsilons)
+    d = check_int(d, "d", minimum=1)
+    if min(ns) < d:
+        raise ValueError(f"ns must all be >= d = {d} for OLS, got {min(ns)}")
+    multipliers = [float(m) for m in check_finite_array(noise_multipliers, "noise_multipliers", ndim=1)]
+    if min(multipliers) <= 0:
+        raise ValueError(f"noise_multipliers must all be > 0, got {noise_multipliers!r}")
+    n_reps = check_repetitions(n_reps)
+    rng = as_rng(rng)
+    noisy = np.full((len(multipliers), len(epsilons), len(ns), n_reps), np.nan)
+    gd = np.full((len(epsilons), len(ns), n_reps), np.nan)
+    plain = np.full((len(ns), n_reps), np.nan)
+    for j, n in enumerate(progress(ns, "E6: n")):
+        delta = default_delta(n)
+        T = default_truncation(n)
+        for rep in range(n_reps):
+            X, y, beta = linear_regression_data(n, d, rng=rng)
+            plain[j, rep] = _error(ols(X, y), beta)
+            for i, eps in enumerate(epsilons):
+                for k, c_w in enumerate(multipliers):
+                    noisy[k, i, j, rep] = _error(noisy_ols(X, y, eps, delta, T, rng=rng, noise_multiplier=c_w), beta)
+                gd[i, j, rep] = _error(dp_gradient_descent_ols(X, y, eps, delta, T, rng=rng), beta)
+    return {"ns": np.array(ns), "epsilons": np.array(epsilons), "noise_multipliers": np.array(multipliers),
+            "noisy_ols": noisy, "dp_gd": gd, "ols": plain, "d": d}
+
+
+def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000, confidence=0.95, rng=None):
+    """E7: audited lower bounds on ε for Peeling and for its forgotten-√s variant, against s.
+
+    For each s the neighbours are v, v' in dimension 2s + 1 with |v_j| moving by exactly λ,
+    up on a group A of s coordinates and down on a group B of s (the clipping-bound pair of
+    the chapter); the mechanism's output is post-processed to the number of selections from
+    A, and :func:`dpteach.audit.audit` picks the best event {count > k} on ``n_trials`` runs and
+    certifies it on fresh ones. Returns a dict with ``"right"``, ``"broken"`` (lower bounds),
+    ``"certified"`` (peeling_epsilon of the right one) and the AuditResults.
+    """
+    sparsities = _grid(sparsities, "sparsities")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    n_trials = check_int(n_trials, "n_trials", minimum=10)
+    rng = as_rng(rng)
+    out = {"sparsities": np.array(sparsities), "right": [], "broken": [], "certified": [], "results": []}
+    for s in progress(sparsities, "E7: s"):
+        lam = 1.0
+        v = np.r_[np.full(s, 10 + lam / 2), np.full(s, 10 - lam / 2), 0.0]
+        v_prime = np.r_[np.full(s, 10 - lam / 2), np.full(s, 10 + lam / 2), 0.0]
+        events = audit.threshold_events(np.arange(s) + 0.5)
+        for key, fn in (("right", peel), ("broken", _peel_forgotten_sqrt_s)):
+            def mechanism(vector, trials, generator, fn=fn, s=s):
+                return np.count_nonzero(fn(vector, s, epsilon, delta, lam, rng=generator, size=trials)[:, :s], axis=1)
+            result = audit.audit(mechanism, v, v_prime, events, n_trials, delta=delta, confidence=confidence,
+                                 rng=rng)
+            out[key].append(result.epsilon_lower)
+            out["results"].append((key, s, result))
+        out["certified"].append(peeling_epsilon(s, epsilon, delta))
+    for key in ("right", "broken", "certified"):
+        out[key] = np.array(out[key])
+    return out
+
+
+def _tracing_statistic(X, y, y_fresh, estimate, support=None):
+    """The paper's tracing statistic ⟨x(y − ỹ), M(D)⟩ per record (restricted to a support S(M) if given).
+
+    ỹ is a fresh response drawn with the same covariates x. A small local helper:
+    chapter 4's ``dpteach.fingerprinting`` computes the same statistic in general.
+    """
+    if support is not None:
+        estimate = np.where(support, estimate, 0.0)
+    return (y - y_fresh) * (X @ estimate)
+
+
+def _auc(members, outsiders):
+    """P[statistic(member) > statistic(outsider)] (+ ½ ties): 0.5 means no membership signal."""
+    both = np.concatenate([members, outsiders])
+    ranks = np.argsort(np.argsort(both, kind="stable"), kind="stable") + 1.0
+    u = ranks[:members.size].sum() - members.size * (members.size + 1) / 2
+    return float(u / (members.size * outsiders.size))
+
+
+def tracing_experiment(epsilon=1.0, n_reps=40, rng=None):
+    """The tracing attack of chapter 4 run against OLS / LASSO and their private versions.
+
+    Classical: d = 20, n = 40 (OLS overfits: leverage d/n = 1/2); sparse: d = 200, s = 5,
+    n = 400 (the LASSO with the small penalty 0.02, so that it overfits; the private LASSO with
+    ŝ = 10 and N₀ = 2 blocks, since 400 records leave little to split). For each dataset
+    the statistic of every member and of as many fresh outsiders is computed, and the area
+    under the ROC curve (AUC) of "member vs outsider" is returned per estimator
+    (0.5 = the attack learns nothing). Returns ``{name: AUC}`` pooled over ``n_reps`` datasets.
+    """
+    epsilon = check_epsilon(epsilon)
+    n_reps = check_repetitions(n_reps)
+    rng = as_rng(rng)
+    stats = {}
+
+    def add(name, members, outsiders):
+        stats.setdefault(name, ([], []))
+        stats[name][0].append(members)
+        stats[name][1].append(outsiders)
+
+    for _ in progress(range(n_reps), "tracing"):
+        for kind in ("classical", "sparse"):
+            if kind == "classical":
+                n, d = 40, 20
+                X, y, beta = linear_regression_data(2 * n, d, rng=rng)
+            else:
+                n, d = 400, 200
+                X, y, beta = sparse_regression_data(2 * n, d, 5, rng=rng)
+            X_in, y_in, X_out, y_out = X[:n], y[:n], X[n:], y[n:]
+            fresh_in = X_in @ beta + rng.normal(size=n)
+            fresh_out = X_out @ beta + rng.normal(size=n)
+            delta = default_delta(n)
+            T = default_truncation(n)
+            if kind == "classical":
+                estimates = {"OLS": (ols(X_in, y_in), None),
+                             f"noisy OLS (ε = {epsilon:g})": (noisy_ols(X_in, y_in, epsilon, delta, T, rng=rng), None),
+                             f"DP-GD (ε = {epsilon:g})": (dp_gradient_descent_ols(X_in, y_in, epsilon, delta, T,
+                                                                                   rng=rng), None)}
+            else:
+                lasso = lasso_ista(X_in, y_in, penalty=0.02)
+                private = DPLasso(epsilon, delta, 10, n_iterations=2, random_state=rng).fit(X_in, y_in).coef_
+                estimates = {"LASSO": (lasso, lasso != 0),
+                             f"private LASSO (ε = {epsilon:g})": (private, private != 0)}
+            for name, (estimate, support) in estimates.items():
+                add(name, _tracing_statistic(X_in, y_in, fresh_in, estimate, support),
+                    _tracing_statistic(X_out, y_out, fresh_out, estimate, support))
+    return {name: _auc(np.concatenate(m), np.concatenate(o)) for name, (m, o) in stats.items()}

@@ -1,0 +1,137 @@
+"""Non-private baselines for chapter 5, in numpy: split IHT, the LASSO by ISTA, and OLS.
+
+They show what privacy costs: :func:`split_iht` is Algorithm 5.4 with exact
+top-ŝ hard thresholding instead of Peeling (same blocks, same truncation, same
+clipping), so the gap between the two is the price of privacy alone;
+:func:`lasso_ista` is ℓ₁-penalised least squares on the full sample, the
+classical estimator whose minimax rate √(s ln d / n) is the first term of
+Theorem 5.8; :func:`ols` is ordinary least squares. None of them is private.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import as_rng, check_finite_array, check_int, check_positive
+from .regression import _block_indices, _check_design, _gradient_step, default_truncation
+
+__all__ = ["hard_threshold", "split_iht", "lasso_ista", "ols"]
+
+
+def hard_threshold(v, s):
+    """P_S(v) with S the s largest |v_j| (ties broken by index): Peeling's noiseless limit.
+
+    Parameters
+    ----------
+    v : array_like, shape (d,), finite
+    s : int, 1 <= s <= d
+
+    Returns
+    -------
+    ndarray, shape (d,), exactly the s largest-magnitude entries kept. Cost O(d).
+    """
+    v = check_finite_array(v, "v", ndim=1)
+    s = check_int(s, "s", minimum=1, maximum=v.size)
+    return _hard_threshold(v, s)
+
+
+def _hard_threshold(v, s):
+    keep = np.argsort(-np.abs(v), kind="stable")[:s]
+    out = np.zeros_like(v)
+    out[keep] = v[keep]
+    return out
+
+
+def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None, rng=None,
+              clip_residual=True):
+    """Algorithm 5.4 without privacy: the same split gradient steps, exact top-ŝ thresholding.
+
+    With the same ``rng`` (seed) as :class:`~dpteach.regression.DPLasso` it
+    uses the same blocks, so the two differ only by Peeling's noise; as ε → ∞
+    the private LASSO converges to this estimator.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    y : array_like, shape (n,), finite
+    sparsity : int, 1 <= ŝ <= d
+    n_iterations : int or None, N₀ >= 1 (None: ⌈ln n⌉)
+    step_size : float, η > 0
+    truncation : float or None, T > 0 (None: ``default_truncation(n)``)
+    rng : None, int or numpy.random.Generator (only the random split uses it)
+    clip_residual : bool
+
+    Returns
+    -------
+    ndarray, shape (d,), at most ŝ nonzeros. Cost O(n·d). Not private.
+    """
+    X, y = _check_design(X, y)
+    n_samples, n_features = X.shape
+    sparsity = check_int(sparsity, "sparsity", minimum=1, maximum=n_features)
+    n_blocks = (max(1, math.ceil(math.log(n_samples))) if n_iterations is None
+                else check_int(n_iterations, "n_iterations", minimum=1, maximum=n_samples))
+    step_size = check_positive(step_size, "step_size")
+    truncation = (default_truncation(max(n_samples, 2)) if truncation is None
+                  else check_positive(truncation, "truncation"))
+    if not isinstance(clip_residual, (bool, np.bool_)):
+        raise TypeError(f"clip_residual must be True or False, got {clip_residual!r}")
+    blocks = _block_indices(n_samples, n_blocks, as_rng(rng))
+    beta = np.zeros(n_features)
+    for rows in blocks:
+        beta = _hard_threshold(_gradient_step(X[rows], y[rows], beta, step_size, truncation,
+                                              bool(clip_residual)), sparsity)
+    return beta
+
+
+def lasso_ista(X, y, penalty=None, n_iterations=300):
+    """The LASSO argmin (1/2n)‖y − Xβ‖² + λ_reg‖β‖₁ by ISTA (proximal gradient), on the full sample.
+
+    Works on the d × d Gram matrix XᵀX/n (computed once), with step 1/L,
+    L = its largest eigenvalue; each iteration is a gradient step followed by
+    soft thresholding at λ_reg/L.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    y : array_like, shape (n,), finite
+    penalty : float or None
+        λ_reg > 0; None uses 0.5·√(2 ln d / n) (the usual σ√(2 ln d/n) with σ = 1 and a factor 0.5).
+    n_iterations : int, >= 1
+
+    Returns
+    -------
+    ndarray, shape (d,). Cost O(n·d² + K·d²). Not private.
+    """
+    X, y = _check_design(X, y)
+    n_samples, n_features = X.shape
+    penalty = (0.5 * math.sqrt(2 * math.log(max(n_features, 2)) / n_samples) if penalty is None
+               else check_positive(penalty, "penalty"))
+    n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
+    gram = X.T @ X / n_samples
+    correlation = X.T @ y / n_samples
+    lipschitz = float(np.linalg.eigvalsh(gram)[-1])
+    if lipschitz <= 0:
+        return np.zeros(n_features)
+    beta = np.zeros(n_features)
+    for _ in range(n_iterations):
+        z = beta - (gram @ beta - correlation) / lipschitz
+        beta = np.sign(z) * np.maximum(np.abs(z) - penalty / lipschitz, 0.0)
+    return beta
+
+
+def ols(X, y):
+    """Ordinary least squares (XᵀX)⁻¹Xᵀy by ``numpy.linalg.lstsq`` (minimum-norm if rank-deficient).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    y : array_like, shape (n,), finite
+
+    Returns
+    -------
+    ndarray, shape (d,). Cost O(n·d²). Not private.
+    """
+    X, y = _check_design(X, y)
+    return np.linalg.lstsq(X, y, rcond=None)[0]

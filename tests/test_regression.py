@@ -1,0 +1,299 @@
+"""Tests of dpteach.regression (chapter 5): the private LASSO, its sensitivity, noisy OLS, DP-GD.
+
+Statistical tolerances are derived in comments from the quantities the test
+computes itself; the reference error of the private LASSO comes from the
+measured table of the chapter's experiments (ε = 4, n = 1e5, d = 200, s = 5,
+ŝ = 10: mean 0.17, standard deviation 0.05 over 5 repetitions).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpteach import regression as r
+from dpteach._estimator import NotFittedError
+from dpteach.data import linear_regression_data, sparse_regression_data
+from dpteach.regression_baselines import hard_threshold, lasso_ista, ols, split_iht
+
+
+# --- Lemma 5.5: the sensitivity of one step -----------------------------------------------------------
+
+def _random_neighbours(rng, m, d, truncation):
+    """A random block and a replace-one neighbour, with a large β so that |x'β| > T often."""
+    X = rng.choice([-1.0, 1.0], size=(m, d))
+    y = rng.normal(0, 3 * truncation, size=m)  # many |y| > T: truncation matters too
+    beta = rng.normal(0, 2 * truncation / math.sqrt(d), size=d) * rng.choice([0.2, 1.0, 5.0])
+    i = rng.integers(m)
+    X_prime, y_prime = X.copy(), y.copy()
+    X_prime[i] = rng.choice([-1.0, 1.0], size=d)
+    y_prime[i] = rng.choice([-1, 1]) * rng.exponential(5 * truncation)
+    return X, y, X_prime, y_prime, beta
+
+
+def test_one_step_sensitivity_holds_with_residual_clipping_and_fails_without():
+    # Property test over 200 random neighbours: ‖v(D) − v(D')‖∞ <= λ = 4ηT/m with clipping
+    # (Lemma 5.5); the same neighbours break the bound without clipping (|x'β| > T happens).
+    rng = np.random.default_rng(2024)
+    m, d, truncation, eta = 25, 8, 1.5, 1.0
+    lam = r.dp_lasso_sensitivity(m, truncation, eta)
+    assert lam == pytest.approx(4 * eta * truncation / m)
+    worst_clipped, worst_unclipped = 0.0, 0.0
+    for _ in range(200):
+        X, y, X_prime, y_prime, beta = _random_neighbours(rng, m, d, truncation)
+        for clip in (True, False):
+            change = np.max(np.abs(r.lasso_gradient_step(X, y, beta, eta, truncation, clip)
+                                   - r.lasso_gradient_step(X_prime, y_prime, beta, eta, truncation, clip)))
+            if clip:
+                worst_clipped = max(worst_clipped, change)
+            else:
+                worst_unclipped = max(worst_unclipped, change)
+    assert worst_clipped <= lam * (1 + 1e-12)
+    assert worst_clipped > 0.5 * lam  # the random search gets near the bound, so the test has teeth
+    assert worst_unclipped > 1.5 * lam
+
+
+def test_step_is_the_plain_gradient_step_when_nothing_is_clipped():
+    rng = np.random.default_rng(0)
+    X = rng.choice([-1.0, 1.0], size=(40, 6))
+    y = rng.uniform(-1, 1, size=40)
+    beta = rng.uniform(-0.1, 0.1, size=6)  # |x'β| <= 0.6 < T = 2 and |y| <= 1 < T
+    v = r.lasso_gradient_step(X, y, beta, 0.7, 2.0)
+    assert np.allclose(v, beta - 0.7 / 40 * (X.T @ (X @ beta - y)))
+
+
+# --- DPLasso ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reference_data():
+    n, d, s = 100_000, 200, 5
+    return [sparse_regression_data(n, d, s, rng=seed) for seed in (101, 102)]
+
+
+def test_dp_lasso_error_at_the_reference_setting(reference_data):
+    # Reference: mean 0.17, sd 0.05 per fit. The mean of 2 fits has sd 0.05/√2 = 0.035; a 5-sd
+    # allowance gives 0.17 + 0.18 = 0.35. Far below 1 (the trivial estimator β̂ = 0), and a Peeling
+    # with λ not divided by m (10⁴ times more noise) or the √s forgotten on the wrong side would fail.
+    errors, times = [], []
+    for seed, (X, y, beta) in enumerate(reference_data):
+        n = X.shape[0]
+        model = r.DPLasso(4.0, min(1e-5, n ** -1.1), 10, random_state=seed).fit(X, y)
+        errors.append(np.linalg.norm(model.coef_ - beta))
+        assert np.count_nonzero(model.coef_) <= 10
+        assert model.n_iter_ == math.ceil(math.log(n)) == 12
+        assert model.block_size_ == n // 12
+        assert model.sensitivity_ == pytest.approx(4 * model.truncation_ / model.block_size_)
+    assert np.mean(errors) < 0.35
+
+
+def test_dp_lasso_is_fast(reference_data):
+    import time
+    X, y, _ = reference_data[0]
+    start = time.perf_counter()
+    r.DPLasso(4.0, 1e-5, 10, random_state=0).fit(X, y)
+    assert time.perf_counter() - start < 2.0  # measured ≈ 0.1–0.2 s; 2 s leaves room for a busy machine
+
+
+def test_dp_lasso_error_slope_against_n():
+    # ε = 2, d = 50, s = 3, ŝ = 6, n from 1e4 to 8e4, 4 fits per n. The privacy term of
+    # Theorem 5.7 (s√log(1/δ)·log d·log^{3/2} n/(nε)) has local slope −1 + 1.5/ln n ∈ [−0.87, −0.84]
+    # here, the statistical term −1/2 (+ a log), and at n = 1e4 the error is near 1 (wrong
+    # selections, the "∧ 1" regime), which steepens the fit. Band [−1.25, −0.6]: it excludes a noise
+    # that does not shrink with n (slope ≈ 0) and a purely statistical curve (−0.5). Measured: −0.93.
+    ns = np.array([10_000, 20_000, 40_000, 80_000])
+    mean_errors = []
+    for n in ns:
+        errs = []
+        for rep in range(4):
+            X, y, beta = sparse_regression_data(int(n), 50, 3, rng=1000 * rep + int(n))
+            errs.append(np.linalg.norm(r.DPLasso(2.0, 1e-5, 6, random_state=rep).fit(X, y).coef_ - beta))
+        mean_errors.append(np.mean(errs))
+    slope = np.polyfit(np.log(ns), np.log(mean_errors), 1)[0]
+    assert -1.25 <= slope <= -0.6, (slope, mean_errors)
+
+
+def test_dp_lasso_approaches_non_private_iht_as_epsilon_grows():
+    X, y, beta = sparse_regression_data(20_000, 40, 3, rng=5)
+    iht = split_iht(X, y, 6, rng=9)
+    distances = [np.linalg.norm(r.DPLasso(eps, 1e-5, 6, random_state=9).fit(X, y).coef_ - iht)
+                 for eps in (1.0, 1e2, 1e4, 1e6)]
+    assert all(a > b for a, b in zip(distances, distances[1:]))
+    # At ε = 1e6 the noise scale b is about 1e-7 (λ ≈ 1e-3 times 2√(3·6·11.5)/1e6), so the selections
+    # coincide and the iterates differ by O(b·√ŝ·N₀) at most.
+    assert distances[-1] < 1e-4
+    assert np.array_equal(r.DPLasso(1e6, 1e-5, 6, random_state=9).fit(X, y).coef_ != 0, iht != 0)
+
+
+def test_dp_lasso_estimator_interface():
+    X, y, beta = sparse_regression_data(5_000, 20, 2, rng=3)
+    model = r.DPLasso(2.0, 1e-5, 4, random_state=7)
+    assert "DPLasso(epsilon=2.0" in repr(model)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        model.predict(X)
+    assert model.fit(X, y) is model
+    again = r.DPLasso(2.0, 1e-5, 4, random_state=7).fit(X, y)
+    assert np.array_equal(model.coef_, again.coef_)  # same seed, same result
+    assert model.predict(X[:3]).shape == (3,)
+    assert model.score(X, y) == pytest.approx(1 - np.sum((y - X @ model.coef_) ** 2) / np.sum((y - y.mean()) ** 2))
+    assert len(model.support_path_) == model.n_iter_
+    assert model.epsilon_certified_ == pytest.approx(r.peeling_epsilon(4, 2.0, 1e-5))
+    accountant = r.DPLasso(2.0, 1e-5, 4, random_state=7, calibrate="accountant").fit(X, y)
+    assert accountant.epsilon_certified_ == 2.0
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :5])
+
+
+@pytest.mark.parametrize("params, fit_args, error, match", [
+    (dict(sparsity=21), None, ValueError, "sparsity must be an integer in \\[1, 20\\]"),
+    (dict(sparsity=0), None, ValueError, "sparsity"),
+    (dict(epsilon=0.0), None, ValueError, "epsilon"),
+    (dict(epsilon=-2.0), None, ValueError, "epsilon"),
+    (dict(epsilon=float("inf")), None, ValueError, "epsilon"),
+    (dict(epsilon="1"), None, TypeError, "epsilon"),
+    (dict(delta=0.0), None, ValueError, "delta"),
+    (dict(delta=1.0), None, ValueError, "delta"),
+    (dict(delta=1.5), None, ValueError, "delta"),
+    (dict(truncation=0.0), None, ValueError, "truncation"),
+    (dict(n_iterations=0), None, ValueError, "n_iterations"),
+    (dict(clip_residual="yes"), None, TypeError, "clip_residual"),
+    (dict(calibrate="best"), None, ValueError, "calibrate"),
+    (dict(random_state="x"), None, TypeError, ""),
+    ({}, "nan_X", ValueError, "X must contain only finite"),
+    ({}, "short_y", ValueError, "same number of samples"),
+    ({}, "y_2d", ValueError, "y must have 1"),
+])
+def test_dp_lasso_rejects_bad_input(params, fit_args, error, match):
+    X, y, _ = sparse_regression_data(200, 20, 2, rng=0)
+    if fit_args == "nan_X":
+        X[3, 4] = np.nan
+    elif fit_args == "short_y":
+        y = y[:-1]
+    elif fit_args == "y_2d":
+        y = y[:, None]
+    base = dict(epsilon=1.0, delta=1e-5, sparsity=3)
+    base.update(params)
+    with pytest.raises(error, match=match or None):
+        r.DPLasso(**base).fit(X, y)
+
+
+# --- noisy OLS and DP-GD -------------------------------------------------------------------------------
+
+def test_noisy_ols_noise_has_the_stated_covariance():
+    # W = noisy_ols − OLS(X, f_T(y)) over 2000 draws in d = 5: 10 000 Gaussian values. The
+    # sample variance has relative sd √(2/10 000) = 1.4 %; a 6-sd band is ±8.5 %. The off-diagonal
+    # correlations have sd 1/√2000 = 0.022; 6 sd = 0.13. Variance computed here from the formula
+    # d T² ln(1.25/δ)/(n² ε²); a variance 30 % off (or the d forgotten) falls far outside the band.
+    X, y, _ = linear_regression_data(300, 5, rng=1)
+    n, d, eps, delta, T = 300, 5, 0.5, 1e-5, 2.0
+    exact = np.linalg.solve(X.T @ X, X.T @ np.clip(y, -T, T))
+    rng = np.random.default_rng(7)
+    W = np.array([r.noisy_ols(X, y, eps, delta, T, rng=rng) - exact for _ in range(2000)])
+    variance = d * T ** 2 * math.log(1.25 / delta) / (n ** 2 * eps ** 2)
+    assert abs(np.mean(W ** 2) / variance - 1) < 0.085
+    assert abs(np.mean(W ** 2) / (1.3 * variance) - 1) > 0.085
+    correlations = np.corrcoef(W.T)[np.triu_indices(d, 1)]
+    assert np.max(np.abs(correlations)) < 0.13
+    assert np.max(np.abs(W.mean(axis=0))) < 6 * math.sqrt(variance / 2000)
+    assert r.noisy_ols_noise_std(n, d, eps, delta, T) == pytest.approx(math.sqrt(variance))
+    assert r.noisy_ols_noise_std(n, d, eps, delta, T, noise_multiplier=6.0) == pytest.approx(math.sqrt(6 * variance))
+
+
+def test_dp_gradient_descent_ols_is_accurate_at_large_n_and_noisier_at_small_epsilon():
+    X, y, beta = linear_regression_data(50_000, 5, rng=2)
+    T = r.default_truncation(50_000)
+    errors = [np.linalg.norm(r.dp_gradient_descent_ols(X, y, eps, 1e-6, T, rng=3) - beta) for eps in (0.1, 10.0)]
+    # OLS error ≈ σ√(d/n) = 0.01; the ε = 10 noise is small, the ε = 0.1 one 100 times larger.
+    assert errors[1] < 0.05
+    assert errors[0] > errors[1]
+    assert np.linalg.norm(ols(X, y) - beta) < 0.03
+
+
+def test_classical_estimators_reject_bad_input():
+    X, y, _ = linear_regression_data(50, 5, rng=0)
+    with pytest.raises(ValueError, match="epsilon"):
+        r.noisy_ols(X, y, 0.0, 1e-5, 1.0)
+    with pytest.raises(ValueError, match="delta"):
+        r.noisy_ols(X, y, 1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="n >= d"):
+        r.noisy_ols(X[:3], y[:3], 1.0, 1e-5, 1.0)
+    with pytest.raises(ValueError, match="same number"):
+        r.dp_gradient_descent_ols(X, y[:-2], 1.0, 1e-5, 1.0)
+    with pytest.raises(ValueError, match="delta"):
+        r.dp_gradient_descent_ols(X, y, 1.0, 0.0, 1.0)
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        r.noisy_ols(X_nan, y, 1.0, 1e-5, 1.0)
+
+
+# --- baselines -----------------------------------------------------------------------------------------
+
+def test_baselines_recover_a_sparse_beta():
+    X, y, beta = sparse_regression_data(20_000, 50, 3, rng=4)
+    assert np.linalg.norm(split_iht(X, y, 6, rng=0) - beta) < 0.15
+    assert np.linalg.norm(lasso_ista(X, y) - beta) < 0.15
+    v = np.array([0.1, -3.0, 2.0, 0.5])
+    assert np.array_equal(hard_threshold(v, 2), np.array([0.0, -3.0, 2.0, 0.0]))
+
+
+# --- data, bounds and runners ----------------------------------------------------------------------------
+
+def test_sparse_regression_data_has_the_stated_law():
+    X, y, beta = sparse_regression_data(4000, 30, 4, noise_std=0.5, rng=1)
+    assert X.shape == (4000, 30) and set(np.unique(X)) == {-1.0, 1.0}
+    assert np.count_nonzero(beta) == 4 and np.linalg.norm(beta) == pytest.approx(1.0)
+    nonzero = np.abs(beta[beta != 0])
+    assert nonzero.max() / nonzero.min() <= 2 + 1e-12  # ±Unif[0.5, 1] before rescaling
+    # Residual variance 0.25: the sample variance of 4000 Gaussians has relative sd √(2/4000) = 2.2 %; 6 sd.
+    assert np.var(y - X @ beta) == pytest.approx(0.25, rel=0.14)
+    # Σ_X = I: off-diagonal entries of XᵀX/n have sd 1/√4000 = 0.016; 6 sd = 0.095.
+    gram = X.T @ X / 4000
+    assert np.max(np.abs(gram - np.eye(30))) < 0.095
+    X2, y2, beta2 = linear_regression_data(50, 7, rng=2)
+    assert np.linalg.norm(beta2) == pytest.approx(1.0) and np.count_nonzero(beta2) == 7
+    assert np.array_equal(sparse_regression_data(10, 5, 2, rng=3)[1], sparse_regression_data(10, 5, 2, rng=3)[1])
+    with pytest.raises(ValueError, match="s must be"):
+        sparse_regression_data(10, 5, 6)
+
+
+def test_rate_shapes():
+    from dpteach import bounds
+    n = np.array([1e3, 1e4, 1e5])
+    upper = bounds.sparse_regression_upper_rate(n, 200, 5, 1.0, 1e-5)
+    lower = bounds.sparse_regression_lower_rate(n, 200, 5, 1.0, 1e-5)
+    assert np.all(np.diff(upper) < 0) and np.all(upper > lower)
+    # The privacy term of the lower bound is capped at 1 ("∧ 1"): at n = 10 it is min(·, 1).
+    small = bounds.sparse_regression_lower_rate(10, 200, 5, 1.0, 1e-5)
+    assert small == pytest.approx(math.sqrt(5 * math.log(200) / 10) + 1.0)
+    big = 1e9
+    assert bounds.classical_regression_upper_rate(big, 20, 1.0, 1e-5) == pytest.approx(
+        math.sqrt(20 / big) + 20 * math.sqrt(math.log(1e5) * math.log(big)) / big)
+    assert bounds.classical_regression_lower_rate(big, 20, 1.0, 1e-5) == pytest.approx(
+        math.sqrt(20 / big) + 20 * math.sqrt(math.log(1e5)) / big)
+    with pytest.raises(ValueError, match="epsilon"):
+        bounds.sparse_regression_upper_rate(1e4, 200, 5, 0.0, 1e-5)
+    with pytest.raises(ValueError, match="delta"):
+        bounds.classical_regression_lower_rate(1e4, 20, 1.0, 0.0)
+
+
+def test_runners_return_the_documented_shapes():
+    from dpteach.experiments import regression as E
+    e1 = E.error_vs_n([200, 400], [1.0, 4.0], d=20, s=2, n_reps=2, lasso_max_n=300, rng=0)
+    assert e1["dp"].shape == (2, 2, 2) and e1["iht"].shape == (2, 2)
+    assert np.isnan(e1["lasso"][1]).all() and not np.isnan(e1["lasso"][0]).any()
+    e5 = E.ablations(n=400, d=20, s=2, epsilon=4.0, n_reps=1, rng=0)
+    assert e5["residual clipping"][1].shape == (2, 1)
+    e6 = E.classical_experiment([100, 200], [1.0], d=5, n_reps=1, rng=0)
+    assert e6["noisy_ols"].shape == (3, 1, 2, 1)
+    e7 = E.peeling_audit_experiment([1, 2], n_trials=200, rng=0)
+    assert e7["right"].shape == (2,) and np.all(e7["certified"] <= 1.0)
+    auc = E.tracing_experiment(n_reps=1, rng=0)
+    assert set(auc) >= {"OLS", "LASSO"} and all(0 <= a <= 1 for a in auc.values())
+    with pytest.raises(ValueError, match="n_reps"):
+        E.error_vs_n([200], [1.0], n_reps=0)
+    assert E._auc(np.array([2.0, 3.0]), np.array([0.0, 1.0])) == 1.0
+
+
+def test_no_certificate_without_residual_clipping():
+    X, y, _ = sparse_regression_data(2_000, 20, 2, rng=1)
+    assert r.DPLasso(1.0, 1e-5, 4, clip_residual=False, random_state=0).fit(X, y).epsilon_certified_ == math.inf
