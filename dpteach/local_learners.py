@@ -25,7 +25,7 @@ __all__ = ["smallest_feasible_alpha", "masked_parity_users", "LocalThresholdLear
 
 
 def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", randomizer=None):
-    """Users the masked-parity learners need under the SQ → local simulation (chapter 3, fig. costs).
+    """Users the masked-parity learners need under the SQ → local simulation (chapter 3, the cost figure of the masked-parity section).
 
     ``"interactive"``: d queries at τ = 1/(4d) and one at 1/4 (t = d + 1).
     ``"bruteforce"``: 2^d queries at τ = 1/5. Each query gets
@@ -132,7 +132,7 @@ class LocalThresholdLearner(Estimator):
 
 
 class LocalHalfspaceLearner(Estimator):
-    """An ε-local learner of halfspaces sign⟨w, x⟩ via SQ averaging (C1) or SQ gradient descent (C2).
+    """An ε-local learner of halfspaces sign⟨w, x⟩ via SQ averaging or SQ gradient descent (chapter 3).
 
     The n users are split into t equal disjoint groups, one per query
     (split="equal"), and the SQ algorithm runs through

@@ -1,4 +1,4 @@
-"""ε-local randomizers (chapter 3, def-local-randomizer, thm-randomizers-private).
+"""ε-local randomizers (chapter 3, Definition 3.1, Theorem 3.3).
 
 Randomized response on bits, the Laplace randomizer R_φ(z) = φ(z) + Lap(2/ε)
 for a query φ: Z → [−1, 1], and the one-bit randomizer [−1, 1] → {±c}; each
@@ -26,7 +26,7 @@ __all__ = ["LocalRandomizer", "RandomizedResponse", "LaplaceRandomizer", "OneBit
 
 
 class LocalRandomizer:
-    """An ε-local randomizer R (def-local-randomizer): ε-DP on a database of one record.
+    """An ε-local randomizer R (Definition 3.1): ε-DP on a database of one record.
 
     For all inputs u, u' and outputs w: Pr[R(u) = w] <= e^ε Pr[R(u') = w]
     (densities for continuous outputs). Subclasses provide
@@ -69,7 +69,7 @@ class LocalRandomizer:
 
 
 def onebit_constant(epsilon):
-    """c = (e^ε + 1)/(e^ε − 1) = coth(ε/2), computed without overflow (chapter 3, eq-onebit).
+    """c = (e^ε + 1)/(e^ε − 1) = coth(ε/2), computed without overflow (chapter 3, the one-bit randomizer before Theorem 3.3).
 
     The output magnitude of the one-bit randomizer and the scale of every
     bound on it. ``epsilon`` must already be validated (0 < ε < inf).
@@ -78,7 +78,7 @@ def onebit_constant(epsilon):
 
 
 def rr_debias(released, epsilon):
-    """Unbiased estimate of bits (or of their mean) from randomized-response outputs, Eq. (eq-rr-debias).
+    """Unbiased estimate of bits (or of their mean) from randomized-response outputs (the debiasing formula before Theorem 3.3).
 
     b̂ = ((1 + e^ε)·o − 1)/(e^ε − 1), written as (o − 1/(1 + e^ε))/tanh(ε/2):
     the same number without overflow for large ε. Linear in o, so it maps
@@ -94,12 +94,12 @@ def default_randomizer(rule):
 
 
 class RandomizedResponse(LocalRandomizer):
-    """Warner's randomized response on bits (chapter 3, eq-rr): keep w.p. e^ε/(1+e^ε), else flip.
+    """Warner's randomized response on bits (chapter 1; chapter 3, Theorem 3.3): keep w.p. e^ε/(1+e^ε), else flip.
 
     ``randomize`` is :func:`dpteach.mechanisms.randomized_response` itself.
     The debiased estimate of a bit b from the released bit o is
 
-        b̂ = ((1 + e^ε)·o − 1) / (e^ε − 1),                   (eq-rr-debias)
+        b̂ = ((1 + e^ε)·o − 1) / (e^ε − 1),
 
     unbiased because E[o | b] = (1−q) + (2q−1)·b with q = e^ε/(1+e^ε); its
     variance given b is e^ε/(e^ε − 1)² ("noise variance"), so for a
@@ -126,7 +126,7 @@ class RandomizedResponse(LocalRandomizer):
         return randomized_response(bits, self.epsilon, rng)
 
     def estimate(self, outputs):
-        """Per-output unbiased estimate of the input bit, Eq. (eq-rr-debias).
+        """Per-output unbiased estimate of the input bit (the debiasing formula before Theorem 3.3).
 
         Written as (o − 1/(1+e^ε)) / tanh(ε/2), the same number without overflow for large ε.
         """
@@ -141,7 +141,7 @@ class RandomizedResponse(LocalRandomizer):
 
 
 def debias_randomized_response(outputs, epsilon):
-    """Unbiased estimate of the fraction of ones from randomized-response outputs (eq-rr-debias).
+    """Unbiased estimate of the fraction of ones from randomized-response outputs (the debiasing formula before Theorem 3.3).
 
     Parameters
     ----------
@@ -161,7 +161,7 @@ def debias_randomized_response(outputs, epsilon):
 
 
 class LaplaceRandomizer(LocalRandomizer):
-    """The Laplace randomizer R_φ(z) = φ(z) + Lap(2/ε) of the slides (chapter 3, eq-laplace-randomizer).
+    """The Laplace randomizer R_φ(z) = φ(z) + Lap(2/ε) of the slides (chapter 3, before Theorem 3.3).
 
     For a query φ: Z → [−1, 1] two inputs differ by at most 2 (the
     sensitivity of a one-record database), so Laplace noise of scale 2/ε makes
@@ -219,7 +219,7 @@ class HalfNoiseLaplaceRandomizer(LaplaceRandomizer):
 
 
 class OneBitRandomizer(LocalRandomizer):
-    """The one-bit randomizer [−1, 1] → {±c}, c = (e^ε + 1)/(e^ε − 1) (chapter 3, eq-onebit).
+    """The one-bit randomizer [−1, 1] → {±c}, c = (e^ε + 1)/(e^ε − 1) (chapter 3, the one-bit randomizer before Theorem 3.3).
 
     Round v ∈ [−1, 1] to s = ±1 with Pr[s = 1] = (1 + v)/2, release s by
     randomized response (:func:`dpteach.mechanisms.randomized_response`) and
