@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ._validation import as_rng, check_choice, check_epsilon, check_int, check_probability
+from ._validation import as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_probability
 from .composition import parallel_composition
 from ._validation import check_unit_interval
 from .randomizers import (LaplaceRandomizer, OneBitRandomizer, default_randomizer, make_randomizer,
@@ -528,9 +528,9 @@ def users_needed(plan, epsilon, beta, rule="theorem", randomizer=None):
     ``plan`` is a :class:`QueryPlan` or a sequence of tolerances. Equal τ_j
     share one group-size computation. Returns an int.
     """
-    taus = np.asarray(plan.tolerances if isinstance(plan, QueryPlan) else plan, dtype=float).ravel()
-    if taus.size == 0:
-        raise ValueError("plan must contain at least one query tolerance")
+    taus = check_finite_array(plan.tolerances if isinstance(plan, QueryPlan) else plan, "plan", ndim=1)
+    if np.any((taus <= 0) | (taus >= 1)):
+        raise ValueError(f"plan must contain tolerances in (0, 1), got {taus[(taus <= 0) | (taus >= 1)][0]!r}")
     per_query_beta = check_probability(beta, "beta") / taus.size
     distinct, counts = np.unique(taus, return_counts=True)
     return int(sum(int(k) * group_size(epsilon, tau, per_query_beta, rule, randomizer)

@@ -72,9 +72,14 @@ def onebit_constant(epsilon):
     """c = (e^ε + 1)/(e^ε − 1) = coth(ε/2), computed without overflow (chapter 3, the one-bit randomizer before Theorem 3.3).
 
     The output magnitude of the one-bit randomizer and the scale of every
-    bound on it. ``epsilon`` must already be validated (0 < ε < inf).
+    bound on it. ``epsilon``: 0 < ε < inf (validated; the check is O(1)).
+    Raises ValueError when ε is so small (below about 1e-308) that c overflows.
     """
-    return 1.0 / math.tanh(epsilon / 2)
+    epsilon = check_epsilon(epsilon)
+    half = math.tanh(epsilon / 2)
+    if half == 0:
+        raise ValueError(f"epsilon = {epsilon!r} is too small: c = coth(epsilon/2) overflows a float")
+    return 1.0 / half
 
 
 def rr_debias(released, epsilon):
@@ -82,10 +87,22 @@ def rr_debias(released, epsilon):
 
     b̂ = ((1 + e^ε)·o − 1)/(e^ε − 1), written as (o − 1/(1 + e^ε))/tanh(ε/2):
     the same number without overflow for large ε. Linear in o, so it maps
-    the mean of the released bits to the debiased mean. ``epsilon`` must
-    already be validated.
+    the mean of the released bits to the debiased mean.
+
+    Parameters
+    ----------
+    released : float or array_like
+        Released bits (0/1) or their means, finite values in [0, 1].
+    epsilon : float
+        0 < ε < inf.
     """
-    return (released - special.expit(-epsilon)) / math.tanh(epsilon / 2)
+    epsilon = check_epsilon(epsilon)
+    if isinstance(released, (str, bytes)):
+        raise TypeError(f"released must be a number or an array of numbers, got {released!r}")
+    values = check_finite_array(released, "released", ndim=None)
+    if np.any((values < 0) | (values > 1)):
+        raise ValueError(f"released must contain bits or their means, in [0, 1], got {released!r}")
+    return (values - special.expit(-epsilon)) / math.tanh(epsilon / 2)
 
 
 def default_randomizer(rule):
@@ -157,7 +174,10 @@ def debias_randomized_response(outputs, epsilon):
         Var p̂ = e^ε/(n (e^ε − 1)²) given the true bits. Not clipped to [0, 1]
         (clipping would bias it). Cost O(n).
     """
-    return float(np.mean(RandomizedResponse(epsilon).estimate(outputs)))
+    bits = check_bits(outputs, "outputs")
+    if bits.ndim != 1:
+        raise ValueError(f"outputs must be a 1-D array of released bits, got shape {bits.shape}")
+    return float(np.mean(RandomizedResponse(epsilon).estimate(bits)))
 
 
 class LaplaceRandomizer(LocalRandomizer):

@@ -192,7 +192,10 @@ def majority_parity_query(d, candidates):
     Parseval limit 1/τ² of Theorem 3.17.
     """
     d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
-    candidates = np.unique(np.asarray(candidates, dtype=np.int64).ravel())
+    raw = np.asarray(candidates)
+    if raw.dtype == bool or raw.dtype.kind not in "iu" or raw.ndim != 1:
+        raise TypeError(f"candidates must be a 1-D array of integer indices, got {candidates!r}")
+    candidates = np.unique(raw.astype(np.int64))
     if candidates.size == 0 or candidates.size % 2 == 0:
         raise ValueError(f"candidates must be an odd number of distinct indices, got {candidates.size}")
     if candidates.min() < 0 or candidates.max() >= 2 ** d:

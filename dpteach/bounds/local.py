@@ -97,7 +97,7 @@ def rejection_sampling_tv_bound(tau, epsilon, t=1):
     Parameters
     ----------
     tau : float or array_like
-        Tolerance of every query, 0 < τ < inf (arrays for plotting).
+        Tolerance of every query, 0 < τ < 1 (arrays for plotting).
     epsilon : float
         The randomizer's ε, 0 < ε < inf.
     t : int
@@ -109,6 +109,8 @@ def rejection_sampling_tv_bound(tau, epsilon, t=1):
         The bound, in (0, 1].
     """
     tau = check_positive_array(tau, "tau")
+    if np.any(tau >= 1):
+        raise ValueError(f"tau must lie in (0, 1) (a tolerance), got {tau!r}")
     epsilon = check_epsilon(epsilon)
     t = check_int(t, "t", minimum=1)
     relative = tau * math.exp(min(epsilon, 700.0))  # e^ε beyond e^700 only makes the bound 1 sooner
