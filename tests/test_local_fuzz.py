@@ -138,6 +138,7 @@ VALID = {
                                         dict(t=10, epsilon=1.0, tau=0.01, beta=0.1)),
     "masked_parity_lower_bound_shape": (bounds_local.masked_parity_lower_bound_shape, dict(d=3, epsilon=1.0)),
     "parity_sq_lower_bound": (bounds_local.parity_sq_lower_bound, dict(d=3, tau=0.1)),
+    "parity_sq_success_bound": (bounds_local.parity_sq_success_bound, dict(q=5, d=3, tau=0.1)),
     "masked_parity_sq_lower_bound": (bounds_local.masked_parity_sq_lower_bound, dict(d=3, tau=0.1)),
     "threshold_distribution": (data_local.threshold_distribution, dict(theta=0.37)),
     "threshold_error": (data_local.threshold_error, dict(threshold=0.5)),
@@ -190,6 +191,8 @@ def _bad_values(name, parameter):
         return BAD_REAL_COUNT
     if parameter == "candidate":
         return [-1, 2.5, None, True, 8]
+    if parameter == "q":
+        return [-1, float("nan"), None, True, "3"]
     if parameter in ("n_reps", "n_calls", "m", "t", "d", "n", "max_queries", "n_queries", "n_secrets",
                      "n_users", "n_steps", "n_grid", "n_test", "bucket_size", "n_alpha"):
         return BAD_COUNT

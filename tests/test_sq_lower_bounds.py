@@ -205,6 +205,7 @@ def test_measured_identification_rate_respects_theorem_3_17_and_the_square_matte
     res = experiments.parity_sq_experiment(d, tau, n_queries, bucket_sizes=(15,), n_secrets=40, rng=4)
     q = res["queries"]
     bound = np.minimum(1.0, (q / tau ** 2 + 1) / 2 ** d)
+    np.testing.assert_allclose(bounds.parity_sq_success_bound(q, d, tau), bound)
     # 40 secrets: 6-sigma binomial slack around the bound
     assert np.all(res[15] <= bound + 6 * np.sqrt(bound * (1 - bound) / 40 + 1e-12) + 1e-12)
     assert res[15][-1] > 0  # the algorithm does identify some secrets within 12 queries

@@ -19,6 +19,7 @@ __all__ = [
     "rejection_sampling_queries",
     "rejection_sampling_query_budget",
     "parity_sq_lower_bound",
+    "parity_sq_success_bound",
     "masked_parity_sq_lower_bound",
     "masked_parity_lower_bound_shape",
 ]
@@ -244,6 +245,30 @@ def parity_sq_lower_bound(d, tau, success=0.5):
     success = _check_success(success, 0.0)
     with np.errstate(over="ignore"):
         value = np.maximum(tau ** 2 * (success * 2.0 ** d - 1), 0.0)
+    return scalar_or_array(value)
+
+
+def parity_sq_success_bound(q, d, tau):
+    """Largest Pr[error < 1/4] of any SQ algorithm with q queries of tolerance τ on parities: min(1, (q/τ² + 1)/2^d).
+
+    Chapter 3, Theorem 3.17, for a uniformly random secret r ∈ {0,1}^d.
+    Exact constants.
+
+    Parameters
+    ----------
+    q : float or array_like
+        Number of queries, q >= 0 (arrays for plotting).
+    d : int, d >= 1
+    tau : float in (0, 1)
+
+    Returns
+    -------
+    float or ndarray, in (0, 1]
+    """
+    q = check_positive_array(q, "q", allow_zero=True)
+    d = check_int(d, "d", minimum=1, maximum=1000)
+    tau = check_probability(tau, "tau")
+    value = np.minimum(1.0, (q / tau ** 2 + 1) / 2.0 ** d)
     return scalar_or_array(value)
 
 
