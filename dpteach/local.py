@@ -1,9 +1,9 @@
 """SQ → local: answering statistical queries with ε-local randomizers (chapter 3).
 
 Every query is answered by a fresh, disjoint group of m users
-(alg-sq-to-local; :func:`group_size` from thm-one-query), with a per-user
+(Algorithm 3.8; :func:`group_size` from Theorem 3.9), with a per-user
 privacy ledger, and the failure probability is bounded by the union bound
-(thm-sq-to-local): :class:`LocalSimulatedSQOracle`, :func:`simulate_sq_locally`.
+(Theorem 3.10): :class:`LocalSimulatedSQOracle`, :func:`simulate_sq_locally`.
 
 This module also re-exports the rest of chapter 3, so that the names the
 chapter has always used keep importing from here: the randomizers
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ._validation import as_rng, check_choice, check_epsilon, check_int, check_probability
+from ._validation import as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_probability
 from .composition import parallel_composition
 from ._validation import check_unit_interval
 from .randomizers import (LaplaceRandomizer, OneBitRandomizer, default_randomizer, make_randomizer,
@@ -57,7 +57,7 @@ def _check_rule_randomizer(rule, randomizer):
 
 
 def _laplace_theorem_size(epsilon, tau, beta):
-    """Real-valued m of thm-one-query for the Laplace randomizer (before rounding up)."""
+    """Real-valued m of Theorem 3.9 for the Laplace randomizer (before rounding up)."""
     log_term = math.log(4 / beta)
     hoeffding = 8 * log_term / tau ** 2
     # The Chernoff bound on the Laplace average needs t = τ/2 <= 2√2·b (b = 2/ε), i.e.
@@ -74,17 +74,17 @@ def _slide_failure(m, epsilon, tau):
 
 
 def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0):
-    """Users m per query so that one simulated answer is within τ w.p. >= 1 − β (chapter 3, thm-one-query).
+    """Users m per query so that one simulated answer is within τ w.p. >= 1 − β (chapter 3, Theorem 3.9).
 
     Rules (c = (e^ε + 1)/(e^ε − 1), z = Φ⁻¹(1 − β/2)):
 
-    * ``"theorem"`` (default; proved in the chapter, Eq. (eq-m-theorem)):
+    * ``"theorem"`` (default; proved in the chapter, the group size of Theorem 3.9):
       Laplace randomizer m = ⌈max{8 ln(4/β)/τ², 128 ln(4/β)/(ε²τ²)}⌉
       (Hoeffding for the data + Chernoff for the Laplace average, β/2 each;
       for ετ > 8√2 the second term becomes 8√2 ln(4/β)/(ετ));
       one-bit randomizer: the ``"rr"`` bound below, also a theorem.
     * ``"slide"``: the smallest m with 2e^{−τ²m/8} + e^{−ε²τ²m/64} <= β, the
-      slides' tail constants as we read them (Laplace only; [D?]).
+      slides' tail constants in our reading of a garbled line (Laplace only).
     * ``"rr"``: Hoeffding on the one-bit outputs in [−c, c]: m = ⌈2c² ln(2/β)/τ²⌉.
     * ``"clt"``: the normal approximation m = ⌈z² v/τ²⌉ with
       v = var_phi + 8/ε² (Laplace) or v = c² (one-bit). Not a guarantee:
@@ -112,7 +112,8 @@ def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0)
     Raises
     ------
     ValueError
-        ε, τ, β, var_phi out of range; unknown rule; rule/randomizer mismatch.
+        ε, τ, β, var_phi out of range; unknown rule; rule/randomizer mismatch;
+        a group larger than ``MAX_GROUP_SIZE`` = 2^62 users (e.g. ε = 1e-300).
     """
     epsilon = check_epsilon(epsilon)
     tau = check_probability(tau, "tau")
@@ -122,11 +123,30 @@ def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0)
     return _group_size(epsilon, tau, beta, rule, randomizer, var_phi)
 
 
+#: Largest group size :func:`group_size` returns (2^62 users); beyond it the inputs are refused by name.
+MAX_GROUP_SIZE = 2 ** 62
+
+
 def _group_size(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
     """:func:`group_size` on validated inputs (the simulation calls it once per query)."""
+    try:
+        with np.errstate(over="raise", divide="raise"):
+            size = _group_size_unchecked(epsilon, tau, beta, rule, randomizer, var_phi)
+    except (OverflowError, ZeroDivisionError, FloatingPointError):
+        size = math.inf
+    if not size <= MAX_GROUP_SIZE:
+        raise ValueError(f"the group size at epsilon = {epsilon!r}, tau = {tau!r}, beta = {beta!r} exceeds the "
+                         f"limit {MAX_GROUP_SIZE:.3g} users (2^62): epsilon·tau is too small to be simulated "
+                         f"(the size grows like 1/(epsilon·tau)^2)")
+    return int(size)
+
+
+def _group_size_unchecked(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
     c = onebit_constant(epsilon)
     if rule == "slide":
         high = max(8 * math.log(4 / beta) / tau ** 2, 64 * math.log(2 / beta) / (epsilon * tau) ** 2)
+        if not high <= MAX_GROUP_SIZE:
+            return math.inf
         low, high = 0, max(1, math.ceil(high))  # each term <= β/2 at `high`
         while high - low > 1:
             mid = (low + high) // 2
@@ -140,6 +160,8 @@ def _group_size(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
         size = 2 * c ** 2 * math.log(2 / beta) / tau ** 2
     else:
         size = _laplace_theorem_size(epsilon, tau, beta)
+    if not math.isfinite(size):
+        return math.inf
     return max(1, math.ceil(size))
 
 
@@ -165,12 +187,21 @@ def tolerance_for_group(epsilon, m, beta, rule="theorem", randomizer=None, var_p
 
 
 def _tolerance_for_group(epsilon, m, beta, rule, randomizer, var_phi=1.0):
-    """:func:`tolerance_for_group` on validated inputs."""
+    """:func:`tolerance_for_group` on validated inputs (inf when ε is so small that nothing is guaranteed)."""
+    try:
+        return _tolerance_for_group_unchecked(epsilon, m, beta, rule, randomizer, var_phi)
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+
+
+def _tolerance_for_group_unchecked(epsilon, m, beta, rule, randomizer, var_phi=1.0):
     c = onebit_constant(epsilon)
     if rule == "slide":
         low, high = 1e-12, 1.0
         while _slide_failure(m, epsilon, high) > beta:
             high *= 2
+            if high > 1e300:
+                return math.inf
         for _ in range(200):
             mid = 0.5 * (low + high)
             low, high = (low, mid) if _slide_failure(m, epsilon, mid) <= beta else (mid, high)
@@ -230,7 +261,7 @@ class _LocalSQOracleBase(SQOracle):
 
     @property
     def failure_probability(self):
-        """Union bound on Pr[some answer so far is invalid]: n_queries·β/t <= β (thm-sq-to-local)."""
+        """Union bound on Pr[some answer so far is invalid]: n_queries·β/t <= β (Theorem 3.10)."""
         return self.n_queries * self.beta_per_query
 
     def _answer_batch(self, phis, taus):
@@ -250,12 +281,12 @@ class _LocalSQOracleBase(SQOracle):
 
 
 class LocalSimulatedSQOracle(_LocalSQOracleBase):
-    """An SQ oracle simulated by ε-local randomizers on real users (alg-sq-to-local).
+    """An SQ oracle simulated by ε-local randomizers on real users (Algorithm 3.8).
 
     Query j (tolerance τ_j) is answered by a fresh group S_j of
     m_j = ``group_size(ε, τ_j, β/t, rule)`` users, disjoint from all earlier
     groups: each user in S_j releases R(φ_j(z_i)) once (Laplace or one-bit
-    randomizer) and the answer is the average. By thm-sq-to-local every answer
+    randomizer) and the answer is the average. By Theorem 3.10 every answer
     is within τ_j with probability >= 1 − β/t, so all t are valid with
     probability >= 1 − β (union bound, ``failure_probability``). Every user
     is touched at most once, so the protocol is ε-local; the per-user
@@ -325,7 +356,7 @@ class LocalSimulatedSQOracle(_LocalSQOracleBase):
         return float(self.ledger.max())
 
     def privacy_guarantee(self):
-        """(ε, 0) by parallel composition over the disjoint groups (thm-parallel-composition).
+        """(ε, 0) by parallel composition over the disjoint groups (parallel composition, chapter 1).
 
         Each group ran ε-local randomizers on its own users; the groups are
         disjoint and chosen without looking at the data, so the whole
@@ -345,7 +376,7 @@ class LocalSimulatedSQOracle(_LocalSQOracleBase):
             raise PrivacyLedgerError(
                 f"privacy ledger: user {most} answered {worst / self.epsilon:.0f} queries, so the "
                 f"protocol is only {worst:g}-local (t·ε with t = {worst / self.epsilon:.0f}), not "
-                f"epsilon = {self.epsilon:g}-local; the groups of thm-sq-to-local must be disjoint")
+                f"epsilon = {self.epsilon:g}-local; the groups of Theorem 3.10 must be disjoint")
         return worst
 
 
@@ -492,14 +523,14 @@ def query_plan(sq_algorithm, **algorithm_kwargs):
 
 
 def users_needed(plan, epsilon, beta, rule="theorem", randomizer=None):
-    """n = Σ_j group_size(ε, τ_j, β/t) users to simulate a plan of t queries (thm-sq-to-local).
+    """n = Σ_j group_size(ε, τ_j, β/t) users to simulate a plan of t queries (Theorem 3.10).
 
     ``plan`` is a :class:`QueryPlan` or a sequence of tolerances. Equal τ_j
     share one group-size computation. Returns an int.
     """
-    taus = np.asarray(plan.tolerances if isinstance(plan, QueryPlan) else plan, dtype=float).ravel()
-    if taus.size == 0:
-        raise ValueError("plan must contain at least one query tolerance")
+    taus = check_finite_array(plan.tolerances if isinstance(plan, QueryPlan) else plan, "plan", ndim=1)
+    if np.any((taus <= 0) | (taus >= 1)):
+        raise ValueError(f"plan must contain tolerances in (0, 1), got {taus[(taus <= 0) | (taus >= 1)][0]!r}")
     per_query_beta = check_probability(beta, "beta") / taus.size
     distinct, counts = np.unique(taus, return_counts=True)
     return int(sum(int(k) * group_size(epsilon, tau, per_query_beta, rule, randomizer)
@@ -528,23 +559,34 @@ class LocalRun:
     failure_probability: float
     group_sizes: list = field(default_factory=list)
     achieved_tolerances: list = field(default_factory=list)
+    rule: str = "theorem"
 
     @property
     def interactive(self):
         return self.rounds > 1
 
+    @property
+    def guaranteed(self):
+        """True when the group sizes come from a proved bound (every rule but "clt")."""
+        return self.rule != "clt"
+
     def summary(self):
         kind = "interactive" if self.interactive else "non-interactive"
-        return (f"{self.n_queries} queries in {self.rounds} round(s) ({kind}); "
-                f"{self.users_used:,} of {self.n_users:,} users, each used once; "
-                f"ε = {self.epsilon:g} per user (ledger max {self.max_user_epsilon:g}); "
-                f"Pr[some answer invalid] <= {self.failure_probability:.3g}")
+        if self.guaranteed:
+            validity = f"Pr[some answer invalid] <= {self.failure_probability:.3g}"
+        else:
+            validity = (f"rule 'clt': Pr[some answer invalid] ≈ {self.failure_probability:.3g} by a normal "
+                        "approximation, not a guarantee")
+        return (f"{self.n_queries} queries in {self.rounds} round(s) ({kind});\n"
+                f"  {self.users_used:,} of {self.n_users:,} users, each used once; "
+                f"ε = {self.epsilon:g} per user (ledger max {self.max_user_epsilon:g});\n"
+                f"  {validity}")
 
 
 def simulate_sq_locally(sq_algorithm, data, epsilon, beta, max_queries=None, randomizer="laplace",
                         rule="theorem", split="tolerance", reuse_users=False, rng=None,
                         **algorithm_kwargs):
-    """Run an SQ algorithm as an ε-local algorithm on the users in ``data`` (chapter 3, thm-sq-to-local).
+    """Run an SQ algorithm as an ε-local algorithm on the users in ``data`` (chapter 3, Theorem 3.10).
 
     Every query is answered by a fresh disjoint group of users (see
     :class:`LocalSimulatedSQOracle`). A non-adaptive algorithm (one
@@ -588,7 +630,7 @@ def simulate_sq_locally(sq_algorithm, data, epsilon, beta, max_queries=None, ran
     total_epsilon, _ = oracle.privacy_guarantee()  # raises PrivacyLedgerError for a reusing oracle
     return LocalRun(output, oracle.n_users, oracle.users_used, oracle.n_queries, oracle.max_queries,
                     oracle.rounds, total_epsilon, oracle.max_user_epsilon, oracle.failure_probability,
-                    list(oracle.group_sizes), list(oracle.achieved_tolerances))
+                    list(oracle.group_sizes), list(oracle.achieved_tolerances), rule)
 
 
 # --- The rest of chapter 3, re-exported so that ``from dpteach.local import X`` keeps working ----------

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ._estimator import Estimator
-from ._validation import (check_choice, check_epsilon, check_finite_array, check_int, check_positive,
+from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_positive,
                           check_probability)
 from .local import group_size, query_plan, simulate_sq_locally, users_needed
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
@@ -25,7 +25,7 @@ __all__ = ["smallest_feasible_alpha", "masked_parity_users", "LocalThresholdLear
 
 
 def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", randomizer=None):
-    """Users the masked-parity learners need under the SQ → local simulation (chapter 3, fig. costs).
+    """Users the masked-parity learners need under the SQ → local simulation (chapter 3, the cost figure of the masked-parity section).
 
     ``"interactive"``: d queries at τ = 1/(4d) and one at 1/4 (t = d + 1).
     ``"bruteforce"``: 2^d queries at τ = 1/5. Each query gets
@@ -100,6 +100,8 @@ class LocalThresholdLearner(Estimator):
     def fit(self, X, y):
         check_epsilon(self.epsilon)
         check_choice(self.method, "method", ("binary_search", "grid"))
+        check_probability(self.beta, "beta")
+        rng = as_rng(self.random_state, "random_state")
         Z = records(X, y)
         if Z.shape[1] != 2:
             raise ValueError(f"X must have one feature (thresholds on [0, 1]), got {Z.shape[1] - 1}")
@@ -117,7 +119,7 @@ class LocalThresholdLearner(Estimator):
                              f"users at epsilon = {self.epsilon:g} (rule {self.rule!r})")
         self.alpha_ = alpha
         self.run_ = simulate_sq_locally(algorithm, Z, self.epsilon, self.beta, randomizer=self.randomizer,
-                                        rule=self.rule, rng=self.random_state, alpha=alpha)
+                                        rule=self.rule, rng=rng, alpha=alpha)
         self.threshold_ = float(self.run_.output)
         self.n_features_in_ = 1
         return self
@@ -132,7 +134,7 @@ class LocalThresholdLearner(Estimator):
 
 
 class LocalHalfspaceLearner(Estimator):
-    """An ε-local learner of halfspaces sign⟨w, x⟩ via SQ averaging (C1) or SQ gradient descent (C2).
+    """An ε-local learner of halfspaces sign⟨w, x⟩ via SQ averaging or SQ gradient descent (chapter 3).
 
     The n users are split into t equal disjoint groups, one per query
     (split="equal"), and the SQ algorithm runs through
@@ -165,6 +167,8 @@ class LocalHalfspaceLearner(Estimator):
     def fit(self, X, y):
         check_epsilon(self.epsilon)
         check_choice(self.method, "method", ("gd", "averaging"))
+        check_probability(self.beta, "beta")
+        rng = as_rng(self.random_state, "random_state")
         X = check_finite_array(X, "X", ndim=2)
         if np.any(np.abs(X) > 1):
             raise ValueError(f"X must lie in [-1, 1]^d (bounded queries), found {X[np.abs(X) > 1][0].item()!r}")
@@ -180,7 +184,7 @@ class LocalHalfspaceLearner(Estimator):
                              f"queries and needs at least one user per query")
         self.run_ = simulate_sq_locally(algorithm, Z, self.epsilon, self.beta, max_queries=t,
                                         randomizer=self.randomizer, split="equal",
-                                        rng=self.random_state, **kwargs)
+                                        rng=rng, **kwargs)
         self.coef_ = np.asarray(self.run_.output, dtype=float)
         self.tolerance_ = float(self.run_.achieved_tolerances[0])
         self.n_features_in_ = d

@@ -1,9 +1,11 @@
-"""Local → SQ: simulating an ε-local randomizer with statistical queries (chapter 3, alg-local-to-sq).
+"""Local → SQ: simulating an ε-local randomizer with statistical queries (chapter 3, Algorithm 3.14).
 
 Rejection sampling: propose an output from a fixed reference law, accept it
 with probability proportional to its likelihood ratio, estimated by one
-statistical query (thm-local-to-sq; our reconstruction, the slides do not
-contain this direction).
+statistical query (Theorem 3.15; our reconstruction, the slides state this
+direction without its construction). Theorem 3.16's confidence boosting by
+repetition and SQ validation is :func:`validate_hypotheses` and
+:func:`boosting_repetitions`.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_rng, check_finite_array, check_int, check_probability
+from ._validation import (as_rng, check_bits, check_finite_array, check_int, check_probability,
+                          check_unit_interval)
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import SQOracle
 
-__all__ = ["RejectionSamples", "simulate_local_with_sq", "rejection_output_law", "worst_case_rejection_tv"]
+__all__ = ["RejectionSamples", "simulate_local_with_sq", "rejection_output_law", "worst_case_rejection_tv",
+           "MAX_SIMULATED_QUERIES", "boosting_repetitions", "validate_hypotheses", "BoostedRun", "boost_confidence"]
 
 
 # =============================================================================
@@ -49,7 +53,7 @@ class RejectionSamples:
 
 
 def _proposal_query(randomizer, w, reference, feature):
-    """φ_w(z) = Pr[R(feature(z)) = w] / (e^ε Pr[R(z0) = w]) ∈ [e^{−2ε}, 1] (alg-local-to-sq)."""
+    """φ_w(z) = Pr[R(feature(z)) = w] / (e^ε Pr[R(z₀) = w]) ∈ [e^{−2ε}, 1] (the proposal query of Algorithm 3.14)."""
     denominator = math.exp(randomizer.epsilon) * float(randomizer.probability(np.array([w]),
                                                                                np.array([reference]))[0])
 
@@ -62,42 +66,108 @@ def _proposal_query(randomizer, w, reference, feature):
     return phi
 
 
+def _check_epsilon_for_exp(epsilon):
+    """e^ε and e^{2ε} must be finite floats for the proposal query; refuse ε > 350 by name."""
+    if epsilon > 350:
+        raise ValueError(f"epsilon = {epsilon!r} is too large for rejection sampling: the acceptance "
+                         f"probabilities e^(-2ε) underflow (limit: epsilon <= 350)")
+
+
+def _rejection_loop(randomizer, oracle, n_calls, tau, reference, queries_for, max_queries, rng):
+    """Algorithm 3.14, adaptive: propose w ~ R(z₀), ask φ_w, accept w.p. clip(v, 0, 1); stop at the budget.
+
+    The proposals of all pending calls are asked in one batch per round. With
+    ``max_queries`` (Markov truncation, Theorem 3.16) the loop stops before
+    the budget would be exceeded; calls still pending then fail (NaN).
+    """
+    samples = np.full(n_calls, np.nan)
+    counts = np.zeros(n_calls, dtype=np.int64)
+    pending = np.arange(n_calls)
+    used = 0
+    while pending.size:
+        if max_queries is not None:
+            pending = pending[:max(0, max_queries - used)]  # the budget left; the rest fail
+            if not pending.size:
+                break
+        proposals = randomizer.randomize(np.full(pending.size, reference), rng)
+        answers = oracle.query_batch([(phi, tau) for phi in queries_for(proposals)])
+        used += pending.size
+        counts[pending] += 1
+        accept = rng.random(pending.size) < np.clip(answers, 0, 1)
+        samples[pending[accept]] = proposals[accept]
+        pending = pending[~accept]
+    return samples, counts
+
+
+def _non_adaptive_rejection(randomizer, oracle, n_calls, tau, reference, queries_for, beta, rng):
+    """Algorithm 3.14, non-adaptive: k = ⌈e^ε ln(n_calls/β)/(1 − τe^ε)⌉ proposals per call in one batch.
+
+    Each proposal is accepted with probability >= e^{−ε}(1 − τe^ε), so a call
+    finds no accepted proposal with probability <= β/n_calls (then NaN).
+    """
+    epsilon = randomizer.epsilon
+    relative = tau * math.exp(epsilon)
+    if relative >= 1:
+        raise ValueError(f"tau = {tau!r} is too large for a non-adaptive simulation at epsilon = "
+                         f"{epsilon:g}: need tau·e^ε < 1")
+    k = math.ceil(math.exp(epsilon) * math.log(n_calls / beta) / (1 - relative))
+    proposals = randomizer.randomize(np.full(n_calls * k, reference), rng)
+    answers = oracle.query_batch([(phi, tau) for phi in queries_for(proposals)])
+    accept = (rng.random(n_calls * k) < np.clip(answers, 0, 1)).reshape(n_calls, k)
+    found = accept.any(axis=1)
+    first = np.argmax(accept, axis=1)
+    samples = np.full(n_calls, np.nan)
+    samples[found] = proposals.reshape(n_calls, k)[found, first[found]]
+    return samples, np.full(n_calls, k, dtype=np.int64)
+
+
+#: Largest number of proposals the simulation will ask in one call of :func:`simulate_local_with_sq`.
+MAX_SIMULATED_QUERIES = 10 ** 7
+
+
 def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, reference=None,
-                           non_adaptive=False, beta=0.05, rng=None):
-    """Simulate ``n_calls`` reports R(z), z ~ P, using only statistical queries to P (chapter 3, alg-local-to-sq).
+                           non_adaptive=False, beta=0.05, max_queries=None, rng=None):
+    """Simulate ``n_calls`` reports R(z), z ~ P, using only statistical queries to P (chapter 3, Algorithm 3.14).
 
     Rejection sampling (our reconstruction; the slides state only the
-    result): propose w ~ R(z0) for a fixed public input z0, ask
-    φ_w(z) = Pr[R(z) = w]/(e^ε Pr[R(z0) = w]) ∈ [e^{−2ε}, 1] at tolerance τ,
+    result): propose w ~ R(z₀) for a fixed public input z₀, ask
+    φ_w(z) = Pr[R(z) = w]/(e^ε Pr[R(z₀) = w]) ∈ [e^{−2ε}, 1] at tolerance τ,
     and accept w with probability clip(v, 0, 1). With an exact oracle the
     accepted w has exactly the law q(w) = E_P Pr[R(z) = w] and a call needs
-    e^ε queries on average (thm-local-to-sq); with tolerance τ the law is
-    within total variation about 2τe^{2ε} of q per call.
+    e^ε queries on average (Theorem 3.15); with tolerance τ the law is within
+    total variation τe^ε/(1 − τe^ε) of q per call
+    (:func:`dpteach.bounds.rejection_sampling_tv_bound`).
 
     Parameters
     ----------
     randomizer : LocalRandomizer
-        With ``randomize`` and ``probability`` (pmf or density).
+        With ``randomize`` and ``probability`` (pmf or density); ε <= 350.
     oracle : SQOracle
         Any oracle for P (exact, noisy, adversarial, locally simulated).
     n_calls : int, >= 1
-        How many reports to simulate (independent users).
+        How many reports to simulate (independent users, one report each).
     tau : float in (0, 1)
-        Tolerance of every query; thm-local-to-sq suggests τ = β/(2 t e^{2ε}).
+        Tolerance of every query; Theorem 3.15 suggests τ = β/(2 t e^ε).
     feature : callable, optional
         Records → the randomizer's inputs (default: the first column).
     reference : optional
-        z0, a public input of the randomizer (default 0 for randomized
+        z₀, a public input of the randomizer (default 0 for randomized
         response, 0.0 otherwise).
     non_adaptive : bool
         False: propose until acceptance, one query per proposal (adaptive;
         the proposals of all pending calls are batched per round).
-        True: pre-draw k = ⌈e^ε ln(n_calls/β)/(1 − τe^{2ε})⌉ proposals per
+        True: pre-draw k = ⌈e^ε ln(n_calls/β)/(1 − τe^ε)⌉ proposals per
         call and ask all queries in one batch (non-adaptive); a call fails
         (NaN) with probability <= β/n_calls.
     beta : float in (0, 1)
         Only for ``non_adaptive``.
+    max_queries : int or None
+        Adaptive only: a worst-case budget for the total number of queries
+        (Markov truncation, Theorem 3.16;
+        :func:`dpteach.bounds.rejection_sampling_query_budget`). Calls not
+        finished within it fail (NaN) and are counted in ``failures``.
     rng : None, int or Generator
+        The simulator's own randomness (proposals and acceptance coins).
 
     Returns
     -------
@@ -106,9 +176,13 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     Raises
     ------
     ValueError
-        Bad ε/τ/β/n_calls; ``non_adaptive`` with τe^{2ε} >= 1 (no guarantee).
+        Bad ε/τ/β/n_calls/max_queries; ``non_adaptive`` with τe^ε >= 1 (no
+        guarantee); a non-adaptive batch of more than
+        ``MAX_SIMULATED_QUERIES`` queries.
 
-    Cost: e^ε/(1 − τe^{2ε}) queries per call on average (adaptive).
+    Privacy is not at stake here (the SQ algorithm sees no user). Cost:
+    at most e^ε/(1 − τe^ε) queries per call on average (adaptive), each
+    costing one oracle evaluation.
     """
     if not isinstance(randomizer, LocalRandomizer):
         raise TypeError(f"randomizer must be a LocalRandomizer, got {type(randomizer).__name__}")
@@ -117,11 +191,24 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     n_calls = check_int(n_calls, "n_calls", minimum=1)
     tau = check_probability(tau, "tau")
     beta = check_probability(beta, "beta")
+    if max_queries is not None:
+        max_queries = check_int(max_queries, "max_queries", minimum=1)
+    if non_adaptive not in (True, False):
+        raise TypeError(f"non_adaptive must be True or False, got {non_adaptive!r}")
+    if feature is not None and not callable(feature):
+        raise TypeError(f"feature must be callable (records -> randomizer inputs), got {type(feature).__name__}")
     rng = as_rng(rng)
+    _check_epsilon_for_exp(randomizer.epsilon)
     feature = feature if feature is not None else (lambda rows: rows[:, 0])
     if reference is None:
         reference = 0 if isinstance(randomizer, RandomizedResponse) else 0.0
-    epsilon = randomizer.epsilon
+    if non_adaptive:
+        relative = tau * math.exp(randomizer.epsilon)
+        if relative < 1:
+            k = math.ceil(math.exp(randomizer.epsilon) * math.log(n_calls / beta) / (1 - relative))
+            if n_calls * k > MAX_SIMULATED_QUERIES:
+                raise ValueError(f"n_calls = {n_calls} needs {n_calls * k:,} queries in one batch, more than "
+                                 f"the limit {MAX_SIMULATED_QUERIES:,}; simulate fewer calls")
     is_discrete = isinstance(randomizer, (RandomizedResponse, OneBitRandomizer))
     cache = {}
 
@@ -134,33 +221,14 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
             phis.append(cache[key])
         return phis
 
-    samples = np.full(n_calls, np.nan)
-    counts = np.zeros(n_calls, dtype=np.int64)
     rounds_before = oracle.rounds
     if non_adaptive:
-        relative = tau * math.exp(2 * epsilon)
-        if relative >= 1:
-            raise ValueError(f"tau = {tau!r} is too large for a non-adaptive simulation at epsilon = "
-                             f"{epsilon:g}: need tau·e^(2ε) < 1")
-        k = math.ceil(math.exp(epsilon) * math.log(n_calls / beta) / (1 - relative))
-        proposals = randomizer.randomize(np.full(n_calls * k, reference), rng)
-        answers = oracle.query_batch([(phi, tau) for phi in queries_for(proposals)])
-        accept = (rng.random(n_calls * k) < np.clip(answers, 0, 1)).reshape(n_calls, k)
-        found = accept.any(axis=1)
-        first = np.argmax(accept, axis=1)
-        samples[found] = proposals.reshape(n_calls, k)[found, first[found]]
-        counts[:] = k
-        return RejectionSamples(samples, counts, tau, oracle.rounds - rounds_before,
-                                int(n_calls - found.sum()))
-    pending = np.arange(n_calls)
-    while pending.size:
-        proposals = randomizer.randomize(np.full(pending.size, reference), rng)
-        answers = oracle.query_batch([(phi, tau) for phi in queries_for(proposals)])
-        counts[pending] += 1
-        accept = rng.random(pending.size) < np.clip(answers, 0, 1)
-        samples[pending[accept]] = proposals[accept]
-        pending = pending[~accept]
-    return RejectionSamples(samples, counts, tau, oracle.rounds - rounds_before)
+        samples, counts = _non_adaptive_rejection(randomizer, oracle, n_calls, tau, reference, queries_for,
+                                                  beta, rng)
+    else:
+        samples, counts = _rejection_loop(randomizer, oracle, n_calls, tau, reference, queries_for,
+                                          max_queries, rng)
+    return RejectionSamples(samples, counts, tau, oracle.rounds - rounds_before, int(np.isnan(samples).sum()))
 
 
 def rejection_output_law(proposal_probabilities, answers):
@@ -192,9 +260,29 @@ def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, 
     answer may be moved by ±τ. With two outputs the simulated π(w) is
     monotone in each answer, so the extremes of TV = |π(1) − q(1)| lie at the
     four corners (each answer pushed fully up or down), which are all tried.
-    Compared in the chapter with the bound 2τe^{2ε} of thm-local-to-sq.
+    Compared in the chapter with the bound τe^ε/(1 − τe^ε) of Theorem 3.15;
+    its worst input law is a point mass opposite the reference z₀.
+
+    Parameters
+    ----------
+    randomizer : RandomizedResponse or OneBitRandomizer
+    values : array_like, shape (k,)
+        The randomizer inputs the law P puts mass on.
+    value_probabilities : array_like, shape (k,)
+        P(v) for each value (non-negative, summing to 1).
+    reference : input
+        The public z₀ of the proposals.
+    tau : float in (0, 1)
+
+    Returns
+    -------
+    float
+        The worst total variation, in [0, 1]. Cost O(k).
     """
     tau = check_probability(tau, "tau")
+    if not isinstance(randomizer, LocalRandomizer):
+        raise TypeError(f"randomizer must be a LocalRandomizer, got {type(randomizer).__name__}")
+    _check_epsilon_for_exp(randomizer.epsilon)
     if isinstance(randomizer, RandomizedResponse):
         outputs = np.array([0, 1])
     elif isinstance(randomizer, OneBitRandomizer):
@@ -202,8 +290,16 @@ def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, 
     else:
         raise TypeError("worst_case_rejection_tv needs a randomizer with finitely many outputs "
                         f"(RandomizedResponse or OneBitRandomizer), got {type(randomizer).__name__}")
-    values = np.asarray(values)
+    values = check_finite_array(values, "values", ndim=1)
     prior = check_finite_array(value_probabilities, "value_probabilities", shape=(values.size,))
+    if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
+        raise ValueError(f"value_probabilities must be non-negative and sum to 1, got sum {prior.sum()!r}")
+    if isinstance(randomizer, RandomizedResponse):
+        values = check_bits(values, "values").astype(int)
+        reference = int(check_bits(np.array([reference]), "reference")[0])
+    else:
+        values = check_unit_interval(values, "values")
+        reference = float(check_unit_interval(np.array([reference], dtype=float), "reference")[0])
     p0 = np.array([float(randomizer.probability(np.array([w]), np.array([reference]))[0]) for w in outputs])
     q = np.array([float(np.dot(prior, randomizer.probability(np.full(values.shape, w), values))) for w in outputs])
     exact = q / (math.exp(randomizer.epsilon) * p0)
@@ -212,3 +308,127 @@ def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, 
         law, _ = rejection_output_law(p0, exact + tau * np.array(signs))
         worst = max(worst, 0.5 * float(np.abs(law - q).sum()))
     return worst
+
+
+# --- Theorem 3.16: from constant confidence to confidence 1 − β -------------------------------------------
+
+
+def boosting_repetitions(beta, base_failure):
+    """k = ⌈ln(2/β)/ln(1/β₀)⌉ independent runs, so that all k fail with probability <= β/2 (Theorem 3.16).
+
+    Each run of a learner that fails with probability at most β₀ (against
+    any legal oracle, given the earlier runs) fails independently of the
+    others' coins, so all k fail with probability <= β₀^k <= β/2.
+
+    Parameters
+    ----------
+    beta : float in (0, 1)
+        The target failure probability of the boosted learner.
+    base_failure : float in (0, 1)
+        β₀, the failure probability of one run.
+
+    Returns
+    -------
+    int
+        k >= 1; O(log(1/β)) for a constant β₀.
+    """
+    beta = check_probability(beta, "beta")
+    base_failure = check_probability(base_failure, "base_failure")
+    return max(1, math.ceil(math.log(2 / beta) / math.log(1 / base_failure)))
+
+
+def _error_query(hypothesis):
+    """φ_h(x, y) = 2·1{h(x) ≠ y} − 1 on records whose last column is the label y ∈ {−1, +1}."""
+    def phi(rows):
+        predicted = np.asarray(hypothesis(rows[:, :-1]), dtype=float).reshape(-1)
+        return np.where(predicted != rows[:, -1], 1.0, -1.0)
+    return phi
+
+
+def validate_hypotheses(oracle, hypotheses, alpha):
+    """Choose among candidate hypotheses with one batch of SQ error queries (Theorem 3.16, validation step).
+
+    Asks φ_j = 2·1{h_j(x) ≠ y} − 1 at tolerance α/2 for every candidate (one
+    non-adaptive batch; error tolerance α/4) and returns the candidate with
+    the smallest answer. Against any legal oracle its error is at most
+    min_j err(h_j) + α/2.
+
+    Parameters
+    ----------
+    oracle : SQOracle
+        Over records whose last column is the label y ∈ {−1, +1}.
+    hypotheses : sequence of callables
+        h_j(X) -> labels ±1 for an (m, p) array of features.
+    alpha : float in (0, 1)
+
+    Returns
+    -------
+    (index, error_estimates) : (int, ndarray)
+        The chosen candidate and the k estimated errors (v + 1)/2.
+
+    Cost: k queries in one round.
+    """
+    if not isinstance(oracle, SQOracle):
+        raise TypeError(f"oracle must be an SQOracle, got {type(oracle).__name__}")
+    alpha = check_probability(alpha, "alpha")
+    if callable(hypotheses):
+        raise TypeError("hypotheses must be a sequence of callables, got a single callable")
+    hypotheses = list(hypotheses)
+    if not hypotheses:
+        raise ValueError("hypotheses must contain at least one candidate, got an empty sequence")
+    for j, h in enumerate(hypotheses):
+        if not callable(h):
+            raise TypeError(f"hypotheses[{j}] must be callable (features -> labels ±1), got {type(h).__name__}")
+    answers = oracle.query_batch([(_error_query(h), alpha / 2) for h in hypotheses])
+    estimates = (np.asarray(answers) + 1) / 2
+    return int(np.argmin(estimates)), estimates
+
+
+@dataclass
+class BoostedRun:
+    """Output of :func:`boost_confidence`: the chosen hypothesis, all candidates and their estimated errors."""
+
+    hypothesis: object
+    index: int
+    candidates: list
+    error_estimates: np.ndarray
+
+    @property
+    def n_runs(self):
+        return len(self.candidates)
+
+
+def boost_confidence(learner, oracle, alpha, beta, base_failure=0.25, rng=None):
+    """Theorem 3.16's boosting: k = O(log 1/β) runs of a constant-confidence SQ learner, then SQ validation.
+
+    Runs ``learner(oracle, rng)`` k = :func:`boosting_repetitions` (β, β₀)
+    times with independent coins (each returns a hypothesis, a callable
+    features -> ±1), then keeps the candidate that :func:`validate_hypotheses`
+    picks at accuracy α. If each run has error <= OPT + α with probability
+    >= 1 − β₀ whatever the earlier runs did, the result has error
+    <= OPT + 3α/2 with probability >= 1 − β/2 (all runs failing) against
+    any legal oracle. The tolerances stay those of one run and α/2: 1/τ does
+    not grow with 1/β, and the number of queries grows by the factor k.
+
+    Parameters
+    ----------
+    learner : callable
+        ``learner(oracle, rng) -> hypothesis``.
+    oracle : SQOracle
+    alpha, beta, base_failure : float in (0, 1)
+    rng : None, int or Generator
+
+    Returns
+    -------
+    BoostedRun
+    """
+    if not callable(learner):
+        raise TypeError(f"learner must be callable (oracle, rng) -> hypothesis, got {type(learner).__name__}")
+    if not isinstance(oracle, SQOracle):
+        raise TypeError(f"oracle must be an SQOracle, got {type(oracle).__name__}")
+    alpha = check_probability(alpha, "alpha")
+    k = boosting_repetitions(beta, base_failure)
+    rng = as_rng(rng)
+    candidates = [learner(oracle, rng) for _ in range(k)]
+    index, estimates = validate_hypotheses(oracle, candidates, alpha)
+    return BoostedRun(candidates[index], index, candidates, estimates)

@@ -1,4 +1,4 @@
-"""ε-local randomizers (chapter 3, def-local-randomizer, thm-randomizers-private).
+"""ε-local randomizers (chapter 3, Definition 3.1, Theorem 3.3).
 
 Randomized response on bits, the Laplace randomizer R_φ(z) = φ(z) + Lap(2/ε)
 for a query φ: Z → [−1, 1], and the one-bit randomizer [−1, 1] → {±c}; each
@@ -26,7 +26,7 @@ __all__ = ["LocalRandomizer", "RandomizedResponse", "LaplaceRandomizer", "OneBit
 
 
 class LocalRandomizer:
-    """An ε-local randomizer R (def-local-randomizer): ε-DP on a database of one record.
+    """An ε-local randomizer R (Definition 3.1): ε-DP on a database of one record.
 
     For all inputs u, u' and outputs w: Pr[R(u) = w] <= e^ε Pr[R(u') = w]
     (densities for continuous outputs). Subclasses provide
@@ -69,23 +69,40 @@ class LocalRandomizer:
 
 
 def onebit_constant(epsilon):
-    """c = (e^ε + 1)/(e^ε − 1) = coth(ε/2), computed without overflow (chapter 3, eq-onebit).
+    """c = (e^ε + 1)/(e^ε − 1) = coth(ε/2), computed without overflow (chapter 3, the one-bit randomizer before Theorem 3.3).
 
     The output magnitude of the one-bit randomizer and the scale of every
-    bound on it. ``epsilon`` must already be validated (0 < ε < inf).
+    bound on it. ``epsilon``: 0 < ε < inf (validated; the check is O(1)).
+    Raises ValueError when ε is so small (below about 1e-308) that c overflows.
     """
-    return 1.0 / math.tanh(epsilon / 2)
+    epsilon = check_epsilon(epsilon)
+    half = math.tanh(epsilon / 2)
+    if half == 0:
+        raise ValueError(f"epsilon = {epsilon!r} is too small: c = coth(epsilon/2) overflows a float")
+    return 1.0 / half
 
 
 def rr_debias(released, epsilon):
-    """Unbiased estimate of bits (or of their mean) from randomized-response outputs, Eq. (eq-rr-debias).
+    """Unbiased estimate of bits (or of their mean) from randomized-response outputs (the debiasing formula before Theorem 3.3).
 
     b̂ = ((1 + e^ε)·o − 1)/(e^ε − 1), written as (o − 1/(1 + e^ε))/tanh(ε/2):
     the same number without overflow for large ε. Linear in o, so it maps
-    the mean of the released bits to the debiased mean. ``epsilon`` must
-    already be validated.
+    the mean of the released bits to the debiased mean.
+
+    Parameters
+    ----------
+    released : float or array_like
+        Released bits (0/1) or their means, finite values in [0, 1].
+    epsilon : float
+        0 < ε < inf.
     """
-    return (released - special.expit(-epsilon)) / math.tanh(epsilon / 2)
+    epsilon = check_epsilon(epsilon)
+    if isinstance(released, (str, bytes)):
+        raise TypeError(f"released must be a number or an array of numbers, got {released!r}")
+    values = check_finite_array(released, "released", ndim=None)
+    if np.any((values < 0) | (values > 1)):
+        raise ValueError(f"released must contain bits or their means, in [0, 1], got {released!r}")
+    return (values - special.expit(-epsilon)) / math.tanh(epsilon / 2)
 
 
 def default_randomizer(rule):
@@ -94,12 +111,12 @@ def default_randomizer(rule):
 
 
 class RandomizedResponse(LocalRandomizer):
-    """Warner's randomized response on bits (chapter 3, eq-rr): keep w.p. e^ε/(1+e^ε), else flip.
+    """Warner's randomized response on bits (chapter 1; chapter 3, Theorem 3.3): keep w.p. e^ε/(1+e^ε), else flip.
 
     ``randomize`` is :func:`dpteach.mechanisms.randomized_response` itself.
     The debiased estimate of a bit b from the released bit o is
 
-        b̂ = ((1 + e^ε)·o − 1) / (e^ε − 1),                   (eq-rr-debias)
+        b̂ = ((1 + e^ε)·o − 1) / (e^ε − 1),
 
     unbiased because E[o | b] = (1−q) + (2q−1)·b with q = e^ε/(1+e^ε); its
     variance given b is e^ε/(e^ε − 1)² ("noise variance"), so for a
@@ -126,7 +143,7 @@ class RandomizedResponse(LocalRandomizer):
         return randomized_response(bits, self.epsilon, rng)
 
     def estimate(self, outputs):
-        """Per-output unbiased estimate of the input bit, Eq. (eq-rr-debias).
+        """Per-output unbiased estimate of the input bit (the debiasing formula before Theorem 3.3).
 
         Written as (o − 1/(1+e^ε)) / tanh(ε/2), the same number without overflow for large ε.
         """
@@ -141,7 +158,7 @@ class RandomizedResponse(LocalRandomizer):
 
 
 def debias_randomized_response(outputs, epsilon):
-    """Unbiased estimate of the fraction of ones from randomized-response outputs (eq-rr-debias).
+    """Unbiased estimate of the fraction of ones from randomized-response outputs (the debiasing formula before Theorem 3.3).
 
     Parameters
     ----------
@@ -157,11 +174,14 @@ def debias_randomized_response(outputs, epsilon):
         Var p̂ = e^ε/(n (e^ε − 1)²) given the true bits. Not clipped to [0, 1]
         (clipping would bias it). Cost O(n).
     """
-    return float(np.mean(RandomizedResponse(epsilon).estimate(outputs)))
+    bits = check_bits(outputs, "outputs")
+    if bits.ndim != 1:
+        raise ValueError(f"outputs must be a 1-D array of released bits, got shape {bits.shape}")
+    return float(np.mean(RandomizedResponse(epsilon).estimate(bits)))
 
 
 class LaplaceRandomizer(LocalRandomizer):
-    """The Laplace randomizer R_φ(z) = φ(z) + Lap(2/ε) of the slides (chapter 3, eq-laplace-randomizer).
+    """The Laplace randomizer R_φ(z) = φ(z) + Lap(2/ε) of the slides (chapter 3, before Theorem 3.3).
 
     For a query φ: Z → [−1, 1] two inputs differ by at most 2 (the
     sensitivity of a one-record database), so Laplace noise of scale 2/ε makes
@@ -219,7 +239,7 @@ class HalfNoiseLaplaceRandomizer(LaplaceRandomizer):
 
 
 class OneBitRandomizer(LocalRandomizer):
-    """The one-bit randomizer [−1, 1] → {±c}, c = (e^ε + 1)/(e^ε − 1) (chapter 3, eq-onebit).
+    """The one-bit randomizer [−1, 1] → {±c}, c = (e^ε + 1)/(e^ε − 1) (chapter 3, the one-bit randomizer before Theorem 3.3).
 
     Round v ∈ [−1, 1] to s = ±1 with Pr[s = 1] = (1 + v)/2, release s by
     randomized response (:func:`dpteach.mechanisms.randomized_response`) and

@@ -1,4 +1,4 @@
-"""Statistical-query oracles (chapter 3, def-sq-oracle).
+"""Statistical-query oracles (chapter 3, Definition 3.4).
 
 :class:`SQOracle` is the interface every SQ algorithm is written against:
 ``query(phi, tau)`` and ``query_batch([(phi, tau), ...])``.
@@ -93,7 +93,7 @@ def _check_queries(queries):
 
 
 class SQOracle:
-    """A statistical-query oracle SQ_P (def-sq-oracle): (φ, τ) ↦ any v with |v − E_P φ| <= τ.
+    """A statistical-query oracle SQ_P (Definition 3.4): (φ, τ) ↦ any v with |v − E_P φ| <= τ.
 
     ``query(phi, tau)`` asks one query (one round); ``query_batch([(phi, tau),
     ...])`` asks a whole non-adaptive batch at once (one round). The oracle
@@ -213,7 +213,7 @@ ADVERSARIAL_STRATEGIES = {
 
 
 class NoisySQOracle(SQOracle):
-    """An SQ oracle that uses its whole tolerance: random or adversarial answers within ±τ (def-sq-oracle).
+    """An SQ oracle that uses its whole tolerance: random or adversarial answers within ±τ (Definition 3.4).
 
     Parameters
     ----------

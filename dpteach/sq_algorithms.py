@@ -17,7 +17,10 @@ from scipy import special
 
 from ._validation import check_finite_array, check_int, check_labels, check_positive, check_probability, check_same_length
 
-__all__ = ["records", "sq_mean", "sq_threshold_grid", "sq_threshold_binary_search",
+#: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).
+MAX_QUERIES = 10 ** 6
+
+__all__ = ["MAX_QUERIES", "records", "sq_mean", "sq_threshold_grid", "sq_threshold_binary_search",
            "sq_averaging_halfspace", "sq_gd_logistic", "masked_parity_interactive",
            "masked_parity_bruteforce"]
 
@@ -41,13 +44,14 @@ def _coordinate_query(j):
 
 
 def sq_mean(oracle, d, tau):
-    """Mean estimation (chapter 3, algorithm A): E z_j for z ∈ [−1, 1]^d with d non-adaptive queries φ_j(z) = z_j.
+    """Mean estimation (chapter 3, Theorem 3.10 example): E z_j for z ∈ [−1, 1]^d with d non-adaptive queries φ_j(z) = z_j.
 
     One batch (non-adaptive), so locally it is non-interactive. Every
     coordinate of the output is within τ of E z_j whenever the oracle is
-    valid. Returns an array of shape (d,).
+    valid. Returns an array of shape (d,). d <= ``MAX_QUERIES``.
     """
-    d = check_int(d, "d", minimum=1)
+    d = check_int(d, "d", minimum=1, maximum=MAX_QUERIES)
+    tau = check_probability(tau, "tau")
     return oracle.query_batch([(_coordinate_query(j), tau) for j in range(d)])
 
 
@@ -61,7 +65,7 @@ def _threshold_error_query(threshold):
 
 
 def sq_threshold_grid(oracle, alpha):
-    """Thresholds by a grid, non-adaptive (chapter 3, alg-threshold-grid; spec B1).
+    """Thresholds by a grid, non-adaptive (chapter 3, Algorithm 3.7).
 
     Candidates h_k(x) = +1 iff x >= k/K, K = ⌈1/α⌉, k = 0..K. One batch of
     K + 1 error queries φ_k = 2·1{h_k(x) ≠ y} − 1 at tolerance α/2 (i.e.
@@ -71,6 +75,9 @@ def sq_threshold_grid(oracle, alpha):
     Returns the threshold k/K.
     """
     alpha = check_probability(alpha, "alpha")
+    if alpha < 1 / (MAX_QUERIES - 1):
+        raise ValueError(f"alpha = {alpha!r} needs more than MAX_QUERIES = {MAX_QUERIES:,} queries "
+                         f"(K + 1 = ⌈1/alpha⌉ + 1); use alpha >= {1 / (MAX_QUERIES - 1):.3g}")
     n_cells = math.ceil(1 / alpha)
     thresholds = np.arange(n_cells + 1) / n_cells
     answers = oracle.query_batch([(_threshold_error_query(t), alpha / 2) for t in thresholds])
@@ -86,7 +93,7 @@ def _positive_below_query(cut):
 
 
 def sq_threshold_binary_search(oracle, alpha):
-    """Thresholds by binary search, adaptive (chapter 3, alg-threshold-binary; spec B2, our variant).
+    """Thresholds by binary search, adaptive (chapter 3, Algorithm 3.12; our variant).
 
     Realizable case, y = +1 iff x >= θ, x uniform on [0, 1]. Keep [lo, hi]
     with θ <= hi and θ >= lo − 3α/8. Each round asks the mass
@@ -94,7 +101,7 @@ def sq_threshold_binary_search(oracle, alpha):
     tolerance α/4 (mass tolerance α/8). If the mass estimate exceeds α/4
     then μ > α/8 > 0, so θ < mid: hi ← mid; otherwise μ <= 3α/8, so
     θ >= mid − 3α/8: lo ← mid. After T = ⌈log₂(2/α)⌉ rounds hi − lo <= α/2, and
-    the output hi has error hi − θ <= α/2 + 3α/8 < α. (The spec queries the
+    the output hi has error hi − θ <= α/2 + 3α/8 < α. (A first draft queried the
     mass of [lo, mid); querying [0, mid) keeps the slack from accumulating.)
     One query per round: T rounds. Returns hi.
     """
@@ -117,7 +124,7 @@ def _label_times_coordinate_query(j, d):
 
 
 def sq_averaging_halfspace(oracle, d, tau):
-    """Halfspaces by averaging, non-adaptive (chapter 3, algorithm C1): ŵ_j ≈ E[y·x_j].
+    """Halfspaces by averaging, non-adaptive (chapter 3, halfspace section): ŵ_j ≈ E[y·x_j].
 
     d queries φ_j(x, y) = y·x_j (in [−1, 1] when ‖x‖_∞ <= 1) in one batch.
     For a rotation-invariant marginal (e.g. uniform on the sphere) and
@@ -125,7 +132,8 @@ def sq_averaging_halfspace(oracle, d, tau):
     consistent as τ → 0; for other marginals it is biased (the chapter shows
     the plateau). Records are rows (x_1..x_d, y). Returns ŵ, shape (d,).
     """
-    d = check_int(d, "d", minimum=1)
+    d = check_int(d, "d", minimum=1, maximum=MAX_QUERIES)
+    tau = check_probability(tau, "tau")
     return oracle.query_batch([(_label_times_coordinate_query(j, d), tau) for j in range(d)])
 
 
@@ -138,14 +146,15 @@ def _logistic_gradient_query(w, j, d):
 
 
 def sq_gd_logistic(oracle, d, tau, n_steps=20, eta=5.0):
-    """SQ gradient descent on the logistic loss (chapter 3, algorithm C2): K adaptive rounds of d queries.
+    """SQ gradient descent on the logistic loss (chapter 3, halfspace section): K adaptive rounds of d queries.
 
     w_0 = 0; in round k ask ĝ_k,j ≈ E[−y x_j σ(−y⟨w_k, x⟩)] (one batch of d
     queries at tolerance τ) and set w_{k+1} = w_k − η ĝ_k. Needs ‖x‖_∞ <= 1.
     Rounds: n_steps; queries: n_steps·d. Returns w_K, shape (d,).
     """
-    d = check_int(d, "d", minimum=1)
-    n_steps = check_int(n_steps, "n_steps", minimum=1)
+    d = check_int(d, "d", minimum=1, maximum=MAX_QUERIES)
+    n_steps = check_int(n_steps, "n_steps", minimum=1, maximum=MAX_QUERIES // d)
+    tau = check_probability(tau, "tau")
     eta = check_positive(eta, "eta")
     w = np.zeros(d)
     for _ in range(n_steps):
@@ -175,7 +184,7 @@ def _parity_query(r, d):
 
 
 def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
-    """The 2-round learner of masked parities (chapter 3, alg-masked-parity; spec E).
+    """The 2-round learner of masked parities (chapter 3, Algorithm 3.19).
 
     Round 1 (d non-adaptive queries): φ_i = 1{b = 1, idx = i}·(−1)^y has
     E φ_i = (−1)^{r_i}/(2d), so tolerance 1/(4d) recovers r_i by the sign.
@@ -183,8 +192,9 @@ def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
     when r̂ = r, so tolerance 1/4 recovers a. Exact against any valid oracle.
     Records are int rows (x_1..x_d, idx, b, y). Returns (r̂, â).
     """
-    d = check_int(d, "d", minimum=1)
-    tau_index = 1 / (4 * d) if tau_index is None else tau_index
+    d = check_int(d, "d", minimum=1, maximum=MAX_QUERIES - 1)
+    tau_index = 1 / (4 * d) if tau_index is None else check_probability(tau_index, "tau_index")
+    tau_parity = check_probability(tau_parity, "tau_parity")
     first = oracle.query_batch([(_index_query(i, d), tau_index) for i in range(d)])
     r_hat = (first < 0).astype(np.int8)
     second = oracle.query(_parity_query(r_hat, d), tau_parity)
@@ -192,15 +202,16 @@ def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
 
 
 def masked_parity_bruteforce(oracle, d, tau=0.2):
-    """Non-interactive brute force for masked parities (chapter 3; spec §7): all 2^d candidates in one batch.
+    """Non-interactive brute force for masked parities (chapter 3, after Theorem 3.21): all 2^d candidates in one batch.
 
     Query φ_{r'} = 1{b = 0}(−1)^{y + r'·x} for every r' ∈ {0,1}^d; the secret
     gives ±1/2 and every other r' gives 0. With τ < 1/4 the largest |answer|
-    is the secret (|·| >= 1/2 − τ > τ) and its sign gives a. (The spec's τ = 1/4
+    is the secret (|·| >= 1/2 − τ > τ) and its sign gives a. (A tolerance of exactly 1/4
     allows a tie with an adversarial oracle; we use 1/5.) Cost 2^d queries.
     Returns (r̂, â).
     """
     d = check_int(d, "d", minimum=1, maximum=20)
+    tau = check_probability(tau, "tau")
     candidates = ((np.arange(2 ** d)[:, None] >> np.arange(d)) & 1).astype(np.int8)
     answers = oracle.query_batch([(_parity_query(r, d), tau) for r in candidates])
     best = int(np.argmax(np.abs(answers)))

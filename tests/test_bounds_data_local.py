@@ -130,3 +130,41 @@ def test_masked_parity_lower_bound_shape():
         bounds.masked_parity_lower_bound_shape(-1, 1.0)
     with pytest.raises(ValueError, match="epsilon"):
         bounds.masked_parity_lower_bound_shape(3, -1.0)
+
+
+# --- named limits at extreme but valid inputs (issue items on overflow and unbounded loops) --------
+
+def test_extreme_inputs_are_answered_or_refused_by_name():
+    from dpteach import local
+    with pytest.raises(ValueError, match="epsilon"):
+        local.group_size(1e-300, 0.1, 0.05)
+    assert local.group_size(1e-3, 0.1, 0.05) == math.ceil(128 * math.log(80) / (1e-3 * 0.1) ** 2)
+    assert local.tolerance_for_group(1e-300, 10, 0.05) >= 1  # nothing guaranteed, but an answer
+    with pytest.raises(ValueError, match="d must be an integer"):
+        local.simulate_sq_locally(local.sq_mean, np.zeros((10, 1)), 1.0, 0.05, d=10 ** 18, tau=0.1)
+    with pytest.raises(ValueError, match="alpha"):
+        local.sq_threshold_grid(ExactSQOracle(np.array([[0.5, 1.0]])), 1e-9)
+    with pytest.raises(ValueError, match="tau"):
+        bounds.rejection_sampling_queries(1.0, tau=float("nan"))
+    with pytest.raises(ValueError, match="d"):
+        bounds.masked_parity_lower_bound_shape(-1, 1.0)
+    with pytest.raises(ValueError, match="d"):
+        bounds.masked_parity_lower_bound_shape(2.5, 1.0)
+
+
+def test_threshold_error_outside_the_unit_interval_and_strings():
+    # t < 0 labels everything +1 (error θ, like t = 0); t > 1 labels everything −1 (error 1 − θ).
+    assert data.threshold_error(-5.0, 0.37) == pytest.approx(0.37)
+    assert data.threshold_error(5.0, 0.37) == pytest.approx(0.63)
+    assert data.threshold_error(-5.0, 0.37, 0.1) == pytest.approx(0.1 + 0.8 * 0.37)
+    with pytest.raises(TypeError, match="threshold"):
+        data.threshold_error("0.5", 0.37)
+
+
+def test_clt_summary_does_not_claim_a_guarantee():
+    from dpteach import local
+    users = np.zeros((20_000, 1))
+    run = local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=1, tau=0.2)
+    assert not run.guaranteed and "not a guarantee" in run.summary() and "<=" not in run.summary()
+    proved = local.simulate_sq_locally(local.sq_mean, np.zeros((200_000, 1)), 1.0, 0.05, rng=0, d=1, tau=0.2)
+    assert proved.guaranteed and "Pr[some answer invalid] <= 0.05" in proved.summary()

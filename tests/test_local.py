@@ -467,7 +467,8 @@ def test_non_adaptive_rejection_sampler_is_one_round():
     oracle = local.ExactSQOracle(np.array([[0], [1]]), [0.4, 0.6])
     result = local.simulate_local_with_sq(local.RandomizedResponse(0.5), oracle, 2000, tau=0.01,
                                           non_adaptive=True, beta=0.05, rng=1)
-    k = math.ceil(math.exp(0.5) * math.log(2000 / 0.05) / (1 - 0.01 * math.exp(1.0)))
+    # Theorem 3.15: each proposal is accepted w.p. >= e^{-ε}(1 − τe^ε)
+    k = math.ceil(math.exp(0.5) * math.log(2000 / 0.05) / (1 - 0.01 * math.exp(0.5)))
     assert result.rounds == 1 and oracle.rounds == 1 and np.all(result.queries_per_call == k)
     # each call fails w.p. <= β/n_calls, so a failure at all has probability <= β; fixed seed: none
     assert result.failures == 0 and not np.any(np.isnan(result.samples))
@@ -482,11 +483,11 @@ def test_rejection_sampler_for_the_laplace_randomizer_and_tolerance_effect():
     rng = np.random.default_rng(7)
     direct = lap.randomize(rng.choice(values, p=probs, size=3000), rng)
     assert stats.ks_2samp(result.samples, direct).pvalue > FALSE_ALARM
-    # worst-case TV of a τ-adversary stays below the reconstruction's bound 2τe^{2ε}, and is > 0
+    # worst-case TV of a τ-adversary stays below Theorem 3.15's bound τe^ε/(1 − τe^ε), and is > 0
     rr = local.RandomizedResponse(1.0)
     for tau in (0.001, 0.01, 0.05):
         tv = local.worst_case_rejection_tv(rr, np.array([0, 1]), np.array([0.2, 0.8]), 0, tau)
-        assert 0 < tv <= 2 * tau * math.exp(2.0)
+        assert 0 < tv <= tau * math.e / (1 - tau * math.e)
 
 
 # --- 7. learners, masked parity, experiments -----------------------------------------------

@@ -17,15 +17,19 @@ __all__ = [
     "sq_answer_failure_bound",
     "rejection_sampling_tv_bound",
     "rejection_sampling_queries",
+    "rejection_sampling_query_budget",
+    "parity_sq_lower_bound",
+    "parity_sq_success_bound",
+    "masked_parity_sq_lower_bound",
     "masked_parity_lower_bound_shape",
 ]
 
 
 def local_mean_rmse(n, epsilon, p, randomizer="rr", include_sampling=True):
-    """RMSE of the local estimate of p = Pr[b = 1] from n users (chapter 3, eq-local-rmse).
+    """RMSE of the local estimate of p = Pr[b = 1] from n users (chapter 3, the local RMSE of the √n-gap section).
 
     √((p(1 − p) + v)/n) with the randomizer's noise variance v:
-    e^ε/(e^ε − 1)² for randomized response (debiased, eq-rr-debias) and 2/ε²
+    e^ε/(e^ε − 1)² for randomized response (debiased as before Theorem 3.3) and 2/ε²
     for the Laplace randomizer on φ = 2b − 1 (its 8/ε², divided by 4 for the
     map back to p). Θ(1/(ε√n)) for small ε. ``include_sampling=False`` drops
     p(1 − p): the error against the data's own mean.
@@ -44,7 +48,7 @@ def local_mean_rmse(n, epsilon, p, randomizer="rr", include_sampling=True):
 
 
 def central_mean_rmse(n, epsilon, p, include_sampling=True):
-    """RMSE of the central Laplace mean k/n + Lap(1/(nε)): √(p(1 − p)/n + 2/(nε)²) (chapter 3, eq-central-rmse).
+    """RMSE of the central Laplace mean k/n + Lap(1/(nε)): √(p(1 − p)/n + 2/(nε)²) (chapter 3, the √n-gap section).
 
     The privacy part √2/(nε) is Θ(1/(εn)), a factor √n below the local
     Θ(1/(ε√n)). ``include_sampling=False`` drops p(1 − p)/n.
@@ -57,10 +61,10 @@ def central_mean_rmse(n, epsilon, p, include_sampling=True):
 
 
 def sq_answer_failure_bound(m, epsilon, tau, constants="theorem"):
-    """Pr[one simulated SQ answer is off by more than τ] for a group of m users (chapter 3, thm-one-query).
+    """Pr[one simulated SQ answer is off by more than τ] for a group of m users (chapter 3, Theorem 3.9).
 
     ``"theorem"`` (our constants, valid for ετ <= 8√2): 2e^{−τ²m/8} + 2e^{−mε²τ²/128}.
-    ``"slide"`` (the slides' constants as we read them, [D?]): 2e^{−τ²m/8} + e^{−ε²τ²m/64}.
+    ``"slide"`` (the slides' constants, in our reading of a garbled line): 2e^{−τ²m/8} + e^{−ε²τ²m/64}.
     Clipped to 1.
     """
     m = check_positive_array(m, "m")
@@ -79,37 +83,218 @@ def sq_answer_failure_bound(m, epsilon, tau, constants="theorem"):
 
 
 def rejection_sampling_tv_bound(tau, epsilon, t=1):
-    """Total variation between t simulated and t real local reports: 2tτe^{2ε} (chapter 3, thm-local-to-sq) [O].
+    """Total variation between t simulated and t real local reports: t·τe^ε/(1 − τe^ε) (chapter 3, Theorem 3.15).
 
-    Our reconstruction's bound (the slides do not contain the local → SQ
-    direction); clipped to 1.
+    One report simulated by rejection sampling (Algorithm 3.14) with answers of
+    tolerance τ has an output law within τ'/(1 − τ') of the true law q, where
+    τ' = τe^ε: the acceptance probability of a proposal w is off by at most τ,
+    and q(w)·|relative error| <= τ·e^ε·p₀(w), which sums to τe^ε over w. The t
+    reports of a local algorithm add up (hybrid argument). Our reconstruction:
+    the slides state the local → SQ direction without a proof. For τe^ε <= 1/2
+    the bound is at most 2tτe^ε, so the tolerance τ = β/(2te^ε) keeps t
+    reports within total variation β. The value is clipped to 1 (and is 1
+    whenever τe^ε >= 1, where the bound says nothing).
+
+    Parameters
+    ----------
+    tau : float or array_like
+        Tolerance of every query, 0 < τ < 1 (arrays for plotting).
+    epsilon : float
+        The randomizer's ε, 0 < ε < inf.
+    t : int
+        Number of simulated reports, t >= 1.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, in (0, 1].
     """
     tau = check_positive_array(tau, "tau")
+    if np.any(tau >= 1):
+        raise ValueError(f"tau must lie in (0, 1) (a tolerance), got {tau!r}")
     epsilon = check_epsilon(epsilon)
     t = check_int(t, "t", minimum=1)
-    value = np.minimum(2 * t * tau * math.exp(2 * epsilon), 1.0)
+    relative = tau * math.exp(min(epsilon, 700.0))  # e^ε beyond e^700 only makes the bound 1 sooner
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        per_report = np.where(relative < 1, relative / np.maximum(1 - relative, 1e-300), np.inf)
+    value = np.minimum(t * per_report, 1.0)
     return scalar_or_array(value)
 
 
 def rejection_sampling_queries(epsilon, tau=0.0):
-    """Expected SQ queries per simulated report: e^ε/(1 − τe^{2ε}) (e^ε with an exact oracle) (chapter 3, thm-local-to-sq) [O]."""
+    """Expected SQ queries per simulated report: at most e^ε/(1 − τe^ε) (e^ε exactly with an exact oracle).
+
+    Chapter 3, Theorem 3.15. Each proposal w ~ R(z₀) is accepted with
+    probability a_w within τ of ρ_w, and Σ_w p₀(w)ρ_w = e^{−ε}, so a proposal
+    is accepted with probability >= e^{−ε} − τ = e^{−ε}(1 − τe^ε); the number of
+    proposals (one query each) is geometric. Our reconstruction.
+
+    Parameters
+    ----------
+    epsilon : float
+        0 < ε < inf.
+    tau : float or array_like
+        Tolerance, 0 <= τ < e^{−ε}.
+
+    Returns
+    -------
+    float or ndarray
+    """
     epsilon = check_epsilon(epsilon)
     tau = check_positive_array(tau, "tau", allow_zero=True)
-    relative = tau * math.exp(2 * epsilon)
-    if np.any(tau < 0) or np.any(relative >= 1):
-        raise ValueError(f"tau must satisfy 0 <= tau < e^(-2ε) = {math.exp(-2 * epsilon):.4g}, got {tau!r}")
+    if epsilon > 700:
+        raise ValueError(f"epsilon = {epsilon!r} is too large: e^epsilon overflows a float (limit: epsilon <= 700)")
+    relative = tau * math.exp(epsilon)
+    if np.any(relative >= 1):
+        raise ValueError(f"tau must satisfy 0 <= tau < e^(-epsilon) = {math.exp(-epsilon):.4g}, got {tau!r}")
     value = math.exp(epsilon) / (1 - relative)
     return scalar_or_array(value)
 
 
-def masked_parity_lower_bound_shape(d, epsilon):
-    """The shape 2^d/ε² of the non-interactive lower bound for masked parities (chapter 3, sketch; constants unknown) [M+O].
+def rejection_sampling_query_budget(t, epsilon, tau, beta):
+    """Worst-case query budget of the truncated simulation: ⌈t·e^ε/((1 − τe^ε)·β)⌉ (chapter 3, Theorem 3.16).
 
-    From the Parseval argument: t fixed queries of tolerance τ can be
-    correlated with at most t/τ² of the 2^d characters, and n users give
-    t/τ² ≈ ε²n. Only the growth in d is meaningful.
+    The t simulated reports need at most t·e^ε/(1 − τe^ε) queries in
+    expectation (:func:`rejection_sampling_queries`); by Markov's inequality
+    the total exceeds this budget with probability at most β. Stopping the
+    simulation there turns an expected bound into a worst-case one at the
+    price of β in the failure probability. Our reconstruction.
+
+    Parameters
+    ----------
+    t : int
+        Number of simulated reports, t >= 1.
+    epsilon : float
+        0 < ε <= 700.
+    tau : float
+        Tolerance, 0 <= τ < e^{−ε}.
+    beta : float
+        Probability that the budget is too small, 0 < β < 1.
+
+    Returns
+    -------
+    int
+    """
+    t = check_int(t, "t", minimum=1)
+    beta = check_probability(beta, "beta")
+    per_report = rejection_sampling_queries(epsilon, check_positive_array(tau, "tau", allow_zero=True).item()
+                                            if np.ndim(tau) == 0 else tau)
+    if np.ndim(per_report) != 0:
+        raise ValueError(f"tau must be a single number here, got {tau!r}")
+    return scalar_or_array(t * per_report / beta, as_int=True)
+
+
+def masked_parity_lower_bound_shape(d, epsilon):
+    """The shape 2^d/ε² of the non-interactive lower bound for masked parities (chapter 3, Theorem 3.21; shape only).
+
+    Theorem 3.20 proves that a non-adaptive SQ algorithm needs q/τ² >= 2^d·(const)
+    to learn masked parities; n users answering with ε-local randomizers
+    support roughly q/τ² ≈ ε²n. Only the growth in d is meaningful: the
+    constants are not known (the figure legend says "(shape)").
+
+    Parameters
+    ----------
+    d : int or array_like of int
+        Length of the secret, d >= 1.
+    epsilon : float
+        0 < ε < inf.
     """
     d = check_positive_array(d, "d")
+    if np.any(d != np.round(d)):
+        raise ValueError(f"d must be a positive integer (or an array of them), got {d!r}")
     epsilon = check_epsilon(epsilon)
-    value = 2.0 ** d / epsilon ** 2
+    with np.errstate(over="ignore"):
+        value = 2.0 ** d / epsilon ** 2
+    return scalar_or_array(value)
+
+
+def _check_success(success, low):
+    success = check_probability(success, "success", low_open=True, high_open=False)
+    if success <= low:
+        raise ValueError(f"success must lie in ({low:g}, 1] (below it the bound is trivial), got {success!r}")
+    return success
+
+
+def parity_sq_lower_bound(d, tau, success=0.5):
+    """Fewest queries of tolerance τ with which any SQ algorithm learns parities on {0,1}^d (chapter 3, Theorem 3.17).
+
+    Against the oracle that answers every query as if the labels were
+    random, a query φ "sees" fewer than 1/τ² secrets (Parseval), and at most
+    one unseen secret can be learned to error < 1/4. So
+    Pr[error < 1/4] <= (q/τ² + 1)/2^d for a uniform secret, and success
+    probability ``success`` needs q >= τ²·(success·2^d − 1). Exact constants.
+
+    Parameters
+    ----------
+    d : int or array_like of int
+        Number of bits, d >= 1.
+    tau : float
+        Tolerance of every query, 0 < τ < 1.
+    success : float
+        Required Pr[error < 1/4], in (0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The lower bound on the number of queries (0 when the bound is trivial).
+    """
+    d = check_positive_array(d, "d")
+    if np.any(d != np.round(d)):
+        raise ValueError(f"d must be a positive integer (or an array of them), got {d!r}")
+    tau = check_probability(tau, "tau")
+    success = _check_success(success, 0.0)
+    with np.errstate(over="ignore"):
+        value = np.maximum(tau ** 2 * (success * 2.0 ** d - 1), 0.0)
+    return scalar_or_array(value)
+
+
+def parity_sq_success_bound(q, d, tau):
+    """Largest Pr[error < 1/4] of any SQ algorithm with q queries of tolerance τ on parities: min(1, (q/τ² + 1)/2^d).
+
+    Chapter 3, Theorem 3.17, for a uniformly random secret r ∈ {0,1}^d.
+    Exact constants.
+
+    Parameters
+    ----------
+    q : float or array_like
+        Number of queries, q >= 0 (arrays for plotting).
+    d : int, d >= 1
+    tau : float in (0, 1)
+
+    Returns
+    -------
+    float or ndarray, in (0, 1]
+    """
+    q = check_positive_array(q, "q", allow_zero=True)
+    d = check_int(d, "d", minimum=1, maximum=1000)
+    tau = check_probability(tau, "tau")
+    value = np.minimum(1.0, (q / tau ** 2 + 1) / 2.0 ** d)
+    return scalar_or_array(value)
+
+
+def masked_parity_sq_lower_bound(d, tau, success=0.75):
+    """Fewest non-adaptive queries of tolerance τ that learn masked parities (chapter 3, Theorem 3.20).
+
+    Against the oracle that answers the b = 0 half as if its labels were
+    random, a fixed query reveals the bit a for fewer than 1/(4τ²) secrets r,
+    and otherwise a is a fair guess. So Pr[error < 1/4] <= 1/2 + q/(4τ²2^d),
+    and success probability ``success`` > 1/2 needs q >= 4τ²2^d(success − 1/2).
+    Holds for non-adaptive algorithms only (the 2-round learner beats it).
+
+    Parameters
+    ----------
+    d : int or array_like of int
+        Number of bits of the secret, d >= 1.
+    tau : float
+        0 < τ < 1.
+    success : float
+        Required Pr[error < 1/4], in (1/2, 1].
+    """
+    d = check_positive_array(d, "d")
+    if np.any(d != np.round(d)):
+        raise ValueError(f"d must be a positive integer (or an array of them), got {d!r}")
+    tau = check_probability(tau, "tau")
+    success = _check_success(success, 0.5)
+    with np.errstate(over="ignore"):
+        value = 4 * tau ** 2 * 2.0 ** d * (success - 0.5)
     return scalar_or_array(value)

@@ -39,15 +39,29 @@ def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
 
 
 def threshold_error(threshold, theta=0.37, noise_rate=0.0):
-    """True error of h(x) = +1 iff x >= t under x ~ U[0, 1], θ and noise η: η + (1 − 2η)|t − θ|."""
-    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
+    """True error of h(x) = +1 iff x >= t under x ~ U[0, 1], θ and random classification noise η.
+
+    η + (1 − 2η)|t' − θ| with t' = clip(t, 0, 1): a threshold below 0 labels
+    every point +1, like t = 0, and one above 1 labels every point −1.
+
+    Parameters
+    ----------
+    threshold : float
+        Any finite real t.
+    theta : float in [0, 1]
+    noise_rate : float in [0, 1)
+    """
+    if isinstance(threshold, (bool, str, bytes)) or not isinstance(threshold, (int, float, np.integer, np.floating,
+                                                                                np.ndarray)):
+        raise TypeError(f"threshold must be a real number, got {threshold!r} of type {type(threshold).__name__}")
+    threshold = float(np.clip(float(check_finite_array(threshold, "threshold", ndim=0)), 0.0, 1.0))
     theta = check_probability(theta, "theta", low_open=False, high_open=False)
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     return noise_rate + (1 - 2 * noise_rate) * abs(threshold - theta)
 
 
 def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, rng=None):
-    """Halfspace data with ‖x‖₂ = 1 (so ‖x‖_∞ <= 1 for SQ queries) (chapter 3, halfspaces; spec §5 C1/C2).
+    """Halfspace data with ‖x‖₂ = 1 (so ‖x‖_∞ <= 1 for SQ queries) (chapter 3, halfspaces).
 
     ``marginal="sphere"``: x uniform on S^{d−1} (rotation invariant, where
     averaging E[yx] is consistent). ``"skewed"``: x = g/‖g‖ with g ~ N(0, I),
@@ -87,7 +101,7 @@ def _check_secret(d, r, a):
 
 
 def masked_parity_data(n, d, r, a, rng=None):
-    """n users of the masked-parity problem (chapter 3, def-masked-parity; spec §7).
+    """n users of the masked-parity problem (chapter 3, Definition 3.18).
 
     A record is (x ∈ {0,1}^d, i ∈ {0..d−1}, b ∈ {0,1}, y) with x, i, b uniform
     and y = r·x + a mod 2 if b = 0 (masked parity), y = r_i if b = 1 (a bit of

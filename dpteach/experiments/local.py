@@ -2,32 +2,62 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import as_rng, check_choice, check_epsilon, check_int, check_probability
 from ..data import (masked_parity_data, masked_parity_distribution, sphere_halfspace_data,
                     threshold_distribution, threshold_error)
-from ..local import FastLocalSQOracle, GROUP_SIZE_RULES, group_size, query_plan, simulate_sq_locally, sample_group_averages
+from ..local import (FastLocalSQOracle, GROUP_SIZE_RULES, group_size, query_plan, sample_group_averages,
+                     simulate_sq_locally, users_needed)
 from ..local_learners import LocalHalfspaceLearner, smallest_feasible_alpha
 from ..mechanisms import laplace_mechanism
 from ..randomizers import LaplaceRandomizer, RandomizedResponse, default_randomizer, make_randomizer, rr_debias
 from ..sq_algorithms import (masked_parity_bruteforce, masked_parity_interactive, sq_threshold_binary_search,
                              sq_threshold_grid)
+from ..sq_lower_bounds import RandomLabelParityOracle, parity_candidate_search
 from ._progress import check_repetitions, progress
 
 __all__ = ["mean_estimation_experiment", "group_size_validity_experiment", "threshold_experiment",
-           "halfspace_experiment", "masked_parity_experiment"]
+           "threshold_crossover", "halfspace_experiment", "masked_parity_experiment", "parity_sq_experiment"]
+
+
+def _check_user_counts(ns, name="ns", maximum=None):
+    """Return ``ns`` as a 1-D int64 array of whole numbers >= 1 (refuses fractional, empty, NaN or bool)."""
+    arr = np.asarray(ns)
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of user counts (whole numbers >= 1), got {ns!r}")
+    arr = np.atleast_1d(arr.astype(float))
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of user counts, got shape {np.shape(ns)}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 1) or np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must contain whole numbers >= 1 (user counts), got {ns!r}")
+    if maximum is not None and np.any(arr > maximum):
+        raise ValueError(f"{name} must be at most {maximum:.3g} here (the cost grows with n), got {arr.max():.3g}")
+    if np.any(arr >= 2.0 ** 62):
+        raise ValueError(f"{name} must be below 2^62, got {arr.max():.3g}")
+    return arr.astype(np.int64)
+
+
+def _check_dimensions(ds, name="ds", maximum=30):
+    arr = np.atleast_1d(np.asarray(ds))
+    if arr.dtype == bool or arr.dtype.kind not in "iu" or arr.ndim != 1 or arr.size == 0:
+        raise TypeError(f"{name} must be a non-empty list of integers, got {ds!r}")
+    for d in arr:
+        check_int(int(d), name, minimum=1, maximum=maximum)
+    return [int(d) for d in arr]
 
 
 # =============================================================================
 
 
 def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", rng=None):
-    """RMSE of estimating p = Pr[bit = 1] locally (RR, Laplace) and centrally (chapter 3, fig. sqrt-n gap).
+    """RMSE of estimating p = Pr[bit = 1] locally (RR, Laplace) and centrally (chapter 3, the figure of the √n gap).
 
     For each n: the data count k ~ Binomial(n, p); randomized response's
     released ones ~ Binomial(k, q) + Binomial(n − k, 1 − q), debiased by
-    Eq. (eq-rr-debias); the local Laplace randomizer on φ = 2b − 1 adds a sum
+    the debiasing formula before Theorem 3.3; the local Laplace randomizer on φ = 2b − 1 adds a sum
     of n Lap(2/ε) = Gamma(n, 2/ε) − Gamma(n, 2/ε); the central Laplace
     mechanism releases k/n + Lap(1/(nε)) (:func:`dpteach.mechanisms.laplace_mechanism`,
     sensitivity 1/n). All exact in law, O(1) per repetition.
@@ -41,17 +71,19 @@ def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", 
     dict
         "n" and the RMSE arrays "rr", "laplace", "central" (one entry per n).
     """
-    ns = np.asarray(ns, dtype=np.int64)
+    ns = _check_user_counts(ns)
     epsilon = check_epsilon(epsilon)
     p = check_probability(p, "p", low_open=False, high_open=False)
-    n_reps = check_int(n_reps, "n_reps", minimum=2)
+    n_reps = check_repetitions(n_reps)
+    if n_reps < 2:
+        raise ValueError(f"n_reps must be >= 2 (an RMSE needs repetitions), got {n_reps!r}")
     check_choice(target, "target", ("sample", "population"))
     rng = as_rng(rng)
     q = RandomizedResponse(epsilon).keep_probability
     laplace_randomizer = LaplaceRandomizer(epsilon)
     result = {"n": ns, "rr": [], "laplace": [], "central": []}
     for n in ns:
-        n = check_int(int(n), "n", minimum=1)
+        n = int(n)
         k = rng.binomial(n, p, size=n_reps)
         truth = k / n if target == "sample" else p
         ones = rng.binomial(k, q) + rng.binomial(n - k, 1 - q)
@@ -68,7 +100,7 @@ def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", 
 
 def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, n_reps=2000, mean_phi=0.0,
                                    rng=None):
-    """Invalid-answer rate of one simulated query for each group-size rule (chapter 3, table S2).
+    """Invalid-answer rate of one simulated query for each group-size rule (chapter 3, the table after Theorem 3.9).
 
     For each (ε, τ) in ``settings`` and each rule, m = group_size(ε, τ, β, rule)
     and ``n_reps`` group averages of a ±1-valued query with mean ``mean_phi``
@@ -76,6 +108,20 @@ def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, 
     one-bit for rule "rr"). Returns a list of dicts with keys epsilon, tau,
     rule, m, failure_rate (fraction with |answer − E φ| > τ).
     """
+    n_reps = check_repetitions(n_reps)
+    beta = check_probability(beta, "beta")
+    if isinstance(rules, str):
+        rules = (rules,)
+    for rule in rules:
+        check_choice(rule, "rule", GROUP_SIZE_RULES)
+    settings = list(settings)
+    if not settings:
+        raise ValueError("settings must be a non-empty list of (epsilon, tau) pairs")
+    for pair in settings:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"settings must contain (epsilon, tau) pairs, got {pair!r}")
+        check_epsilon(pair[0])
+        check_probability(pair[1], "tau")
     rng = as_rng(rng)
     rows = []
     for epsilon, tau in settings:
@@ -90,7 +136,7 @@ def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, 
 
 def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="theorem", randomizer=None,
                          n_grid=2048, rng=None):
-    """Error of the grid (B1) and binary-search (B2) threshold learners vs users (chapter 3, fig. thresholds).
+    """Error of the grid (Algorithm 3.7) and binary-search (Algorithm 3.12) threshold learners vs users (chapter 3, the threshold figure).
 
     For each n: α = :func:`smallest_feasible_alpha` for each algorithm, then
     ``n_reps`` runs through :class:`FastLocalSQOracle` (the exact law of the
@@ -107,7 +153,11 @@ def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="th
         "rounds" and "queries" (per n).
     """
 
-    ns = np.asarray(ns, dtype=float)
+    ns = _check_user_counts(ns).astype(float)
+    epsilon = check_epsilon(epsilon)
+    beta = check_probability(beta, "beta")
+    n_reps = check_repetitions(n_reps)
+    check_choice(rule, "rule", GROUP_SIZE_RULES)
     rng = as_rng(rng)
     support, weights = threshold_distribution(theta, n_grid=n_grid)
     out = {"n": ns}
@@ -134,7 +184,7 @@ def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="th
 
 def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20, eta=5.0, n_test=20000,
                          rng=None):
-    """Test error of averaging (C1, 1 round) vs SQ gradient descent (C2, K rounds) (chapter 3, fig. halfspaces).
+    """Test error of averaging (1 round) vs SQ gradient descent (K rounds) (chapter 3, the halfspace figure).
 
     Real users: for each n and repetition, draw n users from
     :func:`dpteach.data.sphere_halfspace_data`, fit :class:`LocalHalfspaceLearner`
@@ -143,8 +193,12 @@ def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20
     (arrays n_reps × len(ns)). Cost O(n·(1 + n_steps)) per fit.
     """
 
+    ns = _check_user_counts(ns, maximum=10 ** 7)
+    d = check_int(d, "d", minimum=1, maximum=1000)
+    epsilon = check_epsilon(epsilon)
+    n_reps = check_repetitions(n_reps)
+    n_test = check_int(n_test, "n_test", minimum=1, maximum=10 ** 7)
     rng = as_rng(rng)
-    ns = np.asarray(ns, dtype=np.int64)
     X_test, y_test, w_star = sphere_halfspace_data(n_test, d, marginal=marginal, rng=rng)
     out = {"n": ns, "averaging": np.zeros((n_reps, ns.size)), "gd": np.zeros((n_reps, ns.size))}
     for i, n in enumerate(ns):
@@ -157,7 +211,7 @@ def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20
 
 
 def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", users="real", rng=None):
-    """Success rate of recovering (r, a) for masked parities vs users (chapter 3, fig. masked parity).
+    """Success rate of recovering (r, a) for masked parities vs users (chapter 3, the masked-parity figure).
 
     A fresh uniform secret (r, a) per repetition; equal disjoint groups per
     query (split="equal"; t = d + 1 for "interactive", 2^d for
@@ -169,9 +223,13 @@ def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", u
     Returns an array of success rates, shape (len(ds), len(ns)); n < t counts as failure.
     """
 
-    rng = as_rng(rng)
     check_choice(method, "method", ("interactive", "bruteforce"))
     check_choice(users, "users", ("real", "fast"))
+    ds = _check_dimensions(ds, maximum=16 if method == "bruteforce" else 30)
+    ns = _check_user_counts(ns, maximum=10 ** 7 if users == "real" else None)
+    epsilon = check_epsilon(epsilon)
+    n_reps = check_repetitions(n_reps)
+    rng = as_rng(rng)
     algorithm = masked_parity_interactive if method == "interactive" else masked_parity_bruteforce
     success = np.zeros((len(ds), len(ns)))
     for a_index, d in enumerate(ds):
@@ -195,3 +253,85 @@ def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", u
                 hits += int(np.array_equal(r_hat, r) and a_hat == a)
             success[a_index, b_index] = hits / n_reps
     return success
+
+
+def threshold_crossover(epsilon, beta=0.05, rule="theorem", randomizer=None, n_alpha=400):
+    """The number of users beyond which binary search guarantees a smaller α than the grid (chapter 3, the threshold figure).
+
+    For α on a fine log grid in [10⁻⁴, 0.5] both query plans are sized with
+    :func:`dpteach.local.users_needed`; the α an algorithm guarantees with n
+    users is the smallest grid α whose plan fits. Returns the smallest n
+    (among the plans' sizes) such that for every larger n the binary search
+    guarantees a strictly smaller α. With the "theorem" rule both costs
+    scale as 1/ε², and so does the crossover. Cost O(n_alpha·(1/α)) for the
+    grid plans (about 0.1 s).
+
+    Returns
+    -------
+    float
+    """
+    epsilon = check_epsilon(epsilon)
+    beta = check_probability(beta, "beta")
+    check_choice(rule, "rule", GROUP_SIZE_RULES)
+    n_alpha = check_int(n_alpha, "n_alpha", minimum=10, maximum=10 ** 4)
+    alphas = np.logspace(-4, np.log10(0.5), n_alpha)
+    # The two query plans (Algorithms 3.7 and 3.12; tests check them against query_plan):
+    # K + 1 = ⌈1/α⌉ + 1 queries at tolerance α/2, and T = ⌈log2(2/α)⌉ queries at α/4.
+    costs = {"grid": np.array([users_needed(np.full(math.ceil(1 / a) + 1, a / 2), epsilon, beta, rule, randomizer)
+                               for a in alphas], dtype=float),
+             "binary": np.array([users_needed(np.full(math.ceil(math.log2(2 / a)), a / 4), epsilon, beta, rule,
+                                              randomizer) for a in alphas], dtype=float)}
+    candidates = np.unique(np.concatenate(list(costs.values())))
+    candidates = candidates[candidates <= costs["binary"].max()]  # beyond it the α grid is exhausted
+
+    def guaranteed(cost):
+        # smallest α whose plan fits in n, for every candidate n (α grid sorted ascending)
+        best = np.full(candidates.size, np.inf)
+        for a, c in zip(alphas, cost):
+            best[(candidates >= c) & np.isinf(best)] = a
+        return best
+
+    better = guaranteed(costs["binary"]) < guaranteed(costs["grid"])
+    not_better = np.flatnonzero(~better)
+    if not_better.size == 0:
+        return float(candidates[0])
+    if not_better[-1] + 1 >= candidates.size:
+        return float("inf")
+    return float(candidates[not_better[-1] + 1])
+
+
+def parity_sq_experiment(d, tau, n_queries, bucket_sizes=(1,), n_secrets=20, rng=None):
+    """How fast SQ algorithms can identify a parity against the worst-case oracle (chapter 3, Theorem 3.17).
+
+    For each bucket size and each of ``n_secrets`` uniform secrets, runs
+    :func:`dpteach.sq_lower_bounds.parity_candidate_search` against
+    :class:`dpteach.sq_lower_bounds.RandomLabelParityOracle` and records
+    whether a single candidate is left after each query. Theorem 3.17 bounds
+    this rate by (q/τ² + 1)/2^d. Cost O(n_secrets·n_queries·d·2^d) per bucket size.
+
+    Returns
+    -------
+    dict
+        "queries" (1..n_queries) and, per bucket size, the identified fraction
+        (array of length n_queries).
+    """
+    tau = check_probability(tau, "tau")
+    d = check_int(d, "d", minimum=1, maximum=14)
+    n_queries = check_int(n_queries, "n_queries", minimum=1, maximum=10 ** 4)
+    n_secrets = check_repetitions(n_secrets, "n_secrets")
+    if isinstance(bucket_sizes, (int, np.integer)):
+        bucket_sizes = (bucket_sizes,)
+    bucket_sizes = [check_int(b, "bucket_sizes", minimum=1, maximum=2 ** d) for b in bucket_sizes]
+    if not bucket_sizes:
+        raise ValueError("bucket_sizes must contain at least one size")
+    rng = as_rng(rng)
+    out = {"queries": np.arange(1, n_queries + 1)}
+    for size in bucket_sizes:
+        found = np.zeros(n_queries)
+        for _ in progress(range(n_secrets), f"parity SQ, |S| = {size}"):
+            secret = rng.integers(0, 2, size=d)
+            oracle = RandomLabelParityOracle(d, secret)
+            history = parity_candidate_search(oracle, d, tau, n_queries, size, rng)
+            found += history == 1
+        out[size] = found / n_secrets
+    return out
