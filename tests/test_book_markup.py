@@ -230,3 +230,47 @@ def test_macro_workshop_and_output_checks(tmp_path):
     assert len(output_problems(path)) == 1
     assert output_problems(_notebook(tmp_path, "text")) == []
     assert "Lap" in _config_macros() and "Pr" not in _config_macros()
+
+
+# The publishing workflow and the build it publishes (it cannot run here: parse and compare).
+
+def _make_recipe(target):
+    lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(rf"^{target}:", line))
+    recipe = []
+    for line in lines[start + 1:]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip())
+    return recipe
+
+
+def test_pages_workflow_builds_with_make_book_and_deploys_the_html():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8"))
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as True
+    assert "push" in triggers and "workflow_dispatch" in triggers
+    assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    runs = [step["run"].strip() for step in build["steps"] if "run" in step]
+    assert runs == ["make book"]  # the same build a developer runs, nothing added
+    uses = [step.get("uses", "") for step in build["steps"]]
+    assert any(u.startswith("actions/checkout@") for u in uses)
+    upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == "_build/html"
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    assert any(step.get("uses", "").startswith("actions/deploy-pages@") for step in deploy["steps"])
+
+
+def test_make_book_prerenders_sliders_and_silences_progress_bars():
+    (build,) = [line for line in _make_recipe("book") if "jupyter-book build" in line]
+    assert "DPTEACH_STATIC_FRAMES=1" in build and "DPTEACH_PROGRESS=0" in build
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^export DPTEACH_PROGRESS \?= 0$", makefile, re.MULTILINE)  # tests and nbval too
+
+
+def test_config_passes_myst_options_where_jupyter_book_reads_them():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    # Jupyter Book 1 drops myst_* keys under `parse` other than these three.
+    assert set(config["parse"]) <= {"myst_enable_extensions", "myst_substitutions", "myst_url_schemes"}
+    assert config["sphinx"]["config"]["myst_dmath_double_inline"] is True
+    assert "sphinx-mathjax-offline" in config["sphinx"]["extra_extensions"]
