@@ -9,7 +9,8 @@ Checked in every notebook under book/ (chapters and labs):
   defines): they exist in the web book only, and show as "Undefined control
   sequence" on Binder, JupyterLab and Colab;
 * no workshop talk in student-facing text ("the spec", "dump", "[D?]" tags);
-* notebooks are committed without outputs (the build and the tests execute them).
+* notebooks are committed without outputs (the build and the tests execute them);
+* no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress.
 """
 
 import json
@@ -39,6 +40,9 @@ KNOWN_FAILURES = {
     ("book/03_local_sq.ipynb", "macros"): CHAPTER_TEXT_PASS,
     ("book/03_local_sq.ipynb", "workshop_talk"): CHAPTER_TEXT_PASS,
     ("book/labs/lab02_generic_learner.ipynb", "macros"): "lab 1–3 rewrite",
+    ("book/01_dp_basics.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
+    ("book/02_generic_learner.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
+    ("book/03_local_sq.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
 }
 
 
@@ -175,8 +179,17 @@ def output_problems(path):
             if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None)]
 
 
+def progress_bar_problems(path):
+    # tqdm in a notebook leaves widget bars (and their CDN embed scripts) in the static page;
+    # dpteach.experiments._progress.progress is silent when DPTEACH_PROGRESS=0.
+    return [f"cell {index}: uses tqdm directly: {line.strip()[:80]!r}"
+            for index, cell in enumerate(_cells(path)) if cell["cell_type"] == "code"
+            for line in _source(cell).splitlines() if re.search(r"\btqdm\b", line)]
+
+
 CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
-          "workshop_talk": workshop_problems, "no_outputs": output_problems}
+          "workshop_talk": workshop_problems, "no_outputs": output_problems,
+          "progress_bars": progress_bar_problems}
 
 
 def _cases():
