@@ -26,9 +26,11 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 # DPTEACH_STATIC_FRAMES=1: every live figure pre-renders its main slider into a
-# frame switcher that works in the static page without a kernel.
+# frame switcher that works in the static page without a kernel. --all: Sphinx would
+# otherwise skip (and not re-execute) notebooks whose source did not change, keeping
+# outputs made by an older dpteach.
 book: $(STAMP)
-	DPTEACH_STATIC_FRAMES=1 DPTEACH_PROGRESS=0 $(BIN)/jupyter-book build . --builder html
+	DPTEACH_STATIC_FRAMES=1 DPTEACH_PROGRESS=0 $(BIN)/jupyter-book build . --builder html --all
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 test: unit notebooks markup browser

@@ -57,7 +57,7 @@ def build_book(log=None):
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     with open(log, "w", encoding="utf-8") as out:
-        status = subprocess.run([str(jupyter_book), "build", str(ROOT), "--builder", "html"],
+        status = subprocess.run([str(jupyter_book), "build", str(ROOT), "--builder", "html", "--all"],
                                 env=env, stdout=out, stderr=subprocess.STDOUT).returncode
     seconds = time.perf_counter() - start
     if status != 0:
