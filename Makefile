@@ -1,7 +1,10 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11:
 #   make book   build the HTML book (creates .venv and installs what it needs)
 #   make test   run every test: unit/statistical/privacy tests, every notebook
-#               under nbval, and a warnings-as-errors build of the book's markup
+#               under nbval, a warnings-as-errors build of the book's markup, and
+#               (when Chromium is installed) the browser tests of the built book
+# Also: make bench (notebook and slider timings), make screenshots (every page
+# into _build/screenshots/), make labs (student versions of the labs).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -10,8 +13,11 @@ JOBS   ?= 2
 # One BLAS thread per process: the tests already use both cores (pytest -n 2),
 # and oversubscribed OpenBLAS threads make small matrix products 1000x slower.
 export OPENBLAS_NUM_THREADS ?= 1
+# Progress bars belong to live runs, not to the static pages or the test logs.
+export DPTEACH_PROGRESS ?= 0
+CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: book test unit notebooks markup labs bench clean
+.PHONY: book test unit notebooks markup browser screenshots labs bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,14 +25,18 @@ $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt
 	touch $(STAMP)
 
+# DPTEACH_STATIC_FRAMES=1: every live figure pre-renders its main slider into a
+# frame switcher that works in the static page without a kernel. --all: Sphinx would
+# otherwise skip (and not re-execute) notebooks whose source did not change, keeping
+# outputs made by an older dpteach.
 book: $(STAMP)
-	$(BIN)/jupyter-book build . --builder html
+	DPTEACH_STATIC_FRAMES=1 DPTEACH_PROGRESS=0 $(BIN)/jupyter-book build . --builder html --all
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
-test: unit notebooks markup
+test: unit notebooks markup browser
 
 unit: $(STAMP)
-	MPLBACKEND=Agg $(BIN)/python -m pytest tests -n $(JOBS) -q
+	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser -n $(JOBS) -q
 
 # Execute every notebook (chapters and lab solutions); outputs are random, so --nbval-lax.
 notebooks: $(STAMP)
@@ -37,6 +47,19 @@ markup: $(STAMP)
 	sed 's/execute_notebooks: force/execute_notebooks: "off"/' _config.yml > _build_markup_config.yml
 	$(BIN)/jupyter-book build . --config _build_markup_config.yml --builder html --path-output _build/markup -W -n --keep-going; \
 	  status=$$?; rm -f _build_markup_config.yml; exit $$status
+
+# Builds the book once (as `make book` does) and checks every page in headless
+# Chromium, plus one chapter in JupyterLab. Skipped, saying so, without Chromium.
+browser: $(STAMP)
+	@if [ -x "$(CHROMIUM)" ]; then \
+	  DPTEACH_CHROMIUM=$(CHROMIUM) MPLBACKEND=Agg $(BIN)/python -m pytest tests/browser -q -p no:cacheprovider; \
+	else \
+	  echo "SKIPPED browser tests: no Chromium at $(CHROMIUM) (apt-get install -y chromium)"; \
+	fi
+
+screenshots: $(STAMP)
+	test -f _build/html/index.html || $(MAKE) book
+	DPTEACH_CHROMIUM=$(CHROMIUM) $(BIN)/python tests/browser/screenshots.py _build/html _build/screenshots
 
 labs: $(STAMP)
 	$(BIN)/python -m dpteach.labs student --src book/labs/solutions --out book/labs

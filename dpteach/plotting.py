@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 
 import matplotlib as mpl
+import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib import ticker
 
 __all__ = ["STYLE", "COLORS", "PLAIN_NUMBERS", "use_style", "new_figure", "label_axes", "theory_line",
-           "fast_log_axes"]
+           "fast_log_axes", "ReadableLogLocator", "readable_legends"]
 
 #: Colour cycle (Okabe–Ito, readable by colour-blind readers).
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -24,6 +25,9 @@ STYLE = {
     "figure.figsize": (6.4, 4.0),
     "figure.dpi": 100,
     "savefig.dpi": 100,
+    # Opaque white: JupyterLab's dark theme and the PNG frames of the web book show the same figure.
+    "figure.facecolor": "white",
+    "savefig.facecolor": "white",
     "figure.autolayout": False,
     "figure.constrained_layout.use": True,
     "axes.grid": True,
@@ -32,7 +36,10 @@ STYLE = {
     "axes.spines.right": False,
     "axes.titlesize": 12,
     "axes.labelsize": 11,
+    # A 10-inch figure is shrunk to ~700 px in the web book: nothing smaller than 9 pt.
     "legend.fontsize": 9,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
     "legend.frameon": False,
     "lines.linewidth": 2.0,
     "axes.prop_cycle": mpl.cycler(color=COLORS),
@@ -90,14 +97,65 @@ def _decade_label(value, _position=None):
 PLAIN_NUMBERS = ticker.FuncFormatter(_decade_label)
 
 
+class ReadableLogLocator(ticker.LogLocator):
+    """Major ticks of a log axis that always label at least two values.
+
+    Over several decades: the powers of ten (thinned to at most ``max_labels``).
+    Over one or two decades, where that leaves fewer than two ticks in view:
+    1, 2, 5 × 10^k, then 1 … 9 × 10^k. Over less than a factor ~1.3: linear
+    round numbers. The default locator shows a single "0.1" on such axes.
+    """
+
+    SUBS = ((1.0,), (1.0, 2.0, 5.0), tuple(float(m) for m in range(1, 10)))
+
+    def __init__(self, max_labels=8):
+        super().__init__(base=10.0)
+        self.max_labels = max_labels
+
+    def tick_values(self, vmin, vmax):
+        if vmin > vmax:
+            vmin, vmax = vmax, vmin
+        if not (vmin > 0 and math.isfinite(vmin) and math.isfinite(vmax)):
+            return super().tick_values(vmin, vmax)
+        low, high = math.floor(math.log10(vmin)), math.ceil(math.log10(vmax))
+        for subs in self.SUBS:
+            ticks = [m * 10.0 ** k for k in range(low, high + 1) for m in subs]
+            inside = [t for t in ticks if vmin * (1 - 1e-9) <= t <= vmax * (1 + 1e-9)]
+            if len(inside) >= 2:
+                if len(inside) > self.max_labels:  # many decades: every n-th power of ten
+                    stride = math.ceil(len(inside) / self.max_labels)
+                    inside = [t for t in inside if round(math.log10(t)) % stride == 0]
+                return np.array(inside)
+        linear = ticker.MaxNLocator(nbins=3).tick_values(vmin, vmax)
+        return linear[(linear >= vmin) & (linear <= vmax)]
+
+
+def readable_legends(fig, min_points=9):
+    """Enlarge every legend text of ``fig`` smaller than ``min_points`` (the book's floor at ~700 px)."""
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                if text.get_fontsize() < min_points:
+                    text.set_fontsize(min_points)
+    for legend in fig.legends:
+        for text in legend.get_texts():
+            if text.get_fontsize() < min_points:
+                text.set_fontsize(min_points)
+    return fig
+
+
 def fast_log_axes(*axes):
-    """Plain-text tick labels and no minor ticks on the log-scaled axes of ``axes``.
+    """Plain-text tick labels, at least two of them, and no minor ticks on the log-scaled axes of ``axes``.
 
     Typesetting mathtext labels such as $10^{-2}$ and the many minor ticks of a
     log axis takes most of a slider redraw; plain text keeps it under 0.3 s.
+    :class:`ReadableLogLocator` labels 0.2, 0.5 … where an axis spans less than
+    two decades, so no log axis shows a single label.
     """
     for ax in axes:
         for axis in (ax.xaxis, ax.yaxis):
             if axis.get_scale() == "log":
+                axis.set_major_locator(ReadableLogLocator())
                 axis.set_major_formatter(PLAIN_NUMBERS)
                 axis.set_minor_locator(ticker.NullLocator())

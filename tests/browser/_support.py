@@ -1,0 +1,138 @@
+"""Shared helpers of the browser tests and `make screenshots`: build, serve, launch, list pages.
+
+The browser is the system Chromium (``apt-get install chromium``), driven by
+Playwright through ``executable_path``; ``playwright install`` is never needed.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Set to an existing ``_build/html`` to skip the book build (for speed while developing).
+REUSE_ENV = "DPTEACH_BOOK_HTML"
+CHROMIUM_ENV = "DPTEACH_CHROMIUM"
+
+
+def chromium_path():
+    """The Chromium executable, or None when there is none."""
+    candidates = [os.environ.get(CHROMIUM_ENV), "/usr/bin/chromium", shutil.which("chromium"),
+                  shutil.which("chromium-browser")]
+    return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
+
+
+def toc_pages():
+    """Every page of the book in _toc.yml order, as paths relative to the source root (no suffix)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                pages.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return pages
+
+
+def build_book(log=None):
+    """Build the book exactly as `make book` does; return (html directory, seconds)."""
+    env = dict(os.environ, DPTEACH_STATIC_FRAMES="1", DPTEACH_PROGRESS="0")
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    log = log or ROOT / "_build" / "browser_build.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    with open(log, "w", encoding="utf-8") as out:
+        status = subprocess.run([str(jupyter_book), "build", str(ROOT), "--builder", "html", "--all"],
+                                env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+    seconds = time.perf_counter() - start
+    if status != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
+        raise RuntimeError(f"book build failed ({status}); end of {log}:\n{tail}")
+    return ROOT / "_build" / "html", seconds
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(directory):
+    """Serve ``directory`` on a free localhost port in a daemon thread; returns (base URL, server)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(_QuietHandler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/", server
+
+
+def launch(playwright):
+    """Headless system Chromium (root in CI needs --no-sandbox)."""
+    return playwright.chromium.launch(executable_path=chromium_path(), headless=True,
+                                      args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"])
+
+
+def local_only(context, blocked):
+    """Abort every request that leaves this machine (none could succeed); note its URL in ``blocked``."""
+    def route(route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1", "http://localhost", "data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+    context.route("**/*", route)
+
+
+# One evaluation per page collects everything the tests look at, after MathJax has typeset it.
+INSPECT_PAGE = r"""
+async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  const skip = new Set(['PRE', 'CODE', 'SCRIPT', 'STYLE', 'TEXTAREA', 'MJX-CONTAINER', 'MJX-ASSISTIVE-MML']);
+  const raw = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    let parent = node.parentElement, skipped = false;
+    while (parent) {
+      if (skip.has(parent.tagName) || parent.classList.contains('highlight')) { skipped = true; break; }
+      parent = parent.parentElement;
+    }
+    if (!skipped && /\$\$|\\\(|\\\)/.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 160));
+  }
+  return {
+    mathjax_version: (window.MathJax && MathJax.version) || null,
+    mathjax_src: Array.from(document.scripts).map(s => s.src).filter(s => /mathjax/i.test(s)),
+    typeset: document.querySelectorAll('mjx-container').length,
+    math_errors: Array.from(document.querySelectorAll('mjx-merror, [data-mjx-error]'))
+                      .map(e => e.getAttribute('data-mjx-error') || e.textContent).slice(0, 10),
+    raw_math: raw.slice(0, 20),
+    visible_text: document.body.innerText,
+    all_text: document.body.textContent,
+    widget_views: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
+    switchers: document.querySelectorAll('.dpteach-frames').length,
+    links: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
+  };
+}
+"""
+
+
+def open_page(context, url):
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    return page

@@ -1,0 +1,162 @@
+"""Every page of the built book, as a reader's browser shows it (headless Chromium)."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import _support
+
+ROOT = _support.ROOT
+PAGES = _support.toc_pages()
+CHAPTERS = [p for p in PAGES if re.match(r"book/\d\d_", p)]
+LABS = [p for p in PAGES if p.startswith("book/labs/")]
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+
+# (page, test) pairs known to fail today, each fixed by another engineer's branch.
+# strict=True: the fix turns them red (XPASS), and the mark has to go.
+KNOWN_FAILURES = {
+    **{(p, test): "chapter 1–3 text pass: notebooks call tqdm directly (widget bars, whose embed "
+                   "scripts come from a CDN), not _progress.progress"
+       for p in ("book/01_dp_basics", "book/02_generic_learner", "book/03_local_sq")
+       for test in ("progress_bars", "network")},
+    **{(p, test): "labs rewrite: the online lab pages become student versions"
+       for p in LABS for test in ("lab_page", "lab_download", "lab_launch")},
+}
+
+
+def _params(pages, test):
+    return list(_params_iter(pages, test))
+
+
+def _params_iter(pages, test):
+    for page in pages:
+        reason = KNOWN_FAILURES.get((page, test))
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        yield pytest.param(page, id=page, marks=marks)
+
+
+@pytest.mark.parametrize("page", _params(PAGES, "math"))
+def test_math_is_typeset_offline_without_errors(inspected, page):
+    found = inspected(page)
+    assert not found["raw_math"], f"raw TeX left after MathJax: {found['raw_math']}"
+    assert not found["math_errors"], f"MathJax errors: {found['math_errors']}"
+    assert "Undefined control sequence" not in found["visible_text"]
+    if found["mathjax_src"]:  # pages with math load the vendored copy, never a CDN
+        assert all(src.startswith("http://127.0.0.1") for src in found["mathjax_src"]), found["mathjax_src"]
+        assert found["mathjax_version"], "MathJax did not start (offline copy missing?)"
+    assert not [u for u in found["blocked"] if "mathjax" in u.lower()]
+
+
+@pytest.mark.parametrize("page", _params(PAGES, "progress_bars"))
+def test_no_progress_bars_or_dead_widgets_in_static_pages(inspected, page):
+    found = inspected(page)
+    assert found["widget_views"] == 0, f"{found['widget_views']} widget outputs (tqdm bars or sliders) in the page"
+    assert not re.search(r"\d+it/s\]|it/s\]", found["visible_text"]), "a text progress bar in the page"
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_prerendered_sliders_change_their_figure(context, book_server, page, book_html):
+    browser_page = _support.open_page(context, book_server + page + ".html")
+    switchers = browser_page.locator(".dpteach-frames")
+    count = switchers.count()
+    n_cells = len(re.findall(r"live_figure\(", (ROOT / f"{page}.ipynb").read_text(encoding="utf-8")))
+    assert count >= 1 and count >= n_cells - 1, f"{count} frame switchers for {n_cells} live_figure calls"
+    for i in range(count):
+        switcher = switchers.nth(i)
+        visible = switcher.locator(".dpteach-frames-images img:visible")
+        assert visible.count() == 1
+        before, label_before = visible.get_attribute("src"), switcher.locator("output").inner_text()
+        assert visible.evaluate("img => img.complete && img.naturalWidth > 0")
+        slider = switcher.locator("input[type=range]")
+        at_end = slider.get_attribute("value") == slider.get_attribute("max")
+        slider.focus()
+        browser_page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")  # what a reader's keyboard or drag does
+        visible = switcher.locator(".dpteach-frames-images img:visible")
+        assert visible.count() == 1
+        assert visible.get_attribute("src") != before, f"switcher {i}: the figure did not change"
+        assert switcher.locator("output").inner_text() != label_before
+    # Page weight: the frames are inline; keep a chapter page well under what a phone loads happily.
+    size = (book_html / f"{page}.html").stat().st_size
+    assert size < 4_000_000, f"{page}.html is {size / 1e6:.1f} MB"
+    browser_page.close()
+
+
+def _solution_lines(notebook):
+    """Lines between the solution markers that appear nowhere else in the lab's source."""
+    cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+    inside, outside = set(), set()
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        within = False
+        for line in source.splitlines():
+            stripped = line.strip()
+            if stripped.startswith(BEGIN):
+                within = True
+            elif stripped.startswith(END):
+                within = False
+            elif stripped and not stripped.startswith("#"):
+                (inside if within else outside).add(stripped)
+    # Short generic lines ("else:", "return x") prove nothing on their own.
+    return sorted(line for line in inside - outside if len(line) >= 12)
+
+
+def _leaks(text, notebook):
+    return [line for line in _solution_lines(notebook) if line in text]
+
+
+def test_solution_lines_are_found_in_the_solution_sources():
+    # The leak tests below are only as good as this list: it must not be empty.
+    for lab in LABS:
+        assert len(_solution_lines(ROOT / f"{lab}.ipynb")) >= 3, lab
+
+
+@pytest.mark.parametrize("page", _params(LABS, "lab_page"))
+def test_lab_pages_show_no_solution_line(inspected, page):
+    found = inspected(page)
+    leaked = _leaks(found["all_text"], ROOT / f"{page}.ipynb")  # hidden (collapsed) text counts too
+    assert BEGIN not in found["all_text"] and not leaked, f"solution lines in the page: {leaked[:5]}"
+
+
+@pytest.mark.parametrize("page", _params(LABS, "lab_download"))
+def test_lab_download_is_the_student_notebook(inspected, context, page):
+    found = inspected(page)
+    downloads = sorted({u for u in found["links"] if u.startswith("http://127.0.0.1") and u.endswith(".ipynb")})
+    assert downloads, "no .ipynb download link on the lab page"
+    for url in downloads:
+        notebook = context.request.get(url).text()
+        assert BEGIN not in notebook and not _leaks(notebook, ROOT / f"{page}.ipynb"), f"{url} has the solutions"
+
+
+@pytest.mark.parametrize("page", _params(LABS, "lab_launch"))
+def test_lab_launch_buttons_open_student_notebooks(inspected, page):
+    found = inspected(page)
+    targets = []
+    for url in found["links"]:
+        match = (re.search(r"mybinder\.org/v2/.*[?&]urlpath=(?:lab/tree|tree)/([^&#]+\.ipynb)", url)
+                 or re.search(r"colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/(.+\.ipynb)", url))
+        if match:
+            targets.append(match.group(1))
+    assert targets, "no Binder/Colab launch button on the lab page"
+    for target in targets:
+        path = ROOT / target
+        assert path.exists(), f"launch target {target} is not in the repository"
+        text = path.read_text(encoding="utf-8")
+        assert BEGIN not in text and not _leaks(text, ROOT / f"{page}.ipynb"), f"{target} is the solution notebook"
+
+
+def test_references_are_listed_by_author_and_year_without_numbers(inspected):
+    found = inspected("book/references")
+    assert "Dwork" in found["visible_text"]
+    assert not re.search(r"^\s*\[\d+\]", found["visible_text"], re.MULTILINE), "numbered bibliography labels"
+
+
+@pytest.mark.parametrize("page", _params(PAGES, "network"))
+def test_pages_need_nothing_from_the_network(inspected, page):
+    found = inspected(page)
+    # Launch buttons and thebe may link outwards; nothing the page loads to display itself may.
+    assets = [u for u in found["blocked"] if re.search(r"\.(js|css|woff2?)(\?|$)", u)]
+    assert not assets, f"assets fetched from the network: {assets[:5]}"

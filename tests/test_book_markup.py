@@ -1,0 +1,289 @@
+"""Markup that renders wrongly in the web book or on Binder, found without a browser.
+
+Checked in every notebook under book/ (chapters and labs):
+
+* a ``$$`` display must stand in its own paragraph: blank line (or the start of
+  a cell / directive) before it and after it. MyST otherwise pairs the dollars
+  as inline math and the prose comes out as italic math;
+* no book-specific TeX macros (``\\eps``, ``\\R`` … and whatever _config.yml
+  defines): they exist in the web book only, and show as "Undefined control
+  sequence" on Binder, JupyterLab and Colab;
+* no workshop talk in student-facing text ("the spec", "dump", "[D?]" tags);
+* notebooks are committed without outputs (the build and the tests execute them);
+* no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts)
+
+# Macros the conventions forbid, plus every macro _config.yml defines for the web
+# book, less those that are standard LaTeX anyway (\Pr).
+FORBIDDEN_MACROS = {"eps", "R", "E", "Lap", "err", "OPT", "sign", "N", "D", "H"}
+STANDARD_LATEX = {"Pr"}
+
+# (notebook, check) pairs that fail today: chapters 1-3 have their text pass in
+# progress. strict=True: once a fix lands, the XPASS fails the suite, and the
+# mark has to go.
+CHAPTER_TEXT_PASS = "chapter 1–3 text pass"
+KNOWN_FAILURES = {
+    ("book/01_dp_basics.ipynb", "display_math"): CHAPTER_TEXT_PASS,
+    ("book/02_generic_learner.ipynb", "macros"): CHAPTER_TEXT_PASS,
+    ("book/02_generic_learner.ipynb", "workshop_talk"): CHAPTER_TEXT_PASS,
+    ("book/03_local_sq.ipynb", "macros"): CHAPTER_TEXT_PASS,
+    ("book/03_local_sq.ipynb", "workshop_talk"): CHAPTER_TEXT_PASS,
+    ("book/labs/lab02_generic_learner.ipynb", "macros"): "lab 1–3 rewrite",
+    ("book/01_dp_basics.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
+    ("book/02_generic_learner.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
+    ("book/03_local_sq.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
+}
+
+
+def _config_macros():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    macros = (config.get("sphinx", {}).get("config", {}).get("mathjax3_config", {})
+              .get("tex", {}).get("macros", {}))
+    return set(macros) - STANDARD_LATEX
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell):
+    source = cell["source"]
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _markdown_lines(path):
+    """(cell index, line number, line) of the markdown prose of a notebook, code fences left out.
+
+    Directive fences (```{prf:theorem} …) hold markdown, so they are kept; code
+    fences (```python, ``` …) and ``{code-block}``-like directives are skipped.
+    Inline code spans are blanked so that `$$` in code does not count.
+    """
+    for index, cell in enumerate(_cells(path)):
+        if cell["cell_type"] != "markdown":
+            continue
+        fence, directives = None, []  # an open code fence; the open markdown directives
+        for number, line in enumerate(_source(cell).splitlines(), start=1):
+            stripped = line.strip()
+            match = re.match(r"^(`{3,}|~{3,}|:{3,})(.*)$", stripped)
+            if fence is not None:
+                if match and match.group(1).startswith(fence) and not match.group(2).strip():
+                    fence = None
+                yield index, number, ""  # code is neither text nor blank for our purposes
+                continue
+            if match:
+                marker, info = match.group(1), match.group(2).strip()
+                if not info and directives and marker.startswith(directives[-1]):
+                    directives.pop()  # the end of a directive: its body was markdown
+                    yield index, number, stripped
+                    continue
+                if info.startswith("{") and not re.match(r"\{(code|code-block|code-cell|literalinclude)\}", info):
+                    directives.append(marker)
+                    yield index, number, stripped
+                    continue
+                else:
+                    fence = marker
+                    yield index, number, ""
+                    continue
+            yield index, number, re.sub(r"`[^`]*`", lambda m: " " * len(m.group()), line)
+
+
+def _is_boundary(line):
+    """A line a display may directly follow or precede: blank, a fence, or a directive option."""
+    stripped = line.strip()
+    return (not stripped or stripped.startswith(("```", "~~~", ":::"))
+            or re.match(r"^:[\w-]+:", stripped) is not None)
+
+
+def display_math_problems(path):
+    problems = []
+    by_cell = {}
+    for index, number, line in _markdown_lines(path):
+        by_cell.setdefault(index, []).append(line)
+    for index, lines in by_cell.items():
+        inside = False
+        for i, line in enumerate(lines):
+            for match in re.finditer(r"\$\$", line):
+                where = f"cell {index}, line {i + 1}: {line.strip()[:80]!r}"
+                if not inside:
+                    if line[:match.start()].strip():
+                        problems.append(f"{where}: $$ display starts after text on the same line")
+                    elif i > 0 and not _is_boundary(lines[i - 1]):
+                        problems.append(f"{where}: no blank line before the $$ display")
+                else:
+                    after = line[match.end():].strip()
+                    if after and not re.fullmatch(r"\([\w:.-]+\)", after):
+                        problems.append(f"{where}: text after the closing $$ on the same line")
+                    elif i + 1 < len(lines) and not _is_boundary(lines[i + 1]):
+                        problems.append(f"{where}: no blank line after the $$ display")
+                inside = not inside
+        if inside:
+            problems.append(f"cell {index}: a $$ display is never closed")
+    return problems
+
+
+def macro_problems(path):
+    names = sorted(FORBIDDEN_MACROS | _config_macros())
+    pattern = re.compile(r"\\(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z])")
+    return [f"cell {index}, line {number}: \\{m.group(1)} in {line.strip()[:80]!r}"
+            for index, number, line in _markdown_lines(path) for m in pattern.finditer(line)]
+
+
+WORKSHOP_TALK = [
+    (re.compile(r"\bspecs?\b", re.IGNORECASE), "mentions the spec"),
+    (re.compile(r"\bdump(s|ed)?\b", re.IGNORECASE), "mentions a dump"),
+    (re.compile(r"\bseeds/"), "names a file path"),
+    (re.compile(r"\[(?:[A-Z]\?|[A-Z]{1,2})\](?!\()"), "a [D?]/[O]/[M]-style source tag"),
+]
+
+
+def _prose_lines(path):
+    """Like :func:`_markdown_lines`, with math (inline and display) blanked out."""
+    inside, last_cell = False, None
+    for index, number, line in _markdown_lines(path):
+        if index != last_cell:
+            inside, last_cell = False, index
+        pieces = line.split("$$")
+        kept = []
+        for i, piece in enumerate(pieces):
+            if i:
+                inside = not inside
+            if not inside:
+                kept.append(re.sub(r"\$[^$]*\$", " ", piece))
+        yield index, number, " ".join(kept)
+
+
+def workshop_problems(path):
+    problems = []
+    for index, number, prose in _prose_lines(path):  # [n], [M] in math are index sets, not tags
+        line = prose
+        for pattern, what in WORKSHOP_TALK:
+            for match in pattern.finditer(prose):
+                problems.append(f"cell {index}, line {number}: {what}: {match.group()!r} in {line.strip()[:80]!r}")
+    return problems
+
+
+def output_problems(path):
+    return [f"cell {index}: committed with outputs or an execution count"
+            for index, cell in enumerate(_cells(path))
+            if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None)]
+
+
+def progress_bar_problems(path):
+    # tqdm in a notebook leaves widget bars (and their CDN embed scripts) in the static page;
+    # dpteach.experiments._progress.progress is silent when DPTEACH_PROGRESS=0.
+    return [f"cell {index}: uses tqdm directly: {line.strip()[:80]!r}"
+            for index, cell in enumerate(_cells(path)) if cell["cell_type"] == "code"
+            for line in _source(cell).splitlines() if re.search(r"\btqdm\b", line)]
+
+
+CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
+          "workshop_talk": workshop_problems, "no_outputs": output_problems,
+          "progress_bars": progress_bar_problems}
+
+
+def _cases():
+    for path in NOTEBOOKS:
+        name = path.relative_to(ROOT).as_posix()
+        for check in CHECKS:
+            reason = KNOWN_FAILURES.get((name, check))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            yield pytest.param(path, check, id=f"{name}-{check}", marks=marks)
+
+
+@pytest.mark.parametrize("path, check", list(_cases()))
+def test_notebook_markup(path, check):
+    problems = CHECKS[check](path)
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+# The checks themselves, on small cells: each would miss a wrong implementation otherwise.
+
+def _notebook(tmp_path, *markdown, outputs=()):
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": text} for text in markdown]
+    cells += [{"cell_type": "code", "metadata": {}, "source": "1", "outputs": list(outputs),
+               "execution_count": 1 if outputs else None}]
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+@pytest.mark.parametrize("text, n_problems", [
+    ("Text\n\n$$\nx = 1\n$$\n\nmore text", 0),
+    ("Text\n\n$$ x = 1 $$ (eq-x)\n\nmore", 0),
+    ("$$\nx\n$$", 0),
+    ("```{prf:theorem} 1.1\n:label: thm-x\n$$\nx\n$$\n```", 0),
+    ("```python\ny = '$$'\nz = 1\n```", 0),
+    ("Use `$$` for displays.", 0),
+    ("The same bound holds for\n$$\nx = 1\n$$\n\nmore", 1),   # chapter 1's bug
+    ("Text\n\n$$\nx = 1\n$$\nand so on", 1),
+    ("Where $$x = 1$$ holds.", 2),
+    ("Text\n\n$$\nx = 1", 1),
+])
+def test_display_math_check(tmp_path, text, n_problems):
+    assert len(display_math_problems(_notebook(tmp_path, text))) == n_problems
+
+
+def test_macro_workshop_and_output_checks(tmp_path):
+    path = _notebook(tmp_path, r"Let $\eps > 0$ and $x \in \R^d$, $\Pr[E]$, $\varepsilon$, $\Delta$, `\eps`",
+                     "As [D?] in the spec, the dump says [O]. Sets $[M]$ and [links](x) are fine.\n\n$$\n\\Pr[E]\n$$",
+                     outputs=[{"output_type": "stream", "name": "stdout", "text": "1"}])
+    assert [p.split(": ")[1].split(" ")[0] for p in macro_problems(path)] == ["\\eps", "\\R"]
+    assert len(workshop_problems(path)) == 4
+    assert len(output_problems(path)) == 1
+    assert output_problems(_notebook(tmp_path, "text")) == []
+    assert "Lap" in _config_macros() and "Pr" not in _config_macros()
+
+
+# The publishing workflow and the build it publishes (it cannot run here: parse and compare).
+
+def _make_recipe(target):
+    lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(rf"^{target}:", line))
+    recipe = []
+    for line in lines[start + 1:]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip())
+    return recipe
+
+
+def test_pages_workflow_builds_with_make_book_and_deploys_the_html():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8"))
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as True
+    assert "push" in triggers and "workflow_dispatch" in triggers
+    assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    runs = [step["run"].strip() for step in build["steps"] if "run" in step]
+    assert runs == ["make book"]  # the same build a developer runs, nothing added
+    uses = [step.get("uses", "") for step in build["steps"]]
+    assert any(u.startswith("actions/checkout@") for u in uses)
+    upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == "_build/html"
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    assert any(step.get("uses", "").startswith("actions/deploy-pages@") for step in deploy["steps"])
+
+
+def test_make_book_prerenders_sliders_and_silences_progress_bars():
+    (build,) = [line for line in _make_recipe("book") if "jupyter-book build" in line]
+    assert "DPTEACH_STATIC_FRAMES=1" in build and "DPTEACH_PROGRESS=0" in build
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^export DPTEACH_PROGRESS \?= 0$", makefile, re.MULTILINE)  # tests and nbval too
+
+
+def test_config_passes_myst_options_where_jupyter_book_reads_them():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    # Jupyter Book 1 drops myst_* keys under `parse` other than these three.
+    assert set(config["parse"]) <= {"myst_enable_extensions", "myst_substitutions", "myst_url_schemes"}
+    assert config["sphinx"]["config"]["myst_dmath_double_inline"] is True
+    assert "sphinx-mathjax-offline" in config["sphinx"]["extra_extensions"]
