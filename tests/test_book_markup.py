@@ -37,12 +37,6 @@ KNOWN_FAILURES = {
     ("book/01_dp_basics.ipynb", "display_math"): CHAPTER_TEXT_PASS,
     ("book/02_generic_learner.ipynb", "macros"): CHAPTER_TEXT_PASS,
     ("book/02_generic_learner.ipynb", "workshop_talk"): CHAPTER_TEXT_PASS,
-    ("book/03_local_sq.ipynb", "macros"): CHAPTER_TEXT_PASS,
-    ("book/03_local_sq.ipynb", "workshop_talk"): CHAPTER_TEXT_PASS,
-    ("book/labs/lab02_generic_learner.ipynb", "macros"): "lab 1–3 rewrite",
-    ("book/01_dp_basics.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
-    ("book/02_generic_learner.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
-    ("book/03_local_sq.ipynb", "progress_bars"): CHAPTER_TEXT_PASS,
 }
 
 

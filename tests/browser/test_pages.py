@@ -16,14 +16,7 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
 # (page, test) pairs known to fail today, each fixed by another engineer's branch.
 # strict=True: the fix turns them red (XPASS), and the mark has to go.
-KNOWN_FAILURES = {
-    **{(p, test): "chapter 1–3 text pass: notebooks call tqdm directly (widget bars, whose embed "
-                   "scripts come from a CDN), not _progress.progress"
-       for p in ("book/01_dp_basics", "book/02_generic_learner", "book/03_local_sq")
-       for test in ("progress_bars", "network")},
-    **{(p, test): "labs rewrite: the online lab pages become student versions"
-       for p in LABS for test in ("lab_page", "lab_download", "lab_launch")},
-}
+KNOWN_FAILURES = {}
 
 
 def _params(pages, test):
