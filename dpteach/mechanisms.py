@@ -86,7 +86,7 @@ def broken_laplace_half_noise(value, sensitivity, epsilon, rng=None):
 def gaussian_delta(sigma, sensitivity, epsilon):
     """The exact δ(ε) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm 8).
 
-    δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), Eq. (2) of chapter 1:
+    δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), Theorem 1.10 of chapter 1:
     the smallest δ for which adding N(0, σ²) to a query of L2 sensitivity Δ
     is (ε, δ)-DP. Computed in log space so that e^ε Φ(·) does not overflow.
     """
@@ -207,7 +207,7 @@ def _logits(shifted_scores, sensitivity, epsilon):
 
 
 def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
-    """Exact output distribution of the exponential mechanism (chapter 1, Definition 1.19, Eq. (3)).
+    """Exact output distribution of the exponential mechanism (chapter 1, Definition 1.19).
 
     Pr[r] = exp(ε·q(r)/(2Δ)) / Σ_r' exp(ε·q(r')/(2Δ)). Normalised with
     log-sum-exp, so scores of 10⁶ with ε = 10 do not overflow.

@@ -362,7 +362,8 @@ def chapter_markup_problems(path, chapter):
       (boxes share one counter, exercises have their own);
     * a reference without explicit text, a ``{cite}`` (citations are plain author–year text);
     * workshop talk in student-facing text ("spec", "[D?]"-style tags, text dumps);
-    * in code cells: internal labels such as "thm-laplace" in strings, and legends below 9 pt.
+    * in code cells: internal labels such as "thm-laplace" or equation numbers (which differ between the web
+      book and a notebook) in strings, and legends below 9 pt.
     """
     problems = []
     cells = json.loads(path.read_text())["cells"]
@@ -374,6 +375,9 @@ def chapter_markup_problems(path, chapter):
             for string in re.findall(r"\"[^\"\n]*\"|'[^'\n]*'", text):
                 if INTERNAL_LABEL.search(string):
                     problems.append(f"{where}: internal label in a printed string {string}")
+                if re.search(r"Eq\. ?\(\d+\)", string):
+                    # The web book numbers equations through the whole book, a notebook from 1: cite the box.
+                    problems.append(f"{where}: equation number in a printed string {string}")
             if re.search(r"fontsize=[0-8](\.\d*)?\b", text):
                 problems.append(f"{where}: legend or text below 9 pt")
             continue
@@ -469,12 +473,13 @@ def test_markup_checker_catches_what_the_readers_saw(tmp_path):
         {"cell_type": "markdown", "source": ["so by the triangle inequality\n$$\nx\n$$\nThe same bound"]},
         {"cell_type": "markdown", "source": ["$\\err(h)$ and {prf:ref}`thm-laplace` **[D?]**\n\n"
                                              "```{prf:theorem} Laplace mechanism\n:label: thm-x\n```"]},
-        {"cell_type": "code", "source": ["ax.plot(x, y, label=\"±ε (thm-laplace)\")\nax.legend(fontsize=7)"]},
+        {"cell_type": "code", "source": ["ax.plot(x, y, label=\"±ε (thm-laplace)\")\nax.legend(fontsize=7)\n"
+                                         "print(\"failure bound, Eq. (6)\")"]},
     ]}
     path = tmp_path / "bad.ipynb"
     path.write_text(json.dumps(bad))
     problems = "\n".join(chapter_markup_problems(path, 1))
     for fragment in ["right after a text line", "text right after a closing", "non-standard macro",
                      "should start with '1.1 ('", "lacks :nonumber:", "no explicit text", "workshop talk",
-                     "internal label", "below 9 pt"]:
+                     "internal label", "below 9 pt", "equation number"]:
         assert fragment in problems

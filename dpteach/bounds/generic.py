@@ -296,7 +296,7 @@ def _log_growth(eps, mass):
 
 
 def packing_success_upper_bound(n_hypotheses, epsilon, n, mass=1.0):
-    """Average success of any ε-DP algorithm on a packing: min{1, (1 + w(e^ε − 1))^n / M} (chapter 2, Eq. (9)).
+    """Average success of any ε-DP algorithm on a packing: min{1, (1 + w(e^ε − 1))^n / M} (chapter 2, Theorem 2.12).
 
     Theorem 2.12 of chapter 2: if P_1, …, P_M share all but a w-fraction of
     their mass and the "success" sets G_1, …, G_M of outputs are pairwise
@@ -328,7 +328,7 @@ def packing_success_upper_bound(n_hypotheses, epsilon, n, mass=1.0):
 
 
 def packing_sample_lower_bound(n_hypotheses, epsilon, beta, mass=1.0):
-    """Examples every ε-DP learner needs on a packing of M hypotheses (chapter 2, Eq. (10)).
+    """Examples every ε-DP learner needs on a packing of M hypotheses (chapter 2, Theorem 2.12).
 
     n >= ln((1 − β) M) / ln(1 + w(e^ε − 1)), which is at least
     ln((1 − β) M) / (w(e^ε − 1)) (Theorem 2.12 of chapter 2, exact constants

@@ -352,7 +352,7 @@ def packing_success_probabilities(group_sizes, epsilon):
     conditional law of its output, not a sample of it. The mean over the
     datasets estimates the success probability that Theorem 2.12 bounds by
     min{1, e^{εn}/M} for *every* ε-DP algorithm, and Jensen's inequality
-    (Eq. (11) of chapter 2) bounds from below by
+    (as for parities in chapter 2) bounds from below by
     1 / (1 + (M − 1)((1 + e^{−ε/2})/2)^n).
 
     Parameters
