@@ -4,7 +4,7 @@ Kasiviswanathan, Lee, Nissim, Raskhodnikova & Smith (2011) show that every
 finite hypothesis class H can be learned privately: run the exponential
 mechanism over H with the score q(z, h) = −(number of training errors of h).
 This module holds the learner, :func:`generic_private_learner`
-(alg-generic-learner, ε-DP by thm-generic-privacy), its estimator form
+(Algorithm 2.4 of chapter 2, ε-DP by Theorem 2.5), its estimator form
 :class:`GenericPrivateLearner`, non-private :func:`erm`, and the selection
 step on precomputed error counts (:func:`select_hypotheses`). The classes
 live in :mod:`dpteach.hypotheses` and the chapter's experiment helpers in
@@ -27,14 +27,14 @@ __all__ = ["generic_private_learner", "GenericPrivateLearner", "erm", "select_hy
 
 
 def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
-    """The generic private learner A_q of Kasiviswanathan et al. (chapter 2, alg-generic-learner).
+    """The generic private learner A_q of Kasiviswanathan et al. (chapter 2, Algorithm 2.4).
 
     Outputs h ∈ H with probability ∝ exp(−ε·errors_z(h)/2): the exponential
     mechanism with score q(z, h) = −|{i : h(x_i) ≠ y_i}|, whose sensitivity
     is 1 because replacing one labelled example changes every error count
     by at most 1. Hence ε-DP with respect to replacing one example
-    (thm-generic-privacy), and an agnostic PAC learner once n is as large as
-    ``bounds.generic_learner_sample_complexity`` (thm-generic-utility).
+    (Theorem 2.5), and an agnostic PAC learner once n is as large as
+    ``bounds.generic_learner_sample_complexity`` (Theorem 2.6).
 
     Parameters
     ----------
@@ -69,7 +69,7 @@ def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
 
 
 class GenericPrivateLearner(Estimator):
-    """Estimator form of the generic private learner (alg-generic-learner), ε-DP.
+    """Estimator form of the generic private learner (Algorithm 2.4), ε-DP.
 
     Parameters
     ----------

@@ -1,12 +1,11 @@
 """The basic mechanisms of chapter 1 ("Differential privacy and the exponential mechanism").
 
 Read top to bottom, this module follows the chapter: the Laplace mechanism
-(thm-laplace), the Gaussian mechanism with the classic calibration
-(thm-gaussian-classic) and the analytic one of Balle & Wang (2018,
-thm-gaussian-analytic), randomized response, the exponential mechanism
-(alg-exponential-mechanism, thm-exponential-mechanism-privacy) and
-report-noisy-max (thm-report-noisy-max). The labels are those of the
-chapter's theorem boxes (book/01_dp_basics.ipynb).
+(Theorem 1.7), the Gaussian mechanism with the classic calibration
+(Theorem 1.9) and the analytic one of Balle & Wang (2018; Theorem 1.10),
+randomized response, the exponential mechanism (Algorithm 1.20,
+Theorem 1.21) and report-noisy-max (Theorem 1.24). The numbers are those
+of chapter 1's boxes.
 
 Neighbouring datasets differ in one record (replace-one); ``sensitivity``
 is always the largest change of the released quantity between neighbours,
@@ -41,7 +40,7 @@ __all__ = [
 
 
 def laplace_mechanism(value, sensitivity, epsilon, rng=None):
-    """Release ``value + Lap(sensitivity / epsilon)`` (chapter 1, thm-laplace).
+    """Release ``value + Lap(sensitivity / epsilon)`` (chapter 1, Theorem 1.7).
 
     Parameters
     ----------
@@ -87,7 +86,7 @@ def broken_laplace_half_noise(value, sensitivity, epsilon, rng=None):
 def gaussian_delta(sigma, sensitivity, epsilon):
     """The exact δ(ε) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm 8).
 
-    δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), Eq. (eq-gaussian-delta) of chapter 1:
+    δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), Theorem 1.10 of chapter 1:
     the smallest δ for which adding N(0, σ²) to a query of L2 sensitivity Δ
     is (ε, δ)-DP. Computed in log space so that e^ε Φ(·) does not overflow.
     """
@@ -104,10 +103,10 @@ def gaussian_delta(sigma, sensitivity, epsilon):
 def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     """Noise standard deviation σ for the (ε, δ)-DP Gaussian mechanism.
 
-    ``method="classic"`` (chapter 1, thm-gaussian-classic; Dwork & Roth Thm A.1):
+    ``method="classic"`` (chapter 1, Theorem 1.9; Dwork & Roth Thm A.1):
     σ = Δ √(2 ln(1.25/δ)) / ε, a valid bound only for ε < 1.
 
-    ``method="analytic"`` (chapter 1, thm-gaussian-analytic; Balle & Wang 2018): the smallest σ with
+    ``method="analytic"`` (chapter 1, Theorem 1.10; Balle & Wang 2018): the smallest σ with
     ``gaussian_delta(σ, Δ, ε) <= δ``, found by root finding in log σ. Valid for
     every ε > 0 and never larger than the classic σ where that applies.
 
@@ -155,7 +154,7 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
 
 
 def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, method="analytic"):
-    """Release ``value + N(0, σ² I)`` with σ = ``gaussian_sigma(...)`` ((ε, δ)-DP, thm-gaussian-classic / thm-gaussian-analytic).
+    """Release ``value + N(0, σ² I)`` with σ = ``gaussian_sigma(...)`` ((ε, δ)-DP, Theorems 1.9 / 1.10).
 
     Parameters are as in :func:`gaussian_sigma`; ``value`` is a scalar or array
     whose L2 sensitivity is ``sensitivity``. Returns the noisy value (same shape).
@@ -208,7 +207,7 @@ def _logits(shifted_scores, sensitivity, epsilon):
 
 
 def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
-    """Exact output distribution of the exponential mechanism (chapter 1, def-exponential-mechanism, Eq. (eq-exponential-mechanism)).
+    """Exact output distribution of the exponential mechanism (chapter 1, Definition 1.19).
 
     Pr[r] = exp(ε·q(r)/(2Δ)) / Σ_r' exp(ε·q(r')/(2Δ)). Normalised with
     log-sum-exp, so scores of 10⁶ with ε = 10 do not overflow.
@@ -228,11 +227,11 @@ def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
 
 
 def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
-    """Sample a candidate index with probability ∝ exp(ε·score/(2Δ)) (chapter 1, alg-exponential-mechanism).
+    """Sample a candidate index with probability ∝ exp(ε·score/(2Δ)) (chapter 1, Algorithm 1.20).
 
     Uses the Gumbel-max trick: argmax_r (ε q(r)/(2Δ) + G_r) with G_r i.i.d.
     standard Gumbel is an exact sample, computed without ever exponentiating a
-    score. ε-DP (thm-exponential-mechanism-privacy). Cost O(R) per sample.
+    score. ε-DP (Theorem 1.21). Cost O(R) per sample.
 
     Parameters
     ----------
@@ -251,7 +250,7 @@ def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
 
 
 def report_noisy_max(scores, sensitivity, epsilon, rng=None, size=None):
-    """Report the index of the largest ``score + Lap(2Δ/ε)`` (chapter 1, thm-report-noisy-max).
+    """Report the index of the largest ``score + Lap(2Δ/ε)`` (chapter 1, Theorem 1.24).
 
     ε-DP for any score vector whose entries each change by at most Δ between
     neighbours, in either direction. (The familiar scale Δ/ε is enough only

@@ -392,3 +392,122 @@ def test_bad_inputs_name_the_parameter():
         bounds.generic_learner_sample_complexity(10, 1.0, 0.1, 0.1, form="paper")
     with pytest.raises(ValueError, match="index"):
         H.predict(len(H), X)
+
+
+# --- the pure-DP packing lower bound (Theorem 2.12, Corollaries 2.13–2.14) ----------------------
+
+
+def test_packing_bound_constants_hand_computed():
+    # Eq. (10) with w = 1: n >= ln((1 − β)M)/ε; M = 10^6, β = 0.1, ε = 1: ln(900000) = 13.7102.
+    assert bounds.packing_sample_lower_bound(1e6, 1.0, 0.1) == pytest.approx(13.710150042306449, rel=1e-12)
+    # w = 0.2, ε = 0.5: ln(900000) / ln(1 + 0.2 (e^0.5 − 1)) = 13.7102 / 0.121992 = 112.386.
+    assert bounds.packing_sample_lower_bound(1e6, 0.5, 0.1, mass=0.2) == pytest.approx(112.38630881664749, rel=1e-12)
+    # Corollary 2.13 for the 2^20 parities at α = 0.05 (w -> 4α = 0.2), ε = 0.5, β = 0.1, and its
+    # simplified form ln((1 − β)M)/(4α(e^ε − 1)) = 13.7572 / 0.129744 = 106.03, which it must exceed.
+    exact = bounds.packing_sample_lower_bound(2.0**20, 0.5, 0.1, mass=0.2)
+    simple = math.log(0.9 * 2**20) / (0.2 * math.expm1(0.5))
+    assert simple == pytest.approx(106.03, abs=0.01) and exact >= simple
+    # Eq. (9): min{1, (1 + w(e^ε − 1))^n / M}; e^{0.5·10}/10^6 = 1.4841e-4, and capped at 1.
+    np.testing.assert_allclose(bounds.packing_success_upper_bound(1e6, 0.5, [0, 10, 40]),
+                               [1e-6, math.exp(5) / 1e6, 1.0], rtol=1e-12)
+    assert bounds.packing_success_upper_bound(100, 1.0, 3, mass=0.5) == pytest.approx(
+        (1 + 0.5 * math.expm1(1.0)) ** 3 / 100, rel=1e-12)
+    # Nothing is forced when (1 − β)M <= 1.
+    assert bounds.packing_sample_lower_bound(1.0, 1.0, 0.1) == 0.0
+
+
+def test_packing_log_growth_is_exact_and_stable():
+    eps = np.array([1e-12, 1e-3, 0.5, 1.0, 3.0, 800.0])
+    np.testing.assert_allclose(bounds.packing_log_growth(eps, 1.0), eps, rtol=1e-12)   # w = 1: exactly ε
+    for w in (0.01, 0.3, 0.9):
+        growth = bounds.packing_log_growth(eps, w)
+        small = eps < 30
+        np.testing.assert_allclose(growth[small], np.log1p(w * np.expm1(eps[small])), rtol=1e-12)
+        assert np.all(growth <= w * np.expm1(np.minimum(eps, 700)) + 1e-300)  # ln(1 + x) <= x
+        assert growth[-1] == pytest.approx(800 + math.log(w), rel=1e-12)     # no overflow at ε = 800
+
+
+def test_packing_runner_matches_a_materialised_learner():
+    # M = 30 coin-flip hypotheses on n = 12 distinct points, target the first, at ε = 1. Both sides
+    # estimate the same success probability p, from S = 20000 datasets each; every term lies in [0, 1],
+    # so by Hoeffding each mean is within t = sqrt(ln(4e6)/(2S)) = 0.0195 of p except with
+    # probability 5e-7 (false alarm 1e-6 for the pair): tolerance 2t = 0.039.
+    M, n, epsilon, S = 30, 12, 1.0, 20_000
+    tolerance = 2 * math.sqrt(math.log(4e6) / (2 * S))
+    rng = np.random.default_rng(7)
+    predictions = rng.choice([-1, 1], size=(S, M, n))
+    errors = (predictions != predictions[:, :1, :]).sum(axis=2)        # the target makes no error
+    materialised = np.mean(generic.select_hypotheses(errors, epsilon, rng=8) == 0)
+    groups = generic_experiments.packing_group_sizes(n, [M], S, rng=9)
+    runner = generic_experiments.packing_success_probabilities(groups, epsilon).mean()
+    assert abs(runner - materialised) <= tolerance
+    # The factor 2 dropped (weights e^{−εk}, i.e. the runner at 2ε) moves the answer from about 0.35 to
+    # about 0.75, far outside the tolerance: the comparison can tell the two laws apart.
+    broken = generic_experiments.packing_success_probabilities(groups, 2 * epsilon).mean()
+    assert abs(broken - materialised) > 5 * tolerance
+
+
+def test_packing_ceiling_holds_for_the_generic_learner_and_is_tight_up_to_a_factor_four():
+    # Theorem 2.12 with w = 1 on the needle instance of the chapter's figure (d): no ε-DP algorithm,
+    # the generic learner included, finds the target with average probability above min{1, e^{εn}/M}.
+    # The measured value is a mean of S exact conditional probabilities in [0, 1]: Hoeffding at a
+    # false-alarm rate of 1e-6 allows t = sqrt(ln(2e6)/(2S)).
+    S = 2000
+    t = math.sqrt(math.log(2e6) / (2 * S))
+    sizes = np.unique(np.round(np.logspace(0.3, 12, 12)).astype(np.int64))
+    for epsilon, n in [(0.05, 30), (0.5, 30), (2.0, 10)]:
+        groups = generic_experiments.packing_group_sizes(n, sizes, S, rng=int(100 * epsilon))
+        measured = generic_experiments.packing_success_probabilities(groups, epsilon).mean(axis=1)
+        assert np.all(measured <= bounds.packing_success_upper_bound(sizes, epsilon, n) + t)
+    # The constant is right up to the factor ε / ln(2/(1 + e^{−ε/2})) -> 4 as ε -> 0: a ceiling 4.5 times
+    # too strong, min{1, e^{εn/4.5}/M}, is crossed by the generic learner. At ε = 0.05, n = 2000 and
+    # M = 2·10^11 the learner succeeds with probability about 0.24, the wrong ceiling says <= 0.023.
+    epsilon, n, M = 0.05, 2000, 2 * 10**11
+    groups = generic_experiments.packing_group_sizes(n, [M], S, rng=11)
+    measured = generic_experiments.packing_success_probabilities(groups, epsilon).mean()
+    assert measured <= bounds.packing_success_upper_bound(M, epsilon, n) + t
+    assert measured > bounds.packing_success_upper_bound(M, epsilon, n / 4.5) + t
+
+
+def test_packing_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="mass"):
+        bounds.packing_sample_lower_bound(10, 1.0, 0.1, mass=0.0)
+    with pytest.raises(ValueError, match="mass"):
+        bounds.packing_success_upper_bound(10, 1.0, 5, mass=1.5)
+    with pytest.raises(ValueError, match="n_hypotheses"):
+        bounds.packing_sample_lower_bound(0.5, 1.0, 0.1)
+    with pytest.raises(ValueError, match="beta"):
+        bounds.packing_sample_lower_bound(10, 1.0, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        bounds.packing_log_growth(0.0)
+    with pytest.raises(ValueError, match="n"):
+        bounds.packing_success_upper_bound(10, 1.0, -1)
+    with pytest.raises(ValueError, match="n_datasets"):
+        generic_experiments.packing_group_sizes(10, [5], 0)
+    with pytest.raises(ValueError, match="group_sizes"):
+        generic_experiments.packing_success_probabilities(-np.ones((2, 3)), 1.0)
+
+
+# --- chapter 2's markup and box numbers (other chapters and the labs cite them) ----------------
+
+CHAPTER_2_NUMBERS = {
+    "def-generic-pac": "2.1", "def-generic-private-learner": "2.2", "thm-generic-erm": "2.3",
+    "alg-generic-learner": "2.4", "thm-generic-privacy": "2.5", "thm-generic-utility": "2.6",
+    "rem-generic-constant": "2.7", "cor-generic-realizable": "2.8", "lem-generic-vc-lower": "2.9",
+    "lem-generic-sauer-shelah": "2.10", "thm-generic-pac-ppac": "2.11", "thm-generic-packing": "2.12",
+    "cor-generic-packing-alpha": "2.13", "cor-generic-thresholds-lower": "2.14",
+    "ex-generic-add-remove": "2.1", "ex-generic-intervals": "2.2", "ex-generic-padding": "2.3",
+    "ex-generic-parity-n": "2.4", "ex-generic-slide-constant": "2.5",
+}
+
+
+def test_chapter_2_markup_reads_the_same_on_the_web_and_on_binder():
+    from test_mechanisms import BOOK, chapter_markup_problems
+
+    assert chapter_markup_problems(BOOK / "02_generic_learner.ipynb", 2) == []
+
+
+def test_chapter_2_box_numbers_are_the_ones_other_chapters_cite():
+    from test_mechanisms import BOOK, box_numbers
+
+    assert box_numbers(BOOK / "02_generic_learner.ipynb") == CHAPTER_2_NUMBERS

@@ -321,3 +321,165 @@ def test_selection_rejects_empty_nan_and_2d_scores(fn):
 def test_batch_size_must_be_positive_integer():
     with pytest.raises(ValueError, match=r"size must be an integer in \[1, inf\], got 0"):
         m.exponential_mechanism([1.0, 2.0], 1.0, 1.0, size=0)
+
+
+# --- Chapter 1's claim about the two Gaussian calibrations (Theorems 1.9 and 1.10) -------------------
+
+def test_analytic_sigma_below_classic_for_every_epsilon_below_one_but_not_at_ten():
+    # For ε < 1 the classic σ is valid (Theorem 1.9) and the analytic σ is the smallest valid one
+    # (Theorem 1.10), so analytic <= classic on the whole grid; the chapter says so only for ε < 1.
+    for delta in [1e-12, 1e-8, 1e-5, 1e-2, 0.3]:
+        for epsilon in np.geomspace(1e-3, 0.999, 12):
+            assert m.gaussian_sigma(1, epsilon, delta) <= m.gaussian_sigma(1, epsilon, delta, method="classic")
+    # At ε = 10 the claim fails, with the numbers printed in the chapter and in Exercise 1.5:
+    # the classic formula gives 0.4845 (not a valid σ: its exact δ is 2.3e-5 > 1e-5), the analytic σ 0.4999.
+    classic_formula = math.sqrt(2 * math.log(1.25 / 1e-5)) / 10
+    analytic = m.gaussian_sigma(1, 10, 1e-5)
+    assert round(classic_formula, 4) == 0.4845 and round(analytic, 4) == 0.4999
+    assert analytic > classic_formula
+    assert m.gaussian_delta(classic_formula, 1, 10) == pytest.approx(2.27e-5, rel=0.01)
+    assert m.gaussian_delta(math.sqrt(2 * math.log(1.25e5)) / 20, 1, 20) / 1e-5 == pytest.approx(153, rel=0.01)
+
+
+# --- What a reader sees: chapter 1's markup (issue: garbled proofs, raw labels, numbering) ------------
+
+import json  # noqa: E402
+import pathlib  # noqa: E402
+import re  # noqa: E402
+
+BOOK = pathlib.Path(__file__).resolve().parents[1] / "book"
+MACROS = re.compile(r"\\(eps|R|E|Lap|err|OPT|sign|N|D|H)(?![A-Za-z])")
+INTERNAL_LABEL = re.compile(r"\b(thm|lem|def|alg|cor|rem|prop|eq|ex)-[a-z][a-z0-9-]*")
+BOX = re.compile(r"^`{3,4}\{(prf:(definition|theorem|lemma|algorithm|corollary|remark|proposition)|exercise)\}(.*)$")
+
+
+def chapter_markup_problems(path, chapter):
+    """Every markup problem a reader of the web book or of the notebook on Binder would see.
+
+    * a ``$$`` display without a blank line before or after it (MyST then pairs the dollars as inline math);
+    * a macro defined only in ``_config.yml`` (``\\err``, ``\\H``, ...): an error box in JupyterLab;
+    * a box without the per-chapter number in its title, without ``:nonumber:``, or out of order
+      (boxes share one counter, exercises have their own);
+    * a reference without explicit text, a ``{cite}`` (citations are plain author–year text);
+    * workshop talk in student-facing text ("spec", "[D?]"-style tags, text dumps);
+    * in code cells: internal labels such as "thm-laplace" or equation numbers (which differ between the web
+      book and a notebook) in strings, and legends below 9 pt.
+    """
+    problems = []
+    cells = json.loads(path.read_text())["cells"]
+    counters = {"box": 0, "exercise": 0}
+    for index, cell in enumerate(cells):
+        text = "".join(cell["source"])
+        where = f"{path.name} cell {index}"
+        if cell["cell_type"] == "code":
+            for string in re.findall(r"\"[^\"\n]*\"|'[^'\n]*'", text):
+                if INTERNAL_LABEL.search(string):
+                    problems.append(f"{where}: internal label in a printed string {string}")
+                if re.search(r"Eq\. ?\(\d+\)", string):
+                    # The web book numbers equations through the whole book, a notebook from 1: cite the box.
+                    problems.append(f"{where}: equation number in a printed string {string}")
+            if re.search(r"fontsize=[0-8](\.\d*)?\b", text):
+                problems.append(f"{where}: legend or text below 9 pt")
+            continue
+        lines = text.split("\n")
+        in_display, fence = False, None
+        for number, line in enumerate(lines):
+            stripped = line.strip()
+            if fence is None and re.match(r"^```+\s*(python|bash)?$", stripped) and stripped.strip("`") in ("python", "bash"):
+                fence = stripped[:3]
+                continue
+            if fence is not None:
+                if stripped.startswith("```"):
+                    fence = None
+                continue
+            if stripped.startswith("$$"):
+                if not in_display and number > 0 and lines[number - 1].strip():
+                    problems.append(f"{where}: `$$` right after a text line: {lines[number - 1][:60]!r}")
+                closing = in_display or (stripped.count("$$") >= 2)
+                in_display = not in_display if stripped.count("$$") == 1 else False
+                if closing and not in_display and number + 1 < len(lines) and lines[number + 1].strip() \
+                        and not lines[number + 1].startswith("```"):
+                    problems.append(f"{where}: text right after a closing `$$`: {lines[number + 1][:60]!r}")
+            match = BOX.match(stripped)
+            if match:
+                kind = "exercise" if match.group(1) == "exercise" else "box"
+                counters[kind] += 1
+                expected = f"{chapter}.{counters[kind]}"
+                title = match.group(3).strip()
+                if not title.startswith(expected + " (") and title != expected:
+                    problems.append(f"{where}: box title {title!r} should start with '{expected} ('")
+                options = []
+                for option in lines[number + 1:]:
+                    if not option.startswith(":"):
+                        break
+                    options.append(option)
+                if ":nonumber:" not in options:
+                    problems.append(f"{where}: box {expected} lacks :nonumber:")
+        if MACROS.search(text):
+            problems.append(f"{where}: non-standard macro {MACROS.search(text).group(0)}")
+        for role, target in re.findall(r"\{(prf:ref|ref|doc|eq|numref)\}`([^`]*)`", text):
+            if role in ("prf:ref", "ref", "doc") and "<" not in target:
+                problems.append(f"{where}: {{{role}}}`{target}` has no explicit text")
+        if "{cite}" in text:
+            problems.append(f"{where}: {{cite}} (write the citation as plain author–year text)")
+        for talk in [r"\bspecs?\b", r"\[(D\??|O|M|S)\]", r"\bdump\b", r"\bseeds?/"]:
+            if re.search(talk, text):
+                problems.append(f"{where}: workshop talk {re.search(talk, text).group(0)!r}")
+    return problems
+
+
+#: Chapter 1's boxes: other chapters and the labs cite these numbers, so they must not drift.
+CHAPTER_1_NUMBERS = {
+    "def-neighbours": "1.1", "def-dp": "1.2", "def-privacy-loss": "1.3", "lem-privacy-loss-tail": "1.4",
+    "def-sensitivity": "1.5", "alg-laplace": "1.6", "thm-laplace": "1.7", "alg-gaussian": "1.8",
+    "thm-gaussian-classic": "1.9", "thm-gaussian-analytic": "1.10", "def-randomized-response": "1.11",
+    "alg-randomized-response": "1.12", "thm-randomized-response": "1.13", "thm-post-processing": "1.14",
+    "thm-group-privacy": "1.15", "thm-basic-composition": "1.16", "thm-advanced-composition": "1.17",
+    "thm-parallel-composition": "1.18", "def-exponential-mechanism": "1.19", "alg-exponential-mechanism": "1.20",
+    "thm-exponential-mechanism-privacy": "1.21", "thm-exponential-mechanism-utility": "1.22",
+    "alg-report-noisy-max": "1.23", "thm-report-noisy-max": "1.24",
+    "ex-private-mean": "1.1", "ex-randomized-response": "1.2", "ex-report-noisy-max": "1.3",
+    "ex-composition": "1.4", "ex-classic-gaussian": "1.5",
+}
+
+
+def box_numbers(path):
+    """label → the number in its box title, read from the notebook."""
+    numbers = {}
+    for cell in json.loads(path.read_text())["cells"]:
+        lines = "".join(cell["source"]).split("\n")
+        for number, line in enumerate(lines):
+            match = BOX.match(line.strip())
+            if match:
+                for option in lines[number + 1:number + 4]:
+                    label = re.match(r":label:\s*(\S+)", option)
+                    if label:
+                        numbers[label.group(1)] = match.group(3).split()[0]
+    return numbers
+
+
+def test_chapter_1_markup_reads_the_same_on_the_web_and_on_binder():
+    assert chapter_markup_problems(BOOK / "01_dp_basics.ipynb", 1) == []
+
+
+def test_chapter_1_box_numbers_are_the_ones_other_chapters_cite():
+    assert box_numbers(BOOK / "01_dp_basics.ipynb") == CHAPTER_1_NUMBERS
+
+
+def test_markup_checker_catches_what_the_readers_saw(tmp_path):
+    # The garbled proofs of chapter 1 (`$$` right after text), a macro, an unnumbered box, a bare reference,
+    # a tag, and an internal label in a legend: each must be reported.
+    bad = {"cells": [
+        {"cell_type": "markdown", "source": ["so by the triangle inequality\n$$\nx\n$$\nThe same bound"]},
+        {"cell_type": "markdown", "source": ["$\\err(h)$ and {prf:ref}`thm-laplace` **[D?]**\n\n"
+                                             "```{prf:theorem} Laplace mechanism\n:label: thm-x\n```"]},
+        {"cell_type": "code", "source": ["ax.plot(x, y, label=\"±ε (thm-laplace)\")\nax.legend(fontsize=7)\n"
+                                         "print(\"failure bound, Eq. (6)\")"]},
+    ]}
+    path = tmp_path / "bad.ipynb"
+    path.write_text(json.dumps(bad))
+    problems = "\n".join(chapter_markup_problems(path, 1))
+    for fragment in ["right after a text line", "text right after a closing", "non-standard macro",
+                     "should start with '1.1 ('", "lacks :nonumber:", "no explicit text", "workshop talk",
+                     "internal label", "below 9 pt", "equation number"]:
+        assert fragment in problems

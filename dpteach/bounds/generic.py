@@ -243,3 +243,121 @@ def parity_success_lower_bound(d, n, epsilon):
     n = check_positive_array(n, "n", allow_zero=True)
     log_wrong = (d * math.log(2.0) + math.log1p(-2.0 ** -d)) + n * np.log((1 + np.exp(-eps / 2)) / 2)
     return scalar_or_array(1 / (1 + np.exp(log_wrong)))
+
+
+# --- The pure-DP packing lower bound (chapter 2, Theorem 2.12 and Corollaries 2.13–2.14) -----------
+
+__all__ += ["packing_log_growth", "packing_success_upper_bound", "packing_sample_lower_bound"]
+
+
+def _packing_inputs(n_hypotheses, epsilon, mass):
+    """Validate M (real numbers >= 1, scalar or array), ε (scalar or array) and the differing mass w ∈ (0, 1]."""
+    size = check_positive_array(n_hypotheses, "n_hypotheses")
+    if np.any(size < 1):
+        raise ValueError(f"n_hypotheses must be >= 1 (the number M of packed hypotheses), got {n_hypotheses!r}")
+    eps = check_epsilon_array(epsilon)
+    mass = check_probability(mass, "mass", high_open=False)
+    return size, eps, mass
+
+
+def packing_log_growth(epsilon, mass=1.0):
+    """ln(1 + w(e^ε − 1)): the exponent per example in the packing bound (chapter 2, Theorem 2.12).
+
+    If neighbouring distributions share all but a w-fraction of their mass,
+    a sample of n examples from one can be coupled with a sample from the
+    other so that they differ in K ~ Bin(n, w) records, and group privacy
+    costs E[e^{εK}] = (1 + w(e^ε − 1))^n. This returns the logarithm of one
+    factor, computed without overflow (it is ≈ wε for small ε and
+    ε + ln w for large ε). It is at most w(e^ε − 1) and, for w = 1, equals ε.
+
+    Parameters
+    ----------
+    epsilon : float or array_like, 0 < ε < inf
+    mass : float, 0 < w <= 1
+
+    Returns
+    -------
+    float or ndarray, > 0
+
+    Raises
+    ------
+    ValueError, TypeError
+        ε outside (0, inf) or w outside (0, 1].
+    """
+    eps = check_epsilon_array(epsilon)
+    mass = check_probability(mass, "mass", high_open=False)
+    return scalar_or_array(_log_growth(eps, mass))
+
+
+def _log_growth(eps, mass):
+    small = np.log1p(mass * np.expm1(np.minimum(eps, 1.0)))
+    large = np.logaddexp(math.log1p(-mass) if mass < 1 else -np.inf, math.log(mass) + eps)
+    return np.where(eps < 1.0, small, large)
+
+
+def packing_success_upper_bound(n_hypotheses, epsilon, n, mass=1.0):
+    """Average success of any ε-DP algorithm on a packing: min{1, (1 + w(e^ε − 1))^n / M} (chapter 2, Theorem 2.12).
+
+    Theorem 2.12 of chapter 2: if P_1, …, P_M share all but a w-fraction of
+    their mass and the "success" sets G_1, …, G_M of outputs are pairwise
+    disjoint, then every ε-DP algorithm A on n examples satisfies
+    (1/M) Σ_j Pr_{z ~ P_j^n}[A(z) ∈ G_j] <= (1 + w(e^ε − 1))^n / M.
+    The proof couples the samples and applies group privacy; the constants
+    here are exactly the proof's. Vectorised over ``n_hypotheses``, ``epsilon`` and ``n``.
+
+    Parameters
+    ----------
+    n_hypotheses : float or array_like, M >= 1
+    epsilon : float or array_like, 0 < ε < inf
+    n : float or array_like, n >= 0
+    mass : float, 0 < w <= 1 (w = 1: the distributions may differ completely)
+
+    Returns
+    -------
+    float or ndarray, in (0, 1]
+
+    Raises
+    ------
+    ValueError, TypeError
+        Any argument outside the ranges above.
+    """
+    size, eps, mass = _packing_inputs(n_hypotheses, epsilon, mass)
+    n = check_positive_array(n, "n", allow_zero=True)
+    log_bound = n * _log_growth(eps, mass) - np.log(size)
+    return scalar_or_array(np.exp(np.minimum(log_bound, 0.0)))
+
+
+def packing_sample_lower_bound(n_hypotheses, epsilon, beta, mass=1.0):
+    """Examples every ε-DP learner needs on a packing of M hypotheses (chapter 2, Theorem 2.12).
+
+    n >= ln((1 − β) M) / ln(1 + w(e^ε − 1)), which is at least
+    ln((1 − β) M) / (w(e^ε − 1)) (Theorem 2.12 of chapter 2, exact constants
+    of its proof). For M hypotheses pairwise more than 2α apart that agree on
+    a heavy common point, w may be taken down to 4α (Corollary 2.13), giving
+    ln((1 − β)M) / (4α(e^ε − 1)) = Ω(ln M / (εα)) for ε <= 1; for proper
+    learners of thresholds on N + 1 grid points, M = N and w down to 2α
+    (Corollary 2.14). Returns 0 when (1 − β)M <= 1 (nothing is forced).
+    Vectorised over ``n_hypotheses`` and ``epsilon``.
+
+    Parameters
+    ----------
+    n_hypotheses : float or array_like, M >= 1
+    epsilon : float or array_like, 0 < ε < inf
+    beta : float, 0 < β < 1 (the allowed failure probability for every target)
+    mass : float, 0 < w <= 1
+
+    Returns
+    -------
+    float or ndarray
+        The real-valued bound; no sample size below it succeeds, so the
+        smallest possible n is its ceiling.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Any argument outside the ranges above.
+    """
+    size, eps, mass = _packing_inputs(n_hypotheses, epsilon, mass)
+    beta = check_probability(beta, "beta")
+    numerator = np.maximum(np.log(size) + math.log1p(-beta), 0.0)
+    return scalar_or_array(numerator / _log_growth(eps, mass))

@@ -306,3 +306,68 @@ def parity_tables(dimensions, n_values, n_datasets, rng=None):
         sample = partial(parity_data, d=d, secret=int(2 ** d - 3))
         tables[d] = error_count_table(parities(d), sample, n_values, n_datasets, rng)
     return tables
+
+
+# --- The packing ("needle") experiment behind chapter 2's lower-bound figure (Theorem 2.12) -------
+
+__all__ += ["packing_group_sizes", "packing_success_probabilities"]
+
+
+def packing_group_sizes(n, n_hypotheses, n_datasets, rng=None):
+    """Error-count multiplicities of the M − 1 wrong hypotheses of a packing of coin-flip hypotheses.
+
+    The instance of chapter 2's lower-bound figure: M public hypotheses, each
+    labelling every point of a large domain by its own fair coin flipped
+    before the data is seen (pairwise 1/2 apart), one of them the target.
+    On n distinct points the target makes no error and each of the M − 1
+    others makes Bin(n, 1/2) errors, independently, so only how many make
+    k = 0..n errors matters: Multinomial(M − 1; Bin(n, 1/2)), drawn with
+    :func:`padding_group_sizes`. The result does not depend on ε.
+
+    Parameters
+    ----------
+    n : int >= 1, the number of examples
+    n_hypotheses : array_like of int >= 1, the sizes M of the packings
+    n_datasets : int >= 1, datasets per M
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int, shape (len(n_hypotheses), n_datasets, n + 1)
+        Cost O(len(M)·n_datasets·n), whatever M.
+    """
+    n = check_int(n, "n", minimum=1)
+    n_datasets = check_repetitions(n_datasets, "n_datasets")
+    rng = as_rng(rng)
+    sizes = [check_int(M, "n_hypotheses", minimum=1) for M in np.ravel(n_hypotheses)]
+    return np.stack([padding_group_sizes(n, M - 1, n_datasets, rng) for M in sizes])
+
+
+def packing_success_probabilities(group_sizes, epsilon):
+    """Pr[the generic learner outputs the target] on each dataset of a packing, exactly.
+
+    Given the multiplicities c_k of wrong hypotheses with k errors (from
+    :func:`packing_group_sizes`), the learner of Algorithm 2.4 outputs the
+    error-free target with probability 1 / (1 + Σ_k c_k e^{−εk/2}): the
+    conditional law of its output, not a sample of it. The mean over the
+    datasets estimates the success probability that Theorem 2.12 bounds by
+    min{1, e^{εn}/M} for *every* ε-DP algorithm, and Jensen's inequality
+    (as for parities in chapter 2) bounds from below by
+    1 / (1 + (M − 1)((1 + e^{−ε/2})/2)^n).
+
+    Parameters
+    ----------
+    group_sizes : array_like of int >= 0, shape (..., n + 1)
+    epsilon : float, 0 < ε < inf
+
+    Returns
+    -------
+    ndarray, shape group_sizes.shape[:-1], entries in (0, 1]
+        Cost O(size of group_sizes).
+    """
+    sizes = check_finite_array(group_sizes, "group_sizes")
+    if sizes.ndim < 1 or np.any(sizes < 0):
+        raise ValueError(f"group_sizes must be non-negative counts with a last axis k = 0..n, got shape {sizes.shape}")
+    epsilon = check_epsilon(epsilon)
+    weights = np.exp(-epsilon * np.arange(sizes.shape[-1]) / 2)
+    return 1.0 / (1.0 + sizes @ weights)
