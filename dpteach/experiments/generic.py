@@ -13,8 +13,8 @@ from functools import partial
 
 import numpy as np
 
-from .._validation import (as_rng, check_epsilon, check_finite_array, check_int, check_labels, check_positive,
-                           check_probability, check_same_length)
+from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_array, check_int, check_labels,
+                           check_positive, check_probability, check_same_length)
 from ..data import halfspace_data, parity_data, threshold_data
 from ..generic import select_hypotheses
 from ..hypotheses import check_class, halfspaces, parities, thresholds
@@ -139,6 +139,10 @@ def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
     (halfspaces on the cube).
     """
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
+    hypotheses = check_class(hypotheses)
+    X_test = check_finite_array(X_test, "X_test", ndim=(1, 2))  # bits (parities) allowed
+    y_clean = check_labels(y_clean, "y_clean")
+    check_same_length(X_test, y_clean, "X_test", "y_clean")
     disagreement = hypotheses.error_counts(X_test, y_clean) / len(y_clean)
     return noise_rate + (1 - 2 * noise_rate) * disagreement
 
@@ -167,6 +171,9 @@ def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y
     sensitivity = check_positive(sensitivity, "sensitivity")
     labels = check_labels(y, "y")
     candidate_labels = check_labels(candidate_y, "candidate_y")
+    # Checked under their own names first (predict_all would call them X).
+    check_finite_array(X, "X", ndim=(1, 2))  # bits (parities) allowed
+    check_finite_array(candidate_X, "candidate_X", ndim=(1, 2))
     predictions = hypotheses.predict_all(X)                             # (|H|, n)
     check_same_length(predictions.T, labels, "X", "y")
     candidate_predictions = hypotheses.predict_all(candidate_X)
@@ -268,7 +275,7 @@ def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_
     (:func:`neighbour_privacy_losses`). Sensitivity 1 is the learner; 0.5 is
     the broken variant that drops the factor 2 of the exponential mechanism.
     """
-    epsilons = np.ravel(epsilons)
+    epsilons = check_epsilon_sweep(epsilons)
     worst = {s: [] for s in sensitivities}
     for epsilon in _progress_bar(epsilons, "exact privacy losses"):
         for s in sensitivities:

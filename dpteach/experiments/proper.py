@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from .. import data, proper
-from .._validation import as_rng, check_epsilon, check_int, check_probability
+from .._validation import as_rng, check_epsilon, check_epsilon_sweep, check_int, check_probability
 from ..hermite import hermite_feature_sum
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions, progress
@@ -122,7 +122,9 @@ def excess_error_curves(n_values, epsilons, n_reps, alpha=0.1, d=5, delta=1e-5, 
     Returns
     -------
     dict: "excess" (len(ε), len(n), n_reps), "dim" (same shape, dim V), "seconds" (mean fit time per n).
+    ε = inf fits the non-private reference, as :class:`~dpteach.proper.PrivateProperLearner` does.
     """
+    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
     n_values = [check_int(n, "n", minimum=2) for n in n_values]
     n_reps = check_repetitions(n_reps)
     rng = as_rng(rng)

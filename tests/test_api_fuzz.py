@@ -1,0 +1,276 @@
+"""Fuzz of the public API (issue 7, item 15): every public callable × bad ε, δ, rng and arrays.
+
+The callables are read from the ``__all__`` of every dpteach module (walked
+with pkgutil), so a new chapter is covered the day it is merged: a callable
+without a valid example call in ``tests/fuzz_examples.py`` fails
+``test_every_public_callable_has_an_example`` with instructions.
+
+From each valid example, the bad calls are derived by parameter name:
+
+- ε-like (``epsilon``, ``epsilon_total``, any name starting with ``epsilon``)
+  ∈ {0, −1, nan, inf, '1', None, True};
+- δ-like (``delta``, ``delta_prime``) ∈ {−0.1, 1, 1.5, nan};
+- ``rng`` / ``random_state`` ∈ {True, −1, 1.5, 'seed'};
+- arrays marked in the registry ∈ {empty, containing NaN, one dimension more,
+  one dimension fewer (when that is not also an allowed dimension)}.
+
+Each must raise ``ValueError`` or ``TypeError`` whose message contains the
+parameter's name. Estimators store their parameters in ``__init__``
+(scikit-learn convention), so a bad constructor value must raise at ``fit``.
+
+Below the fuzz, the specific cases of item 15 are pinned one by one.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import math
+import pkgutil
+import signal
+
+import numpy as np
+import pytest
+
+import dpteach
+from dpteach._estimator import Estimator
+from fuzz_examples import CHAPTER_3_MODULES, EXAMPLES
+
+# Modules whose callables are not fuzzed, and why.
+EXCLUDED = {
+    # The lab checkers take a *student's function* and report on it through
+    # LabCheckError; their own tests (tests/test_labNN.py) feed them wrong answers.
+    "dpteach.labs": "checkers take student functions",
+    # Figure helpers (sliders, axes, styles) take matplotlib/ipywidgets objects,
+    # not data or privacy parameters; tests/test_widgets_plotting.py covers them.
+    "dpteach.widgets": "figure helpers",
+    "dpteach.plotting": "figure helpers",
+}
+
+# Modules without an ``__all__`` that are allowed: they export nothing public.
+NO_ALL_ALLOWED = {
+    "dpteach": "the package root only holds __version__",
+    "dpteach.experiments": "a namespace: runners are imported by chapter module",
+    "dpteach.experiments._progress": "private helpers of the runners (progress bar, repetition check)",
+}
+
+EPSILON_BAD = [(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf"), ("1", "'1'"), (None, "None"),
+               (True, "True")]
+DELTA_BAD = [(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan")]
+RNG_BAD = [(True, "True"), (-1, "-1"), (1.5, "1.5"), ("seed", "'seed'")]
+CALL_TIME_LIMIT = 10  # seconds; a bad value must be refused up front, never loop
+
+
+def _excluded(module_name):
+    return any(module_name == p or module_name.startswith(p + ".") for p in EXCLUDED)
+
+
+def _modules():
+    names = ["dpteach"] + [m.name for m in pkgutil.walk_packages(dpteach.__path__, "dpteach.")]
+    return [importlib.import_module(n) for n in names if not _excluded(n)]
+
+
+def public_callables():
+    """{canonical 'module.qualname': object} over the ``__all__`` of every non-excluded module (re-exports once)."""
+    found = {}
+    for module in _modules():
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if callable(obj):
+                found.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
+    return found
+
+
+CALLABLES = public_callables()
+
+
+def is_epsilon_like(name):
+    return name.startswith("epsilon")
+
+
+def is_delta_like(name):
+    return name in ("delta", "delta_prime")
+
+
+def is_rng_like(name):
+    return name in ("rng", "random_state")
+
+
+def _wrong_dimensions(value, allowed):
+    if allowed is None:  # any shape is valid (an elementwise function)
+        return []
+    arr = np.asarray(value)
+    allowed = (allowed,) if isinstance(allowed, int) else tuple(allowed)
+    cases = []
+    if arr.ndim + 1 not in allowed:
+        cases.append((arr[..., None], "ndim+1"))
+    if arr.ndim >= 1 and arr.ndim - 1 not in allowed:
+        cases.append((arr[0], "ndim-1"))
+    return cases
+
+
+def _bad_array_values(value, allowed):
+    arr = np.asarray(value)
+    with_nan = arr.astype(float).copy()
+    with_nan.flat[0] = math.nan
+    return [(arr[:0], "empty"), (with_nan, "nan")] + _wrong_dimensions(arr, allowed)
+
+
+def bad_values(name, value, example):
+    """The bad values derived for one parameter (by its name, or its mark as an array)."""
+    cases = []
+    if is_epsilon_like(name):
+        cases += EPSILON_BAD
+    if is_delta_like(name):
+        cases += DELTA_BAD
+    if is_rng_like(name):
+        cases += RNG_BAD
+    if name in example.arrays:
+        cases += _bad_array_values(value, example.arrays[name])
+    return cases
+
+
+def bad_calls():
+    """pytest params (key, part, name, value, label) for every derived bad call."""
+    params = []
+    for key in sorted(CALLABLES):
+        example = EXAMPLES.get(key)
+        if example is None:
+            continue
+        parts = [("call", example.kwargs)] + ([("fit", example.fit)] if example.fit is not None else [])
+        for part, kwargs in parts:
+            for name, value in kwargs.items():
+                for bad, label in bad_values(name, value, example):
+                    marks = []
+                    reason = example.exempt.get((name, label)) or example.exempt.get((name, "*"))
+                    if reason:
+                        marks.append(pytest.mark.skip(reason=f"exempt: {reason}"))
+                    elif (name, label) in example.accepts:
+                        continue  # tested in test_documented_reference_values_are_accepted
+                    elif _module_of(key) in CHAPTER_3_MODULES:
+                        # --- chapter 3 group: remove this xfail when the chapter 3 branch lands. ---
+                        marks.append(pytest.mark.xfail(
+                            strict=False, reason="chapter 3 hardening lands with the chapter 3 branch"))
+                    params.append(pytest.param(key, part, name, bad, label, marks=marks,
+                                               id=f"{key}-{part}-{name}={label}"))
+    return params
+
+
+def _module_of(key):
+    return CALLABLES[key].__module__
+
+
+class _TimeLimit:
+    """Fail a call that runs longer than ``seconds`` (SIGALRM; the tests run single-process on Linux)."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def _handler(self, signum, frame):
+        raise TimeoutError(f"call ran longer than {self.seconds} s")
+
+    def __enter__(self):
+        self._old = signal.signal(signal.SIGALRM, self._handler)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *exc):
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, self._old)
+        return False
+
+
+def _is_estimator(obj):
+    return inspect.isclass(obj) and issubclass(obj, Estimator) and obj is not Estimator
+
+
+def run_example(key, call_kwargs=None, fit_kwargs=None):
+    """Call ``key`` with its example (or the given replacements); estimators are constructed, then fit."""
+    obj = CALLABLES[key]
+    example = EXAMPLES[key]
+    kwargs = copy.deepcopy(example.kwargs) if call_kwargs is None else call_kwargs
+    with _TimeLimit(CALL_TIME_LIMIT):
+        result = obj(*example.args, **kwargs)
+        if _is_estimator(obj):
+            fit = copy.deepcopy(example.fit) if fit_kwargs is None else fit_kwargs
+            return result, result.fit(**fit)
+        return result, None
+
+
+# --- the registry covers the API ---------------------------------------------------------------
+
+def test_public_callables_are_found():
+    # A sanity floor: a broken walk (an import error swallowed, a wrong prefix) would find few.
+    assert len(CALLABLES) > 200
+    assert "dpteach.mechanisms.laplace_mechanism" in CALLABLES
+    assert "dpteach.bounds.generic.erm_sample_complexity" in CALLABLES
+    assert not any(k.startswith(("dpteach.labs", "dpteach.widgets", "dpteach.plotting")) for k in CALLABLES)
+
+
+def test_every_module_declares_all():
+    missing = [m.__name__ for m in _modules() if not hasattr(m, "__all__") and m.__name__ not in NO_ALL_ALLOWED]
+    assert not missing, (f"modules without __all__ escape the fuzz: {missing}; list their public names in "
+                         f"__all__ (or, if they export nothing, add them to NO_ALL_ALLOWED with a reason)")
+
+
+def test_every_public_callable_has_an_example():
+    missing = sorted(set(CALLABLES) - set(EXAMPLES))
+    assert not missing, (
+        f"{len(missing)} public callable(s) have no valid example call: {missing}. Add one entry per name to "
+        f"EXAMPLES in tests/fuzz_examples.py, e.g. EXAMPLES['{missing[0]}'] = Example(dict(arg=value, ...), "
+        f"arrays={{'X': 2}}) with tiny arguments that succeed (for an estimator also fit=dict(X=..., y=...)); "
+        f"the fuzz then derives the bad calls from it.")
+
+
+def test_no_stale_examples():
+    stale = sorted(set(EXAMPLES) - set(CALLABLES))
+    assert not stale, f"EXAMPLES has entries for names no __all__ exports any more: {stale}"
+
+
+def test_examples_are_well_formed():
+    for key, example in EXAMPLES.items():
+        names = set(example.kwargs) | set(example.fit or {})
+        assert set(example.arrays) <= names, f"{key}: arrays marks unknown parameters"
+        for name, _label in example.exempt:
+            assert name in names, f"{key}: exemption for unknown parameter {name!r}"
+        if key in CALLABLES and _is_estimator(CALLABLES[key]):
+            assert example.fit is not None, f"{key} is an estimator: give fit=dict(X=..., y=...)"
+
+
+@pytest.mark.parametrize("key", sorted(k for k in CALLABLES if k in EXAMPLES))
+def test_valid_example_succeeds(key):
+    obj = CALLABLES[key]
+    result, fitted = run_example(key)
+    if _is_estimator(obj):
+        assert fitted is result, f"{key}.fit must return self"
+
+
+@pytest.mark.parametrize("key, part, name, bad, label", bad_calls())
+def test_bad_call_raises_a_named_error(key, part, name, bad, label):
+    example = EXAMPLES[key]
+    call_kwargs = copy.deepcopy(example.kwargs)
+    fit_kwargs = copy.deepcopy(example.fit)
+    (call_kwargs if part == "call" else fit_kwargs)[name] = bad
+    obj = CALLABLES[key]
+    if _is_estimator(obj) and part == "call":
+        # __init__ only stores (scikit-learn convention); the check happens at fit.
+        estimator = obj(*example.args, **call_kwargs)
+        with pytest.raises((ValueError, TypeError)) as info, _TimeLimit(CALL_TIME_LIMIT):
+            estimator.fit(**fit_kwargs)
+    else:
+        with pytest.raises((ValueError, TypeError)) as info:
+            run_example(key, call_kwargs, fit_kwargs)
+    assert name in str(info.value), f"the message does not name {name!r}: {info.value}"
+
+
+@pytest.mark.parametrize("key, name, label, reason", [
+    (key, name, label, reason) for key, ex in sorted(EXAMPLES.items()) for (name, label), reason in ex.accepts.items()])
+def test_documented_reference_values_are_accepted(key, name, label, reason):
+    """An exemption for ε = inf means "the non-private reference path": the call must then work."""
+    example = EXAMPLES[key]
+    values = {lab: v for v, lab in EPSILON_BAD + DELTA_BAD}
+    call_kwargs = copy.deepcopy(example.kwargs)
+    # A sweep parameter (a list of ε) gets the value as one entry of the sweep.
+    sweep = isinstance(call_kwargs[name], (list, tuple, np.ndarray))
+    call_kwargs[name] = [values[label]] if sweep else values[label]
+    run_example(key, call_kwargs)
