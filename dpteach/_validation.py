@@ -302,8 +302,8 @@ def check_sizes(values, name, minimum=1):
     return [check_size(value, name, minimum) for value in np.atleast_1d(arr).tolist()]
 
 
-def check_size(value, name, minimum=1):
-    """Return one whole number >= ``minimum`` as an int; a whole float (``1e5``) is accepted, ``400.5`` is not."""
+def check_size(value, name, minimum=1, maximum=None):
+    """Return one whole number in [minimum, maximum] as an int; a whole float (``1e5``) is accepted, ``400.5`` is not."""
     if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
         value = int(value)
-    return check_int(value, name, minimum=minimum)
+    return check_int(value, name, minimum=minimum, maximum=maximum)

@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 
 from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_array, check_int, check_labels,
-                           check_positive, check_probability, check_same_length)
+                           check_positive, check_probability, check_same_length, check_size)
 from ..data import halfspace_data, parity_data, threshold_data
 from ..generic import select_hypotheses
 from ..hypotheses import check_class, halfspaces, parities, thresholds
@@ -228,7 +228,7 @@ def grid_size_setups(grid_sizes, theta, noise_rate, n, n_datasets, rng=None):
     sample = partial(threshold_data, theta=theta, noise_rate=noise_rate)
     setups = []
     for grid_size in _progress_bar(np.ravel(grid_sizes), "(a) thresholds"):
-        H = thresholds(check_int(int(grid_size), "grid size", minimum=1))
+        H = thresholds(check_size(grid_size, "grid size", minimum=1))
         table = error_count_table(H, sample, [n], n_datasets, rng)
         setups.append((H, table, H.true_errors_uniform(theta, noise_rate)))
     return setups
@@ -244,7 +244,7 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
     rng = as_rng(rng)
     setups = []
     for d in _progress_bar(np.ravel(dimensions), "(b) halfspaces"):
-        d = check_int(int(d), "d", minimum=1)
+        d = check_size(d, "d", minimum=1)
         H = halfspaces(d, n_offsets=21, max_offset=1.0)
         normal = rng.standard_normal(d)
         normal /= np.linalg.norm(normal)
@@ -294,7 +294,7 @@ def parity_timings(naive_dims, fast_dims, n, rng=None):
     naive_dims = set(int(d) for d in np.ravel(naive_dims))
     runtimes = {"naive": [], "fast": []}
     for d in _progress_bar(np.ravel(fast_dims), "parity timings"):
-        d = check_int(int(d), "d", minimum=1, maximum=30)
+        d = check_size(d, "d", minimum=1, maximum=30)
         H = parities(d)
         X, y = parity_data(n, d, secret=1, rng=rng)
         runtimes["fast"].append(time_error_counts(H, X, y, method="fast", repeats=3))
@@ -309,7 +309,7 @@ def parity_tables(dimensions, n_values, n_datasets, rng=None):
     rng = as_rng(rng)
     tables = {}
     for d in _progress_bar(np.ravel(dimensions), "parity error counts"):
-        d = check_int(int(d), "d", minimum=1, maximum=30)
+        d = check_size(d, "d", minimum=1, maximum=30)
         sample = partial(parity_data, d=d, secret=int(2 ** d - 3))
         tables[d] = error_count_table(parities(d), sample, n_values, n_datasets, rng)
     return tables
