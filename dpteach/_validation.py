@@ -32,6 +32,7 @@ __all__ = [
     "check_epsilon_sweep",
     "check_sizes",
     "check_size",
+    "check_sweep",
 ]
 
 
@@ -300,6 +301,18 @@ def check_sizes(values, name, minimum=1):
     if arr.ndim > 1 or arr.size == 0:
         raise ValueError(f"{name} must be an integer or a non-empty 1-D sequence of integers, got {values!r}")
     return [check_size(value, name, minimum) for value in np.atleast_1d(arr).tolist()]
+
+
+def check_sweep(values, name):
+    """Return a sweep of real values (a scalar or a non-empty 1-D sequence, all finite) as a list of floats.
+
+    For the η, α or resolution sweeps of the runners; the caller checks each
+    entry's range. Strings, booleans, ``None``, NaN/inf, empty or 2-D input
+    raise an error naming ``name``.
+    """
+    if values is None:
+        raise TypeError(f"{name} must be a real number or a sequence of them, got None")
+    return [float(v) for v in np.atleast_1d(check_real_array(values, name, ndim=(0, 1)))]
 
 
 def check_size(value, name, minimum=1, maximum=None):

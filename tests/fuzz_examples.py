@@ -104,6 +104,7 @@ add(V + "check_real_array", dict(x=np.ones(3), name="x", ndim=1), arrays={"x": 1
 add(V + "check_epsilon_sweep", dict(epsilons=[0.5, 1.0]), arrays={"epsilons": (0, 1)})
 add(V + "check_sizes", dict(values=[1, 2], name="values"))
 add(V + "check_size", dict(value=2, name="value"))
+add(V + "check_sweep", dict(values=[0.1, 0.2], name="values"), arrays={"values": (0, 1)})
 E = "dpteach._estimator."
 add(E + "NotFittedError", dict(), args=("message",))
 add(E + "Estimator", dict())
@@ -542,3 +543,19 @@ add(X + "step_rule_ablation", dict(X=_XD, y=_YD, normal=_W, threshold=0.2, noise
                                    rng=0), arrays={"X": 2, "y": 1, "normal": 1})
 add(X + "fresh_vs_reuse", dict(n_values=[400], epsilon=1.0, n_reps=1, d=2, eta=0.2, n_rounds=3, rng=0),
     accepts=INF_IS_REFERENCE)
+
+# --- sweeps and free-shape values, marked in bulk -----------------------------------------------
+# A runner's sweep (a list of n, d, ε, η, ...) is an array too: empty, NaN or 2-D sweeps must be named.
+_SWEEPS = {"n_values", "ns", "ds", "d_values", "n_grid", "dimensions", "grid_sizes", "noise_rates", "epsilons",
+           "degrees", "resolutions", "dims", "alphas", "sensitivities", "claimed_epsilons", "naive_dims",
+           "fast_dims"}
+for _key, _example in EXAMPLES.items():
+    if _key.startswith("dpteach.experiments."):
+        for _name in _SWEEPS & set(_example.kwargs):
+            _example.arrays.setdefault(_name, (0, 1))
+for _key, _name in [(M + "gaussian_mechanism", "value"), ("dpteach._validation.check_bits", "bits"),
+                    ("dpteach._validation.check_positive_array", "values"),
+                    ("dpteach._validation.check_epsilon_array", "epsilon"),
+                    ("dpteach._validation.check_unit_interval", "values"),
+                    ("dpteach.experiments.generic.excess_errors", "indices")]:
+    EXAMPLES[_key].arrays.setdefault(_name, None)

@@ -34,6 +34,7 @@ import numpy as np
 import pytest
 
 import dpteach
+from dpteach import audit as _audit, bounds as _bounds, composition as _composition, mechanisms as _mechanisms
 from dpteach._estimator import Estimator
 from fuzz_examples import CHAPTER_3_MODULES, EXAMPLES
 
@@ -60,6 +61,13 @@ EPSILON_BAD = [(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf"), ("1",
 DELTA_BAD = [(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan")]
 RNG_BAD = [(True, "True"), (-1, "-1"), (1.5, "1.5"), ("seed", "'seed'")]
 CALL_TIME_LIMIT = 10  # seconds; a bad value must be refused up front, never loop
+
+# ---------------------------------------------------------------------------------------------
+# THE CHAPTER 3 GROUP. Chapter 3's modules (CHAPTER_3_MODULES in fuzz_examples.py) are being
+# hardened on the chapter 3 branch. Until it is merged, every fuzz case of theirs, and the pinned
+# chapter 3 cases below, carry this one mark. The lead removes it (and this comment) at merge.
+CHAPTER_3_XFAIL = pytest.mark.xfail(strict=False, reason="chapter 3 hardening lands with the chapter 3 branch")
+# ---------------------------------------------------------------------------------------------
 
 
 def _excluded(module_name):
@@ -114,7 +122,8 @@ def _bad_array_values(value, allowed):
     arr = np.asarray(value)
     with_nan = arr.astype(float).copy()
     with_nan.flat[0] = math.nan
-    return [(arr[:0], "empty"), (with_nan, "nan")] + _wrong_dimensions(arr, allowed)
+    empty = arr[:0] if arr.ndim else arr.reshape(1)[:0]
+    return [(empty, "empty"), (with_nan, "nan")] + _wrong_dimensions(arr, allowed)
 
 
 def bad_values(name, value, example):
@@ -149,9 +158,7 @@ def bad_calls():
                     elif (name, label) in example.accepts:
                         continue  # tested in test_documented_reference_values_are_accepted
                     elif _module_of(key) in CHAPTER_3_MODULES:
-                        # --- chapter 3 group: remove this xfail when the chapter 3 branch lands. ---
-                        marks.append(pytest.mark.xfail(
-                            strict=False, reason="chapter 3 hardening lands with the chapter 3 branch"))
+                        marks.append(CHAPTER_3_XFAIL)  # the chapter 3 group (see the top of this file)
                     params.append(pytest.param(key, part, name, bad, label, marks=marks,
                                                id=f"{key}-{part}-{name}={label}"))
     return params
@@ -277,11 +284,6 @@ def test_documented_reference_values_are_accepted(key, name, label, reason):
 
 
 # --- the specific cases of item 15, pinned -----------------------------------------------------
-
-from dpteach import audit as _audit, bounds as _bounds, composition as _composition  # noqa: E402
-from dpteach import mechanisms as _mechanisms  # noqa: E402
-
-CHAPTER_3_XFAIL = pytest.mark.xfail(strict=False, reason="chapter 3 hardening lands with the chapter 3 branch")
 
 
 @pytest.mark.parametrize("epsilon", [1.0, 1e308])
@@ -429,3 +431,29 @@ def test_runners_refuse_bad_repetitions_and_fractional_sizes(key, name, bad):
     named = rf"\b({name}|{SINGULAR.get(name, name)})\b must"
     with pytest.raises((ValueError, TypeError), match=named):
         run_example(key, call_kwargs)
+
+
+# --- chapter 3 cases of item 15 (xfail until the chapter 3 branch lands) ------------------------
+
+@CHAPTER_3_XFAIL
+def test_rejection_sampling_queries_refuses_nan_tolerance():
+    from dpteach import bounds
+    with pytest.raises(ValueError, match="tau"):
+        bounds.rejection_sampling_queries(1.0, tau=math.nan)
+
+
+@CHAPTER_3_XFAIL
+@pytest.mark.parametrize("d", [-1, 0, 2.5, True])
+def test_masked_parity_lower_bound_refuses_bad_dimensions(d):
+    from dpteach import bounds
+    with pytest.raises((ValueError, TypeError), match="d"):
+        bounds.masked_parity_lower_bound_shape(d, 1.0)
+
+
+@CHAPTER_3_XFAIL
+def test_simulate_sq_locally_refuses_a_size_whose_cost_is_known_to_be_too_large():
+    # d = 10^18 coordinates means 10^18 queries: refused up front (a named limit), never run.
+    from dpteach import local
+    users = EXAMPLES["dpteach.local.simulate_sq_locally"].kwargs["data"]
+    with pytest.raises(ValueError, match="d"), _TimeLimit(5):
+        local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=10 ** 18, tau=0.5)
