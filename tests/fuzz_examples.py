@@ -240,12 +240,12 @@ add(R + "rr_debias", dict(released=BITS, epsilon=1.0), arrays={"released": (0, 1
 add(R + "default_randomizer", dict(rule="theorem"))
 S = "dpteach.sq."
 add(S + "SQOracle", dict())
-add(S + "ExactSQOracle", dict(support=_SUPPORT, weights=_WEIGHTS), arrays={"support": 2, "weights": 1})
+add(S + "ExactSQOracle", dict(support=_SUPPORT, weights=_WEIGHTS), arrays={"support": (1, 2), "weights": 1})
 add(S + "NoisySQOracle", dict(base=_sq.ExactSQOracle(_SUPPORT, _WEIGHTS), mode="random", rng=0))
 add(S + "NotEnoughUsersError", dict(), args=("message",))
 add(S + "PrivacyLedgerError", dict(), args=("message",))
 add(S + "QueryBudgetError", dict(), args=("message",))
-add(S + "as_records", dict(data=_SUPPORT), arrays={"data": 2})
+add(S + "as_records", dict(data=_SUPPORT), arrays={"data": (1, 2)})
 add(S + "evaluate_query", dict(phi=lambda rows: rows[:, 1], rows=_SUPPORT), arrays={"rows": 2})
 Q = "dpteach.sq_algorithms."
 add(Q + "records", dict(X=_SUPPORT[:, :1], y=_SUPPORT[:, 1]), arrays={"X": (1, 2), "y": 1})
@@ -262,11 +262,11 @@ L = "dpteach.local."
 add(L + "group_size", dict(epsilon=1.0, tau=0.2, beta=0.05))
 add(L + "tolerance_for_group", dict(epsilon=1.0, m=100, beta=0.05))
 add(L + "LocalSimulatedSQOracle", dict(data=_USERS, epsilon=1.0, beta=0.05, max_queries=2, rule="clt", rng=0),
-    arrays={"data": 2})
+    arrays={"data": (1, 2)})
 add(L + "ReusingLocalSQOracle", dict(data=_USERS, epsilon=1.0, beta=0.05, max_queries=2, rule="clt", rng=0),
-    arrays={"data": 2})
+    arrays={"data": (1, 2)})
 add(L + "FastLocalSQOracle", dict(support=_SUPPORT, weights=_WEIGHTS, epsilon=1.0, beta=0.05, max_queries=2,
-                                  rng=0), arrays={"support": 2, "weights": 1})
+                                  rng=0), arrays={"support": (1, 2), "weights": 1})
 add(L + "QueryPlan", dict(tolerances=(0.1,), rounds=1))
 add(L + "query_plan", dict(sq_algorithm=_sqa.sq_threshold_binary_search, alpha=0.2))
 add(L + "users_needed", dict(plan=_local.query_plan(_sqa.sq_threshold_binary_search, alpha=0.2), epsilon=1.0,
