@@ -28,6 +28,11 @@ __all__ = [
     "check_positive_array",
     "check_epsilon_array",
     "check_unit_interval",
+    "check_real_array",
+    "check_epsilon_sweep",
+    "check_sizes",
+    "check_size",
+    "check_sweep",
 ]
 
 
@@ -40,10 +45,19 @@ def _as_real(value, name):
     return float(value)
 
 
-def check_epsilon(epsilon, name="epsilon"):
-    """Return ``epsilon`` as a float after checking 0 < epsilon < inf."""
+def check_epsilon(epsilon, name="epsilon", allow_inf=False):
+    """Return ``epsilon`` as a float after checking 0 < epsilon < inf.
+
+    ``allow_inf=True`` also accepts ``math.inf``, for the functions that
+    document ε = inf as their non-private reference path (ERM, the exact statistic).
+    """
     value = _as_real(epsilon, name)
+    if allow_inf and value == math.inf:
+        return value
     if not (math.isfinite(value) and value > 0):
+        if allow_inf:
+            raise ValueError(f"{name} must be > 0 (valid range: 0 < {name} <= inf, inf being the non-private "
+                             f"reference), got {epsilon!r}")
         raise ValueError(f"{name} must be finite and > 0 (valid range: 0 < {name} < inf), got {epsilon!r}")
     return value
 
@@ -236,3 +250,73 @@ def check_unit_interval(values, name="values"):
         bad = arr[np.abs(arr) > 1].ravel()[0]
         raise ValueError(f"{name} must lie in [-1, 1] (a query φ: Z → [-1, 1]), found {bad!r}")
     return arr
+
+
+def check_real_array(x, name, ndim=None, nonempty=True, shape=None):
+    """:func:`check_finite_array` that also refuses strings, booleans and objects.
+
+    ``np.asarray("0.5", dtype=float)`` is 0.5 and ``True`` is 1.0, so a plain
+    float conversion would accept a string or a boolean where a number is
+    meant; this checker raises a TypeError naming ``name`` instead.
+    """
+    kind = "U" if isinstance(x, (str, bytes)) else np.asarray(x).dtype.kind
+    if kind not in "iuf":
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got {x!r}")
+    return check_finite_array(x, name, ndim=ndim, nonempty=nonempty, shape=shape)
+
+
+def check_epsilon_sweep(epsilons, name="epsilons", allow_inf=False):
+    """Return a sweep of privacy parameters (a scalar or a non-empty 1-D sequence) as a list of floats.
+
+    Every entry must satisfy 0 < ε < inf; with ``allow_inf=True`` an entry may
+    also be ``math.inf``, the non-private reference curve of a runner that
+    documents it. Strings, booleans and ``None`` raise a TypeError naming ``name``.
+    """
+    if epsilons is None or isinstance(epsilons, (str, bytes, bool)):
+        raise TypeError(f"{name} must be a privacy parameter or a sequence of them, got {epsilons!r}")
+    arr = np.asarray(epsilons, dtype=object) if not isinstance(epsilons, np.ndarray) else epsilons
+    if arr.ndim > 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a scalar or a non-empty 1-D sequence, got {epsilons!r}")
+    values = []
+    for value in np.atleast_1d(arr).tolist():
+        x = _as_real(value, name)
+        if not (x > 0 and (math.isfinite(x) or (allow_inf and x == math.inf))):
+            valid = f"0 < {name} <= inf (inf: the non-private reference)" if allow_inf else f"0 < {name} < inf"
+            raise ValueError(f"every entry of {name} must satisfy {valid}, got {value!r}")
+        values.append(x)
+    return values
+
+
+def check_sizes(values, name, minimum=1):
+    """Return a scalar or non-empty 1-D sequence of whole numbers >= ``minimum`` as a list of ints.
+
+    For the sample sizes and dimensions that runners sweep: a fractional
+    ``n = 400.5``, a boolean, a string or ``None`` raises an error naming
+    ``name`` instead of being truncated by ``int()``. Floats with whole values
+    (``1e4``) are accepted.
+    """
+    if values is None or isinstance(values, (str, bytes, bool)):
+        raise TypeError(f"{name} must be an integer or a sequence of integers, got {values!r}")
+    arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    if arr.ndim > 1 or arr.size == 0:
+        raise ValueError(f"{name} must be an integer or a non-empty 1-D sequence of integers, got {values!r}")
+    return [check_size(value, name, minimum) for value in np.atleast_1d(arr).tolist()]
+
+
+def check_sweep(values, name):
+    """Return a sweep of real values (a scalar or a non-empty 1-D sequence, all finite) as a list of floats.
+
+    For the η, α or resolution sweeps of the runners; the caller checks each
+    entry's range. Strings, booleans, ``None``, NaN/inf, empty or 2-D input
+    raise an error naming ``name``.
+    """
+    if values is None:
+        raise TypeError(f"{name} must be a real number or a sequence of them, got None")
+    return [float(v) for v in np.atleast_1d(check_real_array(values, name, ndim=(0, 1)))]
+
+
+def check_size(value, name, minimum=1, maximum=None):
+    """Return one whole number in [minimum, maximum] as an int; a whole float (``1e5``) is accepted, ``400.5`` is not."""
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+        value = int(value)
+    return check_int(value, name, minimum=minimum, maximum=maximum)

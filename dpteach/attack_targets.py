@@ -14,28 +14,20 @@ import math
 
 import numpy as np
 
-from ._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive
+from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
 from .mechanisms import gaussian_sigma
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
 
 
-def _numeric(values, name, **kwargs):
-    """check_finite_array that also refuses strings, booleans and objects (a '0.5' is not a number)."""
-    kind = np.asarray(values).dtype.kind if not isinstance(values, (str, bytes)) else "U"
-    if kind not in "iuf":
-        raise TypeError(f"{name} must be a real number or an array of real numbers, got {values!r}")
-    return check_finite_array(values, name, **kwargs)
-
-
 def _records(records, name="records"):
     """(..., k, p) float array with at least one record."""
-    return _numeric(records, name, ndim=(2, 3))
+    return check_real_array(records, name, ndim=(2, 3))
 
 
 def _responses(values, name, x):
     """A response array with the shape of ``x`` without its last axis."""
-    arr = _numeric(values, name, ndim=(1, 2))
+    arr = check_real_array(values, name, ndim=(1, 2))
     if arr.shape != x.shape[:-1]:
         raise ValueError(f"{name} must have shape {x.shape[:-1]} (one response per row of x), got {arr.shape}")
     return arr
@@ -102,7 +94,7 @@ def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else _numeric(
+    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
         center, "center", shape=(records.shape[-1],))
     rng = as_rng(rng)
     n = records.shape[-2]
@@ -121,7 +113,7 @@ def _clipped_gaussian_mean_quarter_noise(records, epsilon, delta, radius, center
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else _numeric(
+    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
         center, "center", shape=(records.shape[-1],))
     rng = as_rng(rng)
     sigma = gaussian_sigma(2 * radius / records.shape[-2], epsilon, delta) / 4

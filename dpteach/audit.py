@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from ._validation import as_rng, check_delta, check_int, check_probability
+from ._validation import as_rng, check_delta, check_int, check_probability, check_real_array
 
 __all__ = [
     "AuditResult",
@@ -72,9 +72,30 @@ class AuditResult:
 def clopper_pearson(successes, trials, confidence):
     """Exact two-sided Clopper–Pearson interval for a binomial proportion.
 
-    Returns (low, high) with P[low <= p <= high] >= ``confidence`` for every p.
+    Parameters
+    ----------
+    successes : int or array_like of int
+        Counts, each a whole number in [0, trials].
+    trials : int, >= 1
+    confidence : float in (0, 1)
+
+    Returns
+    -------
+    (low, high) with P[low <= p <= high] >= ``confidence`` for every p.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A count that is not a whole number in [0, trials] (e.g. 11 successes in 10 trials),
+        trials < 1, or a confidence outside (0, 1).
     """
-    successes = np.asarray(successes)
+    trials = check_int(trials, "trials", minimum=1)
+    confidence = check_probability(confidence, "confidence")
+    successes = check_real_array(successes, "successes")
+    bad = (successes < 0) | (successes > trials) | (successes != np.round(successes))
+    if np.any(bad):
+        raise ValueError(f"successes must be whole numbers in [0, trials={trials}], "
+                         f"found {successes[bad].ravel()[0].item()!r}")
     alpha = 1.0 - confidence
     low = np.where(successes > 0, stats.beta.ppf(alpha / 2, successes, trials - successes + 1), 0.0)
     high = np.where(successes < trials, stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes), 1.0)
@@ -219,7 +240,7 @@ def repeat(one_output_mechanism):
 def threshold_events(thresholds):
     """Events {output > t} for scalar outputs, one per threshold (named for reports)."""
     events = []
-    for t in np.asarray(thresholds, dtype=float).ravel():
+    for t in check_real_array(thresholds, "thresholds").ravel():
         def event(outputs, t=t):
             return np.asarray(outputs, dtype=float).reshape(len(outputs), -1)[:, 0] > t
         event.__name__ = f"output > {t:.4g}"

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._validation import check_delta, check_epsilon, check_finite_array, check_int
+from ._validation import check_delta, check_epsilon, check_int, check_real_array
 
 __all__ = [
     "basic_composition",
@@ -29,14 +29,14 @@ __all__ = [
 
 
 def _budgets(epsilons, deltas):
-    eps = check_finite_array(epsilons, "epsilons", ndim=(0, 1)).ravel()
+    eps = check_real_array(epsilons, "epsilons", ndim=(0, 1)).ravel()
     if np.any(eps <= 0):
         raise ValueError(f"epsilons must all be > 0 (valid range: 0 < epsilon < inf), "
                          f"found {eps[eps <= 0][0].item()!r}")
     if deltas is None:
         dels = np.zeros_like(eps)
     else:
-        dels = check_finite_array(deltas, "deltas", ndim=(0, 1)).ravel()
+        dels = check_real_array(deltas, "deltas", ndim=(0, 1)).ravel()
         if dels.shape != eps.shape:
             raise ValueError(f"deltas must have one entry per epsilon ({eps.size}), got {dels.size}")
         if np.any((dels < 0) | (dels >= 1)):

@@ -397,7 +397,7 @@ class PrivateSemiAgnosticLearner(Estimator):
         epsilon = _check_epsilon_or_inf(self.epsilon)
         delta = check_delta(self.delta, allow_zero=False)
         beta = check_probability(self.beta, "beta")
-        rng = as_rng(self.random_state)
+        rng = as_rng(self.random_state, "random_state")
         n, d = X.shape
         grid = _eta_grid(alpha)
         n_parts = grid.size

@@ -80,10 +80,10 @@ def _check_unit_vector(w, name, d=None):
     return w / norm
 
 
-def _check_data(X, y):
-    X = check_finite_array(X, "X", ndim=2)
-    y = check_labels(y, "y")
-    check_same_length(X, y)
+def _check_data(X, y, name_X="X", name_y="y"):
+    X = check_finite_array(X, name_X, ndim=2)
+    y = check_labels(y, name_y)
+    check_same_length(X, y, name_X, name_y)
     return X, y
 
 
@@ -577,7 +577,7 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, siz
     ValueError, TypeError
         For bad arrays, a ≤ 0, λ ≤ 0, σ < 0, L ≤ 0, a bad size or rng.
     """
-    X, y = _check_data(X_block, y_block)
+    X, y = _check_data(X_block, y_block, "X_block", "y_block")
     w = _check_unit_vector(w, "w", X.shape[1])
     a = check_positive(a, "a")
     b = float(check_finite_array(b, "b", ndim=0))

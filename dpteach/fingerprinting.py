@@ -31,8 +31,8 @@ import numpy as np
 from scipy import stats
 
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_int,
-                          check_positive, check_probability)
-from .attack_targets import (_clipped_gaussian_mean_quarter_noise, _clip_rows, _numeric, _records,  # noqa: F401
+                          check_positive, check_probability, check_real_array)
+from .attack_targets import (_clipped_gaussian_mean_quarter_noise, _clip_rows, _records,  # noqa: F401
                              _responses, accuracy_noise_sd, clipped_gaussian_mean, exact_mean, noisy_mean,
                              noisy_ols, ols_estimate)
 
@@ -65,7 +65,7 @@ __all__ = [
 
 def _batched_vector(vector, name, records, name_records="records"):
     """A (p,) or (..., p) vector whose last axis and batch axes match ``records`` (..., k, p)."""
-    arr = _numeric(vector, name, ndim=(1, 2))
+    arr = check_real_array(vector, name, ndim=(1, 2))
     if arr.shape[-1] != records.shape[-1]:
         raise ValueError(f"{name} must have {records.shape[-1]} entries on its last axis (the number of columns "
                          f"of {name_records}), got shape {arr.shape}")
@@ -76,7 +76,7 @@ def _batched_vector(vector, name, records, name_records="records"):
 
 
 def _scores(values, name):
-    return _numeric(values, name, ndim=1)
+    return check_real_array(values, name, ndim=1)
 
 
 # --- 1. tracing statistics -------------------------------------------------------------------
@@ -489,7 +489,7 @@ def dp_roc_envelope(fpr, epsilon, delta):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    rates = _numeric(fpr, "fpr", nonempty=True)
+    rates = check_real_array(fpr, "fpr", nonempty=True)
     if np.any((rates < 0) | (rates > 1)):
         bad = rates[(rates < 0) | (rates > 1)].ravel()[0].item()
         raise ValueError(f"fpr must lie in [0, 1], found {bad!r}")
@@ -594,7 +594,7 @@ def gaussian_fingerprinting_mc(f, n, mu, sigma, n_draws, rng=None, step=None):
     if not callable(f):
         raise TypeError(f"f must be callable, got {f!r} of type {type(f).__name__}")
     n = check_int(n, "n", minimum=1)
-    mu = float(_numeric(mu, "mu", ndim=0))
+    mu = float(check_real_array(mu, "mu", ndim=0))
     sigma = check_positive(sigma, "sigma")
     n_draws = check_int(n_draws, "n_draws", minimum=2)
     step = 0.05 * sigma / math.sqrt(n) if step is None else check_positive(step, "step")

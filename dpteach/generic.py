@@ -105,7 +105,7 @@ class GenericPrivateLearner(Estimator):
     def fit(self, X, y):
         """Choose h ∈ H with probability ∝ exp(−ε·errors(h)/2); returns self. Cost: one error count pass."""
         self.index_ = int(generic_private_learner(self.hypotheses, X, y, self.epsilon,
-                                                  rng=self.random_state))
+                                                  rng=as_rng(self.random_state, "random_state")))
         self.hypothesis_ = self.hypotheses[self.index_]
         return self
 

@@ -409,6 +409,8 @@ def walsh_hadamard(values):
         If the last axis is not a power of two, or the values are not finite.
     """
     arr = check_finite_array(values, "values").copy()
+    if arr.ndim == 0:
+        raise ValueError(f"values must have at least 1 dimension (a length-2^d last axis), got {values!r}")
     size = arr.shape[-1]
     if size & (size - 1):
         raise ValueError(f"values must have a power-of-two last axis, got length {size}")

@@ -339,7 +339,7 @@ class PrivateHermiteL1Learner(Estimator):
         n_thresholds = None if self.n_thresholds is None else check_int(self.n_thresholds, "n_thresholds", minimum=1)
         n_iterations = None if self.n_iterations is None else check_int(self.n_iterations, "n_iterations",
                                                                         minimum=1)
-        rng = as_rng(self.random_state)
+        rng = as_rng(self.random_state, "random_state")
         if n < 4:
             raise ValueError(f"X must have at least 4 examples (blocks plus a validation set), got {n}")
         params = _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds,

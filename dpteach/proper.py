@@ -125,7 +125,10 @@ def project_unit_ball(values):
     TypeError, ValueError
         For NaN/inf or an empty array.
     """
-    return _project_unit_ball(check_finite_array(values, "values"))
+    values = check_finite_array(values, "values")
+    if values.ndim == 0:
+        raise ValueError(f"values must have at least 1 dimension (vectors on the last axis), got shape {values.shape}")
+    return _project_unit_ball(values)
 
 
 def _project_unit_ball(values):
@@ -803,7 +806,7 @@ class PrivateProperLearner(Estimator):
             raise ValueError(f"X must have at least 2 examples (one for each half), got {X.shape[0]}")
         d = X.shape[1]
         alpha, epsilon, delta, degree, clip, max_dim, resolution = self._validated_parameters(d)
-        rng = as_rng(self.random_state)
+        rng = as_rng(self.random_state, "random_state")
         order = rng.permutation(X.shape[0])  # a data-independent split
         first, second = order[:X.shape[0] // 2], order[X.shape[0] // 2:]
         m_tilde, sigma = _noisy_correlations(X[first], y[first], degree, clip, epsilon, delta, rng, None, 1.0)

@@ -10,8 +10,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ..fingerprinting import _numeric
-from .._validation import check_delta, check_epsilon, check_positive, check_positive_array, scalar_or_array
+from .._validation import (check_delta, check_epsilon, check_positive, check_positive_array, check_real_array,
+                           scalar_or_array)
 
 __all__ = ["score_attack_separation", "predicted_auc", "predicted_tpr", "sample_mean_error", "dp_mean_frontier"]
 
@@ -45,7 +45,7 @@ def predicted_tpr(fpr, sigma, d, n, alpha):
     ``fpr`` may be an array in (0, 1); Δ from :func:`score_attack_separation`
     (scalar d, n, α).
     """
-    rates = _numeric(fpr, "fpr")
+    rates = check_real_array(fpr, "fpr")
     if np.any((rates <= 0) | (rates >= 1)):
         raise ValueError(f"fpr must lie in (0, 1), got {fpr!r}")
     separation = float(np.asarray(score_attack_separation(sigma, d, n, alpha)))

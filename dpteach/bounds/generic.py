@@ -104,7 +104,7 @@ def generic_learner_failure_bound(n_hypotheses, epsilon, alpha, n):
     ValueError, TypeError
         Any argument outside the ranges above.
     """
-    size = check_positive(n_hypotheses, "n_hypotheses")
+    size, _ = _chapter2_inputs(n_hypotheses, 0.5)  # |H| >= 1 as everywhere in this module (no β here)
     eps = check_epsilon_array(epsilon)
     alpha = check_probability(alpha, "alpha")
     n = check_positive_array(n, "n")

@@ -49,11 +49,13 @@ def replace_one(data, index, new_record):
     Raises
     ------
     ValueError, TypeError
-        Empty ``data``, an index out of range, or a record of the wrong shape.
+        Empty ``data`` or with NaN/inf, an index out of range, or a record of the wrong shape.
     """
     data = np.array(data, copy=True)
     if data.ndim == 0 or data.shape[0] == 0:
         raise ValueError(f"data must be a non-empty array of records, got shape {data.shape}")
+    if data.dtype.kind in "fc" and not np.all(np.isfinite(data)):
+        raise ValueError(f"data must contain only finite values (no NaN or inf), found {data[~np.isfinite(data)][0]!r}")
     index = check_int(index, "index", minimum=-len(data), maximum=len(data) - 1)
     data[index] = new_record
     return data

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fingerprinting import _numeric
-from .._validation import as_rng, check_choice, check_int, check_positive
+from .._validation import as_rng, check_choice, check_int, check_positive, check_real_array
 
 __all__ = ["uniform_box_mean", "gaussian_records", "sign_records", "sparse_coefficients", "regression_records"]
 
@@ -36,7 +35,7 @@ def gaussian_records(n_trials, n_records, mu, sigma=1.0, rng=None):
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     n_records = check_int(n_records, "n_records", minimum=1)
-    mu = _numeric(mu, "mu", ndim=1)
+    mu = check_real_array(mu, "mu", ndim=1)
     sigma = check_positive(sigma, "sigma")
     noise = as_rng(rng).standard_normal((n_trials, n_records, mu.size))
     return mu + sigma * noise
@@ -51,7 +50,7 @@ def sign_records(n_trials, n_records, p, rng=None):
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     n_records = check_int(n_records, "n_records", minimum=1)
-    p = _numeric(p, "p", ndim=1)
+    p = check_real_array(p, "p", ndim=1)
     if np.any(np.abs(p) > 1):
         raise ValueError(f"p must lie in [-1, 1] (coordinate means of ±1 data), found {p[np.abs(p) > 1][0]!r}")
     uniform = as_rng(rng).random((n_trials, n_records, p.size))
@@ -89,7 +88,7 @@ def regression_records(n_trials, n_records, beta, sigma=1.0, rng=None):
     """
     n_trials = check_int(n_trials, "n_trials", minimum=1)
     n_records = check_int(n_records, "n_records", minimum=1)
-    beta = _numeric(beta, "beta", ndim=1)
+    beta = check_real_array(beta, "beta", ndim=1)
     sigma = check_positive(sigma, "sigma")
     rng = as_rng(rng)
     x = np.where(rng.random((n_trials, n_records, beta.size)) < 0.5, 1.0, -1.0)

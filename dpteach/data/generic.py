@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_finite_array, check_int, check_probability
+from .._validation import as_rng, check_finite_array, check_int, check_probability, check_real_array
 
 __all__ = ["threshold_data", "halfspace_data", "parity_data", "flip_labels"]
 
@@ -27,14 +27,29 @@ def flip_labels(labels, noise_rate, rng):
 
     Parameters
     ----------
-    labels : ndarray of ±1
-    noise_rate : float, 0 <= η < 1 (already validated by the caller)
-    rng : numpy.random.Generator
+    labels : array_like of ±1, shape (n,) or (n_datasets, n), non-empty
+    noise_rate : float, 0 <= η < 1
+    rng : None, int or numpy.random.Generator
 
     Returns
     -------
     ndarray, the same shape as ``labels``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Labels other than ±1 (or NaN, empty, more than 2 dimensions), η outside [0, 1), a bad ``rng``.
     """
+    arr = check_real_array(labels, "labels", ndim=(1, 2))
+    bad = ~np.isin(arr, (-1.0, 1.0))
+    if np.any(bad):
+        raise ValueError(f"labels must contain only -1 and +1, found {arr[bad][0].item()!r}")
+    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False)
+    return _flip_labels(np.asarray(labels), noise_rate, as_rng(rng))
+
+
+def _flip_labels(labels, noise_rate, rng):
+    """:func:`flip_labels` on inputs its caller has validated (the generators below)."""
     return np.where(rng.random(labels.shape) < noise_rate, -labels, labels)
 
 
@@ -67,7 +82,7 @@ def threshold_data(n, theta=0.37, noise_rate=0.1, n_datasets=None, rng=None):
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     rng = as_rng(rng)
     X = rng.random(shape)
-    return X, flip_labels(np.where(X >= theta, 1, -1), noise_rate, rng)
+    return X, _flip_labels(np.where(X >= theta, 1, -1), noise_rate, rng)
 
 
 def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=None, clean=False):
@@ -104,7 +119,7 @@ def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=N
     rng = as_rng(rng)
     X = rng.uniform(-1.0, 1.0, _chapter2_shape(n, n_datasets) + (normal.size,))
     labels = np.where(X @ normal >= offset, 1, -1)
-    return X, (labels if clean else flip_labels(labels, noise_rate, rng))
+    return X, (labels if clean else _flip_labels(labels, noise_rate, rng))
 
 
 def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
@@ -136,4 +151,4 @@ def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
     X = rng.integers(0, 2, size=_chapter2_shape(n, n_datasets) + (d,))
     secret_bits = (secret >> np.arange(d)) & 1
     labels = 1 - 2 * ((X @ secret_bits) & 1)
-    return X, flip_labels(labels, noise_rate, rng)
+    return X, _flip_labels(labels, noise_rate, rng)

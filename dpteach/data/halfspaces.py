@@ -16,9 +16,9 @@ from scipy import stats
 import functools
 import math
 
-from .._validation import as_rng, check_finite_array, check_int, check_probability
+from .._validation import as_rng, check_finite_array, check_int, check_probability, check_real_array
 from ..logconcave import MARGINALS, sample_marginal
-from .generic import flip_labels
+from .generic import _flip_labels
 
 __all__ = [
     "gaussian_halfspace_data",
@@ -79,7 +79,7 @@ def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rn
     rng = as_rng(rng)
     X = rng.standard_normal((n, d))
     clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
-    return X, flip_labels(clean, noise_rate, rng), normal
+    return X, _flip_labels(clean, noise_rate, rng), normal
 
 
 def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
@@ -120,6 +120,11 @@ def rcn_halfspace_error(normal, threshold, target_normal, target_threshold, nois
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     if noise_rate >= 0.5:
         raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
+    # Checked here under this function's own names (halfspace_disagreement calls them normal_1/normal_2).
+    normal = check_real_array(normal, "normal", ndim=1)
+    target_normal = check_real_array(target_normal, "target_normal", ndim=1)
+    threshold = float(check_real_array(threshold, "threshold", ndim=0))
+    target_threshold = float(check_real_array(target_threshold, "target_threshold", ndim=0))
     disagreement = halfspace_disagreement(normal, threshold, target_normal, target_threshold)
     return noise_rate + (1.0 - 2.0 * noise_rate) * disagreement
 
@@ -354,4 +359,4 @@ def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0
     rng = as_rng(rng)
     X = product_logconcave_sample(n, d, marginal, rng)
     clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
-    return X, flip_labels(clean, noise_rate, rng), normal
+    return X, _flip_labels(clean, noise_rate, rng), normal

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from .._validation import as_rng, check_int
+from .._validation import as_rng, check_epsilon, check_epsilon_sweep, check_int, check_real_array
 from ..audit import audit
 from ._progress import check_repetitions, progress
 
@@ -34,9 +34,10 @@ def audit_sweep(setups, claimed_epsilons, n_trials, rng=None):
         name → list of :class:`dpteach.audit.AuditResult`, one per claimed ε.
     """
     n_trials = check_repetitions(n_trials, "n_trials")
+    claimed_epsilons = check_epsilon_sweep(claimed_epsilons, "claimed_epsilons")
     rng = as_rng(rng)
     results = {name: [] for name in setups}
-    for epsilon in progress(list(claimed_epsilons), "audits"):
+    for epsilon in progress(claimed_epsilons, "audits"):
         for name, (mechanism, data, neighbour, events) in setups.items():
             results[name].append(audit(functools.partial(mechanism, epsilon=epsilon), data, neighbour, events,
                                        n_trials, rng=rng))
@@ -54,8 +55,10 @@ def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_run
     ndarray, shape (len(thresholds),)
     """
     n_runs = check_int(n_runs, "n_runs", minimum=1)
+    epsilon = check_epsilon(epsilon)
+    min_count = check_int(min_count, "min_count", minimum=0)
     rng = as_rng(rng)
-    thresholds = np.asarray(thresholds, dtype=float)
+    thresholds = check_real_array(thresholds, "thresholds", ndim=(0, 1))
 
     def survival(data):
         outputs = np.sort(mechanism(data, n_runs, rng, epsilon))

@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from .. import dpsas as _dpsas
-from .._validation import (as_rng, check_delta, check_finite_array, check_int, check_positive,
-                           check_probability)
+from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_finite_array, check_int,
+                           check_positive, check_probability, check_real_array, check_size, check_sizes)
 from ..data import gaussian_halfspace_data, rcn_halfspace_error
 from ._progress import check_repetitions, progress
 
@@ -52,7 +52,10 @@ def target_normal(d):
 
 def halfspace_error(w, tau, normal, threshold, noise_rate):
     """Exact error of sign(⟨w, x⟩ + τ) under RCN around sign(⟨w*, x⟩ − t*): the data's t is −τ."""
-    return rcn_halfspace_error(w, -float(tau), normal, threshold, noise_rate)
+    w = check_real_array(w, "w", ndim=1)
+    normal = check_real_array(normal, "normal", ndim=1)
+    tau = float(check_real_array(tau, "tau", ndim=0))
+    return rcn_halfspace_error(w, -tau, normal, threshold, noise_rate)
 
 
 def rcn_dataset(n, d, threshold, noise_rate, rng=None):
@@ -122,7 +125,9 @@ def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, th
     dict ε → ndarray of shape (len(noise_rates), n_reps). The same datasets are used for every ε.
     """
     n_reps = check_repetitions(n_reps)
-    rates = check_finite_array(noise_rates, "noise_rates", ndim=1)
+    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
+    n = check_size(n, "n")
+    rates = check_real_array(noise_rates, "noise_rates", ndim=1)
     rng = as_rng(rng)
     out = {eps: np.empty((rates.size, n_reps)) for eps in epsilons}
     for i in progress(range(rates.size), "noise rates"):
@@ -141,7 +146,10 @@ def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_
     Returns
     -------
     dict ε → trace (the dict returned by :func:`dpteach.dpsas.dpsas`, with ``angle_deg``) plus ``tau``.
+    ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
     """
+    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
+    normal = check_real_array(normal, "normal", ndim=1)
     rng = as_rng(rng)
     out = {}
     for eps in epsilons:
@@ -157,10 +165,11 @@ def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, t
 
     Returns
     -------
-    dict ε → ndarray of shape (len(n_values), n_reps).
+    dict ε → ndarray of shape (len(n_values), n_reps). ε = inf: the non-private reference.
     """
     n_reps = check_repetitions(n_reps)
-    sizes = [check_int(int(v), "n_values", minimum=1) for v in n_values]
+    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
+    sizes = check_sizes(n_values, "n_values")
     rng = as_rng(rng)
     out = {eps: np.empty((len(sizes), n_reps)) for eps in epsilons}
     for r in progress(range(n_reps), "repetitions"):
@@ -181,19 +190,22 @@ def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, n
 
     Returns
     -------
-    ndarray of shape (len(d_values),).
+    ndarray of shape (len(d_values),). ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
     """
     n_reps = check_repetitions(n_reps)
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    d_values = check_sizes(d_values, "d_values")
+    n_grid = check_sizes(n_grid, "n_grid")
     target = check_positive(target, "target")
     delta = check_delta(delta, allow_zero=False)
     rng = as_rng(rng)
     needed = np.full(len(d_values), np.nan)
     for i in progress(range(len(d_values)), "dimensions"):
-        d = int(d_values[i])
+        d = d_values[i]
         for n in n_grid:
             errors = []
             for _ in range(n_reps):
-                X, y, normal = rcn_dataset(int(n), d, threshold, noise_rate, rng)
+                X, y, normal = rcn_dataset(n, d, threshold, noise_rate, rng)
                 w, tau, _ = _dpsas.dpsas(X, y, epsilon, delta, eta, n_rounds=n_rounds, rng=rng)
                 errors.append(halfspace_error(w, tau, normal, threshold, noise_rate))
             if np.median(errors) <= target:
@@ -209,7 +221,9 @@ def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.0
     Returns
     -------
     dict rule → {"angle_deg": (T_r + 1,), "error": float, "step_size": float}.
+    ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
     """
+    normal = check_real_array(normal, "normal", ndim=1)
     rng = as_rng(rng)
     out = {}
     for rule in _dpsas.STEP_RULES:
@@ -227,10 +241,12 @@ def fresh_vs_reuse(n_values, epsilon, n_reps=3, d=10, eta=0.05, noise_rate=0.05,
     Returns
     -------
     dict {"fresh", "reuse"} → ndarray (len(n_values), n_reps); prefixes of one dataset per repetition.
+    ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
     """
     n_reps = check_repetitions(n_reps)
+    epsilon = check_epsilon(epsilon, allow_inf=True)
     rng = as_rng(rng)
-    sizes = [int(v) for v in n_values]
+    sizes = check_sizes(n_values, "n_values")
     out = {"fresh": np.empty((len(sizes), n_reps)), "reuse": np.empty((len(sizes), n_reps))}
     for r in progress(range(n_reps), "repetitions"):
         X, y, normal = rcn_dataset(max(sizes), d, threshold, noise_rate, rng)

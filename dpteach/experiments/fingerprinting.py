@@ -16,8 +16,7 @@ import math
 import numpy as np
 
 from .. import data, fingerprinting
-from ..fingerprinting import _numeric
-from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive
+from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions, progress
 
@@ -30,7 +29,7 @@ _SLOW_ENTRIES = 3e7
 
 
 def _positive_ints(values, name):
-    arr = _numeric(values, name, ndim=1)
+    arr = check_real_array(values, name, ndim=1)
     for v in arr:
         if v != int(v) or v < 1:
             raise ValueError(f"{name} must contain integers >= 1, found {v!r}")
@@ -38,7 +37,7 @@ def _positive_ints(values, name):
 
 
 def _epsilons(values):
-    arr = _numeric(values, "epsilons", ndim=1)
+    arr = check_real_array(values, "epsilons", ndim=1)
     for v in arr:
         check_epsilon(float(v))
     return [float(v) for v in arr]
@@ -169,7 +168,7 @@ def phase_diagram(d, ns, alpha_fractions, n_scores=2000, sigma=1.0, rng=None):
     """
     d = check_int(d, "d", minimum=1)
     ns = _positive_ints(ns, "ns")
-    fractions = _numeric(alpha_fractions, "alpha_fractions", ndim=1)
+    fractions = check_real_array(alpha_fractions, "alpha_fractions", ndim=1)
     if np.any(fractions <= 0):
         raise ValueError(f"alpha_fractions must be > 0, got {fractions.tolist()}")
     n_scores = check_repetitions(n_scores, "n_scores")
@@ -205,7 +204,7 @@ def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
     """
     d = check_int(d, "d", minimum=1)
     n = check_int(n, "n", minimum=1)
-    targets = _numeric(target_fprs, "target_fprs", ndim=1)
+    targets = check_real_array(target_fprs, "target_fprs", ndim=1)
     if np.any((targets <= 0) | (targets >= 1)):
         raise ValueError(f"target_fprs must lie in (0, 1), got {targets.tolist()}")
     n_trials = check_repetitions(n_trials, "n_trials")
@@ -256,7 +255,7 @@ def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magn
     """
     d = check_int(d, "d", minimum=1)
     s = check_int(s, "s", minimum=1, maximum=d)
-    ratios = _numeric(ratios, "ratios", ndim=1)
+    ratios = check_real_array(ratios, "ratios", ndim=1)
     if np.any(ratios < 1):
         raise ValueError(f"ratios n/d must be >= 1 (OLS needs n >= d), got {ratios.tolist()}")
     epsilons = _epsilons(epsilons)

@@ -13,8 +13,9 @@ from functools import partial
 
 import numpy as np
 
-from .._validation import (as_rng, check_epsilon, check_finite_array, check_int, check_labels, check_positive,
-                           check_probability, check_same_length)
+from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_array, check_int, check_labels,
+                           check_positive, check_probability, check_real_array, check_same_length, check_size,
+                           check_sizes, check_sweep)
 from ..data import halfspace_data, parity_data, threshold_data
 from ..generic import select_hypotheses
 from ..hypotheses import check_class, halfspaces, parities, thresholds
@@ -31,7 +32,12 @@ __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "paddin
 def excess_errors(indices, true_errors):
     """err(h) − OPT for the chosen indices, with OPT = min_{h ∈ H} err(h) (the agnostic benchmark)."""
     true_errors = check_finite_array(true_errors, "true_errors", ndim=1)
-    return true_errors[np.asarray(indices)] - true_errors.min()
+    chosen = check_real_array(indices, "indices")
+    bad = (chosen != np.round(chosen)) | (chosen < 0) | (chosen >= true_errors.size)
+    if np.any(bad):
+        raise ValueError(f"indices must be whole numbers in [0, {true_errors.size - 1}] (indices into true_errors), "
+                         f"found {chosen[bad].ravel()[0].item()!r}")
+    return true_errors[chosen.astype(np.int64)] - true_errors.min()
 
 
 def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progress=False):
@@ -46,7 +52,7 @@ def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progre
     hypotheses = check_class(hypotheses)
     n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
     rng = as_rng(rng)
-    n_values = [check_int(n, "n", minimum=1) for n in np.ravel(n_values)]
+    n_values = check_sizes(n_values, "n_values")
     n_values_iter = _progress_bar(n_values, f"error counts ({hypotheses.name})", enabled=None if progress else False)
     table = []
     for n in n_values_iter:
@@ -139,6 +145,10 @@ def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
     (halfspaces on the cube).
     """
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
+    hypotheses = check_class(hypotheses)
+    X_test = check_finite_array(X_test, "X_test", ndim=(1, 2))  # bits (parities) allowed
+    y_clean = check_labels(y_clean, "y_clean")
+    check_same_length(X_test, y_clean, "X_test", "y_clean")
     disagreement = hypotheses.error_counts(X_test, y_clean) / len(y_clean)
     return noise_rate + (1 - 2 * noise_rate) * disagreement
 
@@ -167,6 +177,9 @@ def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y
     sensitivity = check_positive(sensitivity, "sensitivity")
     labels = check_labels(y, "y")
     candidate_labels = check_labels(candidate_y, "candidate_y")
+    # Checked under their own names first (predict_all would call them X).
+    check_finite_array(X, "X", ndim=(1, 2))  # bits (parities) allowed
+    check_finite_array(candidate_X, "candidate_X", ndim=(1, 2))
     predictions = hypotheses.predict_all(X)                             # (|H|, n)
     check_same_length(predictions.T, labels, "X", "y")
     candidate_predictions = hypotheses.predict_all(candidate_X)
@@ -217,11 +230,12 @@ def grid_size_setups(grid_sizes, theta, noise_rate, n, n_datasets, rng=None):
     approximation error OPT − η positive. Returns a list of (HypothesisClass, table, true_errors).
     """
     n_datasets = check_repetitions(n_datasets, "n_datasets")
+    n = check_size(n, "n")
     rng = as_rng(rng)
     sample = partial(threshold_data, theta=theta, noise_rate=noise_rate)
     setups = []
-    for grid_size in _progress_bar(np.ravel(grid_sizes), "(a) thresholds"):
-        H = thresholds(check_int(int(grid_size), "grid size", minimum=1))
+    for grid_size in _progress_bar(check_sizes(grid_sizes, "grid_sizes"), "(a) thresholds"):
+        H = thresholds(grid_size)
         table = error_count_table(H, sample, [n], n_datasets, rng)
         setups.append((H, table, H.true_errors_uniform(theta, noise_rate)))
     return setups
@@ -234,10 +248,10 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
     (:func:`estimated_true_errors`). Returns a list of (HypothesisClass, table, true_errors).
     """
     n_datasets = check_repetitions(n_datasets, "n_datasets")
+    n = check_size(n, "n")
     rng = as_rng(rng)
     setups = []
-    for d in _progress_bar(np.ravel(dimensions), "(b) halfspaces"):
-        d = check_int(int(d), "d", minimum=1)
+    for d in _progress_bar(check_sizes(dimensions, "dimensions"), "(b) halfspaces"):
         H = halfspaces(d, n_offsets=21, max_offset=1.0)
         normal = rng.standard_normal(d)
         normal /= np.linalg.norm(normal)
@@ -251,9 +265,11 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
 def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng=None):
     """Thresholds under label noise η: for each η, (error-count table over n, true errors, ERM's mean excess error)."""
     n_datasets = check_repetitions(n_datasets, "n_datasets")
+    noise_rates = check_sweep(noise_rates, "noise_rates")
+    n_values = check_sizes(n_values, "n_values")
     rng = as_rng(rng)
     setups = []
-    for eta in _progress_bar(list(noise_rates), "noise levels"):
+    for eta in _progress_bar(noise_rates, "noise levels"):
         sample = partial(threshold_data, theta=theta, noise_rate=eta)
         table = error_count_table(hypotheses, sample, n_values, n_datasets, rng)
         true_errors = hypotheses.true_errors_uniform(theta, eta)
@@ -268,7 +284,8 @@ def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_
     (:func:`neighbour_privacy_losses`). Sensitivity 1 is the learner; 0.5 is
     the broken variant that drops the factor 2 of the exponential mechanism.
     """
-    epsilons = np.ravel(epsilons)
+    epsilons = check_epsilon_sweep(epsilons)
+    sensitivities = check_sweep(sensitivities, "sensitivities")
     worst = {s: [] for s in sensitivities}
     for epsilon in _progress_bar(epsilons, "exact privacy losses"):
         for s in sensitivities:
@@ -284,10 +301,10 @@ def parity_timings(naive_dims, fast_dims, n, rng=None):
     the naive count is timed only for d in ``naive_dims`` (it is 2^d × n).
     """
     rng = as_rng(rng)
-    naive_dims = set(int(d) for d in np.ravel(naive_dims))
+    naive_dims = set(check_sizes(naive_dims, "naive_dims"))
     runtimes = {"naive": [], "fast": []}
-    for d in _progress_bar(np.ravel(fast_dims), "parity timings"):
-        d = check_int(int(d), "d", minimum=1, maximum=30)
+    for d in _progress_bar(check_sizes(fast_dims, "fast_dims"), "parity timings"):
+        d = check_size(d, "d", minimum=1, maximum=30)
         H = parities(d)
         X, y = parity_data(n, d, secret=1, rng=rng)
         runtimes["fast"].append(time_error_counts(H, X, y, method="fast", repeats=3))
@@ -301,8 +318,9 @@ def parity_tables(dimensions, n_values, n_datasets, rng=None):
     n_datasets = check_repetitions(n_datasets, "n_datasets")
     rng = as_rng(rng)
     tables = {}
-    for d in _progress_bar(np.ravel(dimensions), "parity error counts"):
-        d = check_int(int(d), "d", minimum=1, maximum=30)
+    n_values = check_sizes(n_values, "n_values")
+    for d in _progress_bar(check_sizes(dimensions, "dimensions"), "parity error counts"):
+        d = check_size(d, "d", minimum=1, maximum=30)
         sample = partial(parity_data, d=d, secret=int(2 ** d - 3))
         tables[d] = error_count_table(parities(d), sample, n_values, n_datasets, rng)
     return tables

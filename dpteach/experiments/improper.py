@@ -13,7 +13,8 @@ import numpy as np
 from scipy import optimize, stats
 
 from .. import data
-from .._validation import as_rng, check_choice, check_finite_array, check_int, check_positive_array
+from .._validation import (as_rng, check_choice, check_epsilon_sweep, check_finite_array, check_int, check_probability,
+                           check_sizes, check_sweep)
 from ..hermite import clip_features, hermite_1d, hermite_features, threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, threshold_grid, threshold_error_counts
 from ._progress import check_repetitions, progress
@@ -36,7 +37,7 @@ def approximation_errors(degrees, theta=0.0, n_grid=4001):
     -------
     dict of arrays over ``degrees``: projection_error, projection_norm, l1_error, l1_norm.
     """
-    degrees = [check_int(p, "degree", minimum=1) for p in np.atleast_1d(degrees)]
+    degrees = check_sizes(degrees, "degrees")
     theta = float(check_finite_array(theta, "theta", ndim=0))
     n_grid = check_int(n_grid, "n_grid", minimum=101)
     z = np.linspace(-7, 7, n_grid)
@@ -87,8 +88,8 @@ def _one_run(kind, n, d, alpha, epsilon, rng, beta=0.25, degree=None):
 
 def excess_error_vs_n(ns, epsilons, d=3, alpha=0.1, n_reps=2, kind="rcn", rng=0):
     """Excess error err − OPT of Algorithm 6.10 for each (ε, n), ``n_reps`` seeds: array (len ε, len n, reps)."""
-    ns = [check_int(n, "n", minimum=10) for n in np.atleast_1d(ns)]
-    epsilons = check_positive_array(epsilons, "epsilons")
+    ns = check_sizes(ns, "ns", minimum=10)
+    epsilons = check_epsilon_sweep(epsilons)
     n_reps = check_repetitions(n_reps)
     rng = as_rng(rng)
     out = np.empty((len(epsilons), len(ns), n_reps))
@@ -104,9 +105,9 @@ def error_grid(epsilons, alphas, ds, n=4000, n_reps=1, kind="rcn", rng=0):
 
     Also returns the degrees used, array (α, d). Precomputed for the chapter's sliders.
     """
-    epsilons = check_positive_array(epsilons, "epsilons")
-    alphas = check_positive_array(alphas, "alphas")
-    ds = [check_int(d, "d", minimum=1) for d in np.atleast_1d(ds)]
+    epsilons = check_epsilon_sweep(epsilons)
+    alphas = [check_probability(a, "alphas") for a in check_sweep(alphas, "alphas")]
+    ds = check_sizes(ds, "ds")
     n = check_int(n, "n", minimum=10)
     n_reps = check_repetitions(n_reps)
     rng = as_rng(rng)
@@ -143,7 +144,7 @@ def l1_vs_least_squares(ns, d=3, degree=3, epsilon=1.0, n_reps=2, rng=0, noise=0
     -------
     dict: "private_l1", "nonprivate_l1", "least_squares" arrays (len n, reps), and "opt".
     """
-    ns = [check_int(n, "n", minimum=10) for n in np.atleast_1d(ns)]
+    ns = check_sizes(ns, "ns", minimum=10)
     n_reps = check_repetitions(n_reps)
     rng = as_rng(rng)
     out = {key: np.empty((len(ns), n_reps)) for key in ("private_l1", "nonprivate_l1", "least_squares")}

@@ -18,7 +18,8 @@ import time
 import numpy as np
 
 from .. import data, proper
-from .._validation import as_rng, check_epsilon, check_int, check_probability
+from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_int, check_probability, check_sizes,
+                           check_sweep)
 from ..hermite import hermite_feature_sum
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions, progress
@@ -59,8 +60,8 @@ def correlation_means(d, degrees, n_values, threshold=PRESET_THRESHOLD, noise_ra
     "noise" ({(p, n): z}).
     """
     d = check_int(d, "d", minimum=2)
-    degrees = [check_int(p, "degree", minimum=1) for p in degrees]
-    n_values = [check_int(n, "n", minimum=2) for n in n_values]
+    degrees = check_sizes(degrees, "degrees")
+    n_values = check_sizes(n_values, "n_values", minimum=2)
     rng = as_rng(rng)
     normal = preset_normal(d)
     means, noise = {}, {}
@@ -122,8 +123,10 @@ def excess_error_curves(n_values, epsilons, n_reps, alpha=0.1, d=5, delta=1e-5, 
     Returns
     -------
     dict: "excess" (len(ε), len(n), n_reps), "dim" (same shape, dim V), "seconds" (mean fit time per n).
+    ε = inf fits the non-private reference, as :class:`~dpteach.proper.PrivateProperLearner` does.
     """
-    n_values = [check_int(n, "n", minimum=2) for n in n_values]
+    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
+    n_values = check_sizes(n_values, "n_values", minimum=2)
     n_reps = check_repetitions(n_reps)
     rng = as_rng(rng)
     normal = preset_normal(d)
@@ -157,8 +160,8 @@ def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, time_limit=2.0):
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
-    dims = [check_int(k, "dim", minimum=0, maximum=d) for k in dims]
-    resolutions = [check_probability(a, "resolution") for a in resolutions]
+    dims = [check_int(k, "dims", minimum=0, maximum=d) for k in check_sizes(dims, "dims", minimum=0)]
+    resolutions = [check_probability(a, "resolutions") for a in check_sweep(resolutions, "resolutions")]
     rng = as_rng(rng)
     X = rng.standard_normal((n, d))
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
@@ -188,6 +191,7 @@ def discretization_excess(resolutions, d=5, threshold=PRESET_THRESHOLD, noise_ra
     -------
     ndarray, shape (len(a),).
     """
+    resolutions = [check_probability(a, "resolutions") for a in check_sweep(resolutions, "resolutions")]
     normal = preset_normal(d)
     basis = np.eye(d)[:, :2]
     out = []
@@ -213,7 +217,7 @@ def proper_vs_improper(n_values, n_reps, epsilon=1.0, alpha=0.1, d=5, delta=1e-5
     """
     from .. import improper  # chapter 6's learner
 
-    n_values = [check_int(n, "n", minimum=2) for n in n_values]
+    n_values = check_sizes(n_values, "n_values", minimum=2)
     n_reps = check_repetitions(n_reps)
     rng = as_rng(rng)
     normal = preset_normal(d)

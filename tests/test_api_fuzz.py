@@ -1,0 +1,469 @@
+"""Fuzz of the public API (issue 7, item 15): every public callable × bad ε, δ, rng and arrays.
+
+The callables are read from the ``__all__`` of every dpteach module (walked
+with pkgutil), so a new chapter is covered the day it is merged: a callable
+without a valid example call in ``tests/fuzz_examples.py`` fails
+``test_every_public_callable_has_an_example`` with instructions.
+
+From each valid example, the bad calls are derived by parameter name:
+
+- ε-like (``epsilon``, ``epsilon_total``, any name starting with ``epsilon``)
+  ∈ {0, −1, nan, inf, '1', None, True};
+- δ-like (``delta``, ``delta_prime``) ∈ {−0.1, 1, 1.5, nan};
+- ``rng`` / ``random_state`` ∈ {True, −1, 1.5, 'seed'};
+- arrays marked in the registry ∈ {empty, containing NaN, one dimension more,
+  one dimension fewer (when that is not also an allowed dimension)}.
+
+Each must raise ``ValueError`` or ``TypeError`` whose message contains the
+parameter's name. Estimators store their parameters in ``__init__``
+(scikit-learn convention), so a bad constructor value must raise at ``fit``.
+
+Below the fuzz, the specific cases of item 15 are pinned one by one.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import math
+import pkgutil
+import signal
+
+import numpy as np
+import pytest
+
+import dpteach
+from dpteach import audit as _audit, bounds as _bounds, composition as _composition, mechanisms as _mechanisms
+from dpteach._estimator import Estimator
+from fuzz_examples import CHAPTER_3_MODULES, EXAMPLES
+
+# Modules whose callables are not fuzzed, and why.
+EXCLUDED = {
+    # The lab checkers take a *student's function* and report on it through
+    # LabCheckError; their own tests (tests/test_labNN.py) feed them wrong answers.
+    "dpteach.labs": "checkers take student functions",
+    # Figure helpers (sliders, axes, styles) take matplotlib/ipywidgets objects,
+    # not data or privacy parameters; tests/test_widgets_plotting.py covers them.
+    "dpteach.widgets": "figure helpers",
+    "dpteach.plotting": "figure helpers",
+}
+
+# Modules without an ``__all__`` that are allowed: they export nothing public.
+NO_ALL_ALLOWED = {
+    "dpteach": "the package root only holds __version__",
+    "dpteach.experiments": "a namespace: runners are imported by chapter module",
+    "dpteach.experiments._progress": "private helpers of the runners (progress bar, repetition check)",
+}
+
+EPSILON_BAD = [(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf"), ("1", "'1'"), (None, "None"),
+               (True, "True")]
+DELTA_BAD = [(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan")]
+RNG_BAD = [(True, "True"), (-1, "-1"), (1.5, "1.5"), ("seed", "'seed'")]
+CALL_TIME_LIMIT = 10  # seconds; a bad value must be refused up front, never loop
+
+# ---------------------------------------------------------------------------------------------
+# THE CHAPTER 3 GROUP. Chapter 3's modules (CHAPTER_3_MODULES in fuzz_examples.py) are being
+# hardened on the chapter 3 branch. Until it is merged, every fuzz case of theirs, and the pinned
+# chapter 3 cases below, carry this one mark. The lead removes it (and this comment) at merge.
+CHAPTER_3_XFAIL = pytest.mark.xfail(strict=False, reason="chapter 3 hardening lands with the chapter 3 branch")
+# ---------------------------------------------------------------------------------------------
+
+
+def _excluded(module_name):
+    return any(module_name == p or module_name.startswith(p + ".") for p in EXCLUDED)
+
+
+def _modules():
+    names = ["dpteach"] + [m.name for m in pkgutil.walk_packages(dpteach.__path__, "dpteach.")]
+    return [importlib.import_module(n) for n in names if not _excluded(n)]
+
+
+def public_callables():
+    """{canonical 'module.qualname': object} over the ``__all__`` of every non-excluded module (re-exports once)."""
+    found = {}
+    for module in _modules():
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if callable(obj):
+                found.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
+    return found
+
+
+CALLABLES = public_callables()
+
+
+def is_epsilon_like(name):
+    return name.startswith("epsilon")
+
+
+def is_delta_like(name):
+    return name in ("delta", "delta_prime")
+
+
+def is_rng_like(name):
+    return name in ("rng", "random_state")
+
+
+def _wrong_dimensions(value, allowed):
+    if allowed is None:  # any shape is valid (an elementwise function)
+        return []
+    arr = np.asarray(value)
+    allowed = (allowed,) if isinstance(allowed, int) else tuple(allowed)
+    cases = []
+    if arr.ndim + 1 not in allowed:
+        cases.append((arr[..., None], "ndim+1"))
+    if arr.ndim >= 1 and arr.ndim - 1 not in allowed:
+        cases.append((arr[0], "ndim-1"))
+    return cases
+
+
+def _bad_array_values(value, allowed):
+    arr = np.asarray(value)
+    with_nan = arr.astype(float).copy()
+    with_nan.flat[0] = math.nan
+    empty = arr[:0] if arr.ndim else arr.reshape(1)[:0]
+    return [(empty, "empty"), (with_nan, "nan")] + _wrong_dimensions(arr, allowed)
+
+
+def bad_values(name, value, example):
+    """The bad values derived for one parameter (by its name, or its mark as an array)."""
+    cases = []
+    if is_epsilon_like(name):
+        cases += EPSILON_BAD
+    if is_delta_like(name):
+        cases += DELTA_BAD
+    if is_rng_like(name):
+        cases += RNG_BAD
+    if name in example.arrays:
+        cases += _bad_array_values(value, example.arrays[name])
+    return cases
+
+
+def bad_calls():
+    """pytest params (key, part, name, value, label) for every derived bad call."""
+    params = []
+    for key in sorted(CALLABLES):
+        example = EXAMPLES.get(key)
+        if example is None:
+            continue
+        parts = [("call", example.kwargs)] + ([("fit", example.fit)] if example.fit is not None else [])
+        for part, kwargs in parts:
+            for name, value in kwargs.items():
+                for bad, label in bad_values(name, value, example):
+                    marks = []
+                    reason = example.exempt.get((name, label)) or example.exempt.get((name, "*"))
+                    if reason:
+                        marks.append(pytest.mark.skip(reason=f"exempt: {reason}"))
+                    elif (name, label) in example.accepts:
+                        continue  # tested in test_documented_reference_values_are_accepted
+                    elif _module_of(key) in CHAPTER_3_MODULES:
+                        marks.append(CHAPTER_3_XFAIL)  # the chapter 3 group (see the top of this file)
+                    params.append(pytest.param(key, part, name, bad, label, marks=marks,
+                                               id=f"{key}-{part}-{name}={label}"))
+    return params
+
+
+def _module_of(key):
+    return CALLABLES[key].__module__
+
+
+class _TimeLimit:
+    """Fail a call that runs longer than ``seconds`` (SIGALRM; the tests run single-process on Linux)."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def _handler(self, signum, frame):
+        raise TimeoutError(f"call ran longer than {self.seconds} s")
+
+    def __enter__(self):
+        self._old = signal.signal(signal.SIGALRM, self._handler)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *exc):
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, self._old)
+        return False
+
+
+def _is_estimator(obj):
+    return inspect.isclass(obj) and issubclass(obj, Estimator) and obj is not Estimator
+
+
+def run_example(key, call_kwargs=None, fit_kwargs=None):
+    """Call ``key`` with its example (or the given replacements); estimators are constructed, then fit."""
+    obj = CALLABLES[key]
+    example = EXAMPLES[key]
+    kwargs = copy.deepcopy(example.kwargs) if call_kwargs is None else call_kwargs
+    with _TimeLimit(CALL_TIME_LIMIT):
+        result = obj(*example.args, **kwargs)
+        if _is_estimator(obj):
+            fit = copy.deepcopy(example.fit) if fit_kwargs is None else fit_kwargs
+            return result, result.fit(**fit)
+        return result, None
+
+
+# --- the registry covers the API ---------------------------------------------------------------
+
+def test_public_callables_are_found():
+    # A sanity floor: a broken walk (an import error swallowed, a wrong prefix) would find few.
+    assert len(CALLABLES) > 200
+    assert "dpteach.mechanisms.laplace_mechanism" in CALLABLES
+    assert "dpteach.bounds.generic.erm_sample_complexity" in CALLABLES
+    assert not any(k.startswith(("dpteach.labs", "dpteach.widgets", "dpteach.plotting")) for k in CALLABLES)
+
+
+def test_every_module_declares_all():
+    missing = [m.__name__ for m in _modules() if not hasattr(m, "__all__") and m.__name__ not in NO_ALL_ALLOWED]
+    assert not missing, (f"modules without __all__ escape the fuzz: {missing}; list their public names in "
+                         f"__all__ (or, if they export nothing, add them to NO_ALL_ALLOWED with a reason)")
+
+
+def test_every_public_callable_has_an_example():
+    missing = sorted(set(CALLABLES) - set(EXAMPLES))
+    assert not missing, (
+        f"{len(missing)} public callable(s) have no valid example call: {missing}. Add one entry per name to "
+        f"EXAMPLES in tests/fuzz_examples.py, e.g. EXAMPLES['{missing[0]}'] = Example(dict(arg=value, ...), "
+        f"arrays={{'X': 2}}) with tiny arguments that succeed (for an estimator also fit=dict(X=..., y=...)); "
+        f"the fuzz then derives the bad calls from it.")
+
+
+def test_no_stale_examples():
+    stale = sorted(set(EXAMPLES) - set(CALLABLES))
+    assert not stale, f"EXAMPLES has entries for names no __all__ exports any more: {stale}"
+
+
+def test_examples_are_well_formed():
+    for key, example in EXAMPLES.items():
+        names = set(example.kwargs) | set(example.fit or {})
+        assert set(example.arrays) <= names, f"{key}: arrays marks unknown parameters"
+        for name, _label in example.exempt:
+            assert name in names, f"{key}: exemption for unknown parameter {name!r}"
+        if key in CALLABLES and _is_estimator(CALLABLES[key]):
+            assert example.fit is not None, f"{key} is an estimator: give fit=dict(X=..., y=...)"
+
+
+@pytest.mark.parametrize("key", sorted(k for k in CALLABLES if k in EXAMPLES))
+def test_valid_example_succeeds(key):
+    obj = CALLABLES[key]
+    result, fitted = run_example(key)
+    if _is_estimator(obj):
+        assert fitted is result, f"{key}.fit must return self"
+
+
+@pytest.mark.parametrize("key, part, name, bad, label", bad_calls())
+def test_bad_call_raises_a_named_error(key, part, name, bad, label):
+    example = EXAMPLES[key]
+    call_kwargs = copy.deepcopy(example.kwargs)
+    fit_kwargs = copy.deepcopy(example.fit)
+    (call_kwargs if part == "call" else fit_kwargs)[name] = bad
+    obj = CALLABLES[key]
+    if _is_estimator(obj) and part == "call":
+        # __init__ only stores (scikit-learn convention); the check happens at fit.
+        estimator = obj(*example.args, **call_kwargs)
+        with pytest.raises((ValueError, TypeError)) as info, _TimeLimit(CALL_TIME_LIMIT):
+            estimator.fit(**fit_kwargs)
+    else:
+        with pytest.raises((ValueError, TypeError)) as info:
+            run_example(key, call_kwargs, fit_kwargs)
+    assert name in str(info.value), f"the message does not name {name!r}: {info.value}"
+
+
+@pytest.mark.parametrize("key, name, label, reason", [
+    (key, name, label, reason) for key, ex in sorted(EXAMPLES.items()) for (name, label), reason in ex.accepts.items()])
+def test_documented_reference_values_are_accepted(key, name, label, reason):
+    """An exemption for ε = inf means "the non-private reference path": the call must then work."""
+    example = EXAMPLES[key]
+    values = {lab: v for v, lab in EPSILON_BAD + DELTA_BAD}
+    call_kwargs = copy.deepcopy(example.kwargs)
+    # A sweep parameter (a list of ε) gets the value as one entry of the sweep.
+    sweep = isinstance(call_kwargs[name], (list, tuple, np.ndarray))
+    call_kwargs[name] = [values[label]] if sweep else values[label]
+    run_example(key, call_kwargs)
+
+
+# --- the specific cases of item 15, pinned -----------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 1e308])
+def test_exponential_mechanism_probabilities_at_huge_tied_scores(epsilon):
+    # Two equal scores: the law is exactly uniform whatever ε (it was 0.736 in total, or NaN at ε = 1e308).
+    p = _mechanisms.exponential_mechanism_probabilities([1e16, 1e16], 1, epsilon)
+    assert not np.any(np.isnan(p))
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(p, [0.5, 0.5], atol=1e-12)
+
+
+@pytest.mark.parametrize("sampler", [_mechanisms.exponential_mechanism, _mechanisms.report_noisy_max])
+def test_selection_is_fair_at_huge_tied_scores(sampler):
+    # N draws from a fair choice: the count of index 0 is Bin(N, 1/2), σ = √(N/4) = 100 for N = 40000;
+    # a 6σ band (two-sided false alarm 2e-9) is ±600, i.e. ±1.5 %. The bug (index 0 in 62 % of the
+    # draws, 4800 above N/2) lies 48σ outside it.
+    n_draws = 40_000
+    picks = sampler([1e16, 1e16], 1.0, 1.0, rng=7, size=n_draws)
+    sigma = math.sqrt(n_draws / 4)
+    assert abs(np.sum(picks == 0) - n_draws / 2) <= 6 * sigma
+
+
+def _exact_positive_integer_or_inf(value):
+    return value == math.inf or (isinstance(value, int) and not isinstance(value, bool) and value > 0)
+
+
+def test_sample_complexities_at_extreme_but_valid_inputs_are_exact():
+    # They returned -9223372036854775808 (an int64 overflow) before.
+    n = _bounds.generic_learner_sample_complexity(100, 1e-17, 0.1, 0.05)
+    assert _exact_positive_integer_or_inf(n)
+    # ≈ (2/(αε))·ln(|H|/β)·(constants) ≈ 1e19 > 2^63: it must be the exact Python int, not a wrapped int64.
+    assert n > 2 ** 63
+    m = _bounds.erm_sample_complexity(1e308, 0.1, 0.05)
+    assert _exact_positive_integer_or_inf(m)
+
+
+def test_clopper_pearson_refuses_more_successes_than_trials():
+    with pytest.raises(ValueError, match="successes"):
+        _audit.clopper_pearson(11, 10, 0.95)
+    with pytest.raises(ValueError, match="trials"):
+        _audit.clopper_pearson(0, 0, 0.95)
+    with pytest.raises(ValueError, match="confidence"):
+        _audit.clopper_pearson(3, 10, 1.5)
+    with pytest.raises(ValueError, match="successes"):
+        _audit.clopper_pearson(2.5, 10, 0.95)
+    low, high = _audit.clopper_pearson(np.array([0, 10]), 10, 0.95)  # valid ends still work
+    assert low[0] == 0.0 and high[1] == 1.0
+
+
+@CHAPTER_3_XFAIL
+@pytest.mark.parametrize("threshold, same_as", [(-5.0, 0.0), (1.5, 1.0)])
+def test_threshold_error_outside_the_unit_interval_is_refused_or_right(threshold, same_as):
+    # threshold_error(-5.0, .37) returned 5.37. Either reading is right: refuse a threshold outside
+    # [0, 1] (naming it), or answer with the error of the classifier it defines, which on U[0, 1]
+    # is that of the nearest end (t = -5 labels every point +1, like t = 0).
+    from dpteach.data import local
+    try:
+        value = local.threshold_error(threshold, 0.37)
+    except ValueError as err:
+        assert "threshold" in str(err)
+        return
+    assert value == pytest.approx(local.threshold_error(same_as, 0.37), abs=1e-15)
+
+
+@CHAPTER_3_XFAIL
+@pytest.mark.parametrize("threshold", ["0.5", True, None])
+def test_threshold_error_refuses_non_numbers(threshold):
+    from dpteach.data import local
+    with pytest.raises(TypeError, match="threshold"):
+        local.threshold_error(threshold, 0.37)
+
+
+# Every bounds function (and the selection-size helpers) that counts hypotheses or candidates.
+HYPOTHESIS_COUNTS = [
+    (_bounds.generic_learner_sample_complexity, dict(n_hypotheses=100, epsilon=1.0, alpha=0.1, beta=0.05)),
+    (_bounds.generic_learner_failure_bound, dict(n_hypotheses=100, epsilon=1.0, alpha=0.1, n=1000)),
+    (_bounds.generic_learner_accuracy, dict(n_hypotheses=100, epsilon=1.0, n=1000, beta=0.05)),
+    (_bounds.erm_sample_complexity, dict(n_hypotheses=100, alpha=0.1, beta=0.05)),
+    (_bounds.erm_accuracy, dict(n_hypotheses=100, n=1000, beta=0.05)),
+    (_bounds.exponential_mechanism_utility_bound, dict(n_candidates=100, sensitivity=1.0, epsilon=1.0)),
+    (_bounds.selection_slack, dict(n_candidates=100, n=1000, epsilon=1.0, beta=0.05)),
+]
+
+
+@pytest.mark.parametrize("bad", ["1", True, 0.5, 0, -3, None])
+@pytest.mark.parametrize("function, kwargs", HYPOTHESIS_COUNTS, ids=[f.__name__ for f, _ in HYPOTHESIS_COUNTS])
+def test_bounds_refuse_non_integer_hypothesis_counts(function, kwargs, bad):
+    name = next(k for k in kwargs if k.startswith("n_"))
+    function(**kwargs)  # the valid call works
+    with pytest.raises((ValueError, TypeError), match=name):
+        function(**{**kwargs, name: bad})
+
+
+def test_advanced_composition_at_extreme_epsilon_answers():
+    # e^ε overflows beyond ε ≈ 709: the bound is then vacuous (inf), not an OverflowError.
+    eps_total, delta_total = _composition.advanced_composition(1e308, 0.0, 10, 1e-5)
+    assert eps_total == math.inf and delta_total == pytest.approx(1e-5)
+    per_step = _composition.advanced_composition_epsilon_per_step(1e308, 10, 1e-5)
+    # Basic composition then wins: ε_total/k, rounded down so that k steps never overspend.
+    assert 0 < per_step <= 1e307 and 10 * per_step <= 1e308
+    tiny = _composition.advanced_composition_epsilon_per_step(1e-300, 10, 1e-5)
+    assert tiny > 0  # no underflow to 0, and neither of the two bounds it may use overspends
+    assert 10 * tiny <= 1e-300 or _composition.advanced_composition(tiny, 0.0, 10, 1e-5)[0] <= 1e-300
+
+
+@pytest.mark.parametrize("epsilon", [1e308, 1e-300])
+def test_gaussian_mechanism_at_extreme_epsilon_answers_or_names_the_limit(epsilon):
+    try:
+        sigma = _mechanisms.gaussian_sigma(1.0, epsilon, 1e-5)
+    except ValueError as err:  # a named limit is acceptable; an OverflowError or a brentq sign error is not
+        assert "epsilon" in str(err)
+        return
+    assert math.isfinite(sigma) and sigma > 0
+    assert _mechanisms.gaussian_delta(sigma, 1.0, epsilon) <= 1e-5
+    noisy = _mechanisms.gaussian_mechanism(np.zeros(3), 1.0, epsilon, 1e-5, rng=0)
+    assert np.all(np.isfinite(noisy))
+
+
+@CHAPTER_3_XFAIL
+def test_group_size_at_tiny_epsilon_answers_or_names_the_limit():
+    from dpteach import local
+    try:
+        m = local.group_size(1e-300, 0.1, 0.05)
+    except ValueError as err:
+        assert "epsilon" in str(err)
+        return
+    assert m == math.inf or (isinstance(m, int) and m > 0)
+
+
+def _runner_cases():
+    """(key, parameter, bad value) for every runner with repetitions or sizes in its example call."""
+    cases = []
+    for key in sorted(k for k in EXAMPLES if k.startswith("dpteach.experiments.") and k in CALLABLES):
+        kwargs = EXAMPLES[key].kwargs
+        marks = [CHAPTER_3_XFAIL] if _module_of(key) in CHAPTER_3_MODULES else []
+        for name in ("n_reps", "n_seeds", "n_datasets", "n_trials"):
+            if name in kwargs:
+                for bad in (0, -1, None, 1.5):
+                    cases.append(pytest.param(key, name, bad, marks=marks, id=f"{key}-{name}={bad!r}"))
+        for name in ("n", "ns", "n_values", "n_grid", "d", "ds", "d_values", "dimensions"):
+            if name in kwargs:
+                value = kwargs[name]
+                bad = [value[0] + 0.5] if isinstance(value, list) else value + 0.5
+                cases.append(pytest.param(key, name, bad, marks=marks, id=f"{key}-{name}={bad!r}"))
+    return cases
+
+
+# A sweep's entries may be checked one by one under the singular name ("n must be an integer, got 200.5").
+SINGULAR = {"ns": "n", "n_values": "n", "n_grid": "n", "ds": "d", "d_values": "d", "dimensions": "d"}
+
+
+@pytest.mark.parametrize("key, name, bad", _runner_cases())
+def test_runners_refuse_bad_repetitions_and_fractional_sizes(key, name, bad):
+    call_kwargs = {**copy.deepcopy(EXAMPLES[key].kwargs), name: bad}
+    named = rf"\b({name}|{SINGULAR.get(name, name)})\b must"
+    with pytest.raises((ValueError, TypeError), match=named):
+        run_example(key, call_kwargs)
+
+
+# --- chapter 3 cases of item 15 (xfail until the chapter 3 branch lands) ------------------------
+
+@CHAPTER_3_XFAIL
+def test_rejection_sampling_queries_refuses_nan_tolerance():
+    from dpteach import bounds
+    with pytest.raises(ValueError, match="tau"):
+        bounds.rejection_sampling_queries(1.0, tau=math.nan)
+
+
+@CHAPTER_3_XFAIL
+@pytest.mark.parametrize("d", [-1, 0, 2.5, True])
+def test_masked_parity_lower_bound_refuses_bad_dimensions(d):
+    from dpteach import bounds
+    with pytest.raises((ValueError, TypeError), match="d"):
+        bounds.masked_parity_lower_bound_shape(d, 1.0)
+
+
+@CHAPTER_3_XFAIL
+def test_simulate_sq_locally_refuses_a_size_whose_cost_is_known_to_be_too_large():
+    # d = 10^18 coordinates means 10^18 queries: refused up front (a named limit), never run.
+    from dpteach import local
+    users = EXAMPLES["dpteach.local.simulate_sq_locally"].kwargs["data"]
+    with pytest.raises(ValueError, match="d"), _TimeLimit(5):
+        local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=10 ** 18, tau=0.5)
