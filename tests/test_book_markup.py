@@ -32,12 +32,7 @@ STANDARD_LATEX = {"Pr"}
 # (notebook, check) pairs that fail today: chapters 1-3 have their text pass in
 # progress. strict=True: once a fix lands, the XPASS fails the suite, and the
 # mark has to go.
-CHAPTER_TEXT_PASS = "chapter 1–3 text pass"
-KNOWN_FAILURES = {
-    ("book/01_dp_basics.ipynb", "display_math"): CHAPTER_TEXT_PASS,
-    ("book/02_generic_learner.ipynb", "macros"): CHAPTER_TEXT_PASS,
-    ("book/02_generic_learner.ipynb", "workshop_talk"): CHAPTER_TEXT_PASS,
-}
+KNOWN_FAILURES = {}
 
 
 def _config_macros():
