@@ -89,9 +89,11 @@ def test_dp_lasso_error_at_the_reference_setting(reference_data):
 def test_dp_lasso_is_fast(reference_data):
     import time
     X, y, _ = reference_data[0]
-    start = time.perf_counter()
+    # CPU time of this process, not wall time: other processes on a busy machine do not count.
+    # Measured ≈ 0.1 s; the issue asks for "well under a second".
+    start = time.process_time()
     r.DPLasso(4.0, 1e-5, 10, random_state=0).fit(X, y)
-    assert time.perf_counter() - start < 2.0  # measured ≈ 0.1–0.2 s; 2 s leaves room for a busy machine
+    assert time.process_time() - start < 1.0
 
 
 def test_dp_lasso_error_slope_against_n():
