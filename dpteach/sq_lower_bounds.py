@@ -21,7 +21,7 @@ import functools
 import numpy as np
 
 from ._validation import check_bits, check_int
-from .sq import SQOracle, evaluate_query
+from .sq import SQOracle, _query_values
 
 __all__ = ["MAX_PARITY_BITS", "all_bit_vectors", "walsh_hadamard", "label_correlations",
            "RandomLabelParityOracle", "majority_parity_query", "single_parity_query",
@@ -103,8 +103,8 @@ def label_correlations(phi, d):
     if not callable(phi):
         raise TypeError(f"phi must be callable (records -> values in [-1, 1]), got {type(phi).__name__}")
     d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
-    plus = evaluate_query(phi, _labelled_points(d, 1.0))
-    minus = evaluate_query(phi, _labelled_points(d, -1.0))
+    plus = _query_values(phi, _labelled_points(d, 1.0))
+    minus = _query_values(phi, _labelled_points(d, -1.0))
     return float(np.mean((plus + minus) / 2)), walsh_hadamard((plus - minus) / 2)
 
 

@@ -32,11 +32,12 @@ import numpy as np
 
 from dpteach import audit, data, hypotheses, mechanisms
 
-# Chapter 3 is reworked on its own branch, which brings its hardening: until it is merged, the
-# fuzz's failures in these modules are expected (test_api_fuzz marks them xfail, strict=False).
+# Chapter 3's modules (it also has its own fuzz, tests/test_local_fuzz.py); test_api_fuzz checks that
+# every one of them is walked and has examples here too.
 CHAPTER_3_MODULES = {
     "dpteach.randomizers", "dpteach.sq", "dpteach.local", "dpteach.local_to_sq", "dpteach.sq_algorithms",
-    "dpteach.local_learners", "dpteach.experiments.local", "dpteach.bounds.local", "dpteach.data.local",
+    "dpteach.local_learners", "dpteach.sq_lower_bounds", "dpteach.experiments.local", "dpteach.bounds.local",
+    "dpteach.data.local",
 }
 
 
@@ -226,11 +227,15 @@ add(X + "exact_privacy_loss_sweep", dict(hypotheses=TH, X=X1[:4], y=Y8[:4], epsi
 add(X + "parity_timings", dict(naive_dims=[2], fast_dims=[2], n=8, rng=0))
 add(X + "parity_tables", dict(dimensions=[2], n_values=[8], n_datasets=2, rng=0))
 add(X + "packing_group_sizes", dict(n=4, n_hypotheses=[3, 10], n_datasets=2, rng=0),
-    arrays={"n_hypotheses": (0, 1)})
+    arrays={"n_hypotheses": (0, 1)},
+    exempt={(name, label): "chapter 2's runner (not owned by the chapter 3/5 fuzz task) reads the sweep with "
+                           "np.ravel, so an empty or 2-D sweep is not named; reported to the lead: use "
+                           "check_sizes(n_hypotheses, 'n_hypotheses')" for name, label in
+            [("n_hypotheses", "empty"), ("n_hypotheses", "ndim+1")]})
 add(X + "packing_success_probabilities", dict(group_sizes=np.array([[1, 2, 1], [0, 3, 1]]), epsilon=1.0),
     arrays={"group_sizes": (1, 2, 3)})
 
-# --- chapter 3 (its own branch hardens it; failures here are xfail) ----------------------------
+# --- chapter 3: randomizers, SQ oracles and algorithms, local simulation, SQ lower bounds -------
 from dpteach import local as _local, randomizers as _randomizers, sq as _sq, sq_algorithms as _sqa  # noqa: E402
 
 _SUPPORT = np.array([[0.2, 1.0], [0.8, -1.0]])
@@ -299,8 +304,7 @@ add(LS + "boosting_repetitions", dict(beta=0.05, base_failure=0.25))
 _HYPOTHESES = [lambda X: np.ones(len(X)), lambda X: np.where(np.ravel(X) > 0.5, -1.0, 1.0)]
 add(LS + "validate_hypotheses", dict(oracle=_EXACT, hypotheses=_HYPOTHESES, alpha=0.2))
 add(LS + "BoostedRun", dict(hypothesis=_HYPOTHESES[0], index=0, candidates=_HYPOTHESES,
-                            error_estimates=np.array([0.5, 0.0])),
-    exempt={("error_estimates", "*"): "a result record boost_confidence fills in; not an input to validate"})
+                            error_estimates=np.array([0.5, 0.0])))
 add(LS + "boost_confidence", dict(learner=lambda oracle, rng: _HYPOTHESES[1], oracle=_EXACT, alpha=0.2, beta=0.05,
                                   rng=0))
 from dpteach import sq_lower_bounds as _sqlb  # noqa: E402
