@@ -27,7 +27,7 @@ from ._validation import check_unit_interval
 from .randomizers import (LaplaceRandomizer, OneBitRandomizer, default_randomizer, make_randomizer,
                           onebit_constant)
 from .sq import (ExactSQOracle, NotEnoughUsersError, PrivacyLedgerError, QueryBudgetError, SQOracle,
-                 as_records, evaluate_query)
+                 _query_values, as_records)
 
 __all__ = ["GROUP_SIZE_RULES", "group_size", "tolerance_for_group",
            "LocalSimulatedSQOracle", "ReusingLocalSQOracle", "FastLocalSQOracle",
@@ -344,7 +344,7 @@ class LocalSimulatedSQOracle(_LocalSQOracleBase):
 
     def _group_answer(self, phi, m):
         group = self._take_users(m)
-        values = evaluate_query(phi, self.data[group])
+        values = _query_values(phi, self.data[group])
         outputs = self.randomizer.randomize(values, self.rng)  # one ε-local report per user
         self.ledger[group] += self.epsilon
         self.groups.append(group)
@@ -466,7 +466,7 @@ class FastLocalSQOracle(_LocalSQOracleBase):
                 f"n_users = {self.n_users}, {self.users_used} already used, and the next query needs "
                 f"m = {m} fresh users")
         self.users_used += m
-        values = evaluate_query(phi, self.population.support)
+        values = _query_values(phi, self.population.support)
         weights = self.population.weights
         mu = float(np.clip(np.einsum("i,i->", weights, values), -1, 1))
         # One-bit: every user's output is +c w.p. E(1 + φ/c)/2 = (1 + μ/c)/2, whatever the law of φ;

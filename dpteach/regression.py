@@ -281,7 +281,7 @@ class DPLasso(Estimator):
         X, y = _check_design(X, y)
         (epsilon, delta, sparsity, step_size, truncation, n_blocks,
          x_bound) = self._validated_parameters(*X.shape)
-        rng = as_rng(self.random_state)
+        rng = as_rng(self.random_state, "random_state")
         blocks = _block_indices(X.shape[0], n_blocks, rng)
         block_size = blocks.shape[1]
         sensitivity = _sensitivity(block_size, truncation, step_size, x_bound)

@@ -39,25 +39,41 @@ class QueryBudgetError(ValueError):
     """An SQ algorithm asked more queries than the ``max_queries`` the simulation was sized for."""
 
 
-def as_records(data, name="data"):
-    """Return ``data`` as a 2-D array of records (rows), without copying integer data to float."""
+def _records(data, name, allow_1d):
+    """``data`` as a 2-D array of records, integer and boolean dtypes kept (a float copy is not needed)."""
     arr = np.asarray(data)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be a numeric array of records, got dtype {arr.dtype}")
-    if arr.ndim == 1:
+    if allow_1d and arr.ndim == 1:
         arr = arr.reshape(-1, 1)
     if arr.ndim != 2:
-        raise ValueError(f"{name} must have 1 or 2 dimension(s) (rows are records), got shape {arr.shape}")
-    if arr.shape[0] == 0:
+        allowed = "1 or 2 dimension(s)" if allow_1d else "2 dimensions"
+        raise ValueError(f"{name} must have {allowed} (rows are records), got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
-    if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf), "
                          f"found {arr[~np.isfinite(arr)][0].item()!r}")
     return arr
 
 
-def evaluate_query(phi, rows):
-    """φ(rows) as a float array after checking one finite value in [−1, 1] per row."""
+def as_records(data, name="data"):
+    """Return ``data`` as a 2-D array of records (rows), without copying integer data to float.
+
+    A 1-D array is read as one feature per record (shape (k, 1)).
+
+    Raises
+    ------
+    TypeError
+        For a non-numeric dtype (strings, objects).
+    ValueError
+        For more than 2 dimensions, no records or no columns, NaN or inf.
+    """
+    return _records(data, name, allow_1d=True)
+
+
+def _query_values(phi, rows):
+    """φ(rows) for validated records: checks only φ's output (one finite value in [−1, 1] per row)."""
     values = np.asarray(phi(rows), dtype=float)
     if values.shape != (rows.shape[0],):
         raise ValueError(f"phi must return one value per record (shape ({rows.shape[0]},)), "
@@ -69,6 +85,34 @@ def evaluate_query(phi, rows):
         raise ValueError(f"phi must map records into [-1, 1] (statistical queries are bounded), "
                          f"found {values[np.abs(values) > 1][0].item()!r}; rescale it, e.g. 2·1{{·}} − 1")
     return values
+
+
+def evaluate_query(phi, rows):
+    """φ(rows): the values of a statistical query (Definition 3.4) on a 2-D array of records.
+
+    Parameters
+    ----------
+    phi : callable
+        An (m, p) array of records -> m values in [−1, 1].
+    rows : array_like, shape (m, p)
+        m >= 1 records, finite; integer and boolean dtypes are passed to φ unchanged.
+
+    Returns
+    -------
+    ndarray of float, shape (m,)
+        Cost: one call of φ plus O(m·p) for the checks.
+
+    Raises
+    ------
+    TypeError
+        If ``phi`` is not callable or ``rows`` is not numeric.
+    ValueError
+        If ``rows`` is not 2-D, is empty or holds NaN/inf, or if φ does not return
+        one finite value in [−1, 1] per record.
+    """
+    if not callable(phi):
+        raise TypeError(f"phi must be callable (records -> values in [-1, 1]), got {type(phi).__name__}")
+    return _query_values(phi, _records(rows, "rows", allow_1d=False))
 
 
 def _check_queries(queries):
@@ -156,7 +200,7 @@ class ExactSQOracle(SQOracle):
         """E_P φ exactly (not counted as a query: for evaluation and for noisy oracles)."""
         if not callable(phi):
             raise TypeError(f"phi must be callable, got {type(phi).__name__}")
-        return float(np.einsum("i,i->", self.weights, evaluate_query(phi, self.support)))
+        return float(np.einsum("i,i->", self.weights, _query_values(phi, self.support)))
 
     def expectations(self, phis):
         """E_P φ_j for a list of queries, evaluating each distinct query object once."""

@@ -20,8 +20,8 @@ import functools
 
 import numpy as np
 
-from ._validation import check_bits, check_int
-from .sq import SQOracle, evaluate_query
+from ._validation import as_rng, check_bits, check_int, check_probability, check_real_array
+from .sq import SQOracle, _query_values
 
 __all__ = ["MAX_PARITY_BITS", "all_bit_vectors", "walsh_hadamard", "label_correlations",
            "RandomLabelParityOracle", "majority_parity_query", "single_parity_query",
@@ -66,13 +66,16 @@ def walsh_hadamard(values):
     ndarray, shape (2^d,)
         f̂(r), indexed like the points (r's bits = the index's bits). Cost O(d·2^d).
     """
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1 or arr.size < 2 or arr.size & (arr.size - 1):
+    arr = check_real_array(values, "values", ndim=1)
+    if arr.size < 2 or arr.size & (arr.size - 1):
         raise ValueError(f"values must be a 1-D array whose length is a power of two >= 2, got shape {arr.shape}")
     if arr.size > 2 ** MAX_PARITY_BITS:
         raise ValueError(f"values must have at most 2^{MAX_PARITY_BITS} entries, got {arr.size}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("values must contain only finite values (no NaN or inf)")
+    return _walsh_hadamard(arr)
+
+
+def _walsh_hadamard(arr):
+    """The transform of :func:`walsh_hadamard` on a validated float array of length 2^d (a copy is returned)."""
     out = arr.copy()
     h = 1
     while h < out.size:
@@ -103,9 +106,14 @@ def label_correlations(phi, d):
     if not callable(phi):
         raise TypeError(f"phi must be callable (records -> values in [-1, 1]), got {type(phi).__name__}")
     d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
-    plus = evaluate_query(phi, _labelled_points(d, 1.0))
-    minus = evaluate_query(phi, _labelled_points(d, -1.0))
-    return float(np.mean((plus + minus) / 2)), walsh_hadamard((plus - minus) / 2)
+    return _label_correlations(phi, d)
+
+
+def _label_correlations(phi, d):
+    """:func:`label_correlations` for a callable φ and a validated d (called per query by the oracle and the search)."""
+    plus = _query_values(phi, _labelled_points(d, 1.0))
+    minus = _query_values(phi, _labelled_points(d, -1.0))
+    return float(np.mean((plus + minus) / 2)), _walsh_hadamard((plus - minus) / 2)
 
 
 class RandomLabelParityOracle(SQOracle):
@@ -153,7 +161,7 @@ class RandomLabelParityOracle(SQOracle):
     def _answer_batch(self, phis, taus):
         answers = np.empty(len(phis))
         for j, (phi, tau) in enumerate(zip(phis, taus)):
-            mean_g, h_hat = label_correlations(phi, self.d)
+            mean_g, h_hat = _label_correlations(phi, self.d)
             truth = mean_g + h_hat[self.secret_index]
             answer = mean_g if abs(truth - mean_g) <= tau else truth
             self.deviations += int(answer != mean_g)
@@ -200,6 +208,11 @@ def majority_parity_query(d, candidates):
         raise ValueError(f"candidates must be an odd number of distinct indices, got {candidates.size}")
     if candidates.min() < 0 or candidates.max() >= 2 ** d:
         raise ValueError(f"candidates must lie in [0, 2^d − 1] = [0, {2 ** d - 1}]")
+    return _majority_parity_query(d, candidates)
+
+
+def _majority_parity_query(d, candidates):
+    """:func:`majority_parity_query` for a validated d and an odd set of distinct valid indices."""
     vote = np.sign(_characters(d, candidates).sum(axis=1, dtype=np.int64)).astype(float)
     weights = 1 << np.arange(d)
 
@@ -236,8 +249,6 @@ def parity_candidate_search(oracle, d, tau, n_queries, bucket_size=1, rng=None):
     ndarray of int, shape (n_queries,)
         The number of consistent candidates after each query.
     """
-    from ._validation import as_rng, check_probability
-
     if not isinstance(oracle, SQOracle):
         raise TypeError(f"oracle must be an SQOracle, got {type(oracle).__name__}")
     d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
@@ -251,9 +262,9 @@ def parity_candidate_search(oracle, d, tau, n_queries, bucket_size=1, rng=None):
         alive = np.flatnonzero(candidates)
         size = min(bucket_size, max(1, alive.size // 2))
         size -= 1 - size % 2  # odd, so that the majority has no ties
-        phi = majority_parity_query(d, rng.choice(alive, size=size, replace=False))
+        phi = _majority_parity_query(d, rng.choice(alive, size=size, replace=False))
         answer = oracle.query(phi, tau)
-        mean_g, h_hat = label_correlations(phi, d)
+        mean_g, h_hat = _label_correlations(phi, d)
         candidates &= np.abs(answer - (mean_g + h_hat)) <= tau + 1e-12
         history[q] = candidates.sum()
     return history

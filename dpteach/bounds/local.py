@@ -142,13 +142,17 @@ def rejection_sampling_queries(epsilon, tau=0.0):
     """
     epsilon = check_epsilon(epsilon)
     tau = check_positive_array(tau, "tau", allow_zero=True)
+    return scalar_or_array(_queries_per_report(epsilon, tau))
+
+
+def _queries_per_report(epsilon, tau):
+    """e^ε/(1 − τe^ε) for a validated ε and a validated float array τ >= 0; names the limits it needs."""
     if epsilon > 700:
         raise ValueError(f"epsilon = {epsilon!r} is too large: e^epsilon overflows a float (limit: epsilon <= 700)")
     relative = tau * math.exp(epsilon)
     if np.any(relative >= 1):
         raise ValueError(f"tau must satisfy 0 <= tau < e^(-epsilon) = {math.exp(-epsilon):.4g}, got {tau!r}")
-    value = math.exp(epsilon) / (1 - relative)
-    return scalar_or_array(value)
+    return math.exp(epsilon) / (1 - relative)
 
 
 def rejection_sampling_query_budget(t, epsilon, tau, beta):
@@ -176,12 +180,12 @@ def rejection_sampling_query_budget(t, epsilon, tau, beta):
     int
     """
     t = check_int(t, "t", minimum=1)
-    beta = check_probability(beta, "beta")
-    per_report = rejection_sampling_queries(epsilon, check_positive_array(tau, "tau", allow_zero=True).item()
-                                            if np.ndim(tau) == 0 else tau)
-    if np.ndim(per_report) != 0:
+    epsilon = check_epsilon(epsilon)
+    tau = check_positive_array(tau, "tau", allow_zero=True)
+    if tau.ndim != 0:
         raise ValueError(f"tau must be a single number here, got {tau!r}")
-    return scalar_or_array(t * per_report / beta, as_int=True)
+    beta = check_probability(beta, "beta")
+    return scalar_or_array(t * _queries_per_report(epsilon, tau) / beta, as_int=True)
 
 
 def masked_parity_lower_bound_shape(d, epsilon):

@@ -15,7 +15,8 @@ import math
 import numpy as np
 
 from .. import audit
-from .._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int
+from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_int, check_sizes,
+                           check_sweep)
 from ..data import linear_regression_data, sparse_regression_data
 from ..peeling import _peel_forgotten_sqrt_s, peel, peeling_epsilon
 from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
@@ -41,21 +42,12 @@ def default_delta(n):
 
 
 def _grid(values, name, minimum=1):
-    """A list of ints from a sequence (floats such as 1e4 that are whole numbers are accepted)."""
-    arr = np.asarray(values)
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got {values!r}")
-    if (arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(np.abs(arr) < 2.0 ** 62)
-            and np.all(arr == np.round(arr))):
-        arr = arr.astype(np.int64)
-    return [check_int(v, name, minimum=minimum) for v in arr.ravel()]
+    """A list of ints from a scalar or a non-empty 1-D sequence (whole floats such as 1e4 are accepted)."""
+    return check_sizes(values, name, minimum=minimum)
 
 
 def _epsilons(epsilons):
-    values = [check_epsilon(e) for e in np.ravel(np.asarray(epsilons, dtype=object))]
-    if not values:
-        raise ValueError("epsilons must not be empty")
-    return values
+    return check_epsilon_sweep(epsilons, "epsilons")
 
 
 def _error(estimate, beta):
@@ -211,7 +203,7 @@ def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0)
     d = check_int(d, "d", minimum=1)
     if min(ns) < d:
         raise ValueError(f"ns must all be >= d = {d} for OLS, got {min(ns)}")
-    multipliers = [float(m) for m in check_finite_array(noise_multipliers, "noise_multipliers", ndim=1)]
+    multipliers = check_sweep(noise_multipliers, "noise_multipliers")
     if min(multipliers) <= 0:
         raise ValueError(f"noise_multipliers must all be > 0, got {noise_multipliers!r}")
     n_reps = check_repetitions(n_reps)
