@@ -259,8 +259,8 @@ _PARITY = _sq.ExactSQOracle(*data.masked_parity_distribution(2, np.array([1, 0])
 add(Q + "masked_parity_interactive", dict(oracle=_PARITY, d=2))
 add(Q + "masked_parity_bruteforce", dict(oracle=_PARITY, d=2))
 L = "dpteach.local."
-add(L + "group_size", dict(epsilon=1.0, tau=0.2, beta=0.05))
-add(L + "tolerance_for_group", dict(epsilon=1.0, m=100, beta=0.05))
+add("dpteach.group_sizes.group_size", dict(epsilon=1.0, tau=0.2, beta=0.05))
+add("dpteach.group_sizes.tolerance_for_group", dict(epsilon=1.0, m=100, beta=0.05))
 add(L + "LocalSimulatedSQOracle", dict(data=_USERS, epsilon=1.0, beta=0.05, max_queries=2, rule="clt", rng=0),
     arrays={"data": (1, 2)})
 add(L + "ReusingLocalSQOracle", dict(data=_USERS, epsilon=1.0, beta=0.05, max_queries=2, rule="clt", rng=0),
