@@ -1,11 +1,11 @@
 """Composition theorems of chapter 1: how privacy losses add up.
 
-* basic (sequential) composition, thm-basic-composition: k mechanisms on the same data,
+* basic (sequential) composition, Theorem 1.16: k mechanisms on the same data,
   (ε_i, δ_i)-DP each, are (Σ ε_i, Σ δ_i)-DP;
-* advanced composition, thm-advanced-composition (Dwork, Rothblum & Vadhan 2010):
+* advanced composition, Theorem 1.17 (Dwork, Rothblum & Vadhan 2010):
   k-fold adaptive composition of (ε, δ)-DP mechanisms is (ε', kδ + δ')-DP with
   ε' = ε √(2k ln(1/δ')) + k ε (e^ε − 1);
-* parallel composition, thm-parallel-composition: mechanisms that each read a *disjoint*
+* parallel composition, Theorem 1.18: mechanisms that each read a *disjoint*
   part of the data are (max ε_i, max δ_i)-DP, because a neighbour changes one
   record and so only one part. Later chapters (SQ → local simulation, DPSAS)
   split their data this way and call :func:`parallel_composition` to say so.
@@ -46,7 +46,7 @@ def _budgets(epsilons, deltas):
 
 
 def basic_composition(epsilons, deltas=None):
-    """Total (ε, δ) of running every mechanism on the same data (thm-basic-composition).
+    """Total (ε, δ) of running every mechanism on the same data (chapter 1, Theorem 1.16).
 
     Parameters
     ----------
@@ -71,7 +71,7 @@ def basic_composition(epsilons, deltas=None):
 
 
 def advanced_composition(epsilon, delta, k, delta_prime):
-    """k-fold adaptive composition of (ε, δ)-DP mechanisms (thm-advanced-composition, Dwork–Rothblum–Vadhan).
+    """k-fold adaptive composition of (ε, δ)-DP mechanisms (chapter 1, Theorem 1.17; Dwork–Rothblum–Vadhan).
 
     Returns (ε', δ_total) with ε' = ε √(2k ln(1/δ')) + k ε (e^ε − 1) and
     δ_total = k δ + δ'. Exactly the formula of the theorem; for small ε and
@@ -157,7 +157,7 @@ def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
 
 
 def parallel_composition(epsilons, deltas=None):
-    """Total (ε, δ) of mechanisms run on pairwise disjoint parts of the data (thm-parallel-composition).
+    """Total (ε, δ) of mechanisms run on pairwise disjoint parts of the data (chapter 1, Theorem 1.18).
 
     A replace-one neighbour changes exactly one part, so only one mechanism
     sees a different input: the guarantee is (max ε_i, max δ_i). Valid only if

@@ -271,8 +271,8 @@ _PARITY = _sq.ExactSQOracle(*data.masked_parity_distribution(2, np.array([1, 0])
 add(Q + "masked_parity_interactive", dict(oracle=_PARITY, d=2))
 add(Q + "masked_parity_bruteforce", dict(oracle=_PARITY, d=2))
 L = "dpteach.local."
-add(L + "group_size", dict(epsilon=1.0, tau=0.2, beta=0.05))
-add(L + "tolerance_for_group", dict(epsilon=1.0, m=100, beta=0.05))
+add("dpteach.group_sizes.group_size", dict(epsilon=1.0, tau=0.2, beta=0.05))
+add("dpteach.group_sizes.tolerance_for_group", dict(epsilon=1.0, m=100, beta=0.05))
 add(L + "LocalSimulatedSQOracle", dict(data=_USERS, epsilon=1.0, beta=0.05, max_queries=2, rule="clt", rng=0),
     arrays={"data": (1, 2)})
 add(L + "ReusingLocalSQOracle", dict(data=_USERS, epsilon=1.0, beta=0.05, max_queries=2, rule="clt", rng=0),
@@ -535,23 +535,25 @@ add(P + "degree_for_accuracy", dict(alpha=0.3))
 add(P + "private_hermite_correlations", dict(X=_XL, y=_YL, degree=2, clip_radius=5.0, epsilon=1.0, delta=1e-5,
                                              rng=0), arrays={"X": 2, "y": 1}, accepts=INF_IS_REFERENCE)
 add(P + "project_unit_ball", dict(values=np.array([0.6, 0.9])), arrays={"values": (1, 2, 3)})
-add(P + "gradient_second_moment", dict(coefficients=np.zeros(6), degree=2, d=2), arrays={"coefficients": 1})
-add(P + "noise_floor", dict(d=2, degree=2, n_correlation=100, sigma=0.1))
-add(P + "subspace_threshold", dict(alpha=0.3, d=2, degree=2, n_correlation=100, sigma=0.1))
-add(P + "relevant_subspace", dict(M=np.eye(2), threshold=0.5, max_dim=1), arrays={"M": 2})
-add(P + "sphere_net", dict(k=2, resolution=0.5))
-add(P + "covering_radius", dict(net=np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])),
-    arrays={"net": 2})
-add(P + "halfspace_cover", dict(basis=np.eye(2)[:, :1], resolution=0.5), arrays={"basis": 2})
-from dpteach import proper as _proper  # noqa: E402
-
-_COVER = _proper.halfspace_cover(np.eye(2)[:, :1], 0.5)
-add(P + "cover_error_counts", dict(X=_XL, y=_YL, cover=_COVER), arrays={"X": 2, "y": 1})
-add(P + "select_halfspace", dict(X=_XL, y=_YL, cover=_COVER, epsilon=1.0, rng=0), arrays={"X": 2, "y": 1},
-    accepts=INF_IS_REFERENCE)
 add(P + "PrivateProperLearner", dict(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, max_subspace_dim=1,
                                      cover_resolution=0.5, random_state=0),
     fit=dict(X=_XL, y=_YL), arrays={"X": 2, "y": 1}, accepts=INF_IS_REFERENCE)
+SU = "dpteach.subspace."
+add(SU + "gradient_second_moment", dict(coefficients=np.zeros(6), degree=2, d=2), arrays={"coefficients": 1})
+add(SU + "noise_floor", dict(d=2, degree=2, n_correlation=100, sigma=0.1))
+add(SU + "subspace_threshold", dict(alpha=0.3, d=2, degree=2, n_correlation=100, sigma=0.1))
+add(SU + "relevant_subspace", dict(M=np.eye(2), threshold=0.5, max_dim=1), arrays={"M": 2})
+HC = "dpteach.halfspace_cover."
+add(HC + "sphere_net", dict(k=2, resolution=0.5))
+add(HC + "covering_radius", dict(net=np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])),
+    arrays={"net": 2})
+add(HC + "halfspace_cover", dict(basis=np.eye(2)[:, :1], resolution=0.5), arrays={"basis": 2})
+from dpteach import halfspace_cover as _halfspace_cover  # noqa: E402
+
+_COVER = _halfspace_cover.halfspace_cover(np.eye(2)[:, :1], 0.5)
+add(HC + "cover_error_counts", dict(X=_XL, y=_YL, cover=_COVER), arrays={"X": 2, "y": 1})
+add(HC + "select_halfspace", dict(X=_XL, y=_YL, cover=_COVER, epsilon=1.0, rng=0), arrays={"X": 2, "y": 1},
+    accepts=INF_IS_REFERENCE)
 B = "dpteach.bounds.proper."
 add(B + "proper_sample_complexity_shape", dict(alpha=0.1, epsilon=1.0, d=2, degree=3))
 add(B + "proper_log_runtime_shape", dict(alpha=0.1))

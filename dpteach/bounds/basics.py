@@ -15,7 +15,7 @@ __all__ = [
 
 
 def laplace_expected_absolute_error(sensitivity, epsilon):
-    """E|Lap(Δ/ε)| = Δ/ε: the expected error of the Laplace mechanism (chapter 1, thm-laplace).
+    """E|Lap(Δ/ε)| = Δ/ε: the expected error of the Laplace mechanism (chapter 1, Theorem 1.7).
 
     Parameters
     ----------
@@ -37,7 +37,7 @@ def laplace_expected_absolute_error(sensitivity, epsilon):
 
 
 def laplace_tail_bound(sensitivity, epsilon, beta):
-    """The t with Pr[|Lap(Δ/ε)| > t] = β, i.e. t = (Δ/ε) ln(1/β) (chapter 1, thm-laplace, accuracy part).
+    """The t with Pr[|Lap(Δ/ε)| > t] = β, i.e. t = (Δ/ε) ln(1/β) (chapter 1, Theorem 1.7, accuracy part).
 
     Parameters
     ----------
@@ -62,7 +62,7 @@ def laplace_tail_bound(sensitivity, epsilon, beta):
 
 
 def exponential_mechanism_utility_bound(n_candidates, sensitivity, epsilon, t=None):
-    """Utility of the exponential mechanism (chapter 1, thm-exponential-mechanism-utility; Dwork–Roth Thm 3.11).
+    """Utility of the exponential mechanism (chapter 1, Theorem 1.22; Dwork–Roth Thm 3.11).
 
     With ``t=None``: the bound on the expected loss,
     E[OPT − q(D, M(D))] <= (2Δ/ε)(ln R + 1).

@@ -1,8 +1,9 @@
-"""Chapter 2 rates: sample complexities of thm-generic-utility (Kasiviswanathan et al.).
+"""Chapter 2 rates: sample complexities of Theorem 2.6, the generic learner (Kasiviswanathan et al.).
 
-Also the realizable corollary and the non-private ERM baselines they are
-compared with. ``n_hypotheses`` is a real number >= 1 (|H| = 2^d overflows an
-int quickly in plots); ``epsilon`` and ``n`` may be arrays for plotting.
+Also the realizable case (Corollary 2.8) and the non-private ERM baselines
+(Theorem 2.3) they are compared with. ``n_hypotheses`` is a real number >= 1
+(|H| = 2^d overflows an int quickly in plots); ``epsilon`` and ``n`` may be
+arrays for plotting.
 """
 
 from __future__ import annotations
@@ -33,18 +34,18 @@ def _chapter2_inputs(n_hypotheses, beta):
 
 
 def generic_learner_sample_complexity(n_hypotheses, epsilon, alpha, beta, form="exact"):
-    """Examples the generic private learner needs for excess error <= α w.p. >= 1 − β (chapter 2, thm-generic-utility).
+    """Examples the generic private learner needs for excess error <= α w.p. >= 1 − β (chapter 2, Theorem 2.6).
 
     ``form="exact"``: n >= max{ (9/(2α²)) ln(4|H|/β), (6/(εα)) ln(2|H|/β) },
     the version of the slides' proof whose two failure terms are each <= β/2
-    (Eq. (eq-generic-exact) of chapter 2).
+    (Theorem 2.6 of chapter 2).
 
     ``form="slide"``: n = 6 (ln|H| + ln(1/β)) · max{1/(εα), 1/α²}, the
     constant printed on the slides. It is slightly too small: at this n the
     failure bound of the proof is up to β + 2β^{4/3}|H|^{−1/3}, not β (see
     :func:`generic_learner_failure_bound` and the chapter's constant check).
 
-    ``form="realizable"`` (OPT = 0; chapter 2, cor-generic-realizable):
+    ``form="realizable"`` (OPT = 0; chapter 2, Corollary 2.8):
     n >= max{ (8/α) ln(2|H|/β), (4/(εα)) ln(2|H|/β) }.
 
     Parameters
@@ -83,7 +84,7 @@ def generic_learner_sample_complexity(n_hypotheses, epsilon, alpha, beta, form="
 
 
 def generic_learner_failure_bound(n_hypotheses, epsilon, alpha, n):
-    """The failure probability bound of the utility proof: 2|H| e^{−2nα²/9} + |H| e^{−εnα/6} (chapter 2, Eq. (eq-generic-failure)).
+    """The failure probability bound of the utility proof: 2|H| e^{−2nα²/9} + |H| e^{−εnα/6} (chapter 2, the proof of Theorem 2.6).
 
     Pr[err(A(z)) > OPT + α] is below this value (ρ = α/3 in the proof).
     Vectorised over ``epsilon`` and ``n``; may exceed 1 (then it says nothing).
@@ -113,7 +114,7 @@ def generic_learner_failure_bound(n_hypotheses, epsilon, alpha, n):
 
 
 def generic_learner_accuracy(n_hypotheses, epsilon, n, beta, form="exact"):
-    """The excess error α that thm-generic-utility guarantees with n examples (w.p. >= 1 − β).
+    """The excess error α that Theorem 2.6 (chapter 2) guarantees with n examples (w.p. >= 1 − β).
 
     The sample complexity solved for α, for theory curves in error-versus-n plots:
 
@@ -158,7 +159,7 @@ def generic_learner_accuracy(n_hypotheses, epsilon, n, beta, form="exact"):
 
 
 def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
-    """Examples that non-private ERM over a finite class needs (chapter 2, thm-generic-erm).
+    """Examples that non-private ERM over a finite class needs (chapter 2, Theorem 2.3).
 
     Agnostic: n >= (2/α²) ln(2|H|/β) (Hoeffding + union bound give uniform
     convergence at α/2). Realizable: n >= (1/α) ln(|H|/β) (a consistent
@@ -191,7 +192,7 @@ def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
 
 
 def erm_accuracy(n_hypotheses, n, beta, realizable=False):
-    """The excess error ERM guarantees with n examples: √(2 ln(2|H|/β)/n), or ln(|H|/β)/n if realizable (thm-generic-erm).
+    """The excess error ERM guarantees with n examples: √(2 ln(2|H|/β)/n), or ln(|H|/β)/n if realizable (Theorem 2.3).
 
     Parameters
     ----------
@@ -216,7 +217,7 @@ def erm_accuracy(n_hypotheses, n, beta, realizable=False):
 
 
 def parity_success_lower_bound(d, n, epsilon):
-    """Lower bound on Pr[the generic learner outputs the right parity] (chapter 2, Eq. (eq-generic-parity-success)).
+    """Lower bound on Pr[the generic learner outputs the right parity] (the Jensen bound of chapter 2's running-time section).
 
     Realizable parities on x ~ U{0,1}^d: the right parity has no errors and
     each of the 2^d − 1 others has Bin(n, 1/2) errors, so by Jensen's

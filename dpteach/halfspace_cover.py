@@ -1,0 +1,375 @@
+"""Chapter 7, the cover and the selection of the proper learner.
+
+This module implements lines 6–7 of Algorithm 7.7 (the paper's Algorithm 2) in chapter 7:
+
+- the finite class H(q) of halfspaces with normals in V built in the proof of Lemma 7.4
+  (the paper's Lemma 3.2): a net of directions on the unit sphere of V with covering
+  radius ≤ a (Lemma 7.5, the paper's Fact B.11; for dim V ≤ 3 our smaller nets, whose
+  exact covering radius :func:`covering_radius` verifies) times a grid of thresholds
+  (Lemma 7.6, the paper's Fact B.12), plus two near-constant halfspaces;
+- the number of errors of every member of H(q) on S₂, counted without an (n × |H(q)|)
+  prediction matrix;
+- the selection by the exponential mechanism with weights exp(−(ε/2)·#errors)
+  (line 7; its privacy is part of the proof of Theorem 7.8).
+
+Privacy: the cover is built from V and the resolution only (post-processing of the
+released correlations); :func:`cover_error_counts` reads S₂ and is not private by itself;
+:func:`select_halfspace` is ε-DP in S₂ (sensitivity 1 of the score −#errors).
+:mod:`dpteach.proper` re-exports every name of this module.
+
+dpteach is a teaching library (floating-point noise): do not use it on real data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import spatial
+
+from ._validation import (as_rng, check_epsilon, check_finite_array, check_int, check_labels, check_positive,
+                          check_probability, check_same_length)
+from .mechanisms import exponential_mechanism
+
+__all__ = [
+    "THRESHOLD_RANGE_CONSTANT",
+    "MAX_CANDIDATES",
+    "sphere_net",
+    "covering_radius",
+    "halfspace_cover",
+    "cover_error_counts",
+    "select_halfspace",
+]
+
+#: K₀ in the threshold range R = a⌈K₀√log(1/a)/a⌉ of the cover (the paper's "sufficiently large" constant).
+THRESHOLD_RANGE_CONSTANT = 2.0
+#: Refuse covers with more candidates than this (they would not fit a notebook's time budget).
+MAX_CANDIDATES = 5_000_000
+
+
+def _check_epsilon_or_inf(epsilon):
+    """ε ∈ (0, inf) for a private run, or exactly math.inf for the non-private reference path."""
+    if isinstance(epsilon, (float, np.floating)) and epsilon == math.inf:
+        return math.inf
+    return check_epsilon(epsilon)
+
+
+# --- 1. The cover H(q) (Lemmas 7.5–7.6) --------------------------------------------------------------
+
+
+def _check_resolution(resolution):
+    resolution = check_probability(resolution, "resolution")
+    return resolution
+
+
+def _fibonacci_sphere(n_points):
+    index = np.arange(n_points) + 0.5
+    z = 1.0 - 2.0 * index / n_points
+    phi = math.pi * (1.0 + math.sqrt(5.0)) * index
+    r = np.sqrt(1.0 - z ** 2)
+    return np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
+
+
+def _covering_radius(net):
+    """Exact chordal covering radius of a net on S^{k−1} for k ≤ 3; an upper bound for k ≥ 4 is not computed here."""
+    k = net.shape[1]
+    if k == 1:
+        return 0.0 if (net.max() > 0 and net.min() < 0) else 2.0
+    if k == 2:
+        angles = np.sort(np.arctan2(net[:, 1], net[:, 0]))
+        gaps = np.diff(np.append(angles, angles[0] + 2 * math.pi))
+        return float(2.0 * math.sin(gaps.max() / 4.0))  # the worst point sits mid-gap
+    # k = 3: the farthest point of the sphere from the net is a vertex of its spherical Voronoi diagram.
+    voronoi = spatial.SphericalVoronoi(net, radius=1.0, threshold=1e-6)
+    vertices = voronoi.vertices / np.linalg.norm(voronoi.vertices, axis=1, keepdims=True)
+    distances, _ = spatial.cKDTree(net).query(vertices)
+    return float(distances.max())
+
+
+def covering_radius(net):
+    """max_{u ∈ S^{k−1}} min_{v ∈ net} ‖u − v‖₂, exactly, for nets on the unit circle (k = 2) or sphere (k = 3).
+
+    k = 2: half the largest angular gap, as a chord. k = 3: the maximum over
+    the vertices of the net's spherical Voronoi diagram (the farthest point
+    from a finite set on the sphere is such a vertex). k = 1: 0 if both ±1 are
+    present. Public geometry; no data.
+
+    Parameters
+    ----------
+    net : array_like, shape (N, k), k ∈ {1, 2, 3}, rows of unit norm (N ≥ 4 for k = 3)
+
+    Returns
+    -------
+    float in [0, 2]. Cost O(N log N) (k ≤ 2), O(N²) (k = 3).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf, k ∉ {1, 2, 3}, rows that are not unit vectors, too few points.
+    """
+    net = check_finite_array(net, "net", ndim=2)
+    k = net.shape[1]
+    if k not in (1, 2, 3):
+        raise ValueError(f"net must have 1, 2 or 3 columns (a net on S^0, S^1 or S^2), got {k}")
+    if not np.allclose(np.linalg.norm(net, axis=1), 1.0, atol=1e-9):
+        raise ValueError("net must consist of unit vectors (every row of norm 1)")
+    if k == 3 and net.shape[0] < 4:
+        raise ValueError(f"net on the sphere needs at least 4 points, got {net.shape[0]}")
+    return _covering_radius(net)
+
+
+def _sphere_net(k, resolution):
+    if k == 0:
+        return np.zeros((0, 0))
+    if k == 1:
+        return np.array([[1.0], [-1.0]])
+    if k == 2:
+        # N equally spaced angles have covering radius 2 sin(π/(2N)) ≤ a iff N ≥ π / (2 arcsin(a/2)).
+        n_points = math.ceil(math.pi / (2.0 * math.asin(resolution / 2.0)) - 1e-9)
+        angles = 2.0 * math.pi * np.arange(n_points) / n_points
+        return np.column_stack([np.cos(angles), np.sin(angles)])
+    if k == 3:
+        # Fibonacci points: radius ≈ 2.7/√N; start at N = 8/a² and grow until the exact radius is ≤ a.
+        n_points = max(8, math.ceil(8.0 / resolution ** 2))
+        net = _fibonacci_sphere(n_points)
+        while _covering_radius(net) > resolution:
+            n_points = math.ceil(1.05 * n_points)
+            net = _fibonacci_sphere(n_points)
+        return net
+    # k ≥ 4, the paper's construction: normalise the non-zero points of a cubic grid that is an
+    # a/2-cover of the unit ball (spacing a/√k, so every point is within a/2 of the grid).
+    spacing = resolution / math.sqrt(k)
+    half = math.ceil((1.0 + resolution / 2.0) / spacing)
+    if (2 * half + 1) ** k > MAX_CANDIDATES:
+        raise ValueError(f"a direction net for dim V = {k} at resolution {resolution!r} needs about "
+                         f"{(2 * half + 1) ** k:.3g} grid points (> {MAX_CANDIDATES}); lower max_subspace_dim "
+                         f"or raise the resolution")
+    axis = spacing * np.arange(-half, half + 1)
+    grid = np.stack(np.meshgrid(*([axis] * k), indexing="ij"), axis=-1).reshape(-1, k)
+    norms = np.linalg.norm(grid, axis=1)
+    keep = (norms > 0) & (norms <= 1.0 + resolution / 2.0)
+    return grid[keep] / norms[keep, None]
+
+
+def sphere_net(k, resolution):
+    """A net of unit vectors in ℝ^k with covering radius ≤ ``resolution`` (Fact B.11; our nets for k ≤ 3).
+
+    k = 1: {±1}. k = 2: N = ⌈π/(2 arcsin(a/2))⌉ equally spaced angles (exact
+    radius 2 sin(π/(2N)) ≤ a). k = 3: a Fibonacci sphere with N ≈ 8/a² points,
+    enlarged until its exact covering radius (:func:`covering_radius`) is ≤ a.
+    k ≥ 4: the paper's construction, the normalised non-zero points of a
+    cubic a/2-cover of the unit ball; (C/a)^k points.
+
+    Parameters
+    ----------
+    k : int ≥ 0
+        Dimension of V (k = 0 gives an empty net).
+    resolution : float in (0, 1)
+
+    Returns
+    -------
+    ndarray, shape (N, k). Cost O(N) (k ≤ 2), O(N²) (k = 3), O((C/a)^k) (k ≥ 4).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For k < 0, a ∉ (0, 1), or a net too large to build.
+    """
+    k = check_int(k, "k", minimum=0)
+    return _sphere_net(k, _check_resolution(resolution))
+
+
+def _default_max_threshold(resolution):
+    return resolution * math.ceil(THRESHOLD_RANGE_CONSTANT * math.sqrt(math.log(1.0 / resolution)) / resolution)
+
+
+@dataclass(frozen=True)
+class HalfspaceCover:
+    """The finite class H(q): halfspaces sign(⟨v, x⟩ + t) for v ∈ ``directions``, t ∈ ``thresholds``, plus two near-constants.
+
+    Candidate j < N·J is (directions[j // J], thresholds[j % J]); the last two
+    are h_{e₁, +R} and h_{e₁, −R}, proper stand-ins for the constants ±1.
+    """
+
+    directions: np.ndarray   # (N, d) unit normals in V
+    thresholds: np.ndarray   # (J,) the grid {j·a : |j·a| ≤ R}
+    net: np.ndarray          # (N, k) the same normals in coordinates of ``basis``
+    basis: np.ndarray        # (d, k) orthonormal basis of V
+    resolution: float
+    max_threshold: float
+
+    @property
+    def size(self):
+        """|H(q)| = N·J + 2."""
+        return self.directions.shape[0] * self.thresholds.size + 2
+
+    def halfspace(self, index):
+        """(coef, intercept) of candidate ``index``: h(x) = sign(⟨coef, x⟩ + intercept)."""
+        index = check_int(index, "index", minimum=0, maximum=self.size - 1)
+        n_grid = self.directions.shape[0] * self.thresholds.size
+        if index >= n_grid:
+            e1 = np.zeros(self.basis.shape[0])
+            e1[0] = 1.0
+            return e1, (self.max_threshold if index == n_grid else -self.max_threshold)
+        direction, threshold = divmod(index, self.thresholds.size)
+        return self.directions[direction].copy(), float(self.thresholds[threshold])
+
+
+def halfspace_cover(basis, resolution, max_threshold=None):
+    """The cover H(q) of Algorithm 7.7 line 6 (the paper's proof of Lemma 3.2, Facts B.11/B.12).
+
+    H(q) = {sign(⟨v, x⟩ + j·a) : v ∈ 𝒱, |j·a| ≤ R} ∪ {sign(x₁ + R), sign(x₁ − R)},
+    where 𝒱 = basis·:func:`sphere_net` (covering radius ≤ a on the unit sphere of V)
+    and R = a⌈K₀√log(1/a)/a⌉ by default. By Fact B.12 every halfspace with normal in V
+    is within O(a) (in Pr[h ≠ h']) of a member. Size |𝒱|·(2⌊R/a⌋ + 1) + 2 =
+    exp(O((dim V + 1) log(1/a))). Public: built from V and a only.
+
+    Parameters
+    ----------
+    basis : array_like, shape (d, k), orthonormal columns, k ≥ 0
+    resolution : float in (0, 1)
+        The accuracy a (the paper's cα).
+    max_threshold : float > 0, optional
+        R; default a⌈K₀√log(1/a)/a⌉ with K₀ = ``THRESHOLD_RANGE_CONSTANT``.
+
+    Returns
+    -------
+    HalfspaceCover, with ``.size`` = |H(q)|. Cost O(|H(q)|·d) memory for the normals.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf, a basis without orthonormal columns, a ∉ (0, 1), R ≤ 0, or too many candidates.
+    """
+    basis = check_finite_array(basis, "basis", ndim=2, nonempty=False)
+    if basis.shape[0] < 1:
+        raise ValueError(f"basis must have d ≥ 1 rows, got shape {basis.shape}")
+    if basis.shape[1] > basis.shape[0] or not np.allclose(basis.T @ basis, np.eye(basis.shape[1]), atol=1e-8):
+        raise ValueError("basis must have orthonormal columns (an orthonormal basis of V)")
+    resolution = _check_resolution(resolution)
+    if max_threshold is None:
+        max_threshold = _default_max_threshold(resolution)
+    max_threshold = check_positive(max_threshold, "max_threshold")
+    return _halfspace_cover(basis, resolution, max_threshold)
+
+
+def _halfspace_cover(basis, resolution, max_threshold):
+    net = _sphere_net(basis.shape[1], resolution)
+    steps = math.floor(max_threshold / resolution + 1e-9)
+    thresholds = resolution * np.arange(-steps, steps + 1)
+    if net.shape[0] * thresholds.size > MAX_CANDIDATES:
+        raise ValueError(f"the cover would have {net.shape[0] * thresholds.size} candidates "
+                         f"(> {MAX_CANDIDATES}); raise the resolution or lower the subspace dimension")
+    directions = net @ basis.T if net.size else np.zeros((0, basis.shape[0]))
+    return HalfspaceCover(directions, thresholds, net, basis.copy(), resolution, float(max_threshold))
+
+
+# --- 2. Selection by the exponential mechanism on S₂ ----------------------------------------------
+
+
+def _error_counts(X, y, cover, chunk_entries=4_000_000):
+    """#errors of every candidate on (X, y): one bincount per direction, no (n × |H|) prediction matrix.
+
+    sign(z + t_j) = +1 iff j ≥ j*(z) = ⌈(−z − t₀)/a⌉ for the grid t_j = t₀ + j·a; a positive
+    example is wrong for j < j*, a negative one for j ≥ j*.
+    """
+    n_dir, n_thr = cover.directions.shape[0], cover.thresholds.size
+    positive = y > 0
+    counts = np.empty(n_dir * n_thr + 2, dtype=np.int64)
+    if n_dir:
+        projected = X @ cover.basis  # (n, k): each direction is a point of the net in V
+        t0, a = cover.thresholds[0], cover.resolution
+        per_chunk = max(1, chunk_entries // max(1, X.shape[0]))
+        for start in range(0, n_dir, per_chunk):
+            net = cover.net[start:start + per_chunk]
+            z = projected @ net.T  # (n, b)
+            first_plus = np.clip(np.ceil((-z - t0) / a - 1e-12), 0, n_thr).astype(np.int64)
+            offsets = np.arange(net.shape[0]) * (n_thr + 1)
+            pos = np.bincount((first_plus[positive] + offsets).ravel(), minlength=net.shape[0] * (n_thr + 1))
+            neg = np.bincount((first_plus[~positive] + offsets).ravel(), minlength=net.shape[0] * (n_thr + 1))
+            pos = pos.reshape(net.shape[0], n_thr + 1)
+            neg = neg.reshape(net.shape[0], n_thr + 1)
+            wrong_pos = pos.sum(axis=1, keepdims=True) - np.cumsum(pos, axis=1)[:, :n_thr]  # j* > j
+            wrong_neg = np.cumsum(neg, axis=1)[:, :n_thr]                                  # j* ≤ j
+            counts[start * n_thr:(start + net.shape[0]) * n_thr] = (wrong_pos + wrong_neg).ravel()
+    first = X[:, 0]
+    R = cover.max_threshold
+    counts[-2] = np.sum(np.where(first + R >= 0, 1.0, -1.0) != y)
+    counts[-1] = np.sum(np.where(first - R >= 0, 1.0, -1.0) != y)
+    return counts
+
+
+def cover_error_counts(X, y, cover):
+    """The number of errors on (X, y) of every candidate of ``cover`` (the scores of Algorithm 7.7 line 7).
+
+    Sorted/binned counting: O(n·k + n·N + N·J) instead of O(n·d·|H(q)|). Reads
+    the data it is given (S₂); the counts are not private by themselves.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    y : array_like, shape (n,), labels in {−1, +1}
+    cover : HalfspaceCover from :func:`halfspace_cover`
+
+    Returns
+    -------
+    ndarray of int64, shape (cover.size,)
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad arrays, labels, lengths, or a cover of another dimension.
+    """
+    X, y = _check_data(X, y)
+    if not isinstance(cover, HalfspaceCover):
+        raise TypeError(f"cover must be a HalfspaceCover from halfspace_cover(), got {type(cover).__name__}")
+    if cover.basis.shape[0] != X.shape[1]:
+        raise ValueError(f"X must have {cover.basis.shape[0]} features (the cover's dimension), got {X.shape[1]}")
+    return _error_counts(X, y, cover)
+
+
+def _check_data(X, y):
+    X = check_finite_array(X, "X", ndim=2)
+    y = check_labels(y, "y")
+    check_same_length(X, y)
+    return X, y
+
+
+def _select(counts, epsilon, rng):
+    if epsilon == math.inf:
+        # Arg-min with uniform tie-breaking: integer counts, so a U[0, 1/2) jitter only reorders ties.
+        return int(np.argmin(counts + 0.5 * rng.random(counts.size)))
+    return exponential_mechanism(-counts.astype(float), 1.0, epsilon, rng)
+
+
+def select_halfspace(X, y, cover, epsilon, rng=None):
+    """Sample h ∈ H(q) with probability ∝ exp(−(ε/2)·#errors on (X, y)) (Algorithm 7.7 line 7; the paper's step 7).
+
+    The score −#errors changes by at most 1 when one example of S₂ is
+    replaced, so ``dpteach.mechanisms.exponential_mechanism`` with sensitivity 1
+    is ε-DP (given the public cover). ε = math.inf: arg-min, ties at random (not private).
+
+    Parameters
+    ----------
+    X, y : the examples of S₂ (shapes (n₂, d), (n₂,))
+    cover : HalfspaceCover
+    epsilon : float, 0 < ε < inf, or math.inf
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    (index, coef, intercept) : the chosen candidate, h(x) = sign(⟨coef, x⟩ + intercept).
+        Cost as :func:`cover_error_counts` plus O(|H(q)|).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`cover_error_counts`, and for a bad ε or rng.
+    """
+    counts = cover_error_counts(X, y, cover)
+    epsilon = _check_epsilon_or_inf(epsilon)
+    index = _select(counts, epsilon, as_rng(rng))
+    coef, intercept = cover.halfspace(index)
+    return index, coef, intercept
+
