@@ -475,6 +475,8 @@ NOT_AUDITED = {
     "dpteach.peeling.peeling_noise_scale": "calibration of the audited Peeling",
     "dpteach.dpsas_steps.dpsas_noise_sigma": "calibration of the audited DPSAS round",
     "dpteach.fingerprinting.dp_roc_envelope": "a bound every (ε, δ)-DP test obeys, not a release",
+    "dpteach.experiments.generic.neighbour_privacy_losses": "exact privacy losses of the audited generic "
+                                                             "learner over all neighbours (chapter 2's figure)",
     # composites: their privacy is the composition (or parallel composition) of audited steps
     "dpteach.regression.DPLasso": "Peeling on disjoint batches (Theorem 5.6): Peeling is audited",
     "dpteach.improper.select_hypothesis": "the exponential mechanism with Δ = 1 (audited)",
