@@ -3,7 +3,10 @@
 #   make test   run every test: unit/statistical/privacy tests, every notebook
 #               under nbval, a warnings-as-errors build of the book's markup, and
 #               (when Chromium is installed) the browser tests of the built book
-# Also: make bench (notebook and slider timings), make screenshots (every page
+# Also: make bench (notebook and slider timings; writes benchmarks/results.json and
+# book/performance.md), make pages (the generated pages: theorem index, privacy audit
+# report with quick audits, performance page), make audit (the full audits into
+# benchmarks/audit_full.json, minutes), make screenshots (every page
 # into _build/screenshots/), make labs (student versions of the labs).
 PYTHON ?= python3
 VENV   := .venv
@@ -65,7 +68,20 @@ labs: $(STAMP)
 	$(BIN)/python -m dpteach.labs student --src book/labs/solutions --out book/labs
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/run.py --json benchmarks/results.json; status=$$?; \
+	  $(BIN)/python -m tools.performance_page --write && exit $$status
+
+# The generated pages (tools/): the book build regenerates them first, so the privacy
+# audit page shows audits of the code being built (quick settings, ~30 s).
+.PHONY: pages audit
+book: pages
+pages: $(STAMP)
+	$(BIN)/python -m tools.theorem_index --write
+	$(BIN)/python -m tools.audit_report --write
+	$(BIN)/python -m tools.performance_page --write
+
+audit: $(STAMP)
+	$(BIN)/python -m tools.audit_report --full
 
 clean:
 	rm -rf _build .pytest_cache

@@ -11,6 +11,14 @@ Afterwards, in the same kernel, every such figure is redrawn at its default
 values (best of 3) and the time is split into the cell's draw function and the
 rendering of the PNG a reader sees.
 
+With ``--json FILE`` (``make bench`` writes benchmarks/results.json) the record also
+holds the date, the machine and its load average, the commit, the Hermite feature
+throughput (benchmarks/hermite_features.py) and one fit of each learner at its
+chapter's settings (benchmarks/learners.py); ``python -m tools.performance_page``
+renders it as the book's performance page. The student versions of the labs
+(book/labs/lab*.ipynb) are skipped: their task cells raise NotImplementedError by
+design, and the book does not execute them; their solutions are timed.
+
 Budgets (2 cores): a notebook < 60 s, the whole book < 300 s, every redraw
 < 0.3 s; target for the redraws: median <= 0.15 s. Exits with status 1 if a
 budget is exceeded.
@@ -90,6 +98,36 @@ def run(path, static=False):
     return elapsed, redraws
 
 
+def _context(load_before):
+    """Date, machine, load, commit, budgets and the two micro-benchmarks, for the performance page."""
+    import datetime
+    import platform
+    import subprocess
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import hermite_features
+    import learners
+    model = "unknown CPU"
+    try:
+        model = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo", encoding="utf-8")
+                     if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    hermite = hermite_features.measure()
+    fits = learners.measure()
+    return {"date": datetime.datetime.now().isoformat(timespec="minutes"), "commit": commit,
+            "machine": {"cpu": model, "cores": os.cpu_count(), "system": f"{platform.system()} {platform.machine()}",
+                        "python": platform.python_version()},
+            "load_average": {"before": list(load_before), "after": list(os.getloadavg())},
+            "budgets": {"notebook": NOTEBOOK_BUDGET, "book": BOOK_BUDGET, "redraw": REDRAW_BUDGET,
+                        "redraw_median_target": REDRAW_MEDIAN_TARGET, "hermite_ratio": hermite_features.BUDGET},
+            "hermite": hermite, "learners": fits}
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
@@ -97,7 +135,9 @@ def main(argv):
     parser.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.notebooks] or sorted(
-        p for p in (ROOT / "book").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts)
+        p for p in (ROOT / "book").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts
+        and not (p.parent.name == "labs" and p.name.startswith("lab")))  # student versions: see above
+    load_before = os.getloadavg()
     failures, total, results, all_redraws = [], 0.0, [], []
     for path in paths:
         elapsed, redraws = run(path, static=args.static)
@@ -128,7 +168,8 @@ def main(argv):
         print(f"[{flag}] redraws: median {median:.3f} s (target {REDRAW_MEDIAN_TARGET} s), "
               f"max {worst:.3f} s (budget {REDRAW_BUDGET} s) over {len(all_redraws)} live figures")
     if args.json:
-        args.json.write_text(json.dumps({"total": total, "notebooks": results}, indent=1))
+        args.json.write_text(json.dumps({"total": total, "notebooks": results, **_context(load_before)},
+                                        indent=1, ensure_ascii=False) + "\n")
     if failures:
         print("over budget: " + ", ".join(failures))
     return 1 if failures else 0

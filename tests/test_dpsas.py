@@ -301,6 +301,7 @@ def test_learner_attributes_privacy_and_not_fitted():
     assert "alpha=0.1" in repr(learner)
 
 
+@pytest.mark.checks("lem-private-validation")
 def test_eta_grid_and_validation_size():
     assert np.allclose(dpsas.eta_grid(0.05), [0.075, 0.15, 0.3])
     assert np.allclose(dpsas.eta_grid(0.2), [0.3])

@@ -69,6 +69,7 @@ def _vectorised(randomizer):
 
 # --- 1. randomizers: exact privacy ratios -------------------------------------------------
 
+@pytest.mark.checks("def-local-randomizer")
 @pytest.mark.parametrize("epsilon", EPSILONS)
 def test_randomized_response_output_ratios_are_exactly_e_to_epsilon(epsilon):
     rr = local.RandomizedResponse(epsilon)
@@ -149,6 +150,7 @@ AUDIT_CASES = [
 
 @pytest.mark.parametrize("randomizer, dataset, neighbour, events, is_correct", AUDIT_CASES,
                          ids=["laplace", "laplace-scale-1/eps", "rr", "rr-keep-2eps", "onebit", "onebit-2eps"])
+@pytest.mark.checks("def-local-randomizer")
 def test_audit_accepts_randomizers_and_catches_broken_variants(randomizer, dataset, neighbour, events,
                                                                is_correct):
     # Neighbours at the extremes of the input range (±1, bits 0/1), where the privacy loss is

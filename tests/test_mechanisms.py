@@ -128,6 +128,7 @@ def test_gaussian_noise_has_the_calibrated_scale(method, epsilon):
 
 # --- Randomized response -----------------------------------------------------
 
+@pytest.mark.checks("def-randomized-response", "thm-randomized-response")
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
 def test_randomized_response_keeps_bits_with_probability_e_eps_over_one_plus_e_eps(epsilon):
     n = 100_000

@@ -116,6 +116,7 @@ def test_subspace_threshold_is_the_larger_of_paper_and_noise_floor():
     assert proper.degree_for_accuracy(0.1) == 4 and proper.degree_for_accuracy(0.2) == 1
 
 
+@pytest.mark.checks("lem-proper-covers")
 @pytest.mark.parametrize("k,resolution", [(1, 0.3), (2, 0.3), (2, 0.1), (2, 0.05), (3, 0.3), (3, 0.1), (3, 0.07)])
 def test_net_covering_radius_at_most_resolution(k, resolution):
     net = proper.sphere_net(k, resolution)

@@ -1,0 +1,231 @@
+"""The privacy audit report: every private routine's claim next to what an audit certifies.
+
+    python -m tools.audit_report --write   run the quick audits, (re)write book/privacy_audit.md  (`make pages`)
+    python -m tools.audit_report --full    run the full audits into benchmarks/audit_full.json, then --write
+                                           (`make audit`; minutes)
+    python -m tools.audit_report --check   status 1 if the committed page differs from a fresh quick run
+
+The entries, their neighbours, events and settings are :data:`dpteach.registry.CASES`.
+The quick results depend only on the code and the fixed seeds, so the page can be
+compared with a fresh run; the full results carry the date, machine and commit of
+the `make audit` run that produced them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "book" / "privacy_audit.md"
+FULL = ROOT / "benchmarks" / "audit_full.json"
+
+
+#: A docstring that says a routine gives differential privacy (not a bare mention of "privacy").
+CLAIM = re.compile(r"-DP\b|-LDP\b|differentially private|local randomizer|zCDP")
+#: Packages whose callables are not releases: rates, data, checkers, plots, the audit itself.
+NOT_RELEASES = ("dpteach.bounds", "dpteach.data", "dpteach.labs", "dpteach.plotting", "dpteach.widgets",
+                "dpteach.audit", "dpteach.registry", "dpteach._")
+
+
+def claimed_private_routines():
+    """{canonical name: docstring} of every public dpteach callable whose docstring claims DP.
+
+    Walks every module (chapter 9 and the appendix included when they land), keeps the
+    names in ``__all__`` that are defined in dpteach, resolves re-exports to where the
+    object is defined. Experiment runners are included: a DP-SGD written for a chapter
+    is a private routine wherever it lives.
+    """
+    import importlib
+    import inspect
+    import pkgutil
+
+    import dpteach
+    found = {}
+    for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
+        if info.name.startswith(NOT_RELEASES):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)) or not obj.__module__.startswith("dpteach"):
+                continue
+            if obj.__module__.startswith(NOT_RELEASES):
+                continue
+            doc = inspect.getdoc(obj) or ""
+            if CLAIM.search(doc):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = doc
+    return found
+
+
+def run_all(settings="quick", progress=False):
+    """One row per (entry, variant): the claim, the audit's setup and its certified lower bound."""
+    from dpteach import registry
+    rows = []
+    for entry in registry.CASES:
+        for variant in ("correct", "broken") if registry.has_broken(entry) else ("correct",):
+            start = time.perf_counter()
+            result = registry.run_case(entry, variant, settings)
+            rows.append({
+                "name": entry.name, "variant": variant, "title": entry.title, "chapter": entry.chapter,
+                "routines": list(entry.routines), "broken": entry.broken, "epsilon": entry.epsilon,
+                "delta": entry.delta, "neighbours": entry.neighbours, "events": entry.events,
+                "event": result.event_name, "epsilon_lower": result.epsilon_lower, "p_hat": result.p_hat,
+                "q_hat": result.q_hat, "n_trials": result.n_trials, "confidence": result.confidence,
+                "seconds": time.perf_counter() - start,
+            })
+            if progress:
+                print(f"{entry.name:26s} {variant:8s} certified ε ≥ {result.epsilon_lower:.3f} "
+                      f"(claim {entry.epsilon:g}) in {rows[-1]['seconds']:.1f} s", flush=True)
+    return rows
+
+
+def verdict(row):
+    """'ok' when a correct routine stays ≤ its claim and a broken one is caught (> claim); else 'FAIL'."""
+    above = row["epsilon_lower"] > row["epsilon"]
+    return "ok" if above == (row["variant"] == "broken") else "FAIL"
+
+
+def _short(name):
+    return name[len("dpteach."):] if name and name.startswith("dpteach.") else name
+
+
+def _delta(delta):
+    return "0" if delta == 0 else f"{delta:.0e}".replace("e-0", "e-")
+
+
+def _cell(text):
+    """Text safe inside a markdown table cell (a bare | would end the cell)."""
+    return text.replace("|", "\\|")
+
+
+def _table(rows, full_rows):
+    full = {(r["name"], r["variant"]): r for r in full_rows or []}
+    lines = ["| Ch. | Routine | Claim (ε, δ) | Neighbouring pair | Event (chosen from) | Certified ε ≥, quick "
+             "| Certified ε ≥, full | Broken variant: certified ε ≥ (quick / full) |",
+             "|---|---|---|---|---|---|---|---|"]
+    by_key = {(r["name"], r["variant"]): r for r in rows}
+    for row in rows:
+        if row["variant"] != "correct":
+            continue
+        routines = ", ".join(f"`{_short(name)}`" for name in row["routines"])
+        quick = f"**{row['epsilon_lower']:.3f}** ({row['confidence']:.0%}, {row['n_trials']:,} runs) {verdict(row)}"
+        full_row = full.get((row["name"], "correct"))
+        full_text = (f"**{full_row['epsilon_lower']:.3f}** ({full_row['confidence']:.0%}, "
+                     f"{full_row['n_trials']:,} runs) {verdict(full_row)}" if full_row else "not run yet")
+        broken = by_key.get((row["name"], "broken"))
+        if broken:
+            full_broken = full.get((row["name"], "broken"))
+            broken_text = (f"`{_short(row['broken'])}`: **{broken['epsilon_lower']:.3f}** {verdict(broken)}"
+                           + (f" / **{full_broken['epsilon_lower']:.3f}** {verdict(full_broken)}" if full_broken
+                              else ""))
+        else:
+            broken_text = "none in the package"
+        lines.append(f"| {row['chapter']} | {_cell(row['title'])}: {routines} "
+                     f"| ({row['epsilon']:g}, {_delta(row['delta'])}) | {_cell(row['neighbours'])} "
+                     f"| `{row['event']}` ({_cell(row['events'])}) | {quick} | {full_text} | {broken_text} |")
+    return lines
+
+
+def render(rows, full=None):
+    """The page's markdown from the quick rows and the full run's record (or None)."""
+    from dpteach import registry
+    failures = [r for r in rows + (full or {}).get("rows", []) if verdict(r) != "ok"]
+    lines = [
+        "# Privacy audit report",
+        "",
+        "<!-- Generated by `make pages` / `make audit` (python -m tools.audit_report); do not edit by hand. -->",
+        "",
+        "Every private routine of `dpteach`, its claimed $(\\varepsilon, \\delta)$, and what an empirical audit "
+        "certifies about it. An audit runs the routine many times on two neighbouring inputs $D, D'$ and counts "
+        "how often an event $E$ happens; if the routine is $(\\varepsilon, \\delta)$-DP, then "
+        "$P[M(D) \\in E] \\le e^{\\varepsilon} P[M(D') \\in E] + \\delta$, so the Clopper–Pearson ends of the two "
+        "counts give a **lower confidence bound** on the true ε ([Chapter 1](01_dp_basics.ipynb), "
+        "`dpteach.audit`). The event is chosen on one batch of runs and certified on fresh runs.",
+        "",
+        "What to read in the table: for a correct routine the certified bound must stay **at or below the "
+        "claim** (a bound above it would prove a bug); for the deliberately broken variant next to it (half "
+        "the noise, a forgotten factor) the same audit must certify a bound **above** the claim. A bound "
+        "far below the claim is not a failure: an audit only finds what its neighbours and events expose, "
+        "and some pairs (marked *loose*) cannot reach the worst case.",
+        "",
+        "The *quick* column is recomputed whenever the book is built (`make pages`, about 30 s, 95 % "
+        "confidence) and by `tests/test_audit_report.py`; the *full* column comes from the last `make audit` "
+        f"run{_full_stamp(full)}. The neighbours and events are those of the unit tests "
+        "(`dpteach/registry.py` names the test each entry mirrors).",
+        "",
+    ]
+    lines += _table(rows, (full or {}).get("rows"))
+    lines += ["", f"**Verdict:** {'every correct routine stays at or below its claim and every broken variant is caught' if not failures else 'FAILURES: ' + ', '.join(sorted({r['name'] + '/' + r['variant'] for r in failures}))}.", ""]
+    lines += ["## Routines that claim privacy but are not audited on their own", "",
+              "Their claim follows from audited parts (composition, parallel composition, post-processing), "
+              "or they compute a calibration rather than release data.", "",
+              "| Routine | Why not audited on its own |", "|---|---|"]
+    for name, reason in sorted(registry.NOT_AUDITED.items()):
+        lines.append(f"| `{_short(name)}` | {reason} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _full_stamp(full):
+    if not full:
+        return " (none yet: run `make audit`)"
+    return (f" ({full['date']}, commit `{full['commit']}`, {full['machine']}, "
+            f"{full['seconds'] / 60:.1f} min, 99 % confidence)")
+
+
+def load_full():
+    return json.loads(FULL.read_text(encoding="utf-8")) if FULL.exists() else None
+
+
+def _machine():
+    cpus = os.cpu_count()
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    return f"{platform.machine()} {platform.system()}, {cpus} cores, load average {load}"
+
+
+def _commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--write", action="store_true")
+    group.add_argument("--full", action="store_true")
+    group.add_argument("--check", action="store_true")
+    args = parser.parse_args(argv)
+    if args.full:
+        start, machine = time.perf_counter(), _machine()
+        rows = run_all("full", progress=True)
+        record = {"date": datetime.date.today().isoformat(), "commit": _commit(), "machine": machine,
+                  "seconds": time.perf_counter() - start, "rows": rows}
+        FULL.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {FULL.relative_to(ROOT)}")
+    rows = run_all("quick", progress=not args.check)
+    text = render(rows, load_full())
+    if args.check:
+        if not PAGE.exists() or PAGE.read_text(encoding="utf-8") != text:
+            print(f"{PAGE.relative_to(ROOT)} is stale: run `make pages`")
+            return 1
+        return 0
+    PAGE.write_text(text, encoding="utf-8")
+    print(f"wrote {PAGE.relative_to(ROOT)}")
+    failures = [r for r in rows if verdict(r) != "ok"]
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
