@@ -10,7 +10,7 @@ the noise comes from numpy's ``Generator.laplace``. numpy draws one uniform
 each operation rounded to the nearest double. Only 2⁵³ uniforms exist, and
 the map from U to the noise stretches the uniform grid: the distance between
 the noises of two neighbouring uniforms is at least e times the spacing of
-the doubles there (appendix A). So most doubles are *never* produced, and the
+the doubles there (appendix A, Lemma A.2). So most doubles are *never* produced, and the
 set of doubles that ``fl(0 + noise)`` can produce differs from the set that
 ``fl(1 + noise)`` can produce. An attacker who sees one release and knows the
 sampler can often tell which of two neighbouring counts was used: the
@@ -173,7 +173,7 @@ def reachable_outputs(outputs, value, scale):
 
 
 def support_attack(outputs, value0, value1, scale):
-    """Guess which of two neighbouring answers produced each output (appendix A, Algorithm A.1).
+    """Guess which of two neighbouring answers produced each output (appendix A, Algorithm A.3).
 
     The attacker knows the sampler and the two hypotheses f(D) = ``value0``
     and f(D') = ``value1``. For each output y it guesses

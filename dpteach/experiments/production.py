@@ -87,12 +87,13 @@ def require_libraries():
 
 def library_versions():
     """The versions of numpy and the two production libraries (None where missing), for the appendix's tables."""
+    from importlib import metadata
+
     versions = {"numpy": np.__version__}
     for name in ("opendp", "diffprivlib"):
         try:
-            module = __import__(name)
-            versions[name] = getattr(module, "__version__", "unknown")
-        except ImportError:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
 
@@ -162,7 +163,7 @@ def ks_critical_value(n_samples, false_alarm=FALSE_ALARM):
 
     Massart's form of the Dvoretzky–Kiefer–Wolfowitz inequality,
     P[sup|F_n − F| > t] <= 2 e^{−2nt²}, gives t = sqrt(ln(2/α)/(2n)): a
-    slightly conservative threshold, valid for every n (appendix A, Lemma A.2).
+    slightly conservative threshold, valid for every n (appendix A, Eq. (eq-ks-critical)).
     """
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     false_alarm = check_positive(false_alarm, "false_alarm")
@@ -176,18 +177,20 @@ def _ks_row(release, library, call, samples, cdf, expect_reject=False):
     result = stats.kstest(samples, cdf)
     return {"release": release, "library": library, "call": call, "test": "KS",
             "n": samples.size, "statistic": float(result.statistic), "p_value": float(result.pvalue),
-            "rejected": bool(result.pvalue < FALSE_ALARM), "expect_reject": expect_reject}
+            "rejected": bool(result.pvalue < FALSE_ALARM), "expect_reject": expect_reject,
+            "samples": samples}
 
 
 def _chi2_row(release, library, call, observed, probabilities, expect_reject=False):
     """χ² goodness of fit; cells with expected count < 5 are pooled into their neighbour first."""
-    observed = np.asarray(observed, dtype=float)
-    expected = np.asarray(probabilities, dtype=float) * observed.sum()
-    observed, expected = _pool_small_cells(observed, expected)
+    counts = np.asarray(observed, dtype=float)
+    probabilities = np.asarray(probabilities, dtype=float)
+    observed, expected = _pool_small_cells(counts, probabilities * counts.sum())
     statistic, p_value = stats.chisquare(observed, expected)
     return {"release": release, "library": library, "call": call, "test": f"χ² ({observed.size - 1} df)",
             "n": int(observed.sum()), "statistic": float(statistic), "p_value": float(p_value),
-            "rejected": bool(p_value < FALSE_ALARM), "expect_reject": expect_reject}
+            "rejected": bool(p_value < FALSE_ALARM), "expect_reject": expect_reject,
+            "counts": counts, "probabilities": probabilities}
 
 
 def _pool_small_cells(observed, expected, minimum=5.0):
@@ -252,8 +255,10 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
     -------
     list of dict
         One row per library/variant: release, library, call, test, n,
-        statistic, p_value, rejected, expect_reject. Cost O(n_samples) per
-        library (diffprivlib's is a Python loop).
+        statistic, p_value, rejected, expect_reject, and the data tested
+        (``samples`` for KS rows; ``counts`` and the reference ``probabilities``
+        of the cells for χ² rows). Cost O(n_samples) per library
+        (diffprivlib's is a Python loop).
     """
     count = check_int(count, "count")
     epsilon = check_epsilon(epsilon)
@@ -346,6 +351,17 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     rows.append(_ks_row(release, "dpteach, σ ×1.3 (deliberately wrong)", "mean + N(0, (1.3σ)²)",
                         exact + rng.normal(0.0, 1.3 * sigma, n_samples), reference, expect_reject=True))
     return rows, sigma
+
+
+def _opendp_count_chain(dp, scale):
+    """OpenDP's measurement for the number of 1s among 0/1 records plus discrete Laplace noise of the given scale.
+
+    Clamping to [0, 1] and summing is the count of ones (``make_count``
+    would count the records); under the symmetric distance one added or
+    removed record moves it by at most 1.
+    """
+    space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
+    return space >> dp.t.then_clamp(bounds=(0, 1)) >> dp.t.then_sum() >> dp.m.then_laplace(scale=scale)
 
 
 def _opendp_mean_chain(dp, n_records, sigma):
@@ -493,8 +509,7 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
     dp, dpl = require_libraries()
     rows = []
 
-    count = (dp.vector_domain(dp.atom_domain(T=bool)), dp.symmetric_distance()) >> dp.t.then_count() \
-        >> dp.m.then_laplace(scale=1.0 / epsilon)
+    count = _opendp_count_chain(dp, 1.0 / epsilon)
     accountant = dpl.BudgetAccountant()
     dpl.tools.count_nonzero(np.ones(10), epsilon=epsilon, accountant=accountant)
     rows.append({"release": "Laplace count (scale 1/ε)",
@@ -573,7 +588,7 @@ def attack_samplers():
 
 
 def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=None, confidence=0.95, rng=None):
-    """Run the support attack (Algorithm A.1) against each sampler and audit it (appendix A).
+    """Run the support attack (Algorithm A.3) against each sampler and audit it (appendix A).
 
     For each sampler: ``n_trials`` releases of ``value0`` and of ``value1``
     (neighbouring counts, sensitivity |value1 − value0|, scale
