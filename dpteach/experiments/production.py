@@ -1,0 +1,698 @@
+"""The runners behind appendix A ("From dpteach to production").
+
+Two kinds of experiment:
+
+1. The same four releases (a Laplace count, a Gaussian-mechanism mean, the
+   exponential mechanism, randomized response) done with dpteach, OpenDP and
+   diffprivlib, each library's samples tested against the exact law the
+   release should follow (KS for continuous outputs, χ² for discrete ones) at
+   the false-alarm level :data:`FALSE_ALARM`; a deliberately mis-scaled
+   variant is run through the same test and must be rejected.
+2. The floating-point attack of :mod:`dpteach.float_attack` against
+   dpteach's Laplace mechanism and, with the same distinguisher, against
+   OpenDP's and diffprivlib's samplers.
+
+OpenDP and diffprivlib are optional: they are imported here (never in an
+algorithm module), and :func:`require_libraries` raises an ``ImportError``
+that says how to install them. OpenDP draws its noise from the operating
+system's cryptographic generator and cannot be seeded, so its rows change
+from run to run (the tests' tolerances allow for that); diffprivlib is seeded
+from ``rng``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.polynomial import polynomial
+from scipy import special, stats
+
+from .._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive
+from ..audit import epsilon_lower_bound
+from ..float_attack import _finite_real, max_guess_success, reachable_outputs, support_attack
+from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
+                          gaussian_sigma, laplace_mechanism, randomized_response)
+from ._progress import check_repetitions, progress
+
+__all__ = [
+    "FALSE_ALARM",
+    "require_libraries",
+    "library_versions",
+    "discrete_laplace_pmf",
+    "permute_and_flip_probabilities",
+    "ks_critical_value",
+    "laplace_count_rows",
+    "gaussian_mean_rows",
+    "exponential_mechanism_rows",
+    "randomized_response_rows",
+    "privacy_claims",
+    "attack_samplers",
+    "floating_point_attack",
+    "lattice_neighbourhood",
+]
+
+# Per test. With m tests in a run the chance of any false alarm is at most
+# m·1e-6 (union bound): the appendix runs a few dozen, so a rejection of a
+# correct sampler would be a 1-in-10⁴ event, not noise.
+FALSE_ALARM = 1e-6
+
+_INSTALL_HINT = ("the appendix's comparisons need OpenDP and diffprivlib: "
+                 "pip install opendp diffprivlib (both are in requirements.txt)")
+
+
+def require_libraries():
+    """Import OpenDP (with the "contrib" features enabled) and diffprivlib, or raise a clear ImportError.
+
+    Returns
+    -------
+    (module, module)
+        ``opendp.prelude`` (as ``dp``) and ``diffprivlib``.
+
+    Raises
+    ------
+    ImportError
+        If either library is missing, with the command that installs both.
+    """
+    try:
+        import diffprivlib
+        import opendp.prelude as dp
+    except ImportError as err:
+        raise ImportError(f"{_INSTALL_HINT} ({err})") from None
+    # OpenDP ships its mechanisms behind feature flags; "contrib" are the
+    # proven-but-not-yet-vetted constructors used here.
+    dp.enable_features("contrib")
+    return dp, diffprivlib
+
+
+def library_versions():
+    """The versions of numpy and the two production libraries (None where missing), for the appendix's tables."""
+    from importlib import metadata
+
+    versions = {"numpy": np.__version__}
+    for name in ("opendp", "diffprivlib"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+# ---------------------------------------------------------------- reference laws
+
+def discrete_laplace_pmf(k, scale):
+    """P[Z = k] for the discrete Laplace law with P ∝ e^{−|k|/b} on the integers (appendix A, Eq. (eq-discrete-laplace)).
+
+    The normalising constant is Σ_k e^{−|k|/b} = (1 + r)/(1 − r) with r = e^{−1/b},
+    so P[Z = k] = tanh(1/(2b))·e^{−|k|/b}. This is what OpenDP adds to an
+    integer count and what diffprivlib's ``Geometric`` adds.
+
+    Parameters
+    ----------
+    k : array_like of integers
+    scale : float, 0 < b < inf
+
+    Returns
+    -------
+    ndarray
+    """
+    scale = check_positive(scale, "scale")
+    k = check_finite_array(k, "k", nonempty=False)
+    return np.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
+
+
+def permute_and_flip_probabilities(scores, sensitivity, epsilon):
+    """Exact output law of permute-and-flip (McKenna & Sheldon 2020), the selection behind OpenDP's pure-DP noisy max.
+
+    Visit the candidates in a uniformly random order and stop at r with
+    probability p_r = exp(ε(q_r − q*)/(2Δ)) (q* the best score, so the best is
+    always accepted). A uniformly random order is the order of i.i.d. uniform
+    arrival times t, so
+
+    P[r] = p_r ∫₀¹ Π_{j≠r} (1 − p_j t) dt,
+
+    a polynomial integral computed exactly. Equivalently: report the argmax of
+    q_r + Exp(2Δ/ε) noise (Ding et al. 2021). Cost O(R²).
+
+    Parameters
+    ----------
+    scores : array_like, shape (R,), finite
+    sensitivity : float, > 0
+    epsilon : float, > 0
+
+    Returns
+    -------
+    ndarray, shape (R,)
+    """
+    scores = check_finite_array(scores, "scores", ndim=1)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    epsilon = check_epsilon(epsilon)
+    accept = np.exp(epsilon * (scores - scores.max()) / (2 * sensitivity))
+    probabilities = np.empty(scores.size)
+    for r in range(scores.size):
+        product = np.array([1.0])
+        for j in np.flatnonzero(np.arange(scores.size) != r):
+            product = polynomial.polymul(product, [1.0, -accept[j]])
+        antiderivative = polynomial.polyint(product)
+        probabilities[r] = accept[r] * polynomial.polyval(1.0, antiderivative)
+    return probabilities
+
+
+def ks_critical_value(n_samples, false_alarm=FALSE_ALARM):
+    """The KS distance above which a one-sample test of n samples rejects at level ``false_alarm``.
+
+    Massart's form of the Dvoretzky–Kiefer–Wolfowitz inequality,
+    P[sup|F_n − F| > t] <= 2 e^{−2nt²}, gives t = sqrt(ln(2/α)/(2n)): a
+    slightly conservative threshold, valid for every n (appendix A, Eq. (eq-ks-critical)).
+    """
+    n_samples = check_int(n_samples, "n_samples", minimum=1)
+    false_alarm = check_positive(false_alarm, "false_alarm")
+    if false_alarm >= 1:
+        raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
+    return math.sqrt(math.log(2 / false_alarm) / (2 * n_samples))
+
+
+def _ks_row(release, library, call, samples, cdf, expect_reject=False):
+    samples = np.asarray(samples, dtype=float)
+    result = stats.kstest(samples, cdf)
+    return {"release": release, "library": library, "call": call, "test": "KS",
+            "n": samples.size, "statistic": float(result.statistic), "p_value": float(result.pvalue),
+            "rejected": bool(result.pvalue < FALSE_ALARM), "expect_reject": expect_reject,
+            "samples": samples}
+
+
+def _chi2_row(release, library, call, observed, probabilities, expect_reject=False):
+    """χ² goodness of fit; cells with expected count < 5 are pooled into their neighbour first."""
+    counts = np.asarray(observed, dtype=float)
+    probabilities = np.asarray(probabilities, dtype=float)
+    observed, expected = _pool_small_cells(counts, probabilities * counts.sum())
+    statistic, p_value = stats.chisquare(observed, expected)
+    return {"release": release, "library": library, "call": call, "test": f"χ² ({observed.size - 1} df)",
+            "n": int(observed.sum()), "statistic": float(statistic), "p_value": float(p_value),
+            "rejected": bool(p_value < FALSE_ALARM), "expect_reject": expect_reject,
+            "counts": counts, "probabilities": probabilities}
+
+
+def _pool_small_cells(observed, expected, minimum=5.0):
+    # Pool from both ends towards the middle so that the tails (where the
+    # expected counts are small) merge and the χ² approximation holds.
+    observed, expected = list(observed), list(expected)
+    while len(expected) > 2 and expected[0] < minimum:
+        first_expected, first_observed = expected.pop(0), observed.pop(0)
+        expected[0] += first_expected
+        observed[0] += first_observed
+    while len(expected) > 2 and expected[-1] < minimum:
+        last_expected, last_observed = expected.pop(), observed.pop()
+        expected[-1] += last_expected
+        observed[-1] += last_observed
+    return np.array(observed), np.array(expected)
+
+
+def _integer_counts(samples, centre, half_width):
+    """Counts of integer samples in the cells ≤ c−w, c−w+1, …, c+w−1, ≥ c+w (the tails pooled)."""
+    clipped = np.clip(np.rint(samples).astype(np.int64) - centre, -half_width, half_width)
+    return np.bincount(clipped + half_width, minlength=2 * half_width + 1)
+
+
+def _discrete_laplace_cells(scale, half_width):
+    """Cell probabilities matching :func:`_integer_counts` (the two end cells hold the tails)."""
+    k = np.arange(-half_width, half_width + 1)
+    probabilities = discrete_laplace_pmf(k, scale)
+    # P[Z >= w] = e^{-w/b}/(1 + e^{-1/b}) for the discrete Laplace law.
+    tail = math.exp(-half_width / scale) / (1 + math.exp(-1 / scale))
+    probabilities[0] = probabilities[-1] = tail
+    return probabilities
+
+
+def _seed(rng):
+    """A seed for diffprivlib's legacy ``random_state`` drawn from our generator (so runs stay reproducible)."""
+    return int(rng.integers(2 ** 31 - 1))
+
+
+# ---------------------------------------------------------------- the four releases
+
+def laplace_count_rows(count, epsilon, n_samples, rng=None):
+    """A count released with Laplace noise by the three libraries, each against its exact law (appendix A, first table).
+
+    Continuous outputs (dpteach's :func:`~dpteach.mechanisms.laplace_mechanism`,
+    OpenDP's ``make_laplace`` on floats, diffprivlib's ``Laplace``) are
+    tested by KS against Lap(count, 1/ε); integer outputs (OpenDP's
+    ``make_laplace`` on integers, diffprivlib's ``Geometric``) by χ² against
+    the discrete Laplace law with the same scale. Two rows must be rejected:
+    dpteach with the scale 30 % too large, and dpteach's continuous release
+    rounded to an integer (which is *not* the discrete Laplace law).
+
+    Parameters
+    ----------
+    count : int
+        The exact count (replace-one sensitivity 1).
+    epsilon : float, 0 < ε < inf
+    n_samples : int, >= 1
+        Releases per library.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    list of dict
+        One row per library/variant: release, library, call, test, n,
+        statistic, p_value, rejected, expect_reject, and the data tested
+        (``samples`` for KS rows; ``counts`` and the reference ``probabilities``
+        of the cells for χ² rows). Cost O(n_samples) per library
+        (diffprivlib's is a Python loop).
+    """
+    count = check_int(count, "count")
+    epsilon = check_epsilon(epsilon)
+    n_samples = check_repetitions(n_samples, "n_samples")
+    rng = as_rng(rng)
+    dp, dpl = require_libraries()
+    scale = 1.0 / epsilon
+    reference = stats.laplace(loc=count, scale=scale).cdf
+    release = "Laplace count"
+    rows = []
+
+    exact = np.full(n_samples, float(count))
+    ours = laplace_mechanism(exact, 1.0, epsilon, rng)
+    rows.append(_ks_row(release, "dpteach", "laplace_mechanism(count, 1, ε)", ours, reference))
+    float_laplace = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+                                      dp.l1_distance(T=float), scale=scale)
+    rows.append(_ks_row(release, "OpenDP", "make_laplace(float, scale=1/ε)", float_laplace(list(exact)),
+                        reference))
+    mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0, random_state=_seed(rng))
+    rows.append(_ks_row(release, "diffprivlib", "Laplace(ε, sensitivity=1)",
+                        [mechanism.randomise(float(count)) for _ in range(n_samples)], reference))
+    rows.append(_ks_row(release, "dpteach, scale ×1.3 (deliberately wrong)", "laplace_mechanism(count, 1.3, ε)",
+                        laplace_mechanism(exact, 1.3, epsilon, rng), reference, expect_reject=True))
+
+    half_width = max(2, math.ceil(scale * math.log(n_samples / 5.0)))
+    cells = _discrete_laplace_cells(scale, half_width)
+    int_laplace = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=scale)
+    rows.append(_chi2_row(release, "OpenDP", "make_laplace(int, scale=1/ε)",
+                          _integer_counts(np.asarray(int_laplace([count] * n_samples)), count, half_width), cells))
+    geometric = dpl.mechanisms.Geometric(epsilon=epsilon, sensitivity=1, random_state=_seed(rng))
+    rows.append(_chi2_row(release, "diffprivlib", "Geometric(ε, sensitivity=1)",
+                          _integer_counts(np.array([geometric.randomise(count) for _ in range(n_samples)]),
+                                          count, half_width), cells))
+    rows.append(_chi2_row(release, "dpteach rounded (not the discrete law)", "round(laplace_mechanism(...))",
+                          _integer_counts(laplace_mechanism(exact, 1.0, epsilon, rng), count, half_width), cells,
+                          expect_reject=True))
+    return rows
+
+
+def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
+    """The mean of data in [0, 1] released with the Gaussian mechanism by the three libraries (appendix A).
+
+    Replace-one sensitivity of the mean of n records in [0, 1] is 1/n. dpteach
+    calibrates σ with the analytic Gaussian mechanism
+    (:func:`~dpteach.mechanisms.gaussian_sigma`); OpenDP is given the same σ
+    through its chain ``mean >> gaussian(scale=σ)`` (its scale *is* σ);
+    diffprivlib's ``GaussianAnalytic`` computes its own σ from (ε, δ). Every
+    library is tested by KS against N(mean, σ²); dpteach with σ×1.3 must be
+    rejected.
+
+    Parameters
+    ----------
+    data : array_like, shape (n,), values in [0, 1]
+    epsilon : float, 0 < ε < inf
+    delta : float, 0 < δ < 1
+    n_samples : int, >= 1
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    (list of dict, float)
+        The rows (as in :func:`laplace_count_rows`) and σ.
+    """
+    data = check_finite_array(data, "data", ndim=1)
+    if np.any((data < 0) | (data > 1)):
+        raise ValueError("data must lie in [0, 1] (the mean's sensitivity 1/n assumes it), "
+                         f"found {data[(data < 0) | (data > 1)][0]!r}")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    n_samples = check_repetitions(n_samples, "n_samples")
+    rng = as_rng(rng)
+    dp, dpl = require_libraries()
+    n_records = data.size
+    sensitivity = 1.0 / n_records
+    sigma = gaussian_sigma(sensitivity, epsilon, delta)
+    mean = float(np.mean(data))
+    reference = stats.norm(loc=mean, scale=sigma).cdf
+    release = "Gaussian mean"
+    exact = np.full(n_samples, mean)
+    rows = [_ks_row(release, "dpteach", "gaussian_mechanism(mean, 1/n, ε, δ)",
+                    gaussian_mechanism(exact, sensitivity, epsilon, delta, rng), reference)]
+    chain = _opendp_mean_chain(dp, n_records, sigma)
+    records = list(data)
+    rows.append(_ks_row(release, "OpenDP", "mean >> then_gaussian(scale=σ)",
+                        [chain(records) for _ in range(n_samples)], reference))
+    mechanism = dpl.mechanisms.GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                                                random_state=_seed(rng))
+    rows.append(_ks_row(release, "diffprivlib", "GaussianAnalytic(ε, δ, 1/n)",
+                        [mechanism.randomise(mean) for _ in range(n_samples)], reference))
+    rows.append(_ks_row(release, "dpteach, σ ×1.3 (deliberately wrong)", "mean + N(0, (1.3σ)²)",
+                        exact + rng.normal(0.0, 1.3 * sigma, n_samples), reference, expect_reject=True))
+    return rows, sigma
+
+
+def _opendp_count_chain(dp, scale):
+    """OpenDP's measurement for the number of 1s among 0/1 records plus discrete Laplace noise of the given scale.
+
+    Clamping to [0, 1] and summing is the count of ones (``make_count``
+    would count the records); under the symmetric distance one added or
+    removed record moves it by at most 1.
+    """
+    space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
+    return space >> dp.t.then_clamp(bounds=(0, 1)) >> dp.t.then_sum() >> dp.m.then_laplace(scale=scale)
+
+
+def _opendp_mean_chain(dp, n_records, sigma):
+    """OpenDP's measurement for the mean of n records in [0, 1] plus N(0, σ²): a transformation chained with a measurement.
+
+    The data set's size is public (``size=n``), so replacing one record is a
+    symmetric distance of 2 and ``chain.map(2)`` is the zero-concentrated
+    privacy loss ρ of a replace-one change.
+    """
+    space = (dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0), nan=False), size=n_records),
+             dp.symmetric_distance())
+    return space >> dp.t.then_mean() >> dp.m.then_gaussian(scale=sigma)
+
+
+def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None):
+    """The exponential mechanism done three ways, and OpenDP's pure-DP noisy max, each against its exact law (appendix A).
+
+    - dpteach :func:`~dpteach.mechanisms.exponential_mechanism` (Gumbel-max);
+    - OpenDP ``make_noisy_max`` with the zero-concentrated measure: Gumbel
+      noise of scale 2Δ/ε, the same law;
+    - diffprivlib ``Exponential``;
+    all by χ² against exp(εq/(2Δ))/Σ. OpenDP's ``make_noisy_max`` with the
+    *pure-DP* measure adds exponential noise instead: that is permute-and-flip,
+    a different law with the same ε, tested against both (it must fail the
+    exponential mechanism's and pass :func:`permute_and_flip_probabilities`).
+    dpteach with ε×1.3 (a mis-scaled exponent) must be rejected.
+
+    Parameters
+    ----------
+    scores : array_like, shape (R,), finite
+    sensitivity : float, > 0
+    epsilon : float, 0 < ε < inf
+    n_samples : int, >= 1
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    list of dict
+        Rows as in :func:`laplace_count_rows`. OpenDP and diffprivlib draw one
+        selection per call: cost O(n_samples·R) in Python calls.
+    """
+    scores = check_finite_array(scores, "scores", ndim=1)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    epsilon = check_epsilon(epsilon)
+    n_samples = check_repetitions(n_samples, "n_samples")
+    rng = as_rng(rng)
+    dp, dpl = require_libraries()
+    n_candidates = scores.size
+    exponential = exponential_mechanism_probabilities(scores, sensitivity, epsilon)
+    flip = permute_and_flip_probabilities(scores, sensitivity, epsilon)
+    release = "exponential mechanism"
+
+    def counts(choices):
+        return np.bincount(np.asarray(choices, dtype=np.int64), minlength=n_candidates)
+
+    rows = [_chi2_row(release, "dpteach", "exponential_mechanism(q, Δ, ε)",
+                      counts(exponential_mechanism(scores, sensitivity, epsilon, rng, size=n_samples)), exponential)]
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)
+    gumbel = dp.m.make_noisy_max(*space, dp.zero_concentrated_divergence(), scale=2 * sensitivity / epsilon)
+    as_list = list(scores)
+    rows.append(_chi2_row(release, "OpenDP", "make_noisy_max(zCDP, scale=2Δ/ε)",
+                          counts([gumbel(as_list) for _ in range(n_samples)]), exponential))
+    mechanism = dpl.mechanisms.Exponential(epsilon=epsilon, sensitivity=sensitivity, utility=as_list,
+                                           random_state=_seed(rng))
+    rows.append(_chi2_row(release, "diffprivlib", "Exponential(ε, Δ, utility)",
+                          counts([mechanism.randomise() for _ in range(n_samples)]), exponential))
+    rows.append(_chi2_row(release, "dpteach, ε ×1.3 (deliberately wrong)", "exponential_mechanism(q, Δ, 1.3ε)",
+                          counts(exponential_mechanism(scores, sensitivity, 1.3 * epsilon, rng, size=n_samples)),
+                          exponential, expect_reject=True))
+    pure = dp.m.make_noisy_max(*space, dp.max_divergence(), scale=2 * sensitivity / epsilon)
+    pure_counts = counts([pure(as_list) for _ in range(n_samples)])
+    rows.append(_chi2_row(release, "OpenDP pure-DP noisy max vs the exponential mechanism",
+                          "make_noisy_max(max_divergence, scale=2Δ/ε)", pure_counts, exponential,
+                          expect_reject=True))
+    rows.append(_chi2_row("permute-and-flip", "OpenDP", "make_noisy_max(max_divergence, scale=2Δ/ε)",
+                          pure_counts, flip))
+    return rows
+
+
+def randomized_response_rows(epsilon, n_samples, rng=None):
+    """Randomized response on one bit (the true answer 1) by the three libraries (appendix A).
+
+    Each release keeps the bit with probability e^ε/(1 + e^ε): dpteach
+    :func:`~dpteach.mechanisms.randomized_response`, OpenDP
+    ``make_randomized_response_bool(prob)`` (it takes the keep probability,
+    not ε), diffprivlib ``Binary(ε)``. χ² with 2 cells (1 df); dpteach at
+    1.3ε must be rejected.
+
+    Returns
+    -------
+    list of dict
+        Rows as in :func:`laplace_count_rows`.
+    """
+    epsilon = check_epsilon(epsilon)
+    n_samples = check_repetitions(n_samples, "n_samples")
+    rng = as_rng(rng)
+    dp, dpl = require_libraries()
+    keep = float(special.expit(epsilon))
+    cells = np.array([1 - keep, keep])
+    release = "randomized response"
+
+    def counts(bits):
+        ones = int(np.sum(np.asarray(bits, dtype=float)))
+        return np.array([n_samples - ones, ones])
+
+    truth = np.ones(n_samples, dtype=bool)
+    rows = [_chi2_row(release, "dpteach", "randomized_response(1, ε)", counts(randomized_response(truth, epsilon, rng)),
+                      cells)]
+    opendp_rr = dp.m.make_randomized_response_bool(prob=keep)
+    rows.append(_chi2_row(release, "OpenDP", "make_randomized_response_bool(prob=e^ε/(1+e^ε))",
+                          counts([opendp_rr(True) for _ in range(n_samples)]), cells))
+    binary = dpl.mechanisms.Binary(epsilon=epsilon, value0="0", value1="1", random_state=_seed(rng))
+    rows.append(_chi2_row(release, "diffprivlib", "Binary(ε, '0', '1')",
+                          counts([binary.randomise("1") == "1" for _ in range(n_samples)]), cells))
+    rows.append(_chi2_row(release, "dpteach, ε ×1.3 (deliberately wrong)", "randomized_response(1, 1.3ε)",
+                          counts(randomized_response(truth, 1.3 * epsilon, rng)), cells, expect_reject=True))
+    return rows
+
+
+def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
+    """What each library's own accounting says about the same four releases (appendix A, the API table).
+
+    dpteach's functions *take* ε (and δ) and calibrate the noise; OpenDP's
+    measurements take the noise scale and *report* the privacy loss through
+    their map ``m.map(d_in)``; diffprivlib's mechanisms take ε and charge a
+    ``BudgetAccountant``. Neighbours are replace-one throughout, which is a
+    symmetric distance of 2 in OpenDP's add/remove metric.
+
+    Parameters
+    ----------
+    epsilon : float, 0 < ε < inf
+    delta : float, 0 < δ < 1 (for the Gaussian mean)
+    n_records : int, >= 1 (the mean's data set size)
+    scores_sensitivity : float, > 0 (Δ of the exponential mechanism's scores)
+
+    Returns
+    -------
+    list of dict
+        release, dpteach, OpenDP, diffprivlib: strings for a table.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    n_records = check_int(n_records, "n_records", minimum=1)
+    scores_sensitivity = check_positive(scores_sensitivity, "scores_sensitivity")
+    dp, dpl = require_libraries()
+    rows = []
+
+    count = _opendp_count_chain(dp, 1.0 / epsilon)
+    accountant = dpl.BudgetAccountant()
+    dpl.tools.count_nonzero(np.ones(10), epsilon=epsilon, accountant=accountant)
+    rows.append({"release": "Laplace count (scale 1/ε)",
+                 "dpteach": f"ε = {epsilon:g} (you pass ε; sensitivity 1)",
+                 "OpenDP": f"map(1) = {count.map(1):.4g} (add/remove); map(2) = {count.map(2):.4g} (replace-one)",
+                 "diffprivlib": f"accountant.total() = {_total(accountant)}"})
+
+    sigma = gaussian_sigma(1.0 / n_records, epsilon, delta)
+    chain = _opendp_mean_chain(dp, n_records, sigma)
+    rho = chain.map(2)
+    profile = dp.c.make_zCDP_to_approxDP(chain).map(2)
+    diffprivlib_sigma = dpl.mechanisms.GaussianAnalytic(epsilon=epsilon, delta=delta,
+                                                        sensitivity=1.0 / n_records)._scale
+    rows.append({"release": f"Gaussian mean (n = {n_records}, σ = {sigma:.4g})",
+                 "dpteach": f"(ε, δ) = ({epsilon:g}, {delta:g}), analytic σ",
+                 "OpenDP": f"map(2) = ρ = {rho:.4g} (zCDP) → ε = {profile.epsilon(delta):.4g} at δ = {delta:g}",
+                 "diffprivlib": f"GaussianAnalytic picks σ = {diffprivlib_sigma:.4g}"})
+
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)
+    scale = 2 * scores_sensitivity / epsilon
+    gumbel = dp.m.make_noisy_max(*space, dp.zero_concentrated_divergence(), scale=scale)
+    pure = dp.m.make_noisy_max(*space, dp.max_divergence(), scale=scale)
+    rows.append({"release": "exponential mechanism (scale 2Δ/ε)",
+                 "dpteach": f"ε = {epsilon:g}",
+                 "OpenDP": f"Gumbel: map(Δ) = ρ = {gumbel.map(scores_sensitivity):.4g} (= ε²/8); "
+                           f"permute-and-flip: map(Δ) = ε = {pure.map(scores_sensitivity):.4g}",
+                 "diffprivlib": f"Exponential(ε = {epsilon:g})"})
+
+    keep = float(special.expit(epsilon))
+    response = dp.m.make_randomized_response_bool(prob=keep)
+    rows.append({"release": "randomized response",
+                 "dpteach": f"ε = {epsilon:g}",
+                 "OpenDP": f"prob = {keep:.4g}; map(1) = {response.map(1):.4g}",
+                 "diffprivlib": f"Binary(ε = {epsilon:g})"})
+    return rows
+
+
+def _total(accountant):
+    spent = accountant.total()
+    return f"(ε, δ) = ({spent[0]:.4g}, {spent[1]:g})"
+
+
+# ---------------------------------------------------------------- the floating-point attack
+
+def attack_samplers():
+    """The Laplace samplers the attack is run against: name → ``sample(value, sensitivity, epsilon, n, rng)``.
+
+    - "dpteach": :func:`dpteach.mechanisms.laplace_mechanism` (numpy's
+      floating-point sampler);
+    - "OpenDP": ``make_laplace`` on floats (exact discrete Laplace on a
+      2⁻¹⁰⁷⁴ grid, then rounded), if installed;
+    - "diffprivlib": ``Laplace`` (four uniforms per draw, Holohan & Braghin
+      2021), if installed.
+    """
+    def ours(value, sensitivity, epsilon, n_samples, rng):
+        return laplace_mechanism(np.full(n_samples, value), sensitivity, epsilon, rng)
+
+    samplers = {"dpteach": ours}
+    try:
+        dp, dpl = require_libraries()
+    except ImportError:
+        return samplers
+
+    def opendp_sampler(value, sensitivity, epsilon, n_samples, rng):
+        measurement = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+                                        dp.l1_distance(T=float), scale=sensitivity / epsilon)
+        return np.asarray(measurement([float(value)] * n_samples))
+
+    def diffprivlib_sampler(value, sensitivity, epsilon, n_samples, rng):
+        mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=_seed(rng))
+        return np.array([mechanism.randomise(float(value)) for _ in range(n_samples)])
+
+    samplers["OpenDP"] = opendp_sampler
+    samplers["diffprivlib"] = diffprivlib_sampler
+    return samplers
+
+
+def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=None, confidence=0.95, rng=None):
+    """Run the support attack (Algorithm A.3) against each sampler and audit it (appendix A).
+
+    For each sampler: ``n_trials`` releases of ``value0`` and of ``value1``
+    (neighbouring counts, sensitivity |value1 − value0|, scale
+    |value1 − value0|/ε), the distinguisher's success rate with a balanced
+    prior and its Hoeffding confidence interval, the ε-DP bound of
+    Theorem A.1, and the certified ε lower bound of
+    :func:`dpteach.audit.epsilon_lower_bound` for the fixed event "the output
+    is reachable from ``value0``".
+
+    Parameters
+    ----------
+    epsilon : float, 0 < ε < inf
+        The ε each sampler claims.
+    n_trials : int, >= 1
+        Releases per hypothesis.
+    value0, value1 : float
+        The neighbouring answers (finite, different).
+    samplers : None or dict
+        name → ``sample(value, sensitivity, epsilon, n, rng)``; None uses :func:`attack_samplers`.
+    confidence : float in (0, 1)
+        For the success interval and the audit.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        name → dict with ``success``, ``success_low``, ``success_high``,
+        ``bound`` (e^ε/(1 + e^ε)), ``reach_0`` and ``reach_1`` (the fraction of
+        releases of value0 / value1 reachable from value0) and ``audit``
+        (an :class:`~dpteach.audit.AuditResult`). Cost O(n_trials) per sampler.
+    """
+    epsilon = check_epsilon(epsilon)
+    n_trials = check_repetitions(n_trials, "n_trials")
+    value0 = _finite_real(value0, "value0")
+    value1 = _finite_real(value1, "value1")
+    if value0 == value1:
+        raise ValueError(f"value0 and value1 must differ (two neighbouring answers), got {value0!r} twice")
+    confidence = check_positive(confidence, "confidence")
+    if confidence >= 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    rng = as_rng(rng)
+    if samplers is None:
+        samplers = attack_samplers()
+    if not isinstance(samplers, dict) or not samplers or not all(callable(s) for s in samplers.values()):
+        raise TypeError(f"samplers must be a non-empty dict of name → callable, got {samplers!r}")
+    sensitivity = abs(value1 - value0)
+    # The attacker recomputes the scale exactly as laplace_mechanism does.
+    scale = sensitivity / epsilon
+    # Hoeffding: the success is a mean of 2·n_trials scores in [0, 1].
+    half_width = math.sqrt(math.log(2 / (1 - confidence)) / (4 * n_trials))
+    results = {}
+    for name, sample in progress(list(samplers.items()), "samplers"):
+        out0 = sample(value0, sensitivity, epsilon, n_trials, rng)
+        out1 = sample(value1, sensitivity, epsilon, n_trials, rng)
+        success = 0.5 * (np.mean(1 - support_attack(out0, value0, value1, scale))
+                         + np.mean(support_attack(out1, value0, value1, scale)))
+
+        def mechanism(value, n, generator, _sample=sample):
+            return _sample(value, sensitivity, epsilon, n, generator)
+
+        def reachable_from_value0(outputs):
+            return reachable_outputs(outputs, value0, scale)
+
+        audit_result = epsilon_lower_bound(mechanism, value0, value1, reachable_from_value0, n_trials,
+                                           confidence=confidence, rng=rng)
+        results[name] = {"success": float(success), "success_low": float(max(0.0, success - half_width)),
+                         "success_high": float(min(1.0, success + half_width)),
+                         "bound": max_guess_success(epsilon),
+                         "reach_0": float(np.mean(reachable_outputs(out0, value0, scale))),
+                         "reach_1": float(np.mean(reachable_outputs(out1, value0, scale))),
+                         "audit": audit_result}
+    return results
+
+
+def lattice_neighbourhood(output, value0, value1, scale, width=3):
+    """The doubles next to ``output`` and whether each is reachable from value0 / value1 (appendix A, the lattice table).
+
+    Parameters
+    ----------
+    output : float
+        A released value (finite).
+    value0, value1 : float
+        The two hypotheses (finite).
+    scale : float, > 0
+    width : int, >= 1
+        How many doubles on each side.
+
+    Returns
+    -------
+    list of dict
+        ``offset`` (in units of the spacing of doubles), ``value`` (as hex,
+        which shows the low-order bits), ``from_0`` and ``from_1`` (bool).
+    """
+    output = _finite_real(output, "output")
+    value0 = _finite_real(value0, "value0")
+    value1 = _finite_real(value1, "value1")
+    scale = check_positive(scale, "scale")
+    width = check_int(width, "width", minimum=1)
+    values = [output]
+    for _ in range(width):
+        values.insert(0, math.nextafter(values[0], -math.inf))
+        values.append(math.nextafter(values[-1], math.inf))
+    values = np.array(values)
+    from0 = reachable_outputs(values, value0, scale)
+    from1 = reachable_outputs(values, value1, scale)
+    return [{"offset": offset, "value": float(v).hex(), "from_0": bool(a), "from_1": bool(b)}
+            for offset, v, a, b in zip(range(-width, width + 1), values, from0, from1)]

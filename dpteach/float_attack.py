@@ -1,0 +1,250 @@
+"""The floating-point attack on naive Laplace sampling (appendix A, after Mironov 2012).
+
+:func:`dpteach.mechanisms.laplace_mechanism` releases ``value + noise`` where
+the noise comes from numpy's ``Generator.laplace``. numpy draws one uniform
+``U = k · 2⁻⁵³`` (k an integer, 0 < k < 2⁵³) and returns
+
+    noise = −b·log((2 − U) − U)   if U ≥ 1/2,
+    noise =  b·log(U + U)         otherwise,           (eq-numpy-laplace)
+
+each operation rounded to the nearest double. Only 2⁵³ uniforms exist, and
+the map from U to the noise stretches the uniform grid: the distance between
+the noises of two neighbouring uniforms is at least e times the spacing of
+the doubles there (appendix A, Lemma A.2). So most doubles are *never* produced, and the
+set of doubles that ``fl(0 + noise)`` can produce differs from the set that
+``fl(1 + noise)`` can produce. An attacker who sees one release and knows the
+sampler can often tell which of two neighbouring counts was used: the
+mathematical Laplace density ratio (at most e^ε) says nothing about a
+distribution that lives on a sparse set of doubles.
+
+This module reconstructs those sets exactly (:func:`reachable_outputs`),
+turns them into the distinguisher of appendix A (:func:`support_attack`) and
+states the best success that an ε-DP release allows (:func:`max_guess_success`,
+Theorem A.1). It imports only numpy and the validation layer; the runners that
+apply the attack to dpteach, OpenDP and diffprivlib live in
+``dpteach.experiments.production``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import check_delta, check_epsilon, check_finite_array, check_positive
+
+__all__ = [
+    "numpy_laplace_from_uniforms",
+    "reachable_outputs",
+    "support_attack",
+    "max_guess_success",
+]
+
+# numpy's next_double: the top 53 bits of a 64-bit word times 2^-53, so every
+# uniform is k / 2^53 with k an integer in [0, 2^53); k = 0 is rejected by the
+# Laplace sampler and redrawn.
+_GRID = 2.0 ** 53
+_K_MIN, _K_MAX = 1.0, _GRID - 1.0
+# Candidates checked on each side of the inverse's estimate. The inverse
+# (exp of a double) is off by at most a few grid steps; 3 is ample and the
+# tests check that every sampled output is found.
+_MARGIN = 3
+
+
+def _finite_real(value, name):
+    """A finite real scalar as a float; None, booleans, strings and arrays raise TypeError naming ``name``.
+
+    (``_validation`` has no checker for a finite scalar of either sign; this
+    one defers to ``check_finite_array`` for the finiteness message.)
+    """
+    if value is None or isinstance(value, (bool, np.bool_, str, bytes)) or np.ndim(value) != 0:
+        raise TypeError(f"{name} must be a finite real number, got {value!r} of type {type(value).__name__}")
+    return float(check_finite_array(value, name, ndim=0))
+
+
+def _noise_from_grid(k, scale):
+    """(eq-numpy-laplace) for uniforms k·2⁻⁵³, with numpy's operation order (so the doubles agree bit for bit)."""
+    uniform = k / _GRID  # exact: k < 2^53 and the division by a power of two is exact
+    with np.errstate(divide="ignore"):
+        upper = 0.0 - scale * np.log((2.0 - uniform) - uniform)
+        lower = 0.0 + scale * np.log(uniform + uniform)
+    return np.where(uniform >= 0.5, upper, lower)
+
+
+def numpy_laplace_from_uniforms(uniforms, scale):
+    """numpy's Laplace sampler as a function of its uniform draw (appendix A, Eq. (eq-numpy-laplace)).
+
+    ``Generator.laplace(0, scale)`` consumes one ``Generator.random()``-style
+    uniform U and returns −b·log(2 − 2U) for U ≥ 1/2 and b·log(2U) below. This
+    function applies that formula in numpy's operation order, so for the same
+    uniforms it returns the same doubles (the tests check this bit for bit).
+
+    Parameters
+    ----------
+    uniforms : array_like
+        Values in (0, 1), e.g. ``Generator.random(size)``.
+    scale : float
+        The Laplace scale b, 0 < b < inf.
+
+    Returns
+    -------
+    ndarray
+        The noise values, same shape as ``uniforms``. Cost O(size).
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not finite and positive, or a uniform is outside (0, 1),
+        NaN or inf, or the array is empty.
+    """
+    scale = check_positive(scale, "scale")
+    uniforms = check_finite_array(uniforms, "uniforms")
+    if np.any((uniforms <= 0) | (uniforms >= 1)):
+        bad = uniforms[(uniforms <= 0) | (uniforms >= 1)].ravel()[0].item()
+        raise ValueError(f"uniforms must lie in the open interval (0, 1), found {bad!r}")
+    return _noise_from_grid(uniforms * _GRID, scale)
+
+
+def _grid_index(noise, scale):
+    """Real-valued k with noise(k·2⁻⁵³) ≈ ``noise``: the inverse of (eq-numpy-laplace), increasing in the noise."""
+    with np.errstate(over="ignore", under="ignore"):
+        upper = 1.0 - 0.5 * np.exp(-noise / scale)
+        lower = 0.5 * np.exp(noise / scale)
+    return np.where(noise >= 0, upper, lower) * _GRID
+
+
+def _reachable(outputs, value, scale):
+    """Boolean mask: is each output ``fl(value + noise(k))`` for some grid index k? (validated inputs)."""
+    outputs = np.asarray(outputs, dtype=float)
+    # The reals that round to y lie within half a spacing on either side; a
+    # full spacing gives a safe superset for the candidate search.
+    spacing = np.spacing(np.abs(outputs))
+    centre = outputs - value
+    k_low = np.clip(np.floor(_grid_index(centre - spacing, scale)) - _MARGIN, _K_MIN, _K_MAX)
+    k_high = np.clip(np.ceil(_grid_index(centre + spacing, scale)) + _MARGIN, _K_MIN, _K_MAX)
+    # Where many grid points map into the rounding interval (small |noise|
+    # next to a large |value|), one strictly inside it already proves reachability.
+    inner_low = np.ceil(_grid_index(centre - 0.25 * spacing, scale)) + _MARGIN
+    inner_high = np.floor(_grid_index(centre + 0.25 * spacing, scale)) - _MARGIN
+    found = inner_high >= inner_low
+    width = 2 * _MARGIN + 4
+    check = ~found & (k_high - k_low <= 4 * width)
+    for offset in range(4 * width + 1):
+        k = np.minimum(k_low + offset, k_high)
+        found |= check & (value + _noise_from_grid(k, scale) == outputs)
+    return found
+
+
+def reachable_outputs(outputs, value, scale):
+    """Which doubles ``laplace_mechanism(value, ...)`` with Laplace scale b can output (appendix A).
+
+    An output y is *reachable* from ``value`` if y = fl(value + noise(U)) for
+    one of numpy's 2⁵³ − 1 uniforms U (Eq. (eq-numpy-laplace)). The search
+    inverts the sampler: the uniforms whose noise rounds to y form a short
+    interval of grid indices, which is found from the inverse CDF and checked
+    exactly, so the answer is exact (not a statistical guess).
+
+    Parameters
+    ----------
+    outputs : array_like
+        Released values (finite doubles); any shape.
+    value : float
+        The exact answer f(D) the attacker hypothesises (finite).
+    scale : float
+        The Laplace scale b = Δ/ε the mechanism used, 0 < b < inf (computed as
+        ``sensitivity / epsilon``, exactly as the mechanism does).
+
+    Returns
+    -------
+    ndarray of bool
+        Same shape as ``outputs``. Cost O(size) (a constant number of
+        candidates per output).
+
+    Raises
+    ------
+    ValueError
+        If ``outputs`` is empty or not finite, ``value`` is not finite, or the
+        scale is not finite and positive.
+    """
+    outputs = check_finite_array(outputs, "outputs")
+    value = _finite_real(value, "value")
+    scale = check_positive(scale, "scale")
+    return _reachable(outputs, value, scale)
+
+
+def support_attack(outputs, value0, value1, scale):
+    """Guess which of two neighbouring answers produced each output (appendix A, Algorithm A.3).
+
+    The attacker knows the sampler and the two hypotheses f(D) = ``value0``
+    and f(D') = ``value1``. For each output y it guesses
+
+    - 0 if y is reachable from ``value0`` only,
+    - 1 if y is reachable from ``value1`` only,
+    - 0.5 ("no idea"; counted as half a success) if from both or neither.
+
+    Against an ideal Laplace mechanism (real numbers, or a sampler whose
+    outputs from both hypotheses fill the same set of doubles) this rule is a
+    coin flip. Against numpy's sampler most outputs are reachable from one
+    hypothesis only.
+
+    Parameters
+    ----------
+    outputs : array_like
+        Released values (finite doubles).
+    value0, value1 : float
+        The two hypotheses (finite, different).
+    scale : float
+        The Laplace scale b the mechanism used, 0 < b < inf.
+
+    Returns
+    -------
+    ndarray of float
+        Guesses in {0, 0.5, 1}, same shape as ``outputs``. The success rate
+        on outputs drawn with hypothesis h is ``mean(1 - |guess - h|)``.
+        Cost O(size).
+
+    Raises
+    ------
+    ValueError
+        For empty or non-finite outputs, non-finite or equal hypotheses, or a
+        scale that is not finite and positive.
+    """
+    outputs = check_finite_array(outputs, "outputs")
+    value0 = _finite_real(value0, "value0")
+    value1 = _finite_real(value1, "value1")
+    if value0 == value1:
+        raise ValueError(f"value0 and value1 must differ (two neighbouring answers), got {value0!r} twice")
+    scale = check_positive(scale, "scale")
+    from0 = _reachable(outputs, value0, scale)
+    from1 = _reachable(outputs, value1, scale)
+    return np.where(from0 & ~from1, 0.0, np.where(from1 & ~from0, 1.0, 0.5))
+
+
+def max_guess_success(epsilon, delta=0.0):
+    """The best success of any guess between two neighbours under (ε, δ)-DP (appendix A, Theorem A.1).
+
+    With the two neighbours equally likely a priori, every test that sees one
+    output of an (ε, δ)-DP mechanism names the right neighbour with
+    probability at most (e^ε + δ)/(1 + e^ε); for δ = 0 this is e^ε/(1 + e^ε).
+
+    Parameters
+    ----------
+    epsilon : float
+        0 < ε < inf.
+    delta : float
+        0 <= δ < 1.
+
+    Returns
+    -------
+    float
+        The bound, in [1/2, 1). Cost O(1).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For ε or δ out of range or not a real number.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    # (e^ε + δ)/(1 + e^ε) written with e^{-ε} so that a large ε does not overflow.
+    return (1.0 + delta * math.exp(-epsilon)) / (1.0 + math.exp(-epsilon))

@@ -1,0 +1,210 @@
+"""Tests of dpteach.float_attack: the floating-point attack on dpteach's own Laplace mechanism (appendix A).
+
+The attack is asserted, not just shown: on ``dpteach.mechanisms.laplace_mechanism``
+the distinguisher's success rate lies far above the largest success that
+ε-DP allows (Theorem A.1), with the measured figure stated below, and the
+audit certifies an ε far above the claim. The reconstruction of numpy's
+sampler is checked bit for bit, and the reachability test both ways
+(every real output is found; a brute-force search agrees on the rest).
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import special
+
+from dpteach import float_attack as fa
+from dpteach.audit import epsilon_lower_bound
+from dpteach.mechanisms import laplace_mechanism, randomized_response
+
+FALSE_ALARM = 1e-6
+
+
+def _hoeffding(n_scores, level=FALSE_ALARM):
+    """Half-width of a two-sided Hoeffding interval for a mean of n scores in [0, 1] at level 1 − ``level``."""
+    return math.sqrt(math.log(2 / level) / (2 * n_scores))
+
+
+# --- the reconstruction of numpy's sampler ----------------------------------------------------
+
+@pytest.mark.parametrize("scale", [1.0, 2.0, 10.0, 0.37])
+def test_formula_reproduces_numpy_laplace_bit_for_bit(scale):
+    # Generator.random() and Generator.laplace() consume the same 53-bit uniforms
+    # (one per draw), so the same seed gives the same U for both.
+    uniforms = np.random.default_rng(11).random(50_000)
+    noise = np.random.default_rng(11).laplace(0.0, scale, 50_000)
+    assert np.array_equal(fa.numpy_laplace_from_uniforms(uniforms, scale), noise)
+
+
+def test_formula_matches_laplace_mechanism_itself():
+    # laplace_mechanism(value, Δ, ε) = value + numpy noise of scale Δ/ε, with the
+    # addition done in floating point: the attack targets exactly this.
+    epsilon = 0.5
+    released = laplace_mechanism(np.ones(1000), 1.0, epsilon, rng=5)
+    uniforms = np.random.default_rng(5).random(1000)
+    assert np.array_equal(released, 1.0 + fa.numpy_laplace_from_uniforms(uniforms, 1.0 / epsilon))
+
+
+# --- reachability ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [0.0, 1.0, 0.3, -7.25, 1e6])
+def test_every_real_output_is_reachable(value):
+    # Completeness: no output the mechanism actually produced may be declared
+    # unreachable, or the attack would accuse the truth.
+    outputs = laplace_mechanism(np.full(30_000, value), 1.0, 0.5, rng=7)
+    assert fa.reachable_outputs(outputs, value, 2.0).all()
+
+
+def _brute_force_reachable(y, value, scale, window=200):
+    """Search 2·window + 1 grid uniforms around the inverse: independent of the module's candidate logic."""
+    noise = y - value
+    u = 1 - math.exp(-noise / scale) / 2 if noise >= 0 else math.exp(noise / scale) / 2
+    centre = int(u * 2.0 ** 53)
+    k = np.arange(max(1, centre - window), min(2 ** 53 - 1, centre + window) + 1, dtype=np.float64)
+    uniforms = k / 2.0 ** 53
+    candidates = np.where(uniforms >= 0.5, 0.0 - scale * np.log((2.0 - uniforms) - uniforms),
+                          0.0 + scale * np.log(uniforms + uniforms))
+    return bool(np.any(value + candidates == y))
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0])
+def test_reachability_agrees_with_brute_force_on_neighbouring_doubles(value):
+    # Soundness: take real outputs and the 3 doubles on each side of them (most
+    # of which are unreachable) and compare with an exhaustive search.
+    scale = 2.0
+    centres = laplace_mechanism(np.full(40, value), 1.0, 0.5, rng=8)
+    doubles = []
+    for y in centres:
+        doubles.append(y)
+        low = high = y
+        for _ in range(3):
+            low, high = math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
+            doubles += [low, high]
+    doubles = np.array(doubles)
+    fast = fa.reachable_outputs(doubles, value, scale)
+    slow = np.array([_brute_force_reachable(y, value, scale) for y in doubles])
+    assert np.array_equal(fast, slow)
+    # The doubles next to an output are mostly unreachable: the sampler's
+    # outputs are sparse (appendix A: a noise gap is at least e ulps).
+    assert 0.05 < fast.mean() < 0.6
+
+
+# --- the attack on dpteach's Laplace mechanism --------------------------------------------------
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0])
+def test_attack_success_lies_far_outside_what_epsilon_dp_allows(epsilon):
+    # Neighbouring counts 0 and 1 (sensitivity 1), n = 10_000 releases of each.
+    # Measured (seeds below): success 0.905 at ε = 0.1, 0.904 at ε = 0.5, 0.904 at
+    # ε = 1; the ε-DP limits are 0.525, 0.622, 0.731 (Theorem A.1).
+    # The success is a mean of 2n scores in [0, 1]; Hoeffding at 1e-6 gives a
+    # half-width of sqrt(ln(2e6)/(4n)) = 0.019. "Far outside": the lower end
+    # clears the limit by 0.15 at every ε (the largest limit, 0.731, leaves 0.15).
+    n = 10_000
+    scale = 1.0 / epsilon
+    out0 = laplace_mechanism(np.zeros(n), 1.0, epsilon, rng=100)
+    out1 = laplace_mechanism(np.ones(n), 1.0, epsilon, rng=101)
+    success = 0.5 * (np.mean(1 - fa.support_attack(out0, 0.0, 1.0, scale))
+                     + np.mean(fa.support_attack(out1, 0.0, 1.0, scale)))
+    assert success - _hoeffding(2 * n) > fa.max_guess_success(epsilon) + 0.15
+    assert success > 0.88
+
+
+def test_audit_certifies_an_epsilon_far_above_the_claim():
+    # Event E = "the output is reachable from 0". P[M(0) ∈ E] = 1 exactly, while
+    # P[M(1) ∈ E] ≈ 0.19, so the complement has probability 0 under D and 0.81
+    # under D′: no finite ε satisfies (eq-audit-inequality). With 5_000 runs
+    # the Clopper–Pearson bound certifies ε >= ln(0.8/(3.7/5000)) ≈ 7 at 95 %.
+    epsilon = 0.5
+
+    def mechanism(value, n, rng):
+        return laplace_mechanism(np.full(n, float(value)), 1.0, epsilon, rng)
+
+    def reachable_from_zero(outputs):
+        return fa.reachable_outputs(outputs, 0.0, 1.0 / epsilon)
+
+    result = epsilon_lower_bound(mechanism, 0, 1, reachable_from_zero, 5_000, rng=9)
+    assert result.p_hat == 1.0
+    assert 0.1 < result.q_hat < 0.3
+    assert result.epsilon_lower > 6.0 > 10 * epsilon
+
+
+def test_attack_fades_for_large_counts():
+    # Honest limits of the demonstration: at count 10⁶ vs 10⁶ + 1 the doubles
+    # near 10⁶ are coarser than the noise's lattice, every output is reachable
+    # from both hypotheses and the distinguisher abstains (success 1/2).
+    scale = 2.0
+    out = laplace_mechanism(np.full(5000, 1e6), 1.0, 0.5, rng=10)
+    guesses = fa.support_attack(out, 1e6, 1e6 + 1, scale)
+    assert np.all(guesses == 0.5)
+
+
+# --- Theorem A.1 --------------------------------------------------------------------------------
+
+def test_max_guess_success_closed_form_and_linear_program():
+    assert fa.max_guess_success(1e-12) == pytest.approx(0.5)
+    assert fa.max_guess_success(math.log(3)) == pytest.approx(0.75)
+    assert fa.max_guess_success(1.0, 0.1) == pytest.approx((math.e + 0.1) / (1 + math.e))
+    assert fa.max_guess_success(800.0) == pytest.approx(1.0)  # no overflow
+    # The bound is the optimum of: max (1 + p − q)/2 s.t. p <= e^ε q + δ,
+    # 1 − q <= e^ε (1 − p) + δ over p, q in [0, 1]; a grid search agrees.
+    p, q = np.meshgrid(np.linspace(0, 1, 1001), np.linspace(0, 1, 1001))
+    for epsilon, delta in [(0.5, 0.0), (1.0, 0.05), (2.0, 0.0)]:
+        feasible = (p <= math.exp(epsilon) * q + delta) & (1 - q <= math.exp(epsilon) * (1 - p) + delta)
+        best = np.max(np.where(feasible, (1 + p - q) / 2, 0))
+        assert best == pytest.approx(fa.max_guess_success(epsilon, delta), abs=1e-3)
+        assert best <= fa.max_guess_success(epsilon, delta) + 1e-12
+
+
+def test_randomized_response_meets_the_bound_exactly():
+    # Randomized response is the extreme ε-DP mechanism: guessing the released
+    # bit succeeds with probability exactly e^ε/(1 + e^ε). 6σ band,
+    # σ = sqrt(p(1 − p)/n) <= 0.5/sqrt(40_000) = 0.0025.
+    epsilon = 1.0
+    bits = np.random.default_rng(12).random(40_000) < 0.5
+    released = randomized_response(bits, epsilon, rng=13)
+    success = np.mean(released == bits)
+    assert abs(success - fa.max_guess_success(epsilon)) < 6 * 0.0025
+    assert fa.max_guess_success(epsilon) == pytest.approx(special.expit(epsilon))
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: fa.numpy_laplace_from_uniforms([0.5], 0.0), "scale"),
+    (lambda: fa.numpy_laplace_from_uniforms([0.0, 0.5], 1.0), "uniforms"),
+    (lambda: fa.numpy_laplace_from_uniforms([1.0], 1.0), "uniforms"),
+    (lambda: fa.numpy_laplace_from_uniforms([], 1.0), "uniforms"),
+    (lambda: fa.numpy_laplace_from_uniforms([np.nan], 1.0), "uniforms"),
+    (lambda: fa.reachable_outputs([np.inf], 0.0, 1.0), "outputs"),
+    (lambda: fa.reachable_outputs([1.0], np.nan, 1.0), "value"),
+    
+    (lambda: fa.reachable_outputs([1.0], 0.0, -1.0), "scale"),
+    (lambda: fa.reachable_outputs([1.0], 0.0, math.inf), "scale"),
+    (lambda: fa.support_attack([1.0], 0.0, 0.0, 1.0), "value0 and value1"),
+    (lambda: fa.support_attack([1.0], 0.0, math.inf, 1.0), "value1"),
+    (lambda: fa.support_attack([], 0.0, 1.0, 1.0), "outputs"),
+    (lambda: fa.max_guess_success(0.0), "epsilon"),
+    (lambda: fa.max_guess_success(math.nan), "epsilon"),
+    (lambda: fa.max_guess_success(1.0, 1.0), "delta"),
+    (lambda: fa.max_guess_success(1.0, -0.1), "delta"),
+])
+def test_bad_input_raises_value_error_naming_the_parameter(call, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        call()
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: fa.max_guess_success("1"), "epsilon"),
+    (lambda: fa.max_guess_success(True), "epsilon"),
+    (lambda: fa.max_guess_success(None), "epsilon"),
+    (lambda: fa.max_guess_success(1.0, None), "delta"),
+    (lambda: fa.numpy_laplace_from_uniforms([0.5], "1"), "scale"),
+    (lambda: fa.reachable_outputs(["a"], 0.0, 1.0), "outputs"),
+    (lambda: fa.support_attack([1.0], None, 1.0, 1.0), "value0"),
+    (lambda: fa.reachable_outputs([1.0], [0.0, 1.0], 1.0), "value"),
+    (lambda: fa.reachable_outputs([1.0], True, 1.0), "value"),
+])
+def test_bad_types_raise_type_error_naming_the_parameter(call, fragment):
+    with pytest.raises(TypeError, match=fragment):
+        call()
