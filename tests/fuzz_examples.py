@@ -227,11 +227,7 @@ add(X + "exact_privacy_loss_sweep", dict(hypotheses=TH, X=X1[:4], y=Y8[:4], epsi
 add(X + "parity_timings", dict(naive_dims=[2], fast_dims=[2], n=8, rng=0))
 add(X + "parity_tables", dict(dimensions=[2], n_values=[8], n_datasets=2, rng=0))
 add(X + "packing_group_sizes", dict(n=4, n_hypotheses=[3, 10], n_datasets=2, rng=0),
-    arrays={"n_hypotheses": (0, 1)},
-    exempt={(name, label): "chapter 2's runner (not owned by the chapter 3/5 fuzz task) reads the sweep with "
-                           "np.ravel, so an empty or 2-D sweep is not named; reported to the lead: use "
-                           "check_sizes(n_hypotheses, 'n_hypotheses')" for name, label in
-            [("n_hypotheses", "empty"), ("n_hypotheses", "ndim+1")]})
+    arrays={"n_hypotheses": (0, 1)})
 add(X + "packing_success_probabilities", dict(group_sizes=np.array([[1, 2, 1], [0, 3, 1]]), epsilon=1.0),
     arrays={"group_sizes": (1, 2, 3)})
 

@@ -357,7 +357,7 @@ def packing_group_sizes(n, n_hypotheses, n_datasets, rng=None):
     n = check_int(n, "n", minimum=1)
     n_datasets = check_repetitions(n_datasets, "n_datasets")
     rng = as_rng(rng)
-    sizes = [check_int(M, "n_hypotheses", minimum=1) for M in np.ravel(n_hypotheses)]
+    sizes = check_sizes(n_hypotheses, "n_hypotheses")
     return np.stack([padding_group_sizes(n, M - 1, n_datasets, rng) for M in sizes])
 
 
