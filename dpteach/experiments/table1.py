@@ -85,7 +85,7 @@ SETTINGS = {
     "logistic": {},
 }
 #: The chapter's quick settings (notebook ≤ 60 s on 2 cores).
-QUICK = {"d": 3, "ns": (2000, 5000, 15_000, 40_000), "epsilons": (0.5, 1.0, 2.0, 4.0), "n_reps": 2,
+QUICK = {"d": 3, "ns": (2000, 5000, 15_000, 40_000, 100_000), "epsilons": (0.5, 1.0, 2.0, 4.0), "n_reps": 2,
          "n_test": 50_000, "threshold": 0.3, "noise": 0.1, "delta": 1e-5}
 
 
