@@ -113,7 +113,7 @@ def test_surrogate_gap_grows_with_the_threshold():
     pytest.importorskip("sklearn", reason="scikit-learn is not installed (pip install -r requirements.txt)")
     gap = T.surrogate_gap([0.0, 1.0], [0.1], n=20_000, n_test=50_000, rng=3)
     # At t* = 0 the slab is symmetric about the boundary and logistic regression is unbiased (excess ≈ 0);
-    # at t* = 1 its excess is ≈ 0.044 (10 000-point check); 0.02 apart is ≈ 6 standard errors of a difference.
+    # at t* = 1 its excess is ≈ 0.044 (Table 9.3, n = 50 000); 0.02 apart is ≈ 6 standard errors of a difference.
     assert gap["excess"][1, 0] - gap["excess"][0, 0] > 0.02
 
 
