@@ -1,0 +1,502 @@
+"""Chapter 9: DP-SGD logistic regression, the convex-surrogate peer of the three halfspace learners.
+
+Logistic regression minimises the convex surrogate ℓ(θ; x, y) = log(1 + exp(−y(⟨w, x⟩ + b))) of the
+0-1 loss, θ = (w, b). The private version here is DP-SGD (Abadi et al. 2016) in its simplest
+provable form (Algorithm 9.2 of the chapter):
+
+1. each epoch, a data-independent random permutation cuts the sample into disjoint batches of B;
+2. each step computes every example's gradient, clips it to norm C, sums the batch and adds
+   N(0, σ² I) — a Gaussian mechanism whose replace-one L2 sensitivity is 2C (Lemma 9.1);
+3. θ moves against the noisy mean gradient; the output is the average of the last epoch's iterates.
+
+Accounting (Theorem 9.3): inside an epoch an example sits in exactly one batch, so one epoch costs
+one Gaussian mechanism per example (parallel composition); E epochs compose. Two accountants are
+implemented and either may be chosen before seeing the data:
+
+* ``"zcdp"``: one epoch is (2C)²/(2σ²)-zCDP, E epochs are E·(2C)²/(2σ²)-zCDP, converted to (ε, δ) by
+  ``dpteach.dp_erm.zcdp_rho`` (Bun & Steinke 2016; Lemma 6.6 of chapter 6);
+* ``"composition"``: one epoch is (ε₀, δ/(2E))-DP with σ from ``dpteach.mechanisms.gaussian_sigma``
+  (the analytic Gaussian mechanism of chapter 1) and E epochs compose by
+  ``dpteach.composition.advanced_composition_epsilon_per_step`` (advanced or basic, whichever is smaller);
+* ``"best"`` (the default): the smaller of the two σ's. Both are valid and the choice depends only on
+  (C, E, ε, δ), never on the data, so the minimum is valid too.
+
+Unlike production DP-SGD (Opacus, TensorFlow Privacy) we do **not** use privacy amplification by
+subsampling: the batches are a shuffle, not Poisson samples, and the accountant charges every epoch in
+full. That costs noise but keeps the proof to one page.
+
+Neighbouring datasets have the same size n and differ in one example (replace-one); n is public.
+dpteach is a teaching library (floating-point noise): do not use it to protect real data.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize, special
+
+from ._estimator import Estimator
+from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
+                          check_labels, check_positive, check_same_length)
+from .composition import advanced_composition, advanced_composition_epsilon_per_step
+from .dp_erm import zcdp_epsilon, zcdp_rho
+from .mechanisms import gaussian_delta, gaussian_sigma
+
+__all__ = [
+    "ACCOUNTANTS",
+    "logistic_loss",
+    "logistic_gradients",
+    "clip_gradients",
+    "gradient_sum_sensitivity",
+    "dp_sgd_sigma",
+    "dp_sgd_epsilon",
+    "noisy_clipped_gradient_sum",
+    "DPSGDLogisticRegression",
+]
+
+#: The accountants :func:`dp_sgd_sigma` knows (see the module docstring).
+ACCOUNTANTS = ("zcdp", "composition", "best")
+
+
+def _check_model(X, coef, intercept):
+    X = check_finite_array(X, "X", ndim=2)
+    coef = check_finite_array(coef, "coef", shape=(X.shape[1],))
+    intercept = float(check_finite_array(intercept, "intercept", ndim=0))
+    return X, coef, intercept
+
+
+def _check_data(X, y):
+    X = check_finite_array(X, "X", ndim=2)
+    y = check_labels(y, "y")
+    check_same_length(X, y)
+    return X, y
+
+
+def _margins(X, y, coef, intercept):
+    return y * (X @ coef + intercept)
+
+
+def logistic_loss(X, y, coef, intercept=0.0):
+    """Average logistic loss (1/n) Σ log(1 + exp(−y_i(⟨w, x_i⟩ + b))), Eq. (9.1). Not private.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    y : array_like, shape (n,), labels ±1
+    coef : array_like, shape (d,), finite
+        w.
+    intercept : float, finite
+        b.
+
+    Returns
+    -------
+    float. Computed as logaddexp(0, −margin), so large margins do not overflow. Cost O(n·d).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf, empty or mismatched arrays, labels ∉ {−1, +1}.
+    """
+    X, y = _check_data(X, y)
+    X, coef, intercept = _check_model(X, coef, intercept)
+    return float(np.mean(np.logaddexp(0.0, -_margins(X, y, coef, intercept))))
+
+
+def _gradients(X, y, coef, intercept):
+    # ∇_θ ℓ = −y·σ(−y⟨θ, x̃⟩)·x̃ with x̃ = (x, 1); expit is the overflow-free logistic σ.
+    weight = -y * special.expit(-_margins(X, y, coef, intercept))
+    return np.hstack([weight[:, None] * X, weight[:, None]])
+
+
+def logistic_gradients(X, y, coef, intercept=0.0):
+    """Per-example gradients ∇_θ ℓ(θ; x_i, y_i) = −y_i σ(−y_i(⟨w, x_i⟩ + b))·(x_i, 1), Eq. (9.2). Not private.
+
+    The last column is the intercept's component. Each row has norm ≤ ‖(x_i, 1)‖, which is unbounded
+    for Gaussian x: this is why DP-SGD clips (:func:`clip_gradients`).
+
+    Parameters
+    ----------
+    X, y, coef, intercept : as in :func:`logistic_loss`
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d + 1). Cost O(n·d).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`logistic_loss`.
+    """
+    X, y = _check_data(X, y)
+    X, coef, intercept = _check_model(X, coef, intercept)
+    return _gradients(X, y, coef, intercept)
+
+
+def _clip(G, clip_norm):
+    norms = np.sqrt(np.einsum("ij,ij->i", G, G))
+    # min(1, C/‖g‖) written so that a zero row (norm 0) keeps factor 1 without a division by zero.
+    factor = np.minimum(1.0, clip_norm / np.maximum(norms, np.finfo(float).tiny))
+    return G * factor[:, None]
+
+
+def clip_gradients(gradients, clip_norm):
+    """Per-example clipping g ↦ g·min(1, C/‖g‖₂) (step 2 of Algorithm 9.2).
+
+    Every clipped row has norm ≤ C and keeps its direction; rows already shorter are unchanged. Not
+    private on its own; it is what bounds the sensitivity of the sum (Lemma 9.1).
+
+    Parameters
+    ----------
+    gradients : array_like, shape (n, D), finite
+    clip_norm : float > 0
+        C.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, D). Cost O(n·D).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf, a non-2-D or empty array, C ≤ 0.
+    """
+    G = check_finite_array(gradients, "gradients", ndim=2)
+    clip_norm = check_positive(clip_norm, "clip_norm")
+    return _clip(G, clip_norm)
+
+
+def gradient_sum_sensitivity(clip_norm):
+    """Replace-one L2 sensitivity 2C of a sum of clipped gradients (Lemma 9.1).
+
+    Replacing one example removes one clipped row (norm ≤ C) and adds another (norm ≤ C); the two
+    may point in opposite directions, so the sum moves by at most 2C, and by exactly 2C for
+    g' = −g at the clipping bound. (Under add/remove neighbours it would be C.)
+
+    Parameters
+    ----------
+    clip_norm : float > 0
+
+    Returns
+    -------
+    float. Cost O(1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For C ≤ 0 or non-finite.
+    """
+    return 2.0 * check_positive(clip_norm, "clip_norm")
+
+
+def _check_budget(clip_norm, n_epochs, epsilon, delta, accountant):
+    clip_norm = check_positive(clip_norm, "clip_norm")
+    n_epochs = check_int(n_epochs, "n_epochs", minimum=1)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    check_choice(accountant, "accountant", ACCOUNTANTS)
+    return clip_norm, n_epochs, epsilon, delta
+
+
+def _sigma_zcdp(sensitivity, n_epochs, epsilon, delta):
+    # E epochs of a Δ-sensitive Gaussian mechanism: E·Δ²/(2σ²) = ρ(ε, δ).
+    return sensitivity * math.sqrt(n_epochs / (2.0 * zcdp_rho(epsilon, delta)))
+
+
+def _sigma_composition(sensitivity, n_epochs, epsilon, delta):
+    # δ/2 for the per-epoch Gaussian mechanisms (δ/(2E) each), δ/2 for advanced composition's δ'.
+    per_epoch = advanced_composition_epsilon_per_step(epsilon, n_epochs, delta / 2)
+    return gaussian_sigma(sensitivity, per_epoch, delta / (2 * n_epochs), method="analytic")
+
+
+def _sigma(clip_norm, n_epochs, epsilon, delta, accountant):
+    sensitivity = 2.0 * clip_norm
+    if accountant == "zcdp":
+        return _sigma_zcdp(sensitivity, n_epochs, epsilon, delta)
+    if accountant == "composition":
+        return _sigma_composition(sensitivity, n_epochs, epsilon, delta)
+    return min(_sigma_zcdp(sensitivity, n_epochs, epsilon, delta),
+               _sigma_composition(sensitivity, n_epochs, epsilon, delta))
+
+
+def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
+    """Noise σ on each batch's clipped-gradient sum so that E epochs of Algorithm 9.2 are (ε, δ)-DP (Theorem 9.3).
+
+    * ``"zcdp"``: σ = 2C·√(E/(2ρ)) with ρ = ``dpteach.dp_erm.zcdp_rho(ε, δ)``;
+    * ``"composition"``: σ = ``gaussian_sigma(2C, ε₀, δ/(2E))`` (analytic), with ε₀ the per-epoch
+      budget of ``advanced_composition_epsilon_per_step(ε, E, δ/2)``;
+    * ``"best"``: the smaller of the two (data-independent, hence valid).
+
+    σ does not depend on the batch size or on n: each example is charged once per epoch whatever
+    the batches are (no amplification by subsampling is claimed).
+
+    Parameters
+    ----------
+    clip_norm : float > 0
+        C.
+    n_epochs : int ≥ 1
+        E.
+    epsilon : float, 0 < ε < inf
+    delta : float, 0 < δ < 1
+    accountant : {"zcdp", "composition", "best"}
+
+    Returns
+    -------
+    float > 0. Cost O(1) ("zcdp"), a few root findings otherwise.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For any argument out of range or an unknown accountant.
+    """
+    clip_norm, n_epochs, epsilon, delta = _check_budget(clip_norm, n_epochs, epsilon, delta, accountant)
+    return _sigma(clip_norm, n_epochs, epsilon, delta, accountant)
+
+
+def _epsilon_zcdp(sigma, sensitivity, n_epochs, delta):
+    return zcdp_epsilon(n_epochs * sensitivity ** 2 / (2.0 * sigma ** 2), delta)
+
+
+def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
+    target = delta / (2 * n_epochs)
+    # gaussian_delta decreases in ε: the smallest per-epoch ε₀ with δ(ε₀) ≤ δ/(2E).
+    if gaussian_delta(sigma, sensitivity, 1e-12) <= target:
+        per_epoch = 1e-12
+    else:
+        high = 1.0
+        while gaussian_delta(sigma, sensitivity, high) > target:
+            high *= 2.0
+        per_epoch = optimize.brentq(lambda e: gaussian_delta(sigma, sensitivity, e) - target, 1e-12, high,
+                                    xtol=1e-13, rtol=1e-12)
+        per_epoch *= 1 + 1e-9  # round up: an accountant must never under-report
+    advanced = advanced_composition(per_epoch, 0.0, n_epochs, delta / 2)[0]
+    return min(advanced, n_epochs * per_epoch)
+
+
+def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
+    """The ε that E epochs of Algorithm 9.2 with noise σ spend at a given δ (the inverse of :func:`dp_sgd_sigma`).
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Noise standard deviation on each batch sum.
+    clip_norm : float > 0
+    n_epochs : int ≥ 1
+    delta : float, 0 < δ < 1
+    accountant : {"zcdp", "composition", "best"}
+
+    Returns
+    -------
+    float. ``dp_sgd_epsilon(dp_sgd_sigma(C, E, ε, δ, a), C, E, δ, a) ≈ ε`` (≤ ε up to rounding). Cost O(1)
+    ("zcdp"), one root finding otherwise.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For any argument out of range or an unknown accountant.
+    """
+    sigma = check_positive(sigma, "sigma")
+    clip_norm = check_positive(clip_norm, "clip_norm")
+    n_epochs = check_int(n_epochs, "n_epochs", minimum=1)
+    delta = check_delta(delta, allow_zero=False)
+    check_choice(accountant, "accountant", ACCOUNTANTS)
+    sensitivity = 2.0 * clip_norm
+    if accountant == "zcdp":
+        return _epsilon_zcdp(sigma, sensitivity, n_epochs, delta)
+    if accountant == "composition":
+        return _epsilon_composition(sigma, sensitivity, n_epochs, delta)
+    return min(_epsilon_zcdp(sigma, sensitivity, n_epochs, delta),
+               _epsilon_composition(sigma, sensitivity, n_epochs, delta))
+
+
+def _check_step(X, y, coef, intercept, clip_norm, sigma, size):
+    X, y = _check_data(X, y)
+    X, coef, intercept = _check_model(X, coef, intercept)
+    clip_norm = check_positive(clip_norm, "clip_norm")
+    sigma = check_positive(sigma, "sigma")
+    n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+    return X, y, coef, intercept, clip_norm, sigma, n_samples
+
+
+def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
+    """One step's release of Algorithm 9.2: Σ_i clip_C(∇ℓ(θ; x_i, y_i)) + N(0, σ² I).
+
+    A Gaussian mechanism on the batch (X, y) with replace-one L2 sensitivity 2C
+    (:func:`gradient_sum_sensitivity`); with σ from :func:`dp_sgd_sigma` one epoch of such steps is
+    within the budget of Theorem 9.3. θ = (coef, intercept) is public (a previous private output).
+    Exposed on its own so the chapter, the lab and the tests can audit one step.
+
+    Parameters
+    ----------
+    X : array_like, shape (B, d), finite
+        The batch.
+    y : array_like, shape (B,), labels ±1
+    coef : array_like, shape (d,), intercept : float
+        θ.
+    clip_norm : float > 0
+        C.
+    sigma : float > 0
+        Noise standard deviation.
+    rng : seed or Generator
+    size : None or int ≥ 1
+        None for one release (shape (d + 1,)); an int for that many independent releases
+        (shape (size, d + 1)), for audits.
+
+    Returns
+    -------
+    numpy.ndarray. Cost O(B·d + size·d).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad arrays or labels, C ≤ 0, σ ≤ 0, a bad size or rng.
+    """
+    X, y, coef, intercept, clip_norm, sigma, n_samples = _check_step(X, y, coef, intercept, clip_norm, sigma,
+                                                                     size)
+    total = _clip(_gradients(X, y, coef, intercept), clip_norm).sum(axis=0)
+    noisy = total + sigma * as_rng(rng).standard_normal((n_samples, total.size))
+    return noisy[0] if size is None else noisy
+
+
+def _noisy_gradient_sum_without_clipping_broken(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
+    """BROKEN on purpose (for the audit demo): calibrated for clip norm C but forgets to clip.
+
+    The noise is the right σ for sensitivity 2C, yet an example with a large ‖x‖ moves the sum by
+    up to 2‖(x, 1)‖·σ(·): the sensitivity is unbounded and the step is not (ε, δ)-DP. The commonest
+    DP-SGD bug (clipping the batch mean instead of each example has the same effect). Not in ``__all__``.
+    """
+    X, y, coef, intercept, clip_norm, sigma, n_samples = _check_step(X, y, coef, intercept, clip_norm, sigma,
+                                                                     size)
+    total = _gradients(X, y, coef, intercept).sum(axis=0)
+    noisy = total + sigma * as_rng(rng).standard_normal((n_samples, total.size))
+    return noisy[0] if size is None else noisy
+
+
+def _default_batch_size(n):
+    # About 20 steps per epoch: large batches make the noise on the mean σ/B small, and logistic
+    # regression in a few dimensions needs only a hundred or so steps.
+    return max(1, min(n, math.ceil(n / 20)))
+
+
+class DPSGDLogisticRegression(Estimator):
+    """Algorithm 9.2: (ε, δ)-DP logistic regression by DP-SGD with per-example clipping (Theorem 9.3).
+
+    Parameters
+    ----------
+    epsilon : float, 0 < ε < inf
+    delta : float, 0 < δ < 1
+    clip_norm : float > 0
+        C, the per-example gradient bound (public).
+    n_epochs : int ≥ 1
+        E, passes over the data.
+    batch_size : int ≥ 1, optional
+        B (default ⌈n/20⌉: 20 steps per epoch). Examples beyond the last full batch of an epoch's
+        permutation are skipped in that epoch.
+    learning_rate : float > 0
+        Step size η of θ ← θ − η(noisy mean gradient + λθ).
+    l2_penalty : float ≥ 0
+        λ (default 0). The penalty's gradient λθ is data-independent.
+    accountant : {"zcdp", "composition", "best"}
+        How σ is calibrated (:func:`dp_sgd_sigma`).
+    random_state : seed or Generator, optional
+
+    Attributes
+    ----------
+    coef_ : ndarray (d,), intercept_ : float
+        The averaged iterate of the last epoch; ``predict`` is sign(⟨coef_, x⟩ + intercept_), ties +1.
+    sigma_ : float
+        Noise σ on each batch sum.
+    batch_size_, n_steps_ : int
+    clipped_fraction_ : float
+        Fraction of per-example gradients that were clipped (computed on private data, so it is
+        **not** private: for diagnostics only, never release it).
+    privacy_ : dict
+        The guarantee, the accountant and the per-epoch charge.
+    n_features_in_ : int
+
+    Privacy (Theorem 9.3)
+    ---------------------
+    Fix any permutation of each epoch (they are drawn independently of the data). Let S, S' differ in
+    example k. In every epoch, exactly one step has k in its batch; every other step computes the
+    same function of θ on S and S', so given the past its output has the same distribution. The step
+    that contains k releases a sum of clipped gradients, which moves by at most 2C (Lemma 9.1), plus
+    N(0, σ²I): a Gaussian mechanism. Hence one epoch is (2C)²/(2σ²)-zCDP — and (ε₀, δ₀)-DP when
+    σ = gaussian_sigma(2C, ε₀, δ₀) — with respect to k, and by adaptive composition E epochs are
+    E(2C)²/(2σ²)-zCDP, i.e. (ε, δ)-DP for σ from :func:`dp_sgd_sigma` (Lemma 6.6; or, for the
+    composition accountant, (ε, δ)-DP by advanced composition). The parameter updates, the averaging
+    and ``predict`` are post-processing. The data touch: every example, through its clipped gradient
+    only, once per epoch.
+
+    Cost: O(E·n·d) time, O(B·d) memory per step.
+    """
+
+    _fitted_attribute = "coef_"
+
+    def __init__(self, epsilon, delta, clip_norm=1.0, n_epochs=5, batch_size=None, learning_rate=0.5,
+                 l2_penalty=0.0, accountant="best", random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.clip_norm = clip_norm
+        self.n_epochs = n_epochs
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.l2_penalty = l2_penalty
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Run Algorithm 9.2 on (X, y); returns self. Cost O(E·n·d).
+
+        Raises
+        ------
+        TypeError, ValueError
+            For bad data (NaN/inf, labels ∉ {−1, +1}, mismatched lengths) or parameters out of range
+            (including a batch size larger than n).
+        """
+        X, y = _check_data(X, y)
+        clip_norm, n_epochs, epsilon, delta = _check_budget(self.clip_norm, self.n_epochs, self.epsilon,
+                                                            self.delta, self.accountant)
+        learning_rate = check_positive(self.learning_rate, "learning_rate")
+        l2_penalty = check_positive(self.l2_penalty, "l2_penalty", allow_zero=True)
+        n, d = X.shape
+        if self.batch_size is None:
+            batch = _default_batch_size(n)
+        else:
+            batch = check_int(self.batch_size, "batch_size", minimum=1, maximum=n)
+        rng = as_rng(self.random_state, "random_state")
+        sigma = _sigma(clip_norm, n_epochs, epsilon, delta, self.accountant)
+        steps_per_epoch = n // batch
+
+        theta = np.zeros(d + 1)
+        clipped = 0
+        for epoch in range(n_epochs):
+            order = rng.permutation(n)  # data-independent: the batches are disjoint in each epoch
+            average = np.zeros(d + 1)
+            for step in range(steps_per_epoch):
+                rows = order[step * batch:(step + 1) * batch]
+                G = _gradients(X[rows], y[rows], theta[:d], theta[d])
+                clipped += int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
+                noisy_sum = _clip(G, clip_norm).sum(axis=0) + sigma * rng.standard_normal(d + 1)
+                theta = theta - learning_rate * (noisy_sum / batch + l2_penalty * theta)
+                average += theta
+        theta = average / steps_per_epoch  # the last epoch's average iterate (post-processing)
+
+        self.coef_, self.intercept_ = theta[:d].copy(), float(theta[d])
+        self.sigma_ = sigma
+        self.batch_size_, self.n_steps_ = batch, n_epochs * steps_per_epoch
+        self.clipped_fraction_ = clipped / (n_epochs * steps_per_epoch * batch)
+        self.n_features_in_ = d
+        self.privacy_ = {"epsilon": epsilon, "delta": delta, "accountant": self.accountant,
+                         "per_epoch_zcdp_rho": (2 * clip_norm) ** 2 / (2 * sigma ** 2),
+                         "why": "each example is in one batch per epoch (a Gaussian mechanism with "
+                                "sensitivity 2C); the epochs compose"}
+        return self
+
+    def decision_function(self, X):
+        """⟨coef_, x⟩ + intercept_ for each row (post-processing). Cost O(n·d)."""
+        X = self._check_predict_input(X)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1 (post-processing). Cost O(n·d)."""
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)

@@ -1,0 +1,234 @@
+"""Tests of dpteach.dp_logistic: gradients, clipping, the two accountants, an audited step, the estimator, bad input."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpteach import audit, composition, dp_erm, mechanisms
+from dpteach import dp_logistic as L
+from dpteach._estimator import NotFittedError
+from dpteach.data import gaussian_halfspace_data, rcn_halfspace_error
+
+
+# --- gradients and clipping -----------------------------------------------------------------
+
+def test_gradients_match_finite_differences_of_the_loss():
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((40, 3)), np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    w, b = rng.standard_normal(3), 0.3
+    mean_gradient = L.logistic_gradients(X, y, w, b).mean(axis=0)
+    h = 1e-6
+    numeric = []
+    for k in range(4):
+        shift = np.zeros(4)
+        shift[k] = h
+        plus = L.logistic_loss(X, y, w + shift[:3], b + shift[3])
+        minus = L.logistic_loss(X, y, w - shift[:3], b - shift[3])
+        numeric.append((plus - minus) / (2 * h))
+    # Central differences are accurate to O(h²)·third derivative ≈ 1e-12; 1e-7 leaves room for rounding.
+    np.testing.assert_allclose(mean_gradient, numeric, atol=1e-7)
+
+
+def test_loss_does_not_overflow_at_huge_margins():
+    X = np.array([[1e6], [-1e6]])
+    assert L.logistic_loss(X, [1.0, 1.0], [1.0], 0.0) == pytest.approx(0.5e6)
+
+
+def test_clipping_bounds_norms_and_keeps_directions():
+    rng = np.random.default_rng(1)
+    G = rng.standard_normal((500, 4)) * rng.exponential(2.0, (500, 1))
+    G[0] = 0.0
+    C = 1.5
+    clipped = L.clip_gradients(G, C)
+    norms, clipped_norms = np.linalg.norm(G, axis=1), np.linalg.norm(clipped, axis=1)
+    assert np.all(clipped_norms <= C * (1 + 1e-12))
+    short = norms <= C
+    np.testing.assert_array_equal(clipped[short], G[short])          # short rows untouched
+    np.testing.assert_allclose(clipped_norms[~short], C)              # long rows land on the bound
+    cosine = np.einsum("ij,ij->i", clipped[~short], G[~short]) / (clipped_norms[~short] * norms[~short])
+    np.testing.assert_allclose(cosine, 1.0)
+
+
+def test_sum_sensitivity_is_two_c_and_attained():
+    """Lemma 9.1: random replace-one pairs never move the clipped sum by more than 2C; flipping a label at a far point does."""
+    rng = np.random.default_rng(2)
+    C = 1.0
+    X, y = rng.standard_normal((30, 3)) * 3, np.where(rng.random(30) < 0.5, -1.0, 1.0)
+    w, b = rng.standard_normal(3), 0.1
+    base = L.clip_gradients(L.logistic_gradients(X, y, w, b), C).sum(axis=0)
+    worst = 0.0
+    for _ in range(300):
+        X2, y2 = X.copy(), y.copy()
+        X2[0] = rng.standard_normal(3) * rng.exponential(10.0)
+        y2[0] = rng.choice([-1.0, 1.0])
+        other = L.clip_gradients(L.logistic_gradients(X2, y2, w, b), C).sum(axis=0)
+        worst = max(worst, np.linalg.norm(other - base))
+    assert worst <= L.gradient_sum_sensitivity(C) * (1 + 1e-12)
+    # At θ = 0 the gradient is −y·(x, 1)/2: flipping y at ‖(x, 1)‖ ≫ C moves the clipped sum by exactly 2C.
+    Xf = np.zeros((2, 3))
+    Xf[0, 0] = 50.0
+    zero = np.zeros(3)
+    a = L.clip_gradients(L.logistic_gradients(Xf, [1.0, 1.0], zero, 0.0), C).sum(axis=0)
+    c = L.clip_gradients(L.logistic_gradients(Xf, [-1.0, 1.0], zero, 0.0), C).sum(axis=0)
+    assert np.linalg.norm(a - c) == pytest.approx(2 * C)
+
+
+# --- accountants ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("epsilon, delta, epochs", [(0.5, 1e-5, 1), (1.0, 1e-6, 5), (4.0, 1e-5, 20)])
+def test_zcdp_sigma_closed_form_and_round_trip(epsilon, delta, epochs):
+    C = 0.7
+    sigma = L.dp_sgd_sigma(C, epochs, epsilon, delta, "zcdp")
+    rho = dp_erm.zcdp_rho(epsilon, delta)
+    # E epochs of a 2C-sensitive Gaussian: E(2C)²/(2σ²) = ρ.
+    assert epochs * (2 * C) ** 2 / (2 * sigma ** 2) == pytest.approx(rho, rel=1e-12)
+    assert L.dp_sgd_epsilon(sigma, C, epochs, delta, "zcdp") == pytest.approx(epsilon, rel=1e-10)
+
+
+@pytest.mark.parametrize("epsilon, delta, epochs", [(0.5, 1e-5, 1), (1.0, 1e-6, 5), (4.0, 1e-5, 20)])
+def test_composition_sigma_meets_the_budget(epsilon, delta, epochs):
+    C = 0.7
+    sigma = L.dp_sgd_sigma(C, epochs, epsilon, delta, "composition")
+    per_epoch = composition.advanced_composition_epsilon_per_step(epsilon, epochs, delta / 2)
+    # Each epoch's Gaussian mechanism meets (ε₀, δ/(2E)) exactly (analytic calibration) ...
+    assert mechanisms.gaussian_delta(sigma, 2 * C, per_epoch) <= delta / (2 * epochs)
+    assert mechanisms.gaussian_delta(sigma * 0.99, 2 * C, per_epoch) > delta / (2 * epochs)
+    # ... and E epochs compose (advanced or basic) to at most ε with δ/2 + E·δ/(2E) = δ.
+    total = min(composition.advanced_composition(per_epoch, 0, epochs, delta / 2)[0], epochs * per_epoch)
+    assert total <= epsilon * (1 + 1e-9)
+    assert L.dp_sgd_epsilon(sigma, C, epochs, delta, "composition") == pytest.approx(epsilon, rel=1e-6)
+
+
+def test_best_accountant_is_the_smaller_sigma_and_monotone():
+    for epochs in (1, 3, 30):
+        both = [L.dp_sgd_sigma(1.0, epochs, 1.0, 1e-5, a) for a in ("zcdp", "composition")]
+        assert L.dp_sgd_sigma(1.0, epochs, 1.0, 1e-5, "best") == min(both)
+    sigmas = [L.dp_sgd_sigma(1.0, 5, eps, 1e-5) for eps in (0.25, 0.5, 1, 2, 4)]
+    assert all(a > b for a, b in zip(sigmas, sigmas[1:]))                 # more budget, less noise
+    assert L.dp_sgd_sigma(1.0, 10, 1.0, 1e-5) > L.dp_sgd_sigma(1.0, 5, 1.0, 1e-5)  # more epochs, more noise
+
+
+# --- the noisy step: its law, and an audit ------------------------------------------------
+
+def test_noise_is_gaussian_with_sigma_and_a_30_percent_error_is_rejected():
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((20, 2)), np.ones(20)
+    w = np.array([0.3, -0.2])
+    sigma = 2.5
+    exact = L.clip_gradients(L.logistic_gradients(X, y, w, 0.0), 1.0).sum(axis=0)
+    draws = L.noisy_clipped_gradient_sum(X, y, w, 0.0, 1.0, sigma, rng=4, size=20_000)
+    z = ((draws - exact) / sigma).ravel()
+    assert stats.kstest(z, "norm").pvalue > 1e-6
+    # The same test at the same false-alarm level rejects noise of scale 1.3σ.
+    wrong = L.noisy_clipped_gradient_sum(X, y, w, 0.0, 1.0, 1.3 * sigma, rng=4, size=20_000)
+    assert stats.kstest(((wrong - exact) / sigma).ravel(), "norm").pvalue < 1e-6
+
+
+def _neighbours(far=20.0, n=40):
+    """Replace-one pair at (and beyond) the clipping bound: one far point whose label flips.
+
+    At θ = 0 the far record's gradient is −y·(far, 0, 1)/2 with norm ≈ far/2 ≫ C; clipped, the
+    first coordinate of the sum moves by ≈ 2C between the pair; unclipped, by far. The other
+    records are x = 0 with y = +1, identical in both.
+    """
+    X = np.zeros((n, 2))
+    X[0, 0] = far
+    y = np.ones(n)
+    y_flip = y.copy()
+    y_flip[0] = -1.0
+    return (X, y), (X, y_flip)
+
+
+def _step(step_fn, sigma):
+    def mechanism(data, n_trials, rng):
+        X, y = data
+        return step_fn(X, y, np.zeros(2), 0.0, 1.0, sigma, rng=rng, size=n_trials)[:, 0]
+    return mechanism
+
+
+def test_one_epoch_audit_passes_and_forgotten_clipping_is_caught():
+    epsilon, delta = 1.0, 1e-5
+    sigma = L.dp_sgd_sigma(1.0, 1, epsilon, delta)           # one epoch = one step per example
+    data, neighbour = _neighbours()
+    # Events {first coordinate < t}: the flipped record shifts the sum by −2C (clipped) or −20 (not).
+    events = [lambda out, t=t: np.asarray(out) < t for t in np.linspace(-4, 0, 9) * sigma]
+    good = audit.audit(_step(L.noisy_clipped_gradient_sum, sigma), data, neighbour, events,
+                       n_trials=100_000, delta=delta, rng=5)
+    assert good.epsilon_lower <= epsilon
+    broken = audit.audit(_step(L._noisy_gradient_sum_without_clipping_broken, sigma), data, neighbour, events,
+                         n_trials=100_000, delta=delta, rng=5)
+    # Without clipping the shift is 20/(2C) = 10 times the calibrated sensitivity: far beyond ε.
+    assert broken.epsilon_lower > epsilon
+
+
+def test_forgotten_factor_two_breaks_the_budget_exactly():
+    """Calibrating for sensitivity C (add/remove) instead of 2C (replace-one) is not (ε, δ)-DP: exact δ check."""
+    epsilon, delta = 1.0, 1e-5
+    half = L._sigma_composition(1.0, 1, epsilon, delta)  # σ for sensitivity C: the slip
+    assert mechanisms.gaussian_delta(half, 2.0, epsilon) > 100 * delta
+    right = L.dp_sgd_sigma(1.0, 1, epsilon, delta, "composition")
+    assert mechanisms.gaussian_delta(right, 2.0, epsilon) <= delta
+
+
+# --- the estimator ------------------------------------------------------------------------------
+
+def test_learns_the_rcn_halfspace_at_large_epsilon():
+    X, y, normal = gaussian_halfspace_data(20_000, 3, threshold=0.3, noise_rate=0.1, rng=6)
+    model = L.DPSGDLogisticRegression(8.0, 1e-5, random_state=7).fit(X, y)
+    norm = np.linalg.norm(model.coef_)
+    error = rcn_halfspace_error(model.coef_ / norm, -model.intercept_ / norm, normal, 0.3, 0.1)
+    # Under RCN the logistic minimiser is the target (symmetric noise, Gaussian x); 0.02 leaves room
+    # for 100 noisy steps. A wrong gradient sign or a forgotten intercept gives errors above 0.1.
+    assert error <= 0.1 + 0.02
+    assert model.privacy_["epsilon"] == 8.0 and model.sigma_ == L.dp_sgd_sigma(1.0, 5, 8.0, 1e-5)
+    assert model.n_steps_ == 5 * 20 and model.batch_size_ == 1000
+    np.testing.assert_array_equal(model.predict(X[:5]), np.where(X[:5] @ model.coef_ + model.intercept_ >= 0,
+                                                                 1.0, -1.0))
+
+
+def test_same_seed_same_result_and_not_fitted_error():
+    X, y, _ = gaussian_halfspace_data(500, 2, noise_rate=0.1, rng=8)
+    a = L.DPSGDLogisticRegression(1.0, 1e-5, random_state=3).fit(X, y)
+    b = L.DPSGDLogisticRegression(1.0, 1e-5, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    with pytest.raises(NotFittedError):
+        L.DPSGDLogisticRegression(1.0, 1e-5).predict(X)
+    assert "epsilon=1.0" in repr(a)
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+X3, Y3 = np.ones((3, 2)), np.array([1.0, -1.0, 1.0])
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: L.logistic_loss(X3, [1, 0, 1], np.zeros(2)), "y"),
+    (lambda: L.logistic_loss(X3, Y3, np.zeros(3)), "coef"),
+    (lambda: L.logistic_gradients(X3, Y3, np.zeros(2), np.nan), "intercept"),
+    (lambda: L.logistic_gradients([[np.inf, 1]] * 3, Y3, np.zeros(2)), "X"),
+    (lambda: L.clip_gradients(X3, 0.0), "clip_norm"),
+    (lambda: L.clip_gradients(np.ones(3), 1.0), "gradients"),
+    (lambda: L.gradient_sum_sensitivity(-1), "clip_norm"),
+    (lambda: L.dp_sgd_sigma(1.0, 0, 1.0, 1e-5), "n_epochs"),
+    (lambda: L.dp_sgd_sigma(1.0, 1, 0.0, 1e-5), "epsilon"),
+    (lambda: L.dp_sgd_sigma(1.0, 1, "1", 1e-5), "epsilon"),
+    (lambda: L.dp_sgd_sigma(1.0, 1, True, 1e-5), "epsilon"),
+    (lambda: L.dp_sgd_sigma(1.0, 1, 1.0, 0.0), "delta"),
+    (lambda: L.dp_sgd_sigma(1.0, 1, 1.0, 1e-5, "rdp"), "accountant"),
+    (lambda: L.dp_sgd_epsilon(0.0, 1.0, 1, 1e-5), "sigma"),
+    (lambda: L.noisy_clipped_gradient_sum(X3, Y3, np.zeros(2), 0.0, 1.0, 0.0), "sigma"),
+    (lambda: L.noisy_clipped_gradient_sum(X3, Y3, np.zeros(2), 0.0, 1.0, 1.0, size=0), "size"),
+    (lambda: L.noisy_clipped_gradient_sum(X3, Y3, np.zeros(2), 0.0, 1.0, 1.0, rng=-1), "rng"),
+    (lambda: L.DPSGDLogisticRegression(1.0, 1e-5).fit(X3, Y3[:2]), "same number"),
+    (lambda: L.DPSGDLogisticRegression(1.0, 1e-5, batch_size=4).fit(X3, Y3), "batch_size"),
+    (lambda: L.DPSGDLogisticRegression(1.0, 1e-5, learning_rate=0).fit(X3, Y3), "learning_rate"),
+    (lambda: L.DPSGDLogisticRegression(1.0, 1e-5, l2_penalty=-1).fit(X3, Y3), "l2_penalty"),
+    (lambda: L.DPSGDLogisticRegression(1.0, 1e-5, random_state="x").fit(X3, Y3), "random_state|rng"),
+    (lambda: L.DPSGDLogisticRegression(math.inf, 1e-5).fit(X3, Y3), "epsilon"),
+    (lambda: L.DPSGDLogisticRegression(1.0, 1e-5).fit(X3, Y3).predict(np.ones((2, 3))), "features"),
+])
+def test_bad_input_raises_named_errors(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()

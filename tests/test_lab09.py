@@ -1,0 +1,173 @@
+"""Tests of the Lab 9 checkers (dpteach.labs.lab09) and of the generated student notebook.
+
+Reference solutions are written here (not read from the notebook); each
+typical wrong answer must be rejected with its own hint.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpteach import dp_logistic
+from dpteach.dp_erm import zcdp_rho
+from dpteach.labs import LabCheckError, lab09
+from lab_helpers import check_student_version, code_cells
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab09_table1.ipynb"
+
+
+# --- Task 1 --------------------------------------------------------------------------------------
+
+def clip_right(gradients, clip_norm):
+    norms = np.linalg.norm(gradients, axis=1, keepdims=True)
+    return gradients * np.minimum(1.0, clip_norm / np.maximum(norms, 1e-300))
+
+
+def clip_where(gradients, clip_norm):
+    norms = np.linalg.norm(gradients, axis=1, keepdims=True)
+    return np.where(norms > clip_norm, gradients * clip_norm / np.where(norms > 0, norms, 1), gradients)
+
+
+@pytest.mark.parametrize("right", [clip_right, clip_where])
+def test_clipping_checker_accepts_right_answers(right, capsys):
+    lab09.check_clipping(right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda G, C: G * min(1.0, C / np.linalg.norm(G)), "whole batch"),
+    (lambda G, C: G * C / np.maximum(np.linalg.norm(G, axis=1, keepdims=True), 1e-300), "exactly C"),
+    (lambda G, C: np.clip(G, -C, C), "each coordinate"),
+    (lambda G, C: G / np.linalg.norm(G, axis=1, keepdims=True) * np.minimum(np.linalg.norm(G, axis=1, keepdims=True),
+                                                                            C), "divides by zero"),
+    (lambda G, C: G * np.minimum(1.0, C / np.maximum(np.abs(G).sum(axis=1, keepdims=True), 1e-300)), "row g"),
+    (lambda G, C: clip_right(G, C).tolist(), "numpy array"),
+    (lambda G, C: dp_logistic.clip_gradients(G, C), "write this yourself"),
+])
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_clipping_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab09.check_clipping(wrong)
+
+
+# --- Task 2 --------------------------------------------------------------------------------------
+
+def sigma_right(n, batch_size, clip_norm, n_epochs, epsilon, delta):
+    rho = zcdp_rho(epsilon, delta)
+    return 2 * clip_norm * math.sqrt(n_epochs / (2 * rho))
+
+
+def test_sigma_checker_accepts_right_answer_and_agrees_with_the_library(capsys):
+    lab09.check_dp_sgd_sigma(sigma_right)
+    assert "all checks passed" in capsys.readouterr().out
+    for n, B, C, E, eps, delta in lab09.SIGMA_CASES:
+        assert sigma_right(n, B, C, E, eps, delta) == pytest.approx(dp_logistic.dp_sgd_sigma(C, E, eps, delta, "zcdp"))
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda n, B, C, E, e, d: sigma_right(n, B, C, E, e, d) / 2, "sensitivity C"),
+    (lambda n, B, C, E, e, d: sigma_right(n, B, C, E * (n // B), e, d), "every step"),
+    (lambda n, B, C, E, e, d: sigma_right(n, B, C, E, e, d) / B, "sum"),
+    (lambda n, B, C, E, e, d: sigma_right(n, B, C, 1, e, d), "epochs compose"),
+    (lambda n, B, C, E, e, d: E * sigma_right(n, B, C, 1, e, d), "not E"),
+    (lambda n, B, C, E, e, d: 2 * C * math.sqrt(E) / e, "zcdp_rho"),
+    (lambda n, B, C, E, e, d: 1.01 * sigma_right(n, B, C, E, e, d), "× too large"),
+    (lambda n, B, C, E, e, d: str(sigma_right(n, B, C, E, e, d)), "one finite number"),
+    (lambda n, B, C, E, e, d: dp_logistic.dp_sgd_sigma(C, E, e, d, "zcdp"), "write this yourself"),
+])
+def test_sigma_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab09.check_dp_sgd_sigma(wrong)
+
+
+def test_sigma_bugs_are_distinguishable_from_the_right_answer():
+    # A bug may coincide with the right σ at one case (e.g. E = 1) but must differ at another, by far more than
+    # the checker's 1e-6 tolerance; and two bugs must not coincide everywhere (each needs its own hint).
+    for _, formula in lab09._SIGMA_BUGS:
+        assert max(abs(formula(*case) / sigma_right(*case) - 1) for case in lab09.SIGMA_CASES) > 1e-3
+
+
+# --- Task 3 --------------------------------------------------------------------------------------
+
+def choose_right(n, d, degree, alpha, epsilon, need_proper, need_agnostic):
+    D = math.comb(d + degree, degree)
+    needed = {"improper": D / alpha**2 + D / (epsilon * alpha),
+              "proper": D / alpha**2 + D / (epsilon * alpha) + alpha**-6 + 1 / (epsilon * alpha**5),
+              "semi_agnostic": d / alpha**2 + d / (epsilon * alpha)}
+    if need_proper:
+        del needed["improper"]
+    if need_agnostic:
+        del needed["semi_agnostic"]
+    feasible = {name: size for name, size in needed.items() if size <= n}
+    return min(feasible, key=feasible.get) if feasible else None
+
+
+def _variant(sizes=None, keep_improper=False, keep_semi=False, infeasible_ok=False, never=False, largest=False):
+    def answer(n, d, degree, alpha, epsilon, need_proper, need_agnostic):
+        D = math.comb(d + degree, degree) if sizes is None else sizes(d, degree)
+        needed = {"improper": D / alpha**2 + D / (epsilon * alpha),
+                  "proper": D / alpha**2 + D / (epsilon * alpha) + alpha**-6 + 1 / (epsilon * alpha**5),
+                  "semi_agnostic": d / alpha**2 + d / (epsilon * alpha)}
+        if need_proper and not keep_improper:
+            del needed["improper"]
+        if need_agnostic and not keep_semi:
+            del needed["semi_agnostic"]
+        if never:
+            return None
+        feasible = needed if infeasible_ok else {k: v for k, v in needed.items() if v <= n}
+        pick = max if largest else min
+        return pick(feasible, key=feasible.get) if feasible else None
+    return answer
+
+
+def choose_without_privacy(n, d, degree, alpha, epsilon, need_proper, need_agnostic):
+    return choose_right(n, d, degree, alpha, 1e12, need_proper, need_agnostic)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_variant(keep_improper=True), "halfspace"),
+    (_variant(keep_semi=True), "C·OPT"),
+    (_variant(sizes=lambda d, p: d ** p), "math.comb"),
+    (choose_without_privacy, "privacy terms"),
+    (_variant(infeasible_ok=True), "feasible learners"),
+    (_variant(never=True), "is feasible"),
+    (_variant(largest=True), "smallest"),
+    (lambda *case: "Algorithm 6.10", "one of"),
+])
+def test_choice_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab09.check_choose_learner(wrong)
+
+
+def test_choice_checker_accepts_right_answer(capsys):
+    lab09.check_choose_learner(choose_right)
+    assert "all checks passed" in capsys.readouterr().out
+    answers = {choose_right(*case) for case in lab09.CHOICE_CASES}
+    assert answers == {"improper", "proper", "semi_agnostic", None}  # the cases exercise every outcome
+
+
+# --- the notebook -----------------------------------------------------------------------------------
+
+DUMMY_ARGUMENTS = {"gradients": np.ones((3, 2)), "clip_norm": 1.0, "n": 1000, "batch_size": 10, "n_epochs": 2,
+                   "epsilon": 1.0, "delta": 1e-5, "d": 3, "degree": 2, "alpha": 0.1, "need_proper": False,
+                   "need_agnostic": True}
+
+
+def test_lab_notebook_calls_every_checker_and_has_nbgrader_metadata():
+    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
+    sources = code_cells(NOTEBOOK)
+    checkers = {name for name in lab09.__all__ if name.startswith("check_")}
+    assert {name for s in sources for name in checkers if f"lab09.{name}(" in s} == checkers
+    ids = [c["metadata"]["nbgrader"]["grade_id"] for c in notebook["cells"] if "nbgrader" in c["metadata"]]
+    assert len(ids) == len(set(ids))
+    proofs = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task4-proof"]
+    assert len(proofs) == 1 and proofs[0]["cell_type"] == "markdown"
+    assert proofs[0]["metadata"]["nbgrader"]["solution"] and proofs[0]["metadata"]["nbgrader"]["grade"]
+
+
+def test_student_version_has_no_solutions_and_raises(tmp_path):
+    check_student_version(NOTEBOOK, lab09, DUMMY_ARGUMENTS, tmp_path)
