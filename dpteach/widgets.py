@@ -324,7 +324,8 @@ class LiveFigure:
         self._handle = display(self._png(), display_id=True)
         for slider in self.sliders.values():
             slider.observe(lambda change: self.redraw(), names="value")
-        display(w.VBox(list(self.sliders.values())))
+        if self.sliders:  # a figure without sliders shows no (empty) widget box
+            display(w.VBox(list(self.sliders.values())))
         return self
 
     def frames(self):

@@ -75,6 +75,14 @@ def test_chapter_runs_in_jupyterlab_and_a_slider_redraws(browser, jupyterlab):
     page = context.new_page()
     page.goto(f"{base}/lab/tree/{CHAPTER}?token={token}&reset", wait_until="domcontentloaded")
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+    # JupyterLab may ask which kernel to start (it does when another session of the server is
+    # open, or with some extensions installed): accept the preferred one, as a reader would.
+    dialog_accept = page.locator(".jp-Dialog .jp-mod-accept")
+    try:
+        dialog_accept.wait_for(state="visible", timeout=10_000)
+        dialog_accept.click()
+    except Exception:
+        pass  # no dialog: the kernel starts by itself
     # Wait for the kernel before running everything.
     page.wait_for_function(
         "() => { const s = document.querySelector('.jp-Notebook-ExecutionIndicator, .jp-Toolbar-kernelStatus');"

@@ -101,16 +101,21 @@ def _leaks(text, notebook):
     return [line for line in _solution_lines(notebook) if line in text]
 
 
+def _solution_source(page):
+    """The solution notebook that the student page ``book/labs/<name>`` is generated from."""
+    return ROOT / "book" / "labs" / "solutions" / f"{Path(page).name}.ipynb"
+
+
 def test_solution_lines_are_found_in_the_solution_sources():
     # The leak tests below are only as good as this list: it must not be empty.
     for lab in LABS:
-        assert len(_solution_lines(ROOT / f"{lab}.ipynb")) >= 3, lab
+        assert len(_solution_lines(_solution_source(lab))) >= 3, lab
 
 
 @pytest.mark.parametrize("page", _params(LABS, "lab_page"))
 def test_lab_pages_show_no_solution_line(inspected, page):
     found = inspected(page)
-    leaked = _leaks(found["all_text"], ROOT / f"{page}.ipynb")  # hidden (collapsed) text counts too
+    leaked = _leaks(found["all_text"], _solution_source(page))  # hidden (collapsed) text counts too
     assert BEGIN not in found["all_text"] and not leaked, f"solution lines in the page: {leaked[:5]}"
 
 
@@ -121,7 +126,7 @@ def test_lab_download_is_the_student_notebook(inspected, context, page):
     assert downloads, "no .ipynb download link on the lab page"
     for url in downloads:
         notebook = context.request.get(url).text()
-        assert BEGIN not in notebook and not _leaks(notebook, ROOT / f"{page}.ipynb"), f"{url} has the solutions"
+        assert BEGIN not in notebook and not _leaks(notebook, _solution_source(page)), f"{url} has the solutions"
 
 
 @pytest.mark.parametrize("page", _params(LABS, "lab_launch"))
@@ -138,7 +143,7 @@ def test_lab_launch_buttons_open_student_notebooks(inspected, page):
         path = ROOT / target
         assert path.exists(), f"launch target {target} is not in the repository"
         text = path.read_text(encoding="utf-8")
-        assert BEGIN not in text and not _leaks(text, ROOT / f"{page}.ipynb"), f"{target} is the solution notebook"
+        assert BEGIN not in text and not _leaks(text, _solution_source(page)), f"{target} is the solution notebook"
 
 
 def test_references_are_listed_by_author_and_year_without_numbers(inspected):
