@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import audit, dp_erm, dpsas_steps, generic, mechanisms, peeling, proper, randomizers, regression
+from . import audit, dp_erm, dp_logistic, dpsas_steps, generic, mechanisms, peeling, proper, randomizers, regression
 from . import attack_targets
 from .hermite import hermite_feature_sum
 from .hypotheses import thresholds as threshold_class
@@ -332,6 +332,26 @@ def _dpsas_round(variant):
     return mechanism, y, y_neighbour, audit.threshold_events(np.linspace(-0.98, 0.98, 50))
 
 
+# --- chapter 9: DP-SGD logistic regression (tests/test_dp_logistic.py) ----------------------------------------
+
+def _dp_sgd_step(variant):
+    # One epoch = one noisy clipped gradient sum per example. A replace-one pair at (and beyond) the
+    # clipping bound: the far record's label flips, which moves the clipped sum by 2C in coordinate 0.
+    n, far, epsilon, delta = 20, 20.0, 1.0, 1e-5
+    X = np.zeros((n, 2))
+    X[0, 0] = far
+    y = np.ones(n)
+    y_flip = y.copy()
+    y_flip[0] = -1.0
+    sigma = dp_logistic.dp_sgd_sigma(1.0, 1, epsilon, delta)
+    step = (dp_logistic.noisy_clipped_gradient_sum if variant == "correct"
+            else dp_logistic._noisy_gradient_sum_without_clipping_broken)
+
+    def mechanism(labels, n_trials, rng):
+        return step(X, labels, np.zeros(2), 0.0, 1.0, sigma, rng=rng, size=n_trials)[:, 0]
+    return mechanism, y, y_flip, audit.threshold_events(np.linspace(-4, 0, 9) * sigma)
+
+
 _Q95 = 0.95
 CASES = (
     AuditCase("laplace", "Laplace mechanism", 1, ("dpteach.mechanisms.laplace_mechanism",), 1.0, 0.0,
@@ -422,6 +442,12 @@ CASES = (
               _dpsas_round, Settings(100_000, 20_000, _Q95), Settings(1_000_000, 100_000, 0.99),
               broken="dpteach.dpsas_steps._dpsas_noise_sigma_forgot_factor_two", mirrors="tests/test_dpsas.py",
               seed=7),
+    AuditCase("dp_sgd_step", "One DP-SGD step (noisy clipped gradient sum)", 9,
+              ("dpteach.dp_logistic.noisy_clipped_gradient_sum",), 1.0, 1e-5,
+              "20 examples; a record at 20 ≫ C = 1 whose label flips", "{sum[0] < t}, 9 thresholds in [−4σ, 0]",
+              _dp_sgd_step, Settings(100_000, 20_000, _Q95), Settings(1_000_000, 100_000, 0.99),
+              broken="dpteach.dp_logistic._noisy_gradient_sum_without_clipping_broken",
+              mirrors="tests/test_dp_logistic.py", seed=5),
 )
 
 
@@ -474,15 +500,27 @@ NOT_AUDITED = {
     "dpteach.peeling.peeling_epsilon": "accountant of the audited Peeling",
     "dpteach.peeling.peeling_noise_scale": "calibration of the audited Peeling",
     "dpteach.dpsas_steps.dpsas_noise_sigma": "calibration of the audited DPSAS round",
+    "dpteach.dp_logistic.dp_sgd_sigma": "calibration of the audited DP-SGD step (zCDP or advanced composition)",
+    "dpteach.experiments.generic.packing_success_probabilities": "exact success probabilities of the audited "
+                                                                  "generic learner (chapter 2's packing figure)",
+    "dpteach.experiments.production.exponential_mechanism_rows": "samples of the audited exponential mechanism "
+                                                                 "next to OpenDP's and diffprivlib's (Appendix A)",
+    "dpteach.experiments.production.permute_and_flip_probabilities": "exact law of OpenDP's permute-and-flip, "
+                                                                     "for Appendix A's comparison",
+    "dpteach.experiments.production.floating_point_attack": "an attack on the audited Laplace mechanism's "
+                                                            "floating-point sampler, not a release (Appendix A)",
+    "dpteach.float_attack.max_guess_success": "the best success any ε-DP release allows (Theorem A.1), a bound",
+    "dpteach.experiments.table1.fit_learner": "fits one of the audited learners or a production peer (chapter 9)",
     "dpteach.fingerprinting.dp_roc_envelope": "a bound every (ε, δ)-DP test obeys, not a release",
     "dpteach.experiments.generic.neighbour_privacy_losses": "exact privacy losses of the audited generic "
                                                              "learner over all neighbours (chapter 2's figure)",
     # composites: their privacy is the composition (or parallel composition) of audited steps
     "dpteach.regression.DPLasso": "Peeling on disjoint batches (Theorem 5.6): Peeling is audited",
+    "dpteach.dp_logistic.DPSGDLogisticRegression": "audited DP-SGD steps on disjoint batches, composed per epoch",
     "dpteach.improper.select_hypothesis": "the exponential mechanism with Δ = 1 (audited)",
     "dpteach.improper.PrivateHermiteL1Learner": "DP-ERM steps + selection on disjoint splits (both audited)",
     "dpteach.logconcave.PrivateLogConcaveL1Learner": "the chapter 6 learner's steps with another radius",
-    "dpteach.proper.select_halfspace": "the exponential mechanism with Δ = 1 (audited)",
+    "dpteach.halfspace_cover.select_halfspace": "the exponential mechanism with Δ = 1 (audited)",
     "dpteach.proper.PrivateProperLearner": "correlations + selection on disjoint halves (both audited)",
     "dpteach.dpsas.dpsas": "threshold, initial direction and rounds on disjoint blocks (all audited)",
     "dpteach.dpsas.dpsas_sample_reuse": "the rounds' composition on a reused sample (each step audited)",
