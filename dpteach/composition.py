@@ -24,6 +24,7 @@ __all__ = [
     "basic_composition",
     "advanced_composition",
     "advanced_composition_epsilon_per_step",
+    "heterogeneous_advanced_composition",
     "parallel_composition",
 ]
 
@@ -100,12 +101,49 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     delta = check_delta(delta)
     k = check_int(k, "k", minimum=1)
     delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    try:
-        drift = k * epsilon * math.expm1(epsilon)
-    except OverflowError:  # e^ε beyond the float range: the bound is vacuous, not an error
-        drift = math.inf
-    eps_total = epsilon * math.sqrt(2 * k * math.log(1 / delta_prime)) + drift
+    eps_total = _advanced_epsilon(np.full(k, epsilon), delta_prime)
     return eps_total, k * delta + delta_prime
+
+
+def _advanced_epsilon(epsilons, delta_prime):
+    """ε' = √(2 ln(1/δ') Σ ε_i²) + Σ ε_i (e^{ε_i} − 1) on validated inputs: the one home of the formula.
+
+    ``inf`` where e^{ε_i} overflows (ε_i > ~709): the bound is then vacuous, not an error.
+    """
+    epsilons = np.asarray(epsilons, dtype=float)
+    with np.errstate(over="ignore"):
+        drift = float(np.sum(epsilons * np.expm1(epsilons)))
+    # √(Σ ε_i²) = m·√(Σ (ε_i/m)²) with m = max ε_i: no underflow at ε ~ 1e-300, no overflow at 1e300.
+    largest = float(epsilons.max())
+    spread = largest * math.sqrt(float(np.sum((epsilons / largest) ** 2)))
+    return spread * math.sqrt(2 * math.log(1 / delta_prime)) + drift
+
+
+def heterogeneous_advanced_composition(epsilons, delta_prime):
+    """Adaptive composition of pure ε_i-DP steps with unequal ε_i (Kairouz, Oh & Viswanath 2015; chapter 5's Peeling).
+
+    ε' = √(2 ln(1/δ') Σ ε_i²) + Σ ε_i (e^{ε_i} − 1), with failure probability δ'.
+    With k equal steps it is exactly :func:`advanced_composition` (δ = 0).
+
+    Parameters
+    ----------
+    epsilons : array_like of float
+        ε_i > 0 of each step (non-empty, finite).
+    delta_prime : float, 0 < δ' < 1
+
+    Returns
+    -------
+    float
+        ε' (``inf`` if some e^{ε_i} overflows).
+
+    Raises
+    ------
+    ValueError, TypeError
+        An empty, non-finite or non-positive ``epsilons``; δ' outside (0, 1).
+    """
+    eps, _ = _budgets(epsilons, None)
+    delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
+    return _advanced_epsilon(eps, delta_prime)
 
 
 def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):

@@ -414,7 +414,12 @@ def walsh_hadamard(values):
     size = arr.shape[-1]
     if size & (size - 1):
         raise ValueError(f"values must have a power-of-two last axis, got length {size}")
-    lead = arr.shape[:-1]
+    return _walsh_hadamard_butterfly(arr)
+
+
+def _walsh_hadamard_butterfly(arr):
+    """:func:`walsh_hadamard` on a validated float array whose last axis has length 2^d (the transform's one home)."""
+    size, lead = arr.shape[-1], arr.shape[:-1]
     for bit in range(size.bit_length() - 1):
         pairs = arr.reshape(*lead, size >> (bit + 1), 2, 1 << bit)
         low, high = pairs[..., 0, :], pairs[..., 1, :]

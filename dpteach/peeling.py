@@ -27,6 +27,7 @@ from scipy import optimize
 
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
                           check_positive)
+from .composition import _advanced_epsilon
 
 __all__ = ["peeling_noise_scale", "peel", "peeling_epsilon"]
 
@@ -35,19 +36,6 @@ CALIBRATIONS = ("paper", "accountant")
 
 # --- the accountant (Theorem 5.3) ---------------------------------------------------------------
 
-def _heterogeneous_advanced_composition(epsilons, delta):
-    """ε' of the adaptive composition of pure ε_i-DP steps, failure probability δ.
-
-    ε' = √(2 ln(1/δ) Σ ε_i²) + Σ ε_i (e^{ε_i} − 1) (Dwork, Rothblum & Vadhan 2010 with
-    unequal ε_i; Kairouz, Oh & Viswanath 2015). With all ε_i equal it is exactly
-    :func:`dpteach.composition.advanced_composition` with δ = 0 per step (tested).
-    """
-    epsilons = np.asarray(epsilons, dtype=float)
-    with np.errstate(over="ignore"):  # huge ε: the bound is +inf, and basic composition wins
-        return float(math.sqrt(2 * math.log(1 / delta) * np.sum(epsilons ** 2))
-                     + np.sum(epsilons * np.expm1(epsilons)))
-
-
 def _certified_epsilon(sparsity, epsilon_round, delta):
     """ε' of Peeling when each selection round is ε_r-DP (so each release is ε_r/2-DP).
 
@@ -55,7 +43,7 @@ def _certified_epsilon(sparsity, epsilon_round, delta):
     1.5·s·ε_r, which wins for small s·ε_r (both are valid bounds, so is their minimum).
     """
     steps = np.r_[np.full(sparsity, epsilon_round), np.full(sparsity, epsilon_round / 2)]
-    advanced = _heterogeneous_advanced_composition(steps, delta)
+    advanced = _advanced_epsilon(steps, delta)  # Kairouz–Oh–Viswanath with unequal steps
     basic = float(np.sum(steps))
     return min(advanced, basic)
 

@@ -21,6 +21,7 @@ import functools
 import numpy as np
 
 from ._validation import as_rng, check_bits, check_int, check_probability, check_real_array
+from .hypotheses import _walsh_hadamard_butterfly
 from .sq import SQOracle, _query_values
 
 __all__ = ["MAX_PARITY_BITS", "all_bit_vectors", "walsh_hadamard", "label_correlations",
@@ -75,16 +76,9 @@ def walsh_hadamard(values):
 
 
 def _walsh_hadamard(arr):
-    """The transform of :func:`walsh_hadamard` on a validated float array of length 2^d (a copy is returned)."""
-    out = arr.copy()
-    h = 1
-    while h < out.size:
-        blocks = out.reshape(-1, 2, h)
-        first, second = blocks[:, 0, :].copy(), blocks[:, 1, :]
-        blocks[:, 0, :] = first + second
-        blocks[:, 1, :] = first - second
-        h *= 2
-    return out / arr.size
+    """The transform of :func:`walsh_hadamard` on a validated float array of length 2^d: chapter 2's
+    butterfly (:func:`dpteach.hypotheses.walsh_hadamard`), normalised by 2^{−d}."""
+    return _walsh_hadamard_butterfly(np.asarray(arr, dtype=float)) / arr.size
 
 
 def label_correlations(phi, d):

@@ -104,3 +104,17 @@ def test_per_step_inverse_at_extreme_budgets(epsilon_total, k):
 def test_advanced_composition_overflow_is_a_vacuous_bound():
     eps_total, delta_total = c.advanced_composition(1000.0, 0.0, 3, 1e-5)
     assert eps_total == math.inf and delta_total == pytest.approx(1e-5)
+
+
+def test_heterogeneous_advanced_composition_formula_and_reduction():
+    # Hand value: steps (0.1, 0.2, 0.4), δ' = e^{-2}: √(2·2·0.21) + Σ ε(e^ε − 1).
+    steps = np.array([0.1, 0.2, 0.4])
+    expected = math.sqrt(4 * 0.21) + float(np.sum(steps * np.expm1(steps)))
+    assert c.heterogeneous_advanced_composition(steps, math.exp(-2)) == pytest.approx(expected, rel=1e-12)
+    # Equal steps: exactly the advanced composition theorem (one home for the formula).
+    assert c.heterogeneous_advanced_composition(np.full(7, 0.3), 1e-6) == pytest.approx(
+        c.advanced_composition(0.3, 0.0, 7, 1e-6)[0], rel=1e-12)
+    with pytest.raises(ValueError, match="delta_prime"):
+        c.heterogeneous_advanced_composition(steps, 0.0)
+    with pytest.raises(ValueError, match="epsilons"):
+        c.heterogeneous_advanced_composition([0.1, -0.2], 1e-5)

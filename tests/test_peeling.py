@@ -109,7 +109,7 @@ def test_selection_round_is_report_noisy_max_with_scale_b():
 def test_heterogeneous_composition_reduces_to_the_homogeneous_theorem():
     for eps, k, delta in [(0.1, 10, 1e-5), (0.5, 3, 1e-3)]:
         expected = composition.advanced_composition(eps, 0.0, k, delta)[0]
-        assert p._heterogeneous_advanced_composition(np.full(k, eps), delta) == pytest.approx(expected, rel=1e-12)
+        assert composition.heterogeneous_advanced_composition(np.full(k, eps), delta) == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize("delta, s, epsilon, ratio", [
@@ -119,7 +119,7 @@ def test_advanced_composition_of_peeling_reproduces_the_reference_table(delta, s
     # ε_r = ε/√(3 s ln(1/δ)): ε'/ε as tabulated by hand to three decimals.
     eps_r = epsilon / math.sqrt(3 * s * math.log(1 / delta))
     steps = np.r_[np.full(s, eps_r), np.full(s, eps_r / 2)]
-    assert p._heterogeneous_advanced_composition(steps, delta) / epsilon == pytest.approx(ratio, abs=6e-4)
+    assert composition.heterogeneous_advanced_composition(steps, delta) / epsilon == pytest.approx(ratio, abs=6e-4)
 
 
 def test_peeling_epsilon_certifies_the_paper_constant_for_small_epsilon_only():
