@@ -158,3 +158,12 @@ def test_pages_need_nothing_from_the_network(inspected, page):
     # Launch buttons and thebe may link outwards; nothing the page loads to display itself may.
     assets = [u for u in found["blocked"] if re.search(r"\.(js|css|woff2?)(\?|$)", u)]
     assert not assets, f"assets fetched from the network: {assets[:5]}"
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_equations_are_numbered_per_page_as_in_a_notebook(book_html, page):
+    # JupyterLab numbers a notebook's equations (1), (2), ...; the web page must say the same
+    # number, or "Eq. (3)" on Binder would mean another equation than online (issue 8, item 2).
+    html = (book_html / f"{page}.html").read_text(encoding="utf-8")
+    numbers = [int(n) for n in re.findall(r'class="eqno">\((\d+)\)', html)]
+    assert numbers == list(range(1, len(numbers) + 1)), f"equation numbers {numbers[:8]}..."
