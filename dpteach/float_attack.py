@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_finite_array, check_positive
+from ._validation import check_delta, check_epsilon, check_finite_array, check_finite_scalar, check_positive
 
 __all__ = [
     "numpy_laplace_from_uniforms",
@@ -49,17 +49,6 @@ _K_MIN, _K_MAX = 1.0, _GRID - 1.0
 # (exp of a double) is off by at most a few grid steps; 3 is ample and the
 # tests check that every sampled output is found.
 _MARGIN = 3
-
-
-def _finite_real(value, name):
-    """A finite real scalar as a float; None, booleans, strings and arrays raise TypeError naming ``name``.
-
-    (``_validation`` has no checker for a finite scalar of either sign; this
-    one defers to ``check_finite_array`` for the finiteness message.)
-    """
-    if value is None or isinstance(value, (bool, np.bool_, str, bytes)) or np.ndim(value) != 0:
-        raise TypeError(f"{name} must be a finite real number, got {value!r} of type {type(value).__name__}")
-    return float(check_finite_array(value, name, ndim=0))
 
 
 def _noise_from_grid(k, scale):
@@ -167,7 +156,7 @@ def reachable_outputs(outputs, value, scale):
         scale is not finite and positive.
     """
     outputs = check_finite_array(outputs, "outputs")
-    value = _finite_real(value, "value")
+    value = check_finite_scalar(value, "value")
     scale = check_positive(scale, "scale")
     return _reachable(outputs, value, scale)
 
@@ -210,8 +199,8 @@ def support_attack(outputs, value0, value1, scale):
         scale that is not finite and positive.
     """
     outputs = check_finite_array(outputs, "outputs")
-    value0 = _finite_real(value0, "value0")
-    value1 = _finite_real(value1, "value1")
+    value0 = check_finite_scalar(value0, "value0")
+    value1 = check_finite_scalar(value1, "value1")
     if value0 == value1:
         raise ValueError(f"value0 and value1 must differ (two neighbouring answers), got {value0!r} twice")
     scale = check_positive(scale, "scale")

@@ -28,9 +28,10 @@ import numpy as np
 from numpy.polynomial import polynomial
 from scipy import special, stats
 
-from .._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive
+from .._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_finite_scalar, check_int,
+                           check_positive)
 from ..audit import epsilon_lower_bound
-from ..float_attack import _finite_real, max_guess_success, reachable_outputs, support_attack
+from ..float_attack import max_guess_success, reachable_outputs, support_attack
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
 from ._progress import check_repetitions, progress
@@ -622,8 +623,8 @@ def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=No
     """
     epsilon = check_epsilon(epsilon)
     n_trials = check_repetitions(n_trials, "n_trials")
-    value0 = _finite_real(value0, "value0")
-    value1 = _finite_real(value1, "value1")
+    value0 = check_finite_scalar(value0, "value0")
+    value1 = check_finite_scalar(value1, "value1")
     if value0 == value1:
         raise ValueError(f"value0 and value1 must differ (two neighbouring answers), got {value0!r} twice")
     confidence = check_positive(confidence, "confidence")
@@ -682,9 +683,9 @@ def lattice_neighbourhood(output, value0, value1, scale, width=3):
         ``offset`` (in units of the spacing of doubles), ``value`` (as hex,
         which shows the low-order bits), ``from_0`` and ``from_1`` (bool).
     """
-    output = _finite_real(output, "output")
-    value0 = _finite_real(value0, "value0")
-    value1 = _finite_real(value1, "value1")
+    output = check_finite_scalar(output, "output")
+    value0 = check_finite_scalar(value0, "value0")
+    value1 = check_finite_scalar(value1, "value1")
     scale = check_positive(scale, "scale")
     width = check_int(width, "width", minimum=1)
     values = [output]
