@@ -10,7 +10,10 @@ Two kinds of experiment:
    variant is run through the same test and must be rejected.
 2. The floating-point attack of :mod:`dpteach.float_attack` against
    dpteach's Laplace mechanism and, with the same distinguisher, against
-   OpenDP's and diffprivlib's samplers.
+   OpenDP's and diffprivlib's samplers: its runner lives in
+   :mod:`dpteach.experiments.production_attack` (the old names
+   ``production.attack_samplers``, ``production.floating_point_attack`` and
+   ``production.lattice_neighbourhood`` still import from here).
 
 OpenDP and diffprivlib are optional: they are imported here (never in an
 algorithm module), and :func:`require_libraries` raises an ``ImportError``
@@ -22,19 +25,17 @@ from ``rng``.
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
 from numpy.polynomial import polynomial
 from scipy import special, stats
 
-from .._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_finite_scalar, check_int,
-                           check_positive)
-from ..audit import epsilon_lower_bound
-from ..float_attack import max_guess_success, reachable_outputs, support_attack
+from .._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
 
 __all__ = [
     "FALSE_ALARM",
@@ -48,9 +49,6 @@ __all__ = [
     "exponential_mechanism_rows",
     "randomized_response_rows",
     "privacy_claims",
-    "attack_samplers",
-    "floating_point_attack",
-    "lattice_neighbourhood",
 ]
 
 # Per test. With m tests in a run the chance of any false alarm is at most
@@ -553,147 +551,14 @@ def _total(accountant):
     return f"(ε, δ) = ({spent[0]:.4g}, {spent[1]:g})"
 
 
-# ---------------------------------------------------------------- the floating-point attack
-
-def attack_samplers():
-    """The Laplace samplers the attack is run against: name → ``sample(value, sensitivity, epsilon, n, rng)``.
-
-    - "dpteach": :func:`dpteach.mechanisms.laplace_mechanism` (numpy's
-      floating-point sampler);
-    - "OpenDP": ``make_laplace`` on floats (exact discrete Laplace on a
-      2⁻¹⁰⁷⁴ grid, then rounded), if installed;
-    - "diffprivlib": ``Laplace`` (four uniforms per draw, Holohan & Braghin
-      2021), if installed.
-    """
-    def ours(value, sensitivity, epsilon, n_samples, rng):
-        return laplace_mechanism(np.full(n_samples, value), sensitivity, epsilon, rng)
-
-    samplers = {"dpteach": ours}
-    try:
-        dp, dpl = require_libraries()
-    except ImportError:
-        return samplers
-
-    def opendp_sampler(value, sensitivity, epsilon, n_samples, rng):
-        measurement = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
-                                        dp.l1_distance(T=float), scale=sensitivity / epsilon)
-        return np.asarray(measurement([float(value)] * n_samples))
-
-    def diffprivlib_sampler(value, sensitivity, epsilon, n_samples, rng):
-        mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=_seed(rng))
-        return np.array([mechanism.randomise(float(value)) for _ in range(n_samples)])
-
-    samplers["OpenDP"] = opendp_sampler
-    samplers["diffprivlib"] = diffprivlib_sampler
-    return samplers
+# The attack's runner and its lattice table moved out of this module (it had grown past ~600 lines);
+# the old import path keeps working. Resolved lazily: production_attack imports require_libraries from here.
+_MOVED = {"attack_samplers": "dpteach.experiments.production_attack",
+          "floating_point_attack": "dpteach.experiments.production_attack",
+          "lattice_neighbourhood": "dpteach.float_attack"}
 
 
-def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=None, confidence=0.95, rng=None):
-    """Run the support attack (Algorithm A.3) against each sampler and audit it (appendix A).
-
-    For each sampler: ``n_trials`` releases of ``value0`` and of ``value1``
-    (neighbouring counts, sensitivity |value1 − value0|, scale
-    |value1 − value0|/ε), the distinguisher's success rate with a balanced
-    prior and its Hoeffding confidence interval, the ε-DP bound of
-    Theorem A.1, and the certified ε lower bound of
-    :func:`dpteach.audit.epsilon_lower_bound` for the fixed event "the output
-    is reachable from ``value0``".
-
-    Parameters
-    ----------
-    epsilon : float, 0 < ε < inf
-        The ε each sampler claims.
-    n_trials : int, >= 1
-        Releases per hypothesis.
-    value0, value1 : float
-        The neighbouring answers (finite, different).
-    samplers : None or dict
-        name → ``sample(value, sensitivity, epsilon, n, rng)``; None uses :func:`attack_samplers`.
-    confidence : float in (0, 1)
-        For the success interval and the audit.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    dict
-        name → dict with ``success``, ``success_low``, ``success_high``,
-        ``bound`` (e^ε/(1 + e^ε)), ``reach_0`` and ``reach_1`` (the fraction of
-        releases of value0 / value1 reachable from value0) and ``audit``
-        (an :class:`~dpteach.audit.AuditResult`). Cost O(n_trials) per sampler.
-    """
-    epsilon = check_epsilon(epsilon)
-    n_trials = check_repetitions(n_trials, "n_trials")
-    value0 = check_finite_scalar(value0, "value0")
-    value1 = check_finite_scalar(value1, "value1")
-    if value0 == value1:
-        raise ValueError(f"value0 and value1 must differ (two neighbouring answers), got {value0!r} twice")
-    confidence = check_positive(confidence, "confidence")
-    if confidence >= 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    rng = as_rng(rng)
-    if samplers is None:
-        samplers = attack_samplers()
-    if not isinstance(samplers, dict) or not samplers or not all(callable(s) for s in samplers.values()):
-        raise TypeError(f"samplers must be a non-empty dict of name → callable, got {samplers!r}")
-    sensitivity = abs(value1 - value0)
-    # The attacker recomputes the scale exactly as laplace_mechanism does.
-    scale = sensitivity / epsilon
-    # Hoeffding: the success is a mean of 2·n_trials scores in [0, 1].
-    half_width = math.sqrt(math.log(2 / (1 - confidence)) / (4 * n_trials))
-    results = {}
-    for name, sample in progress(list(samplers.items()), "samplers"):
-        out0 = sample(value0, sensitivity, epsilon, n_trials, rng)
-        out1 = sample(value1, sensitivity, epsilon, n_trials, rng)
-        success = 0.5 * (np.mean(1 - support_attack(out0, value0, value1, scale))
-                         + np.mean(support_attack(out1, value0, value1, scale)))
-
-        def mechanism(value, n, generator, _sample=sample):
-            return _sample(value, sensitivity, epsilon, n, generator)
-
-        def reachable_from_value0(outputs):
-            return reachable_outputs(outputs, value0, scale)
-
-        audit_result = epsilon_lower_bound(mechanism, value0, value1, reachable_from_value0, n_trials,
-                                           confidence=confidence, rng=rng)
-        results[name] = {"success": float(success), "success_low": float(max(0.0, success - half_width)),
-                         "success_high": float(min(1.0, success + half_width)),
-                         "bound": max_guess_success(epsilon),
-                         "reach_0": float(np.mean(reachable_outputs(out0, value0, scale))),
-                         "reach_1": float(np.mean(reachable_outputs(out1, value0, scale))),
-                         "audit": audit_result}
-    return results
-
-
-def lattice_neighbourhood(output, value0, value1, scale, width=3):
-    """The doubles next to ``output`` and whether each is reachable from value0 / value1 (appendix A, the lattice table).
-
-    Parameters
-    ----------
-    output : float
-        A released value (finite).
-    value0, value1 : float
-        The two hypotheses (finite).
-    scale : float, > 0
-    width : int, >= 1
-        How many doubles on each side.
-
-    Returns
-    -------
-    list of dict
-        ``offset`` (in units of the spacing of doubles), ``value`` (as hex,
-        which shows the low-order bits), ``from_0`` and ``from_1`` (bool).
-    """
-    output = check_finite_scalar(output, "output")
-    value0 = check_finite_scalar(value0, "value0")
-    value1 = check_finite_scalar(value1, "value1")
-    scale = check_positive(scale, "scale")
-    width = check_int(width, "width", minimum=1)
-    values = [output]
-    for _ in range(width):
-        values.insert(0, math.nextafter(values[0], -math.inf))
-        values.append(math.nextafter(values[-1], math.inf))
-    values = np.array(values)
-    from0 = reachable_outputs(values, value0, scale)
-    from1 = reachable_outputs(values, value1, scale)
-    return [{"offset": offset, "value": float(v).hex(), "from_0": bool(a), "from_1": bool(b)}
-            for offset, v, a, b in zip(range(-width, width + 1), values, from0, from1)]
+def __getattr__(name):
+    if name in _MOVED:
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
