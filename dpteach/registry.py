@@ -477,12 +477,22 @@ NOT_AUDITED = {
     "dpteach.fingerprinting.dp_roc_envelope": "a bound every (ε, δ)-DP test obeys, not a release",
     "dpteach.experiments.generic.neighbour_privacy_losses": "exact privacy losses of the audited generic "
                                                              "learner over all neighbours (chapter 2's figure)",
+    "dpteach.experiments.generic.packing_success_probabilities": "exact success probabilities of the audited "
+                                                                  "generic learner on a packing (Theorem 2.12's figure)",
+    # appendix A: comparisons and an attack, not releases (the samplers they drive are audited above)
+    "dpteach.float_attack.max_guess_success": "a bound every (ε, δ)-DP test obeys (Theorem A.1), not a release",
+    "dpteach.experiments.production.permute_and_flip_probabilities": "exact law of OpenDP's pure-DP noisy max, "
+                                                                     "the reference of a χ² test; not a release",
+    "dpteach.experiments.production.exponential_mechanism_rows": "χ² tests of three libraries' samplers against "
+                                                                 "the exact law; dpteach's sampler is audited",
+    "dpteach.experiments.production_attack.floating_point_attack": "an attack with its own certified audit of "
+                                                                   "three Laplace samplers, not a release",
     # composites: their privacy is the composition (or parallel composition) of audited steps
     "dpteach.regression.DPLasso": "Peeling on disjoint batches (Theorem 5.6): Peeling is audited",
     "dpteach.improper.select_hypothesis": "the exponential mechanism with Δ = 1 (audited)",
     "dpteach.improper.PrivateHermiteL1Learner": "DP-ERM steps + selection on disjoint splits (both audited)",
     "dpteach.logconcave.PrivateLogConcaveL1Learner": "the chapter 6 learner's steps with another radius",
-    "dpteach.proper.select_halfspace": "the exponential mechanism with Δ = 1 (audited)",
+    "dpteach.halfspace_cover.select_halfspace": "the exponential mechanism with Δ = 1 (audited)",
     "dpteach.proper.PrivateProperLearner": "correlations + selection on disjoint halves (both audited)",
     "dpteach.dpsas.dpsas": "threshold, initial direction and rounds on disjoint blocks (all audited)",
     "dpteach.dpsas.dpsas_sample_reuse": "the rounds' composition on a reused sample (each step audited)",
