@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_finite_array, check_finite_scalar, check_int, check_positive
+from ._validation import check_delta, check_epsilon, check_finite_scalar, check_int, check_positive, check_real_array
 
 __all__ = [
     "numpy_laplace_from_uniforms",
@@ -89,7 +89,7 @@ def numpy_laplace_from_uniforms(uniforms, scale):
         NaN or inf, or the array is empty.
     """
     scale = check_positive(scale, "scale")
-    uniforms = check_finite_array(uniforms, "uniforms")
+    uniforms = check_real_array(uniforms, "uniforms")
     if np.any((uniforms <= 0) | (uniforms >= 1)):
         bad = uniforms[(uniforms <= 0) | (uniforms >= 1)].ravel()[0].item()
         raise ValueError(f"uniforms must lie in the open interval (0, 1), found {bad!r}")
@@ -157,7 +157,7 @@ def reachable_outputs(outputs, value, scale):
         If ``outputs`` is empty or not finite, ``value`` is not finite, or the
         scale is not finite and positive.
     """
-    outputs = check_finite_array(outputs, "outputs")
+    outputs = check_real_array(outputs, "outputs")
     value = check_finite_scalar(value, "value")
     scale = check_positive(scale, "scale")
     return _reachable(outputs, value, scale)
@@ -200,7 +200,7 @@ def support_attack(outputs, value0, value1, scale):
         For empty or non-finite outputs, non-finite or equal hypotheses, or a
         scale that is not finite and positive.
     """
-    outputs = check_finite_array(outputs, "outputs")
+    outputs = check_real_array(outputs, "outputs")
     value0 = check_finite_scalar(value0, "value0")
     value1 = check_finite_scalar(value1, "value1")
     if value0 == value1:

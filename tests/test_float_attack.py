@@ -226,6 +226,8 @@ def test_bad_input_raises_value_error_naming_the_parameter(call, fragment):
     (lambda: fa.reachable_outputs([1.0], [0.0, 1.0], 1.0), "value"),
     (lambda: fa.reachable_outputs([1.0], True, 1.0), "value"),
     (lambda: fa.lattice_neighbourhood("1.0", 0.0, 1.0, 2.0), "output"),
+    (lambda: fa.numpy_laplace_from_uniforms(["0.5"], 1.0), "uniforms"),
+    (lambda: fa.support_attack([True], 0.0, 1.0, 1.0), "outputs"),
     (lambda: fa.lattice_neighbourhood(1.0, 0.0, None, 2.0), "value1"),
     (lambda: fa.lattice_neighbourhood(1.0, 0.0, 1.0, 2.0, width=2.0), "width"),
 ])

@@ -221,6 +221,21 @@ def test_moved_names_still_import_from_production():
     (lambda: prod.permute_and_flip_probabilities([], 1.0, 1.0), ValueError, "scores"),
     (lambda: prod.ks_critical_value(10, false_alarm=1.0), ValueError, "false_alarm"),
     (lambda: prod.ks_critical_value(0), ValueError, "n_samples"),
+    # Limits the libraries impose, refused by name up front (not left to fail inside numpy or OpenDP).
+    (lambda: prod.laplace_count_rows(3, 1.0, prod.MAX_SAMPLES + 1), ValueError, "n_samples"),
+    (lambda: prod.laplace_count_rows(2 ** 31 - 1, 1.0, 10), ValueError, "count"),
+    (lambda: prod.laplace_count_rows(3, 1e-9, 10), ValueError, "epsilon"),
+    (lambda: prod.randomized_response_rows(40.0, 10), ValueError, "epsilon"),
+    (lambda: prod.privacy_claims(1e30, 1e-5, 10), ValueError, "epsilon"),
+    (lambda: prod.privacy_claims(1.0, 1e-5, 2 ** 31), ValueError, "n_records"),
+    (lambda: attack.floating_point_attack(1.0, prod.MAX_SAMPLES + 1), ValueError, "n_trials"),
+    (lambda: prod.discrete_laplace_pmf([0.5], 1.0), ValueError, "k"),
+    (lambda: prod.discrete_laplace_pmf([], 1.0), ValueError, "k"),
+    (lambda: prod.discrete_laplace_pmf("1", 1.0), TypeError, "k"),
+    (lambda: prod.permute_and_flip_probabilities(["a", "b"], 1.0, 1.0), TypeError, "scores"),
+    (lambda: prod.gaussian_mean_rows([True, False], 1.0, 1e-5, 10), TypeError, "data"),
+    (lambda: prod.ks_critical_value(10, false_alarm="0.1"), TypeError, "false_alarm"),
+    (lambda: attack.floating_point_attack(1.0, 10, value0="0"), TypeError, "value0"),
 ])
 def test_bad_input_names_the_parameter(call, error, fragment):
     with pytest.raises(error, match=fragment):

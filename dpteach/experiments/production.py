@@ -32,13 +32,15 @@ import numpy as np
 from numpy.polynomial import polynomial
 from scipy import special, stats
 
-from .._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive
+from .._validation import (as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability,
+                           check_real_array)
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
 from ._progress import check_repetitions
 
 __all__ = [
     "FALSE_ALARM",
+    "MAX_SAMPLES",
     "require_libraries",
     "library_versions",
     "discrete_laplace_pmf",
@@ -55,6 +57,12 @@ __all__ = [
 # m·1e-6 (union bound): the appendix runs a few dozen, so a rejection of a
 # correct sampler would be a 1-in-10⁴ event, not noise.
 FALSE_ALARM = 1e-6
+
+# OpenDP and diffprivlib release one sample per Python call: 10⁶ releases is minutes already, and a
+# larger request is refused by name rather than left to run (or to fail inside numpy).
+MAX_SAMPLES = 10 ** 6
+# OpenDP's integer domains are 32-bit: a count or a data set size beyond this fails inside OpenDP.
+_MAX_INT32 = 2 ** 31 - 1
 
 _INSTALL_HINT = ("the appendix's comparisons need OpenDP and diffprivlib: "
                  "pip install opendp diffprivlib (both are in requirements.txt)")
@@ -109,14 +117,25 @@ def discrete_laplace_pmf(k, scale):
     Parameters
     ----------
     k : array_like of integers
+        Any shape, not empty.
     scale : float, 0 < b < inf
 
     Returns
     -------
     ndarray
+        Same shape as ``k``. Cost O(size).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an empty, non-finite, non-numeric or fractional ``k``, or a scale
+        that is not finite and positive.
     """
     scale = check_positive(scale, "scale")
-    k = check_finite_array(k, "k", nonempty=False)
+    k = check_real_array(k, "k")
+    fractional = k != np.round(k)
+    if np.any(fractional):
+        raise ValueError(f"k must contain integers (the law lives on the integers), found {k[fractional][0]!r}")
     return np.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
 
 
@@ -143,7 +162,7 @@ def permute_and_flip_probabilities(scores, sensitivity, epsilon):
     -------
     ndarray, shape (R,)
     """
-    scores = check_finite_array(scores, "scores", ndim=1)
+    scores = check_real_array(scores, "scores", ndim=1)
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
     accept = np.exp(epsilon * (scores - scores.max()) / (2 * sensitivity))
@@ -165,9 +184,7 @@ def ks_critical_value(n_samples, false_alarm=FALSE_ALARM):
     slightly conservative threshold, valid for every n (appendix A, Eq. (eq-ks-critical)).
     """
     n_samples = check_int(n_samples, "n_samples", minimum=1)
-    false_alarm = check_positive(false_alarm, "false_alarm")
-    if false_alarm >= 1:
-        raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
+    false_alarm = check_probability(false_alarm, "false_alarm")
     return math.sqrt(math.log(2 / false_alarm) / (2 * n_samples))
 
 
@@ -223,6 +240,19 @@ def _discrete_laplace_cells(scale, half_width):
     return probabilities
 
 
+def _check_samples(n_samples):
+    """``n_samples`` as an int in [1, MAX_SAMPLES], or an error naming it."""
+    return check_int(check_repetitions(n_samples, "n_samples"), "n_samples", maximum=MAX_SAMPLES)
+
+
+def _keep_probability(epsilon):
+    """e^ε/(1 + e^ε) for a validated ε <= 36: beyond it the double rounds to 1 and OpenDP's privacy map is infinite."""
+    if epsilon > 36.0:
+        raise ValueError(f"epsilon must be at most 36 here (valid range: 0 < epsilon <= 36; beyond it "
+                         f"e^ε/(1 + e^ε) rounds to 1 and randomized response never flips), got {epsilon!r}")
+    return float(special.expit(epsilon))
+
+
 def _seed(rng):
     """A seed for diffprivlib's legacy ``random_state`` drawn from our generator (so runs stay reproducible)."""
     return int(rng.integers(2 ** 31 - 1))
@@ -244,9 +274,11 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
     Parameters
     ----------
     count : int
-        The exact count (replace-one sensitivity 1).
+        The exact count (replace-one sensitivity 1). OpenDP's integers are
+        32-bit, so |count| + (1/ε)·ln(2·n_samples/FALSE_ALARM) <= 2³¹ − 1
+        (every noisy count inside, but for FALSE_ALARM).
     epsilon : float, 0 < ε < inf
-    n_samples : int, >= 1
+    n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
         Releases per library.
     rng : None, int or numpy.random.Generator
 
@@ -258,13 +290,26 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
         (``samples`` for KS rows; ``counts`` and the reference ``probabilities``
         of the cells for χ² rows). Cost O(n_samples) per library
         (diffprivlib's is a Python loop).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a non-integer count, or one whose noisy releases would leave
+        32-bit integers, bad ε, ``n_samples`` or ``rng``; ImportError without
+        OpenDP or diffprivlib.
     """
     count = check_int(count, "count")
     epsilon = check_epsilon(epsilon)
-    n_samples = check_repetitions(n_samples, "n_samples")
+    n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
-    dp, dpl = require_libraries()
     scale = 1.0 / epsilon
+    # OpenDP adds integer noise in 32 bits and saturates: the noisy counts must stay inside. With
+    # P[|Z| > t] <= 2e^{-t/b} per release, t = b·ln(2n/FALSE_ALARM) bounds all n of them but for FALSE_ALARM.
+    reach = abs(count) + scale * math.log(2 * n_samples / FALSE_ALARM)
+    if reach > _MAX_INT32:
+        raise ValueError(f"count ± noise must stay within OpenDP's 32-bit integers (|count| + (1/epsilon)·"
+                         f"ln(2·n_samples/{FALSE_ALARM:g}) <= 2³¹ − 1), got count={count!r}, epsilon={epsilon!r}")
+    dp, dpl = require_libraries()
     reference = stats.laplace(loc=count, scale=scale).cdf
     release = "Laplace count"
     rows = []
@@ -313,7 +358,7 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     data : array_like, shape (n,), values in [0, 1]
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    n_samples : int, >= 1
+    n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -321,13 +366,13 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     (list of dict, float)
         The rows (as in :func:`laplace_count_rows`) and σ.
     """
-    data = check_finite_array(data, "data", ndim=1)
+    data = check_real_array(data, "data", ndim=1)
     if np.any((data < 0) | (data > 1)):
         raise ValueError("data must lie in [0, 1] (the mean's sensitivity 1/n assumes it), "
                          f"found {data[(data < 0) | (data > 1)][0]!r}")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    n_samples = check_repetitions(n_samples, "n_samples")
+    n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
     dp, dpl = require_libraries()
     n_records = data.size
@@ -393,7 +438,7 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
     scores : array_like, shape (R,), finite
     sensitivity : float, > 0
     epsilon : float, 0 < ε < inf
-    n_samples : int, >= 1
+    n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -402,10 +447,10 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
         Rows as in :func:`laplace_count_rows`. OpenDP and diffprivlib draw one
         selection per call: cost O(n_samples·R) in Python calls.
     """
-    scores = check_finite_array(scores, "scores", ndim=1)
+    scores = check_real_array(scores, "scores", ndim=1)
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
-    n_samples = check_repetitions(n_samples, "n_samples")
+    n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
     dp, dpl = require_libraries()
     n_candidates = scores.size
@@ -449,16 +494,29 @@ def randomized_response_rows(epsilon, n_samples, rng=None):
     not ε), diffprivlib ``Binary(ε)``. χ² with 2 cells (1 df); dpteach at
     1.3ε must be rejected.
 
+    Parameters
+    ----------
+    epsilon : float, 0 < ε <= 36
+        (Beyond 36 the keep probability rounds to 1 in floating point.)
+    n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
+    rng : None, int or numpy.random.Generator
+
     Returns
     -------
     list of dict
-        Rows as in :func:`laplace_count_rows`.
+        Rows as in :func:`laplace_count_rows`. Cost O(n_samples) per library.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For ε outside (0, 36], bad ``n_samples`` or ``rng``; ImportError
+        without OpenDP or diffprivlib.
     """
     epsilon = check_epsilon(epsilon)
-    n_samples = check_repetitions(n_samples, "n_samples")
+    n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
+    keep = _keep_probability(epsilon)
     dp, dpl = require_libraries()
-    keep = float(special.expit(epsilon))
     cells = np.array([1 - keep, keep])
     release = "randomized response"
 
@@ -491,9 +549,9 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
 
     Parameters
     ----------
-    epsilon : float, 0 < ε < inf
+    epsilon : float, 0 < ε <= 36 (randomized response's keep probability must stay below 1)
     delta : float, 0 < δ < 1 (for the Gaussian mean)
-    n_records : int, >= 1 (the mean's data set size)
+    n_records : int, 1 <= n_records <= 2³¹ − 1 (the mean's data set size; OpenDP's sizes are 32-bit)
     scores_sensitivity : float, > 0 (Δ of the exponential mechanism's scores)
 
     Returns
@@ -503,8 +561,9 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    n_records = check_int(n_records, "n_records", minimum=1)
+    n_records = check_int(n_records, "n_records", minimum=1, maximum=_MAX_INT32)
     scores_sensitivity = check_positive(scores_sensitivity, "scores_sensitivity")
+    keep = _keep_probability(epsilon)
     dp, dpl = require_libraries()
     rows = []
 
@@ -537,7 +596,6 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
                            f"permute-and-flip: map(Δ) = ε = {pure.map(scores_sensitivity):.4g}",
                  "diffprivlib": f"Exponential(ε = {epsilon:g})"})
 
-    keep = float(special.expit(epsilon))
     response = dp.m.make_randomized_response_bool(prob=keep)
     rows.append({"release": "randomized response",
                  "dpteach": f"ε = {epsilon:g}",

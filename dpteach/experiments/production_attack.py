@@ -16,12 +16,12 @@ import math
 
 import numpy as np
 
-from .._validation import as_rng, check_epsilon, check_finite_scalar, check_probability
+from .._validation import as_rng, check_epsilon, check_finite_scalar, check_int, check_probability
 from ..audit import epsilon_lower_bound
 from ..float_attack import max_guess_success, reachable_outputs, support_attack
 from ..mechanisms import laplace_mechanism
 from ._progress import check_repetitions, progress
-from .production import _seed, require_libraries
+from .production import MAX_SAMPLES, _seed, require_libraries
 
 __all__ = ["attack_samplers", "floating_point_attack"]
 
@@ -74,8 +74,8 @@ def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=No
     ----------
     epsilon : float, 0 < ε < inf
         The ε each sampler claims.
-    n_trials : int, >= 1
-        Releases per hypothesis.
+    n_trials : int, 1 <= n_trials <= MAX_SAMPLES (10⁶)
+        Releases per hypothesis (diffprivlib's sampler draws one per Python call).
     value0, value1 : float
         The neighbouring answers (finite, different).
     samplers : None or dict
@@ -93,7 +93,7 @@ def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=No
         (an :class:`~dpteach.audit.AuditResult`). Cost O(n_trials) per sampler.
     """
     epsilon = check_epsilon(epsilon)
-    n_trials = check_repetitions(n_trials, "n_trials")
+    n_trials = check_int(check_repetitions(n_trials, "n_trials"), "n_trials", maximum=MAX_SAMPLES)
     value0 = check_finite_scalar(value0, "value0")
     value1 = check_finite_scalar(value1, "value1")
     if value0 == value1:
