@@ -217,8 +217,8 @@ def lattice_neighbourhood(output, value0, value1, scale, width=3):
     Walks ``width`` doubles down and up from ``output`` (``math.nextafter``)
     and asks, for each, the exact membership question of
     :func:`reachable_outputs` under both hypotheses. The table shows what
-    Algorithm A.3 exploits: next to a released double, most doubles are
-    reachable from one hypothesis only, or from neither. It analyses released
+    :func:`support_attack` exploits: next to a released double, most doubles
+    are reachable from one hypothesis only, or from neither. It analyses released
     values only (no data are touched, no privacy is spent).
 
     Parameters
