@@ -481,8 +481,8 @@ NOT_AUDITED = {
                                                                   "generic learner on a packing (Theorem 2.12's figure)",
     # appendix A: comparisons and an attack, not releases (the samplers they drive are audited above)
     "dpteach.float_attack.max_guess_success": "a bound every (ε, δ)-DP test obeys (Theorem A.1), not a release",
-    "dpteach.experiments.production.permute_and_flip_probabilities": "exact law of OpenDP's pure-DP noisy max, "
-                                                                     "the reference of a χ² test; not a release",
+    "dpteach.experiments.production_laws.permute_and_flip_probabilities": "exact law of OpenDP's pure-DP noisy "
+                                                                          "max, a χ² test's reference; not a release",
     "dpteach.experiments.production.exponential_mechanism_rows": "χ² tests of three libraries' samplers against "
                                                                  "the exact law; dpteach's sampler is audited",
     "dpteach.experiments.production_attack.floating_point_attack": "an attack with its own certified audit of "

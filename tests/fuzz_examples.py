@@ -637,9 +637,6 @@ add(FA + "max_guess_success", dict(epsilon=1.0, delta=0.0))
 X = "dpteach.experiments.production."
 add(X + "require_libraries", dict(), requires=PRODUCTION_LIBRARIES)
 add(X + "library_versions", dict())
-add(X + "discrete_laplace_pmf", dict(k=np.array([-2, 0, 3]), scale=2.0), arrays={"k": None})
-add(X + "permute_and_flip_probabilities", dict(scores=SCORES, sensitivity=1.0, epsilon=1.0), arrays={"scores": 1})
-add(X + "ks_critical_value", dict(n_samples=10, false_alarm=1e-3))
 add(X + "laplace_count_rows", dict(count=3, epsilon=1.0, n_samples=20, rng=0), requires=PRODUCTION_LIBRARIES)
 add(X + "gaussian_mean_rows", dict(data=X1, epsilon=1.0, delta=1e-5, n_samples=20, rng=0), arrays={"data": 1},
     requires=PRODUCTION_LIBRARIES)
@@ -648,6 +645,10 @@ add(X + "exponential_mechanism_rows", dict(scores=SCORES, sensitivity=1.0, epsil
 add(X + "randomized_response_rows", dict(epsilon=1.0, n_samples=20, rng=0), requires=PRODUCTION_LIBRARIES)
 add(X + "privacy_claims", dict(epsilon=1.0, delta=1e-5, n_records=10, scores_sensitivity=1.0),
     requires=PRODUCTION_LIBRARIES)
+X = "dpteach.experiments.production_laws."
+add(X + "discrete_laplace_pmf", dict(k=np.array([-2, 0, 3]), scale=2.0), arrays={"k": None})
+add(X + "permute_and_flip_probabilities", dict(scores=SCORES, sensitivity=1.0, epsilon=1.0), arrays={"scores": 1})
+add(X + "ks_critical_value", dict(n_samples=10, false_alarm=1e-3))
 X = "dpteach.experiments.production_attack."
 # attack_samplers falls back to dpteach's sampler alone when the libraries are missing: no requirement.
 add(X + "attack_samplers", dict())

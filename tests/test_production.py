@@ -195,6 +195,10 @@ def test_moved_names_still_import_from_production():
     assert attack_samplers is attack.attack_samplers
     assert floating_point_attack is attack.floating_point_attack
     assert lattice_neighbourhood is float_attack.lattice_neighbourhood
+    # The reference laws moved to production_laws and are re-exported by name.
+    from dpteach.experiments import production_laws
+    for name in ("FALSE_ALARM", "discrete_laplace_pmf", "permute_and_flip_probabilities", "ks_critical_value"):
+        assert getattr(prod, name) is getattr(production_laws, name)
     with pytest.raises(AttributeError, match="no_such_name"):
         prod.no_such_name
 

@@ -15,6 +15,9 @@ Two kinds of experiment:
    ``production.attack_samplers``, ``production.floating_point_attack`` and
    ``production.lattice_neighbourhood`` still import from here).
 
+The exact reference laws and the KS threshold live in
+:mod:`dpteach.experiments.production_laws` (re-exported here).
+
 OpenDP and diffprivlib are optional: they are imported here (never in an
 algorithm module), and :func:`require_libraries` raises an ``ImportError``
 that says how to install them. OpenDP draws its noise from the operating
@@ -29,14 +32,14 @@ import importlib
 import math
 
 import numpy as np
-from numpy.polynomial import polynomial
 from scipy import special, stats
 
-from .._validation import (as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability,
-                           check_real_array)
+from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
 from ._progress import check_repetitions
+# The reference laws moved to production_laws (module size); re-exported, so the old names keep working.
+from .production_laws import FALSE_ALARM, discrete_laplace_pmf, ks_critical_value, permute_and_flip_probabilities
 
 __all__ = [
     "FALSE_ALARM",
@@ -52,11 +55,6 @@ __all__ = [
     "randomized_response_rows",
     "privacy_claims",
 ]
-
-# Per test. With m tests in a run the chance of any false alarm is at most
-# m·1e-6 (union bound): the appendix runs a few dozen, so a rejection of a
-# correct sampler would be a 1-in-10⁴ event, not noise.
-FALSE_ALARM = 1e-6
 
 # OpenDP and diffprivlib release one sample per Python call: 10⁶ releases is minutes already, and a
 # larger request is refused by name rather than left to run (or to fail inside numpy).
@@ -103,89 +101,6 @@ def library_versions():
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
-
-
-# ---------------------------------------------------------------- reference laws
-
-def discrete_laplace_pmf(k, scale):
-    """P[Z = k] for the discrete Laplace law with P ∝ e^{−|k|/b} on the integers (appendix A, Eq. (eq-discrete-laplace)).
-
-    The normalising constant is Σ_k e^{−|k|/b} = (1 + r)/(1 − r) with r = e^{−1/b},
-    so P[Z = k] = tanh(1/(2b))·e^{−|k|/b}. This is what OpenDP adds to an
-    integer count and what diffprivlib's ``Geometric`` adds.
-
-    Parameters
-    ----------
-    k : array_like of integers
-        Any shape, not empty.
-    scale : float, 0 < b < inf
-
-    Returns
-    -------
-    ndarray
-        Same shape as ``k``. Cost O(size).
-
-    Raises
-    ------
-    ValueError, TypeError
-        For an empty, non-finite, non-numeric or fractional ``k``, or a scale
-        that is not finite and positive.
-    """
-    scale = check_positive(scale, "scale")
-    k = check_real_array(k, "k")
-    fractional = k != np.round(k)
-    if np.any(fractional):
-        raise ValueError(f"k must contain integers (the law lives on the integers), found {k[fractional][0]!r}")
-    return np.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
-
-
-def permute_and_flip_probabilities(scores, sensitivity, epsilon):
-    """Exact output law of permute-and-flip (McKenna & Sheldon 2020), the selection behind OpenDP's pure-DP noisy max.
-
-    Visit the candidates in a uniformly random order and stop at r with
-    probability p_r = exp(ε(q_r − q*)/(2Δ)) (q* the best score, so the best is
-    always accepted). A uniformly random order is the order of i.i.d. uniform
-    arrival times t, so
-
-    P[r] = p_r ∫₀¹ Π_{j≠r} (1 − p_j t) dt,
-
-    a polynomial integral computed exactly. Equivalently: report the argmax of
-    q_r + Exp(2Δ/ε) noise (Ding et al. 2021). Cost O(R²).
-
-    Parameters
-    ----------
-    scores : array_like, shape (R,), finite
-    sensitivity : float, > 0
-    epsilon : float, > 0
-
-    Returns
-    -------
-    ndarray, shape (R,)
-    """
-    scores = check_real_array(scores, "scores", ndim=1)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    epsilon = check_epsilon(epsilon)
-    accept = np.exp(epsilon * (scores - scores.max()) / (2 * sensitivity))
-    probabilities = np.empty(scores.size)
-    for r in range(scores.size):
-        product = np.array([1.0])
-        for j in np.flatnonzero(np.arange(scores.size) != r):
-            product = polynomial.polymul(product, [1.0, -accept[j]])
-        antiderivative = polynomial.polyint(product)
-        probabilities[r] = accept[r] * polynomial.polyval(1.0, antiderivative)
-    return probabilities
-
-
-def ks_critical_value(n_samples, false_alarm=FALSE_ALARM):
-    """The KS distance above which a one-sample test of n samples rejects at level ``false_alarm``.
-
-    Massart's form of the Dvoretzky–Kiefer–Wolfowitz inequality,
-    P[sup|F_n − F| > t] <= 2 e^{−2nt²}, gives t = sqrt(ln(2/α)/(2n)): a
-    slightly conservative threshold, valid for every n (appendix A, Eq. (eq-ks-critical)).
-    """
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    false_alarm = check_probability(false_alarm, "false_alarm")
-    return math.sqrt(math.log(2 / false_alarm) / (2 * n_samples))
 
 
 def _ks_row(release, library, call, samples, cdf, expect_reject=False):
