@@ -16,6 +16,7 @@ __all__ = [
     "check_epsilon",
     "check_delta",
     "check_positive",
+    "check_finite_scalar",
     "check_probability",
     "check_int",
     "check_finite_array",
@@ -80,6 +81,24 @@ def check_positive(value, name, allow_zero=False):
         valid = f"0 <= {name} < inf" if allow_zero else f"0 < {name} < inf"
         raise ValueError(f"{name} must be finite and {'>= 0' if allow_zero else '> 0'} "
                          f"(valid range: {valid}), got {value!r}")
+    return x
+
+
+def check_finite_scalar(value, name):
+    """Return ``value`` as a float after checking it is one finite real number, of either sign.
+
+    For a hypothesised answer, an output or an offset, where 0 and negative
+    values are as valid as positive ones. ``None``, booleans, strings and arrays
+    with a dimension raise a TypeError naming ``name`` (``float("1")`` would
+    otherwise accept a string); NaN and ±inf raise a ValueError naming it.
+    """
+    valid = f"a finite real number (valid range: -inf < {name} < inf)"
+    try:
+        x = _as_real(value, name)
+    except TypeError:
+        raise TypeError(f"{name} must be {valid}, got {value!r} of type {type(value).__name__}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be {valid}, got {value!r}")
     return x
 
 

@@ -18,11 +18,12 @@ mathematical Laplace density ratio (at most e^ε) says nothing about a
 distribution that lives on a sparse set of doubles.
 
 This module reconstructs those sets exactly (:func:`reachable_outputs`),
-turns them into the distinguisher of appendix A (:func:`support_attack`) and
+turns them into the distinguisher of appendix A (:func:`support_attack`),
+tabulates the doubles around one release (:func:`lattice_neighbourhood`) and
 states the best success that an ε-DP release allows (:func:`max_guess_success`,
-Theorem A.1). It imports only numpy and the validation layer; the runners that
-apply the attack to dpteach, OpenDP and diffprivlib live in
-``dpteach.experiments.production``.
+Theorem A.1). It imports only numpy and the validation layer; the runner that
+applies the attack to dpteach, OpenDP and diffprivlib lives in
+``dpteach.experiments.production_attack``.
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ import math
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_finite_array, check_positive
+from ._validation import check_delta, check_epsilon, check_finite_scalar, check_int, check_positive, check_real_array
 
 __all__ = [
     "numpy_laplace_from_uniforms",
     "reachable_outputs",
     "support_attack",
+    "lattice_neighbourhood",
     "max_guess_success",
 ]
 
@@ -49,17 +51,6 @@ _K_MIN, _K_MAX = 1.0, _GRID - 1.0
 # (exp of a double) is off by at most a few grid steps; 3 is ample and the
 # tests check that every sampled output is found.
 _MARGIN = 3
-
-
-def _finite_real(value, name):
-    """A finite real scalar as a float; None, booleans, strings and arrays raise TypeError naming ``name``.
-
-    (``_validation`` has no checker for a finite scalar of either sign; this
-    one defers to ``check_finite_array`` for the finiteness message.)
-    """
-    if value is None or isinstance(value, (bool, np.bool_, str, bytes)) or np.ndim(value) != 0:
-        raise TypeError(f"{name} must be a finite real number, got {value!r} of type {type(value).__name__}")
-    return float(check_finite_array(value, name, ndim=0))
 
 
 def _noise_from_grid(k, scale):
@@ -98,7 +89,7 @@ def numpy_laplace_from_uniforms(uniforms, scale):
         NaN or inf, or the array is empty.
     """
     scale = check_positive(scale, "scale")
-    uniforms = check_finite_array(uniforms, "uniforms")
+    uniforms = check_real_array(uniforms, "uniforms")
     if np.any((uniforms <= 0) | (uniforms >= 1)):
         bad = uniforms[(uniforms <= 0) | (uniforms >= 1)].ravel()[0].item()
         raise ValueError(f"uniforms must lie in the open interval (0, 1), found {bad!r}")
@@ -166,8 +157,8 @@ def reachable_outputs(outputs, value, scale):
         If ``outputs`` is empty or not finite, ``value`` is not finite, or the
         scale is not finite and positive.
     """
-    outputs = check_finite_array(outputs, "outputs")
-    value = _finite_real(value, "value")
+    outputs = check_real_array(outputs, "outputs")
+    value = check_finite_scalar(value, "value")
     scale = check_positive(scale, "scale")
     return _reachable(outputs, value, scale)
 
@@ -209,15 +200,69 @@ def support_attack(outputs, value0, value1, scale):
         For empty or non-finite outputs, non-finite or equal hypotheses, or a
         scale that is not finite and positive.
     """
-    outputs = check_finite_array(outputs, "outputs")
-    value0 = _finite_real(value0, "value0")
-    value1 = _finite_real(value1, "value1")
+    outputs = check_real_array(outputs, "outputs")
+    value0 = check_finite_scalar(value0, "value0")
+    value1 = check_finite_scalar(value1, "value1")
     if value0 == value1:
         raise ValueError(f"value0 and value1 must differ (two neighbouring answers), got {value0!r} twice")
     scale = check_positive(scale, "scale")
     from0 = _reachable(outputs, value0, scale)
     from1 = _reachable(outputs, value1, scale)
     return np.where(from0 & ~from1, 0.0, np.where(from1 & ~from0, 1.0, 0.5))
+
+
+def lattice_neighbourhood(output, value0, value1, scale, width=3):
+    """The doubles next to ``output`` and whether each is reachable from value0 / value1 (appendix A, the lattice table).
+
+    Walks ``width`` doubles down and up from ``output`` (``math.nextafter``)
+    and asks, for each, the exact membership question of
+    :func:`reachable_outputs` under both hypotheses. The table shows what
+    :func:`support_attack` exploits: next to a released double, most doubles
+    are reachable from one hypothesis only, or from neither. It analyses released
+    values only (no data are touched, no privacy is spent).
+
+    Parameters
+    ----------
+    output : float
+        A released value (finite, with ``width`` finite doubles on each side).
+    value0, value1 : float
+        The two hypotheses (finite).
+    scale : float
+        The Laplace scale b the mechanism used, 0 < b < inf.
+    width : int, 1 <= width <= 1000
+        How many doubles on each side (a table for reading, hence the cap).
+
+    Returns
+    -------
+    list of dict
+        ``offset`` (in units of the spacing of doubles), ``value`` (as hex,
+        which shows the low-order bits), ``from_0`` and ``from_1`` (bool).
+        Cost O(width).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a non-finite or non-numeric output or hypothesis, a scale that is
+        not finite and positive, a width outside [1, 1000], or an output so
+        close to the largest double that its neighbourhood overflows.
+    """
+    output = check_finite_scalar(output, "output")
+    value0 = check_finite_scalar(value0, "value0")
+    value1 = check_finite_scalar(value1, "value1")
+    scale = check_positive(scale, "scale")
+    width = check_int(width, "width", minimum=1, maximum=1000)
+    values = [output]
+    for _ in range(width):
+        values.insert(0, math.nextafter(values[0], -math.inf))
+        values.append(math.nextafter(values[-1], math.inf))
+    values = np.array(values)
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"output must have {width} finite doubles on each side, got {output!r} "
+                         f"(next to the largest double)")
+    from0 = _reachable(values, value0, scale)
+    from1 = _reachable(values, value1, scale)
+    return [{"offset": offset, "value": float(v).hex(), "from_0": bool(a), "from_1": bool(b)}
+            for offset, v, a, b in zip(range(-width, width + 1), values, from0, from1)]
 
 
 def max_guess_success(epsilon, delta=0.0):

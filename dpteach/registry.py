@@ -501,19 +501,20 @@ NOT_AUDITED = {
     "dpteach.peeling.peeling_noise_scale": "calibration of the audited Peeling",
     "dpteach.dpsas_steps.dpsas_noise_sigma": "calibration of the audited DPSAS round",
     "dpteach.dp_logistic.dp_sgd_sigma": "calibration of the audited DP-SGD step (zCDP or advanced composition)",
-    "dpteach.experiments.generic.packing_success_probabilities": "exact success probabilities of the audited "
-                                                                  "generic learner (chapter 2's packing figure)",
-    "dpteach.experiments.production.exponential_mechanism_rows": "samples of the audited exponential mechanism "
-                                                                 "next to OpenDP's and diffprivlib's (Appendix A)",
-    "dpteach.experiments.production.permute_and_flip_probabilities": "exact law of OpenDP's permute-and-flip, "
-                                                                     "for Appendix A's comparison",
-    "dpteach.experiments.production.floating_point_attack": "an attack on the audited Laplace mechanism's "
-                                                            "floating-point sampler, not a release (Appendix A)",
-    "dpteach.float_attack.max_guess_success": "the best success any ε-DP release allows (Theorem A.1), a bound",
     "dpteach.experiments.table1.fit_learner": "fits one of the audited learners or a production peer (chapter 9)",
     "dpteach.fingerprinting.dp_roc_envelope": "a bound every (ε, δ)-DP test obeys, not a release",
     "dpteach.experiments.generic.neighbour_privacy_losses": "exact privacy losses of the audited generic "
                                                              "learner over all neighbours (chapter 2's figure)",
+    "dpteach.experiments.generic.packing_success_probabilities": "exact success probabilities of the audited "
+                                                                  "generic learner on a packing (Theorem 2.12's figure)",
+    # appendix A: comparisons and an attack, not releases (the samplers they drive are audited above)
+    "dpteach.float_attack.max_guess_success": "a bound every (ε, δ)-DP test obeys (Theorem A.1), not a release",
+    "dpteach.experiments.production_laws.permute_and_flip_probabilities": "exact law of OpenDP's pure-DP noisy "
+                                                                          "max, a χ² test's reference; not a release",
+    "dpteach.experiments.production.exponential_mechanism_rows": "χ² tests of three libraries' samplers against "
+                                                                 "the exact law; dpteach's sampler is audited",
+    "dpteach.experiments.production_attack.floating_point_attack": "an attack with its own certified audit of "
+                                                                   "three Laplace samplers, not a release",
     # composites: their privacy is the composition (or parallel composition) of audited steps
     "dpteach.regression.DPLasso": "Peeling on disjoint batches (Theorem 5.6): Peeling is audited",
     "dpteach.dp_logistic.DPSGDLogisticRegression": "audited DP-SGD steps on disjoint batches, composed per epoch",

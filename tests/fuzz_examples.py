@@ -11,7 +11,9 @@ module that defines it: ``dpteach.bounds.generic.erm_sample_complexity``). It ho
 - ``accepts``: (parameter, bad-value label) → reason, for a value that the function documents as
   valid (ε = inf for the non-private reference path); the fuzz checks that the call then works;
 - ``exempt``: (parameter, bad-value label) → written reason, for any other case not fuzzed
-  (label ``"*"`` exempts every bad value of that parameter).
+  (label ``"*"`` exempts every bad value of that parameter);
+- ``requires``: optional libraries the call needs (the appendix's OpenDP and diffprivlib); when one
+  is not installed the example and every call derived from it are skipped with that reason.
 
 The bad-value labels are those of test_api_fuzz: ``0 -1 nan inf '1' None True`` (ε),
 ``-0.1 1 1.5 nan`` (δ), ``True -1 1.5 'seed'`` (rng), ``empty nan ndim+1 ndim-1`` (arrays).
@@ -49,6 +51,7 @@ class Example:
     accepts: dict = field(default_factory=dict)
     exempt: dict = field(default_factory=dict)
     args: tuple = ()
+    requires: tuple = ()
 
 
 # ε = inf is the documented non-private reference path (ERM / the exact statistic) of these.
@@ -89,6 +92,7 @@ V = "dpteach._validation."
 add(V + "check_epsilon", dict(epsilon=1.0))
 add(V + "check_delta", dict(delta=0.1))
 add(V + "check_positive", dict(value=1.0, name="value"))
+add(V + "check_finite_scalar", dict(value=-1.0, name="value"))
 add(V + "check_probability", dict(value=0.5, name="value"))
 add(V + "check_int", dict(value=3, name="value"))
 add(V + "check_finite_array", dict(x=np.ones(3), name="x", ndim=1), arrays={"x": 1})
@@ -617,6 +621,38 @@ add(X + "step_rule_ablation", dict(X=_XD, y=_YD, normal=_W, threshold=0.2, noise
                                    rng=0), arrays={"X": 2, "y": 1, "normal": 1})
 add(X + "fresh_vs_reuse", dict(n_values=[400], epsilon=1.0, n_reps=1, d=2, eta=0.2, n_rounds=3, rng=0),
     accepts=INF_IS_REFERENCE)
+
+# --- appendix A: the floating-point attack and the production libraries -------------------------
+# Calls that run OpenDP or diffprivlib need both (requirements.txt); without them they are skipped,
+# never failed. Sizes are tiny: every call here is a handful of library draws.
+PRODUCTION_LIBRARIES = ("opendp", "diffprivlib")
+_UNIFORMS = np.array([0.1, 0.5, 0.9])
+_RELEASES = np.array([0.25, -1.5, 3.0])
+FA = "dpteach.float_attack."
+add(FA + "numpy_laplace_from_uniforms", dict(uniforms=_UNIFORMS, scale=2.0), arrays={"uniforms": None})
+add(FA + "reachable_outputs", dict(outputs=_RELEASES, value=0.0, scale=2.0), arrays={"outputs": None})
+add(FA + "support_attack", dict(outputs=_RELEASES, value0=0.0, value1=1.0, scale=2.0), arrays={"outputs": None})
+add(FA + "lattice_neighbourhood", dict(output=0.25, value0=0.0, value1=1.0, scale=2.0, width=2))
+add(FA + "max_guess_success", dict(epsilon=1.0, delta=0.0))
+X = "dpteach.experiments.production."
+add(X + "require_libraries", dict(), requires=PRODUCTION_LIBRARIES)
+add(X + "library_versions", dict())
+add(X + "laplace_count_rows", dict(count=3, epsilon=1.0, n_samples=20, rng=0), requires=PRODUCTION_LIBRARIES)
+add(X + "gaussian_mean_rows", dict(data=X1, epsilon=1.0, delta=1e-5, n_samples=20, rng=0), arrays={"data": 1},
+    requires=PRODUCTION_LIBRARIES)
+add(X + "exponential_mechanism_rows", dict(scores=SCORES, sensitivity=1.0, epsilon=1.0, n_samples=20, rng=0),
+    arrays={"scores": 1}, requires=PRODUCTION_LIBRARIES)
+add(X + "randomized_response_rows", dict(epsilon=1.0, n_samples=20, rng=0), requires=PRODUCTION_LIBRARIES)
+add(X + "privacy_claims", dict(epsilon=1.0, delta=1e-5, n_records=10, scores_sensitivity=1.0),
+    requires=PRODUCTION_LIBRARIES)
+X = "dpteach.experiments.production_laws."
+add(X + "discrete_laplace_pmf", dict(k=np.array([-2, 0, 3]), scale=2.0), arrays={"k": None})
+add(X + "permute_and_flip_probabilities", dict(scores=SCORES, sensitivity=1.0, epsilon=1.0), arrays={"scores": 1})
+add(X + "ks_critical_value", dict(n_samples=10, false_alarm=1e-3))
+X = "dpteach.experiments.production_attack."
+# attack_samplers falls back to dpteach's sampler alone when the libraries are missing: no requirement.
+add(X + "attack_samplers", dict())
+add(X + "floating_point_attack", dict(epsilon=1.0, n_trials=20, value0=0.0, value1=1.0, confidence=0.9, rng=0))
 
 # --- sweeps and free-shape values, marked in bulk -----------------------------------------------
 # A runner's sweep (a list of n, d, ε, η, ...) is an array too: empty, NaN or 2-D sweeps must be named.

@@ -168,6 +168,22 @@ def test_randomized_response_meets_the_bound_exactly():
     assert fa.max_guess_success(epsilon) == pytest.approx(special.expit(epsilon))
 
 
+def test_lattice_neighbourhood_tabulates_consecutive_doubles_around_a_release():
+    scale = 2.0  # sensitivity 1, ε = 0.5, computed as the mechanism does
+    out = float(laplace_mechanism(np.array([1.0]), 1.0, 0.5, rng=3)[0])
+    table = fa.lattice_neighbourhood(out, 0.0, 1.0, scale, width=3)
+    values = [float.fromhex(row["value"]) for row in table]
+    assert [row["offset"] for row in table] == list(range(-3, 4))
+    assert values[3] == out
+    assert all(math.nextafter(a, math.inf) == b for a, b in zip(values, values[1:]))
+    # Each flag is the exact membership answer for that double, under each hypothesis.
+    assert [row["from_0"] for row in table] == list(fa.reachable_outputs(values, 0.0, scale))
+    assert [row["from_1"] for row in table] == list(fa.reachable_outputs(values, 1.0, scale))
+    # The release is reachable from the count it came from; not every double next to it is.
+    assert table[3]["from_1"]
+    assert not all(row["from_1"] for row in table)
+
+
 # --- bad input ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, fragment", [
@@ -188,6 +204,11 @@ def test_randomized_response_meets_the_bound_exactly():
     (lambda: fa.max_guess_success(math.nan), "epsilon"),
     (lambda: fa.max_guess_success(1.0, 1.0), "delta"),
     (lambda: fa.max_guess_success(1.0, -0.1), "delta"),
+    (lambda: fa.lattice_neighbourhood(1.0, 0.0, 1.0, 2.0, width=0), "width"),
+    (lambda: fa.lattice_neighbourhood(1.0, 0.0, 1.0, 2.0, width=1001), "width"),
+    (lambda: fa.lattice_neighbourhood(np.finfo(float).max, 0.0, 1.0, 2.0), "output"),
+    (lambda: fa.lattice_neighbourhood(np.nan, 0.0, 1.0, 2.0), "output"),
+    (lambda: fa.lattice_neighbourhood(1.0, 0.0, 1.0, 0.0), "scale"),
 ])
 def test_bad_input_raises_value_error_naming_the_parameter(call, fragment):
     with pytest.raises(ValueError, match=fragment):
@@ -204,6 +225,11 @@ def test_bad_input_raises_value_error_naming_the_parameter(call, fragment):
     (lambda: fa.support_attack([1.0], None, 1.0, 1.0), "value0"),
     (lambda: fa.reachable_outputs([1.0], [0.0, 1.0], 1.0), "value"),
     (lambda: fa.reachable_outputs([1.0], True, 1.0), "value"),
+    (lambda: fa.lattice_neighbourhood("1.0", 0.0, 1.0, 2.0), "output"),
+    (lambda: fa.numpy_laplace_from_uniforms(["0.5"], 1.0), "uniforms"),
+    (lambda: fa.support_attack([True], 0.0, 1.0, 1.0), "outputs"),
+    (lambda: fa.lattice_neighbourhood(1.0, 0.0, None, 2.0), "value1"),
+    (lambda: fa.lattice_neighbourhood(1.0, 0.0, 1.0, 2.0, width=2.0), "width"),
 ])
 def test_bad_types_raise_type_error_naming_the_parameter(call, fragment):
     with pytest.raises(TypeError, match=fragment):

@@ -1,4 +1,4 @@
-"""Tests of dpteach.experiments.production: dpteach, OpenDP and diffprivlib side by side (appendix A).
+"""Tests of dpteach.experiments.production and .production_attack: three libraries side by side (appendix A).
 
 Every library's samples are tested against the law the release should
 follow, computed here independently of the module under test (closed forms,
@@ -20,7 +20,9 @@ from scipy import special, stats
 pytest.importorskip("opendp", reason="appendix A compares with OpenDP: pip install opendp")
 pytest.importorskip("diffprivlib", reason="appendix A compares with diffprivlib: pip install diffprivlib")
 
+from dpteach import float_attack  # noqa: E402
 from dpteach.experiments import production as prod  # noqa: E402
+from dpteach.experiments import production_attack as attack  # noqa: E402
 
 FALSE_ALARM = 1e-6
 
@@ -173,7 +175,7 @@ def test_attack_separates_dpteach_from_the_production_samplers():
     # above 0.5 for the others.
     epsilon, n = 0.5, 5_000
     half_width = math.sqrt(math.log(2 / FALSE_ALARM) / (4 * n))
-    results = prod.floating_point_attack(epsilon, n, rng=77)
+    results = attack.floating_point_attack(epsilon, n, rng=77)
     assert set(results) == {"dpteach", "OpenDP", "diffprivlib"}
     limit = math.exp(epsilon) / (1 + math.exp(epsilon))
     ours = results["dpteach"]
@@ -186,12 +188,19 @@ def test_attack_separates_dpteach_from_the_production_samplers():
         assert results[name]["audit"].epsilon_lower <= epsilon, name
 
 
-def test_lattice_neighbourhood_marks_the_real_output():
-    out = prod.attack_samplers()["dpteach"](1.0, 1.0, 0.5, 1, np.random.default_rng(3))[0]
-    table = prod.lattice_neighbourhood(out, 0.0, 1.0, 2.0, width=3)
-    assert len(table) == 7 and table[3]["offset"] == 0
-    assert table[3]["from_1"] and table[3]["value"] == float(out).hex()
-    assert not all(row["from_1"] for row in table)
+def test_moved_names_still_import_from_production():
+    # The attack's runner moved to production_attack and the lattice table to float_attack (module size);
+    # code written against the old path keeps working and gets the same objects.
+    from dpteach.experiments.production import attack_samplers, floating_point_attack, lattice_neighbourhood
+    assert attack_samplers is attack.attack_samplers
+    assert floating_point_attack is attack.floating_point_attack
+    assert lattice_neighbourhood is float_attack.lattice_neighbourhood
+    # The reference laws moved to production_laws and are re-exported by name.
+    from dpteach.experiments import production_laws
+    for name in ("FALSE_ALARM", "discrete_laplace_pmf", "permute_and_flip_probabilities", "ks_critical_value"):
+        assert getattr(prod, name) is getattr(production_laws, name)
+    with pytest.raises(AttributeError, match="no_such_name"):
+        prod.no_such_name
 
 
 # --- bad input ------------------------------------------------------------------------------------
@@ -209,14 +218,28 @@ def test_lattice_neighbourhood_marks_the_real_output():
     (lambda: prod.randomized_response_rows(math.inf, 10), ValueError, "epsilon"),
     (lambda: prod.privacy_claims(1.0, 1.0, 10), ValueError, "delta"),
     (lambda: prod.privacy_claims(1.0, 1e-5, 0), ValueError, "n_records"),
-    (lambda: prod.floating_point_attack(1.0, 10, value0=1.0, value1=1.0), ValueError, "value0 and value1"),
-    (lambda: prod.floating_point_attack(1.0, 10, confidence=1.5), ValueError, "confidence"),
-    (lambda: prod.floating_point_attack(1.0, 10, samplers={}), TypeError, "samplers"),
-    (lambda: prod.lattice_neighbourhood(1.0, 0.0, 1.0, 2.0, width=0), ValueError, "width"),
+    (lambda: attack.floating_point_attack(1.0, 10, value0=1.0, value1=1.0), ValueError, "value0 and value1"),
+    (lambda: attack.floating_point_attack(1.0, 10, confidence=1.5), ValueError, "confidence"),
+    (lambda: attack.floating_point_attack(1.0, 10, samplers={}), TypeError, "samplers"),
     (lambda: prod.discrete_laplace_pmf([0], 0.0), ValueError, "scale"),
     (lambda: prod.permute_and_flip_probabilities([], 1.0, 1.0), ValueError, "scores"),
     (lambda: prod.ks_critical_value(10, false_alarm=1.0), ValueError, "false_alarm"),
     (lambda: prod.ks_critical_value(0), ValueError, "n_samples"),
+    # Limits the libraries impose, refused by name up front (not left to fail inside numpy or OpenDP).
+    (lambda: prod.laplace_count_rows(3, 1.0, prod.MAX_SAMPLES + 1), ValueError, "n_samples"),
+    (lambda: prod.laplace_count_rows(2 ** 31 - 1, 1.0, 10), ValueError, "count"),
+    (lambda: prod.laplace_count_rows(3, 1e-9, 10), ValueError, "epsilon"),
+    (lambda: prod.randomized_response_rows(40.0, 10), ValueError, "epsilon"),
+    (lambda: prod.privacy_claims(1e30, 1e-5, 10), ValueError, "epsilon"),
+    (lambda: prod.privacy_claims(1.0, 1e-5, 2 ** 31), ValueError, "n_records"),
+    (lambda: attack.floating_point_attack(1.0, prod.MAX_SAMPLES + 1), ValueError, "n_trials"),
+    (lambda: prod.discrete_laplace_pmf([0.5], 1.0), ValueError, "k"),
+    (lambda: prod.discrete_laplace_pmf([], 1.0), ValueError, "k"),
+    (lambda: prod.discrete_laplace_pmf("1", 1.0), TypeError, "k"),
+    (lambda: prod.permute_and_flip_probabilities(["a", "b"], 1.0, 1.0), TypeError, "scores"),
+    (lambda: prod.gaussian_mean_rows([True, False], 1.0, 1e-5, 10), TypeError, "data"),
+    (lambda: prod.ks_critical_value(10, false_alarm="0.1"), TypeError, "false_alarm"),
+    (lambda: attack.floating_point_attack(1.0, 10, value0="0"), TypeError, "value0"),
 ])
 def test_bad_input_names_the_parameter(call, error, fragment):
     with pytest.raises(error, match=fragment):

@@ -88,3 +88,17 @@ def test_rng_same_seed_same_stream_and_generator_passthrough():
     assert v.as_rng(5).random() == v.as_rng(5).random()
     generator = np.random.default_rng(1)
     assert v.as_rng(generator) is generator
+
+
+def test_check_finite_scalar_accepts_either_sign_and_names_the_parameter():
+    assert v.check_finite_scalar(-2.5, "value0") == -2.5
+    assert v.check_finite_scalar(0, "value0") == 0.0
+    assert isinstance(v.check_finite_scalar(np.int64(3), "value0"), float)
+    assert v.check_finite_scalar(np.array(1.5), "value0") == 1.5
+    for bad in (math.nan, math.inf, -math.inf):
+        with pytest.raises(ValueError, match=r"value0 must be a finite real number \(valid range: -inf < value0"):
+            v.check_finite_scalar(bad, "value0")
+    # float("1") and float(True) would accept these: they are refused as types, with the valid range.
+    for bad in ("1", b"1", None, True, np.bool_(False), [1.0], np.ones(2), 1 + 2j):
+        with pytest.raises(TypeError, match=r"value0 must be a finite real number \(valid range"):
+            v.check_finite_scalar(bad, "value0")

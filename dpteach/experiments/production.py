@@ -10,7 +10,13 @@ Two kinds of experiment:
    variant is run through the same test and must be rejected.
 2. The floating-point attack of :mod:`dpteach.float_attack` against
    dpteach's Laplace mechanism and, with the same distinguisher, against
-   OpenDP's and diffprivlib's samplers.
+   OpenDP's and diffprivlib's samplers: its runner lives in
+   :mod:`dpteach.experiments.production_attack` (the old names
+   ``production.attack_samplers``, ``production.floating_point_attack`` and
+   ``production.lattice_neighbourhood`` still import from here).
+
+The exact reference laws and the KS threshold live in
+:mod:`dpteach.experiments.production_laws` (re-exported here).
 
 OpenDP and diffprivlib are optional: they are imported here (never in an
 algorithm module), and :func:`require_libraries` raises an ``ImportError``
@@ -22,21 +28,22 @@ from ``rng``.
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
-from numpy.polynomial import polynomial
 from scipy import special, stats
 
-from .._validation import as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive
-from ..audit import epsilon_lower_bound
-from ..float_attack import _finite_real, max_guess_success, reachable_outputs, support_attack
+from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+# The reference laws moved to production_laws (module size); re-exported, so the old names keep working.
+from .production_laws import FALSE_ALARM, discrete_laplace_pmf, ks_critical_value, permute_and_flip_probabilities
 
 __all__ = [
     "FALSE_ALARM",
+    "MAX_SAMPLES",
     "require_libraries",
     "library_versions",
     "discrete_laplace_pmf",
@@ -47,15 +54,13 @@ __all__ = [
     "exponential_mechanism_rows",
     "randomized_response_rows",
     "privacy_claims",
-    "attack_samplers",
-    "floating_point_attack",
-    "lattice_neighbourhood",
 ]
 
-# Per test. With m tests in a run the chance of any false alarm is at most
-# m·1e-6 (union bound): the appendix runs a few dozen, so a rejection of a
-# correct sampler would be a 1-in-10⁴ event, not noise.
-FALSE_ALARM = 1e-6
+# OpenDP and diffprivlib release one sample per Python call: 10⁶ releases is minutes already, and a
+# larger request is refused by name rather than left to run (or to fail inside numpy).
+MAX_SAMPLES = 10 ** 6
+# OpenDP's integer domains are 32-bit: a count or a data set size beyond this fails inside OpenDP.
+_MAX_INT32 = 2 ** 31 - 1
 
 _INSTALL_HINT = ("the appendix's comparisons need OpenDP and diffprivlib: "
                  "pip install opendp diffprivlib (both are in requirements.txt)")
@@ -96,80 +101,6 @@ def library_versions():
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
-
-
-# ---------------------------------------------------------------- reference laws
-
-def discrete_laplace_pmf(k, scale):
-    """P[Z = k] for the discrete Laplace law with P ∝ e^{−|k|/b} on the integers (appendix A, Eq. (eq-discrete-laplace)).
-
-    The normalising constant is Σ_k e^{−|k|/b} = (1 + r)/(1 − r) with r = e^{−1/b},
-    so P[Z = k] = tanh(1/(2b))·e^{−|k|/b}. This is what OpenDP adds to an
-    integer count and what diffprivlib's ``Geometric`` adds.
-
-    Parameters
-    ----------
-    k : array_like of integers
-    scale : float, 0 < b < inf
-
-    Returns
-    -------
-    ndarray
-    """
-    scale = check_positive(scale, "scale")
-    k = check_finite_array(k, "k", nonempty=False)
-    return np.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
-
-
-def permute_and_flip_probabilities(scores, sensitivity, epsilon):
-    """Exact output law of permute-and-flip (McKenna & Sheldon 2020), the selection behind OpenDP's pure-DP noisy max.
-
-    Visit the candidates in a uniformly random order and stop at r with
-    probability p_r = exp(ε(q_r − q*)/(2Δ)) (q* the best score, so the best is
-    always accepted). A uniformly random order is the order of i.i.d. uniform
-    arrival times t, so
-
-    P[r] = p_r ∫₀¹ Π_{j≠r} (1 − p_j t) dt,
-
-    a polynomial integral computed exactly. Equivalently: report the argmax of
-    q_r + Exp(2Δ/ε) noise (Ding et al. 2021). Cost O(R²).
-
-    Parameters
-    ----------
-    scores : array_like, shape (R,), finite
-    sensitivity : float, > 0
-    epsilon : float, > 0
-
-    Returns
-    -------
-    ndarray, shape (R,)
-    """
-    scores = check_finite_array(scores, "scores", ndim=1)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    epsilon = check_epsilon(epsilon)
-    accept = np.exp(epsilon * (scores - scores.max()) / (2 * sensitivity))
-    probabilities = np.empty(scores.size)
-    for r in range(scores.size):
-        product = np.array([1.0])
-        for j in np.flatnonzero(np.arange(scores.size) != r):
-            product = polynomial.polymul(product, [1.0, -accept[j]])
-        antiderivative = polynomial.polyint(product)
-        probabilities[r] = accept[r] * polynomial.polyval(1.0, antiderivative)
-    return probabilities
-
-
-def ks_critical_value(n_samples, false_alarm=FALSE_ALARM):
-    """The KS distance above which a one-sample test of n samples rejects at level ``false_alarm``.
-
-    Massart's form of the Dvoretzky–Kiefer–Wolfowitz inequality,
-    P[sup|F_n − F| > t] <= 2 e^{−2nt²}, gives t = sqrt(ln(2/α)/(2n)): a
-    slightly conservative threshold, valid for every n (appendix A, Eq. (eq-ks-critical)).
-    """
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    false_alarm = check_positive(false_alarm, "false_alarm")
-    if false_alarm >= 1:
-        raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
-    return math.sqrt(math.log(2 / false_alarm) / (2 * n_samples))
 
 
 def _ks_row(release, library, call, samples, cdf, expect_reject=False):
@@ -224,6 +155,19 @@ def _discrete_laplace_cells(scale, half_width):
     return probabilities
 
 
+def _check_samples(n_samples):
+    """``n_samples`` as an int in [1, MAX_SAMPLES], or an error naming it."""
+    return check_int(check_repetitions(n_samples, "n_samples"), "n_samples", maximum=MAX_SAMPLES)
+
+
+def _keep_probability(epsilon):
+    """e^ε/(1 + e^ε) for a validated ε <= 36: beyond it the double rounds to 1 and OpenDP's privacy map is infinite."""
+    if epsilon > 36.0:
+        raise ValueError(f"epsilon must be at most 36 here (valid range: 0 < epsilon <= 36; beyond it "
+                         f"e^ε/(1 + e^ε) rounds to 1 and randomized response never flips), got {epsilon!r}")
+    return float(special.expit(epsilon))
+
+
 def _seed(rng):
     """A seed for diffprivlib's legacy ``random_state`` drawn from our generator (so runs stay reproducible)."""
     return int(rng.integers(2 ** 31 - 1))
@@ -245,9 +189,11 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
     Parameters
     ----------
     count : int
-        The exact count (replace-one sensitivity 1).
+        The exact count (replace-one sensitivity 1). OpenDP's integers are
+        32-bit, so |count| + (1/ε)·ln(2·n_samples/FALSE_ALARM) <= 2³¹ − 1
+        (every noisy count inside, but for FALSE_ALARM).
     epsilon : float, 0 < ε < inf
-    n_samples : int, >= 1
+    n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
         Releases per library.
     rng : None, int or numpy.random.Generator
 
@@ -259,13 +205,26 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
         (``samples`` for KS rows; ``counts`` and the reference ``probabilities``
         of the cells for χ² rows). Cost O(n_samples) per library
         (diffprivlib's is a Python loop).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a non-integer count, or one whose noisy releases would leave
+        32-bit integers, bad ε, ``n_samples`` or ``rng``; ImportError without
+        OpenDP or diffprivlib.
     """
     count = check_int(count, "count")
     epsilon = check_epsilon(epsilon)
-    n_samples = check_repetitions(n_samples, "n_samples")
+    n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
-    dp, dpl = require_libraries()
     scale = 1.0 / epsilon
+    # OpenDP adds integer noise in 32 bits and saturates: the noisy counts must stay inside. With
+    # P[|Z| > t] <= 2e^{-t/b} per release, t = b·ln(2n/FALSE_ALARM) bounds all n of them but for FALSE_ALARM.
+    reach = abs(count) + scale * math.log(2 * n_samples / FALSE_ALARM)
+    if reach > _MAX_INT32:
+        raise ValueError(f"count ± noise must stay within OpenDP's 32-bit integers (|count| + (1/epsilon)·"
+                         f"ln(2·n_samples/{FALSE_ALARM:g}) <= 2³¹ − 1), got count={count!r}, epsilon={epsilon!r}")
+    dp, dpl = require_libraries()
     reference = stats.laplace(loc=count, scale=scale).cdf
     release = "Laplace count"
     rows = []
@@ -314,7 +273,7 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     data : array_like, shape (n,), values in [0, 1]
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    n_samples : int, >= 1
+    n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -322,13 +281,13 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     (list of dict, float)
         The rows (as in :func:`laplace_count_rows`) and σ.
     """
-    data = check_finite_array(data, "data", ndim=1)
+    data = check_real_array(data, "data", ndim=1)
     if np.any((data < 0) | (data > 1)):
         raise ValueError("data must lie in [0, 1] (the mean's sensitivity 1/n assumes it), "
                          f"found {data[(data < 0) | (data > 1)][0]!r}")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    n_samples = check_repetitions(n_samples, "n_samples")
+    n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
     dp, dpl = require_libraries()
     n_records = data.size
@@ -394,7 +353,7 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
     scores : array_like, shape (R,), finite
     sensitivity : float, > 0
     epsilon : float, 0 < ε < inf
-    n_samples : int, >= 1
+    n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -403,10 +362,10 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
         Rows as in :func:`laplace_count_rows`. OpenDP and diffprivlib draw one
         selection per call: cost O(n_samples·R) in Python calls.
     """
-    scores = check_finite_array(scores, "scores", ndim=1)
+    scores = check_real_array(scores, "scores", ndim=1)
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
-    n_samples = check_repetitions(n_samples, "n_samples")
+    n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
     dp, dpl = require_libraries()
     n_candidates = scores.size
@@ -450,16 +409,29 @@ def randomized_response_rows(epsilon, n_samples, rng=None):
     not ε), diffprivlib ``Binary(ε)``. χ² with 2 cells (1 df); dpteach at
     1.3ε must be rejected.
 
+    Parameters
+    ----------
+    epsilon : float, 0 < ε <= 36
+        (Beyond 36 the keep probability rounds to 1 in floating point.)
+    n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
+    rng : None, int or numpy.random.Generator
+
     Returns
     -------
     list of dict
-        Rows as in :func:`laplace_count_rows`.
+        Rows as in :func:`laplace_count_rows`. Cost O(n_samples) per library.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For ε outside (0, 36], bad ``n_samples`` or ``rng``; ImportError
+        without OpenDP or diffprivlib.
     """
     epsilon = check_epsilon(epsilon)
-    n_samples = check_repetitions(n_samples, "n_samples")
+    n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
+    keep = _keep_probability(epsilon)
     dp, dpl = require_libraries()
-    keep = float(special.expit(epsilon))
     cells = np.array([1 - keep, keep])
     release = "randomized response"
 
@@ -492,9 +464,9 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
 
     Parameters
     ----------
-    epsilon : float, 0 < ε < inf
+    epsilon : float, 0 < ε <= 36 (randomized response's keep probability must stay below 1)
     delta : float, 0 < δ < 1 (for the Gaussian mean)
-    n_records : int, >= 1 (the mean's data set size)
+    n_records : int, 1 <= n_records <= 2³¹ − 1 (the mean's data set size; OpenDP's sizes are 32-bit)
     scores_sensitivity : float, > 0 (Δ of the exponential mechanism's scores)
 
     Returns
@@ -504,8 +476,9 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    n_records = check_int(n_records, "n_records", minimum=1)
+    n_records = check_int(n_records, "n_records", minimum=1, maximum=_MAX_INT32)
     scores_sensitivity = check_positive(scores_sensitivity, "scores_sensitivity")
+    keep = _keep_probability(epsilon)
     dp, dpl = require_libraries()
     rows = []
 
@@ -538,7 +511,6 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
                            f"permute-and-flip: map(Δ) = ε = {pure.map(scores_sensitivity):.4g}",
                  "diffprivlib": f"Exponential(ε = {epsilon:g})"})
 
-    keep = float(special.expit(epsilon))
     response = dp.m.make_randomized_response_bool(prob=keep)
     rows.append({"release": "randomized response",
                  "dpteach": f"ε = {epsilon:g}",
@@ -552,147 +524,14 @@ def _total(accountant):
     return f"(ε, δ) = ({spent[0]:.4g}, {spent[1]:g})"
 
 
-# ---------------------------------------------------------------- the floating-point attack
-
-def attack_samplers():
-    """The Laplace samplers the attack is run against: name → ``sample(value, sensitivity, epsilon, n, rng)``.
-
-    - "dpteach": :func:`dpteach.mechanisms.laplace_mechanism` (numpy's
-      floating-point sampler);
-    - "OpenDP": ``make_laplace`` on floats (exact discrete Laplace on a
-      2⁻¹⁰⁷⁴ grid, then rounded), if installed;
-    - "diffprivlib": ``Laplace`` (four uniforms per draw, Holohan & Braghin
-      2021), if installed.
-    """
-    def ours(value, sensitivity, epsilon, n_samples, rng):
-        return laplace_mechanism(np.full(n_samples, value), sensitivity, epsilon, rng)
-
-    samplers = {"dpteach": ours}
-    try:
-        dp, dpl = require_libraries()
-    except ImportError:
-        return samplers
-
-    def opendp_sampler(value, sensitivity, epsilon, n_samples, rng):
-        measurement = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
-                                        dp.l1_distance(T=float), scale=sensitivity / epsilon)
-        return np.asarray(measurement([float(value)] * n_samples))
-
-    def diffprivlib_sampler(value, sensitivity, epsilon, n_samples, rng):
-        mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=_seed(rng))
-        return np.array([mechanism.randomise(float(value)) for _ in range(n_samples)])
-
-    samplers["OpenDP"] = opendp_sampler
-    samplers["diffprivlib"] = diffprivlib_sampler
-    return samplers
+# The attack's runner and its lattice table moved out of this module (it had grown past ~600 lines);
+# the old import path keeps working. Resolved lazily: production_attack imports require_libraries from here.
+_MOVED = {"attack_samplers": "dpteach.experiments.production_attack",
+          "floating_point_attack": "dpteach.experiments.production_attack",
+          "lattice_neighbourhood": "dpteach.float_attack"}
 
 
-def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=None, confidence=0.95, rng=None):
-    """Run the support attack (Algorithm A.3) against each sampler and audit it (appendix A).
-
-    For each sampler: ``n_trials`` releases of ``value0`` and of ``value1``
-    (neighbouring counts, sensitivity |value1 − value0|, scale
-    |value1 − value0|/ε), the distinguisher's success rate with a balanced
-    prior and its Hoeffding confidence interval, the ε-DP bound of
-    Theorem A.1, and the certified ε lower bound of
-    :func:`dpteach.audit.epsilon_lower_bound` for the fixed event "the output
-    is reachable from ``value0``".
-
-    Parameters
-    ----------
-    epsilon : float, 0 < ε < inf
-        The ε each sampler claims.
-    n_trials : int, >= 1
-        Releases per hypothesis.
-    value0, value1 : float
-        The neighbouring answers (finite, different).
-    samplers : None or dict
-        name → ``sample(value, sensitivity, epsilon, n, rng)``; None uses :func:`attack_samplers`.
-    confidence : float in (0, 1)
-        For the success interval and the audit.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    dict
-        name → dict with ``success``, ``success_low``, ``success_high``,
-        ``bound`` (e^ε/(1 + e^ε)), ``reach_0`` and ``reach_1`` (the fraction of
-        releases of value0 / value1 reachable from value0) and ``audit``
-        (an :class:`~dpteach.audit.AuditResult`). Cost O(n_trials) per sampler.
-    """
-    epsilon = check_epsilon(epsilon)
-    n_trials = check_repetitions(n_trials, "n_trials")
-    value0 = _finite_real(value0, "value0")
-    value1 = _finite_real(value1, "value1")
-    if value0 == value1:
-        raise ValueError(f"value0 and value1 must differ (two neighbouring answers), got {value0!r} twice")
-    confidence = check_positive(confidence, "confidence")
-    if confidence >= 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    rng = as_rng(rng)
-    if samplers is None:
-        samplers = attack_samplers()
-    if not isinstance(samplers, dict) or not samplers or not all(callable(s) for s in samplers.values()):
-        raise TypeError(f"samplers must be a non-empty dict of name → callable, got {samplers!r}")
-    sensitivity = abs(value1 - value0)
-    # The attacker recomputes the scale exactly as laplace_mechanism does.
-    scale = sensitivity / epsilon
-    # Hoeffding: the success is a mean of 2·n_trials scores in [0, 1].
-    half_width = math.sqrt(math.log(2 / (1 - confidence)) / (4 * n_trials))
-    results = {}
-    for name, sample in progress(list(samplers.items()), "samplers"):
-        out0 = sample(value0, sensitivity, epsilon, n_trials, rng)
-        out1 = sample(value1, sensitivity, epsilon, n_trials, rng)
-        success = 0.5 * (np.mean(1 - support_attack(out0, value0, value1, scale))
-                         + np.mean(support_attack(out1, value0, value1, scale)))
-
-        def mechanism(value, n, generator, _sample=sample):
-            return _sample(value, sensitivity, epsilon, n, generator)
-
-        def reachable_from_value0(outputs):
-            return reachable_outputs(outputs, value0, scale)
-
-        audit_result = epsilon_lower_bound(mechanism, value0, value1, reachable_from_value0, n_trials,
-                                           confidence=confidence, rng=rng)
-        results[name] = {"success": float(success), "success_low": float(max(0.0, success - half_width)),
-                         "success_high": float(min(1.0, success + half_width)),
-                         "bound": max_guess_success(epsilon),
-                         "reach_0": float(np.mean(reachable_outputs(out0, value0, scale))),
-                         "reach_1": float(np.mean(reachable_outputs(out1, value0, scale))),
-                         "audit": audit_result}
-    return results
-
-
-def lattice_neighbourhood(output, value0, value1, scale, width=3):
-    """The doubles next to ``output`` and whether each is reachable from value0 / value1 (appendix A, the lattice table).
-
-    Parameters
-    ----------
-    output : float
-        A released value (finite).
-    value0, value1 : float
-        The two hypotheses (finite).
-    scale : float, > 0
-    width : int, >= 1
-        How many doubles on each side.
-
-    Returns
-    -------
-    list of dict
-        ``offset`` (in units of the spacing of doubles), ``value`` (as hex,
-        which shows the low-order bits), ``from_0`` and ``from_1`` (bool).
-    """
-    output = _finite_real(output, "output")
-    value0 = _finite_real(value0, "value0")
-    value1 = _finite_real(value1, "value1")
-    scale = check_positive(scale, "scale")
-    width = check_int(width, "width", minimum=1)
-    values = [output]
-    for _ in range(width):
-        values.insert(0, math.nextafter(values[0], -math.inf))
-        values.append(math.nextafter(values[-1], math.inf))
-    values = np.array(values)
-    from0 = reachable_outputs(values, value0, scale)
-    from1 = reachable_outputs(values, value1, scale)
-    return [{"offset": offset, "value": float(v).hex(), "from_0": bool(a), "from_1": bool(b)}
-            for offset, v, a, b in zip(range(-width, width + 1), values, from0, from1)]
+def __getattr__(name):
+    if name in _MOVED:
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
