@@ -494,6 +494,7 @@ NOT_AUDITED = {
     "dpteach.mechanisms.gaussian_delta": "calibration formula (tests/test_mechanisms.py round trips)",
     "dpteach.mechanisms.exponential_mechanism_probabilities": "exact law; its sampler is audited",
     "dpteach.composition.advanced_composition": "accountant (tests/test_composition.py)",
+    "dpteach.composition.heterogeneous_advanced_composition": "accountant (tests/test_composition.py)",
     "dpteach.dp_erm.zcdp_rho": "accountant (tests/test_dp_erm.py)",
     "dpteach.dp_erm.zcdp_epsilon": "accountant (tests/test_dp_erm.py)",
     "dpteach.dp_erm.dp_erm_sigma": "calibration of the audited DP-ERM step",
