@@ -68,6 +68,20 @@ def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
     return exponential_mechanism(-errors, sensitivity=1.0, epsilon=epsilon, rng=rng, size=size)
 
 
+def broken_generic_learner_no_factor_2(hypotheses, X, y, epsilon, rng=None, size=None):
+    """DELIBERATELY BROKEN (for audit demonstrations and tests): weights exp(−ε·errors), the factor 2 dropped.
+
+    Passing sensitivity 1/2 to the exponential mechanism makes the weights
+    exp(−ε·e_h) instead of exp(−ε·e_h/2): the output is only 2ε-DP, because
+    error counts can move in opposite directions between neighbours
+    (Theorem 2.5's proof needs the 2). Chapter 2's audit catches it. Never use
+    it to release data; not in ``__all__``.
+    """
+    hypotheses = check_class(hypotheses)
+    errors = hypotheses.error_counts(X, y)
+    return exponential_mechanism(-errors, sensitivity=0.5, epsilon=check_epsilon(epsilon), rng=rng, size=size)
+
+
 class GenericPrivateLearner(Estimator):
     """Estimator form of the generic private learner (Algorithm 2.4), ε-DP.
 
