@@ -95,7 +95,7 @@ def peers_available(learners=PEERS):
 
     Parameters
     ----------
-    learners : iterable of str
+    learners : non-empty sequence of str (not a bare string)
         Names from :data:`LEARNERS`.
 
     Returns
@@ -104,8 +104,8 @@ def peers_available(learners=PEERS):
 
     Raises
     ------
-    ValueError
-        For an unknown learner name.
+    TypeError, ValueError
+        For an unknown learner name, an empty sequence or one that is not a sequence of names.
     """
     learners = _check_names(learners, "learners")
     missing = []
@@ -240,8 +240,12 @@ def _fit(name, X, y, epsilon, delta, rng, settings):
 
 def _settings(settings):
     merged = {name: dict(values) for name, values in SETTINGS.items()}
+    if settings is not None and not isinstance(settings, dict):
+        raise TypeError(f"settings must be None or a dict {{learner: {{parameter: value}}}}, got {settings!r}")
     for name, values in (settings or {}).items():
         check_choice(name, "settings key", LEARNERS)
+        if not isinstance(values, dict):
+            raise TypeError(f"settings[{name!r}] must be a dict {{parameter: value}}, got {values!r}")
         merged[name].update(values)
     return merged
 
@@ -294,10 +298,10 @@ def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], lear
 
     Parameters
     ----------
-    kinds : sequence of {"rcn", "structured"}
-    epsilons : sequence of float > 0
-    ns : sequence of int ≥ 100
-    learners : sequence of names from :data:`LEARNERS`
+    kinds : non-empty sequence of {"rcn", "structured"}
+    epsilons : float > 0 or non-empty 1-D sequence of them
+    ns : int ≥ 100 or non-empty 1-D sequence of them
+    learners : non-empty sequence of names from :data:`LEARNERS`
     d : int ≥ 2
     n_reps : int ≥ 1
     n_test : int ≥ 100
@@ -390,7 +394,7 @@ def mean_error(errors):
     Raises
     ------
     TypeError, ValueError
-        For a non-numeric or 0-D array, or ±inf.
+        For a non-numeric (strings, booleans), ragged, empty or 0-D array, or ±inf.
     """
     arr = _check_with_gaps(errors, "errors")
     if arr.ndim < 1:
@@ -416,8 +420,8 @@ def n_needed(ns, errors, target):
 
     Parameters
     ----------
-    ns : array_like of int, increasing, > 0
-    errors : array_like, shape (len(ns), reps) or (len(ns),) (NaN entries are ignored)
+    ns : 1-D array_like of whole numbers ≥ 1, strictly increasing
+    errors : array_like, shape (len(ns), reps) or (len(ns),) (NaN entries are ignored; no ±inf)
     target : float or array_like of targets
 
     Returns
@@ -427,7 +431,8 @@ def n_needed(ns, errors, target):
     Raises
     ------
     TypeError, ValueError
-        For non-increasing or non-positive ns, mismatched lengths, a non-finite target.
+        For non-increasing, fractional or non-positive ns, mismatched lengths, a non-numeric errors,
+        a non-finite or non-numeric target.
     """
     if np.ndim(ns) != 1:
         raise ValueError(f"ns must be a strictly increasing 1-D array of sample sizes, got {ns!r}")
@@ -555,7 +560,7 @@ def fit_shape_constant(measured, shape):
 
     Parameters
     ----------
-    measured, shape : array_like of the same shape
+    measured, shape : array_like of the same shape, non-empty (NaN marks a missing value; no ±inf)
 
     Returns
     -------
@@ -563,8 +568,8 @@ def fit_shape_constant(measured, shape):
 
     Raises
     ------
-    ValueError
-        For arrays of different shapes.
+    TypeError, ValueError
+        For arrays of different shapes, empty or non-numeric arrays, ±inf.
     """
     measured = _check_with_gaps(measured, "measured")
     shape = _check_with_gaps(shape, "shape")
@@ -588,7 +593,7 @@ def complexity_shape(name, d, n, settings=None):
     Parameters
     ----------
     name : {"improper", "proper", "semi_agnostic", "dp_sgd"}
-    d : int ≥ 1 or array_like of them
+    d : int ≥ 1 or non-empty 1-D sequence of them
     n : int ≥ 1
     settings : dict, optional (see :func:`fit_learner`)
 
@@ -628,7 +633,7 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
 
     Parameters
     ----------
-    ds : sequence of int ≥ 2
+    ds : int ≥ 2 or non-empty 1-D sequence of them
     n : int ≥ 100
     epsilon : float > 0
     learners : sequence of names from :data:`LEARNERS`
@@ -774,8 +779,8 @@ def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
 
     Parameters
     ----------
-    thresholds : sequence of float (t*)
-    noises : sequence of float in [0, 1/2) (η₀)
+    thresholds : float or non-empty 1-D sequence of finite floats (t*)
+    noises : float or non-empty 1-D sequence of floats in [0, 1/2) (η₀)
     n : int ≥ 100
     d : int ≥ 2
     n_test : int ≥ 100
