@@ -32,13 +32,14 @@ dpteach is a teaching library (floating-point noise): do not use it to protect r
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy import optimize, special
 
 from ._estimator import Estimator
-from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_labels, check_positive, check_same_length)
+from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
+                          check_labels, check_positive, check_real_array, check_same_length)
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
 from .dp_erm import zcdp_epsilon, zcdp_rho
 from .mechanisms import gaussian_delta, gaussian_sigma
@@ -58,17 +59,25 @@ __all__ = [
 #: The accountants :func:`dp_sgd_sigma` knows (see the module docstring).
 ACCOUNTANTS = ("zcdp", "composition", "best")
 
+#: Stated limits, refused up front (a teaching library; the chapter needs far less). More epochs than
+#: this make the composition accountant's O(E) arithmetic and a fit's O(E·n·d) work unreasonable.
+MAX_EPOCHS = 10 ** 6
+#: Most per-example gradient coordinates one fit may compute, E·n·(d + 1) (minutes of numpy work).
+MAX_FIT_WORK = 10 ** 10
+#: Most Gaussian draws one call of :func:`noisy_clipped_gradient_sum` may make, size·(d + 1) (0.8 GB).
+MAX_DRAWS = 10 ** 8
+
 
 def _check_model(X, coef, intercept):
-    X = check_finite_array(X, "X", ndim=2)
-    coef = check_finite_array(coef, "coef", shape=(X.shape[1],))
-    intercept = float(check_finite_array(intercept, "intercept", ndim=0))
-    return X, coef, intercept
+    coef = check_real_array(coef, "coef", shape=(X.shape[1],))
+    intercept = check_finite_scalar(intercept, "intercept")
+    return coef, intercept
 
 
 def _check_data(X, y):
-    X = check_finite_array(X, "X", ndim=2)
-    y = check_labels(y, "y")
+    X = check_real_array(X, "X", ndim=2)
+    # check_real_array first: check_labels alone would read the strings "1" and "-1" as labels.
+    y = check_labels(check_real_array(y, "y", ndim=1), "y")
     check_same_length(X, y)
     return X, y
 
@@ -99,7 +108,7 @@ def logistic_loss(X, y, coef, intercept=0.0):
         For NaN/inf, empty or mismatched arrays, labels ∉ {−1, +1}.
     """
     X, y = _check_data(X, y)
-    X, coef, intercept = _check_model(X, coef, intercept)
+    coef, intercept = _check_model(X, coef, intercept)
     return float(np.mean(np.logaddexp(0.0, -_margins(X, y, coef, intercept))))
 
 
@@ -129,7 +138,7 @@ def logistic_gradients(X, y, coef, intercept=0.0):
         As :func:`logistic_loss`.
     """
     X, y = _check_data(X, y)
-    X, coef, intercept = _check_model(X, coef, intercept)
+    coef, intercept = _check_model(X, coef, intercept)
     return _gradients(X, y, coef, intercept)
 
 
@@ -161,7 +170,7 @@ def clip_gradients(gradients, clip_norm):
     TypeError, ValueError
         For NaN/inf, a non-2-D or empty array, C ≤ 0.
     """
-    G = check_finite_array(gradients, "gradients", ndim=2)
+    G = check_real_array(gradients, "gradients", ndim=2)
     clip_norm = check_positive(clip_norm, "clip_norm")
     return _clip(G, clip_norm)
 
@@ -191,7 +200,7 @@ def gradient_sum_sensitivity(clip_norm):
 
 def _check_budget(clip_norm, n_epochs, epsilon, delta, accountant):
     clip_norm = check_positive(clip_norm, "clip_norm")
-    n_epochs = check_int(n_epochs, "n_epochs", minimum=1)
+    n_epochs = check_int(n_epochs, "n_epochs", minimum=1, maximum=MAX_EPOCHS)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     check_choice(accountant, "accountant", ACCOUNTANTS)
@@ -199,24 +208,37 @@ def _check_budget(clip_norm, n_epochs, epsilon, delta, accountant):
 
 
 def _sigma_zcdp(sensitivity, n_epochs, epsilon, delta):
-    # E epochs of a Δ-sensitive Gaussian mechanism: E·Δ²/(2σ²) = ρ(ε, δ).
-    return sensitivity * math.sqrt(n_epochs / (2.0 * zcdp_rho(epsilon, delta)))
+    # E epochs of a Δ-sensitive Gaussian mechanism: E·Δ²/(2σ²) = ρ(ε, δ). ρ ≈ ε²/(4 ln(1/δ)) overflows
+    # beyond ε ≈ 1e154 and underflows to 0 below ε ≈ 1e-154: this accountant then has no finite
+    # positive σ to offer (None), and "best" uses the composition accountant alone.
+    try:
+        rho = zcdp_rho(epsilon, delta)
+    except OverflowError:
+        return None
+    sigma = sensitivity * math.sqrt(n_epochs / (2.0 * rho)) if rho > 0 else math.inf
+    return sigma if 0 < sigma < math.inf else None
 
 
 def _sigma_composition(sensitivity, n_epochs, epsilon, delta):
     # δ/2 for the per-epoch Gaussian mechanisms (δ/(2E) each), δ/2 for advanced composition's δ'.
     per_epoch = advanced_composition_epsilon_per_step(epsilon, n_epochs, delta / 2)
-    return gaussian_sigma(sensitivity, per_epoch, delta / (2 * n_epochs), method="analytic")
+    sigma = gaussian_sigma(sensitivity, per_epoch, delta / (2 * n_epochs), method="analytic")
+    return sigma if 0 < sigma < math.inf else None
 
 
 def _sigma(clip_norm, n_epochs, epsilon, delta, accountant):
     sensitivity = 2.0 * clip_norm
-    if accountant == "zcdp":
-        return _sigma_zcdp(sensitivity, n_epochs, epsilon, delta)
-    if accountant == "composition":
-        return _sigma_composition(sensitivity, n_epochs, epsilon, delta)
-    return min(_sigma_zcdp(sensitivity, n_epochs, epsilon, delta),
-               _sigma_composition(sensitivity, n_epochs, epsilon, delta))
+    candidates = []
+    if accountant in ("zcdp", "best"):
+        candidates.append(_sigma_zcdp(sensitivity, n_epochs, epsilon, delta))
+    if accountant in ("composition", "best"):
+        candidates.append(_sigma_composition(sensitivity, n_epochs, epsilon, delta))
+    candidates = [sigma for sigma in candidates if sigma is not None]
+    if not candidates:
+        raise ValueError(f"epsilon = {epsilon!r} is beyond what the {accountant!r} accountant can calibrate in "
+                         f"floating point (its σ is 0 or infinite); use accountant='best' or "
+                         f"'composition', or an epsilon within about 1e-150 < epsilon < 1e150")
+    return min(candidates)
 
 
 def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
@@ -234,7 +256,7 @@ def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
     ----------
     clip_norm : float > 0
         C.
-    n_epochs : int ≥ 1
+    n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
         E.
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
@@ -247,14 +269,21 @@ def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
     Raises
     ------
     TypeError, ValueError
-        For any argument out of range or an unknown accountant.
+        For any argument out of range or an unknown accountant; for an ε that the chosen accountant
+        cannot calibrate in floating point (``"zcdp"`` outside about 1e-150 < ε < 1e150; ``"best"``
+        then falls back to the composition accountant).
     """
     clip_norm, n_epochs, epsilon, delta = _check_budget(clip_norm, n_epochs, epsilon, delta, accountant)
     return _sigma(clip_norm, n_epochs, epsilon, delta, accountant)
 
 
 def _epsilon_zcdp(sigma, sensitivity, n_epochs, delta):
-    return zcdp_epsilon(n_epochs * sensitivity ** 2 / (2.0 * sigma ** 2), delta)
+    ratio = sensitivity / sigma  # (Δ/σ)² written so that σ² can neither overflow nor underflow
+    rho = n_epochs * ratio * ratio / 2.0
+    if not math.isfinite(rho):
+        return math.inf  # so little noise that no finite ε can be certified
+    # A ρ that underflowed is below the smallest normal float: charging that much keeps ε an upper bound.
+    return zcdp_epsilon(max(rho, sys.float_info.min), delta)
 
 
 def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
@@ -266,6 +295,8 @@ def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
         high = 1.0
         while gaussian_delta(sigma, sensitivity, high) > target:
             high *= 2.0
+            if high > 1e300:
+                return math.inf  # so little noise that no finite ε can be certified
         per_epoch = optimize.brentq(lambda e: gaussian_delta(sigma, sensitivity, e) - target, 1e-12, high,
                                     xtol=1e-13, rtol=1e-12)
         per_epoch *= 1 + 1e-9  # round up: an accountant must never under-report
@@ -281,14 +312,15 @@ def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
     sigma : float > 0
         Noise standard deviation on each batch sum.
     clip_norm : float > 0
-    n_epochs : int ≥ 1
+    n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
     delta : float, 0 < δ < 1
     accountant : {"zcdp", "composition", "best"}
 
     Returns
     -------
     float. ``dp_sgd_epsilon(dp_sgd_sigma(C, E, ε, δ, a), C, E, δ, a) ≈ ε`` (≤ ε up to rounding). Cost O(1)
-    ("zcdp"), one root finding otherwise.
+    ("zcdp"), one root finding otherwise. ``inf`` when σ is so small that no finite ε can be
+    certified in floating point.
 
     Raises
     ------
@@ -297,7 +329,7 @@ def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
     """
     sigma = check_positive(sigma, "sigma")
     clip_norm = check_positive(clip_norm, "clip_norm")
-    n_epochs = check_int(n_epochs, "n_epochs", minimum=1)
+    n_epochs = check_int(n_epochs, "n_epochs", minimum=1, maximum=MAX_EPOCHS)
     delta = check_delta(delta, allow_zero=False)
     check_choice(accountant, "accountant", ACCOUNTANTS)
     sensitivity = 2.0 * clip_norm
@@ -311,10 +343,12 @@ def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
 
 def _check_step(X, y, coef, intercept, clip_norm, sigma, size):
     X, y = _check_data(X, y)
-    X, coef, intercept = _check_model(X, coef, intercept)
+    coef, intercept = _check_model(X, coef, intercept)
     clip_norm = check_positive(clip_norm, "clip_norm")
     sigma = check_positive(sigma, "sigma")
-    n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+    # At most MAX_DRAWS Gaussian draws: refused up front rather than by a MemoryError.
+    n_samples = 1 if size is None else check_int(size, "size", minimum=1,
+                                                 maximum=max(1, MAX_DRAWS // (X.shape[1] + 1)))
     return X, y, coef, intercept, clip_norm, sigma, n_samples
 
 
@@ -338,9 +372,9 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
     sigma : float > 0
         Noise standard deviation.
     rng : seed or Generator
-    size : None or int ≥ 1
+    size : None or int, 1 ≤ size ≤ MAX_DRAWS/(d + 1)
         None for one release (shape (d + 1,)); an int for that many independent releases
-        (shape (size, d + 1)), for audits.
+        (shape (size, d + 1)), for audits (at most :data:`MAX_DRAWS` = 10⁸ Gaussian draws per call).
 
     Returns
     -------
@@ -387,7 +421,7 @@ class DPSGDLogisticRegression(Estimator):
     delta : float, 0 < δ < 1
     clip_norm : float > 0
         C, the per-example gradient bound (public).
-    n_epochs : int ≥ 1
+    n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
         E, passes over the data.
     batch_size : int ≥ 1, optional
         B (default ⌈n/20⌉: 20 steps per epoch). Examples beyond the last full batch of an epoch's
@@ -451,7 +485,9 @@ class DPSGDLogisticRegression(Estimator):
         ------
         TypeError, ValueError
             For bad data (NaN/inf, labels ∉ {−1, +1}, mismatched lengths) or parameters out of range
-            (including a batch size larger than n).
+            (including a batch size larger than n, n_epochs > :data:`MAX_EPOCHS`, a fit of more than
+            :data:`MAX_FIT_WORK` gradient coordinates E·n·(d + 1), an ε the accountant cannot calibrate
+            in floating point), and for iterates that diverge (too large a learning rate).
         """
         X, y = _check_data(X, y)
         clip_norm, n_epochs, epsilon, delta = _check_budget(self.clip_norm, self.n_epochs, self.epsilon,
@@ -463,6 +499,9 @@ class DPSGDLogisticRegression(Estimator):
             batch = _default_batch_size(n)
         else:
             batch = check_int(self.batch_size, "batch_size", minimum=1, maximum=n)
+        if n_epochs * n * (d + 1) > MAX_FIT_WORK:
+            raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "
+                             f"MAX_FIT_WORK = {MAX_FIT_WORK:.0e} gradient coordinates; use fewer n_epochs or rows")
         rng = as_rng(self.random_state, "random_state")
         sigma = _sigma(clip_norm, n_epochs, epsilon, delta, self.accountant)
         steps_per_epoch = n // batch
@@ -472,13 +511,19 @@ class DPSGDLogisticRegression(Estimator):
         for epoch in range(n_epochs):
             order = rng.permutation(n)  # data-independent: the batches are disjoint in each epoch
             average = np.zeros(d + 1)
-            for step in range(steps_per_epoch):
-                rows = order[step * batch:(step + 1) * batch]
-                G = _gradients(X[rows], y[rows], theta[:d], theta[d])
-                clipped += int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
-                noisy_sum = _clip(G, clip_norm).sum(axis=0) + sigma * rng.standard_normal(d + 1)
-                theta = theta - learning_rate * (noisy_sum / batch + l2_penalty * theta)
-                average += theta
+            with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below, by name
+                for step in range(steps_per_epoch):
+                    rows = order[step * batch:(step + 1) * batch]
+                    G = _gradients(X[rows], y[rows], theta[:d], theta[d])
+                    clipped += int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
+                    noisy_sum = _clip(G, clip_norm).sum(axis=0) + sigma * rng.standard_normal(d + 1)
+                    theta = theta - learning_rate * (noisy_sum / batch + l2_penalty * theta)
+                    average += theta
+            # θ is a function of the released noisy sums only, so this check is post-processing.
+            if not np.all(np.isfinite(average)):
+                raise ValueError(f"the iterates diverged (non-finite θ in epoch {epoch + 1}) with "
+                                 f"learning_rate = {learning_rate!r}, l2_penalty = {l2_penalty!r} and noise "
+                                 f"σ = {sigma:.3g}; use a smaller learning_rate")
         theta = average / steps_per_epoch  # the last epoch's average iterate (post-processing)
 
         self.coef_, self.intercept_ = theta[:d].copy(), float(theta[d])

@@ -132,6 +132,8 @@ add(C + "basic_composition", dict(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5]),
     arrays={"epsilons": (0, 1), "deltas": (0, 1)})
 add(C + "advanced_composition", dict(epsilon=0.1, delta=1e-6, k=10, delta_prime=1e-5))
 add(C + "advanced_composition_epsilon_per_step", dict(epsilon_total=1.0, k=10, delta_prime=1e-5))
+add(C + "heterogeneous_advanced_composition", dict(epsilons=[0.5, 1.0], delta_prime=1e-5),
+    arrays={"epsilons": (0, 1)})
 add(C + "parallel_composition", dict(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5]),
     arrays={"epsilons": (0, 1), "deltas": (0, 1)})
 A = "dpteach.audit."
@@ -621,6 +623,51 @@ add(X + "step_rule_ablation", dict(X=_XD, y=_YD, normal=_W, threshold=0.2, noise
                                    rng=0), arrays={"X": 2, "y": 1, "normal": 1})
 add(X + "fresh_vs_reuse", dict(n_values=[400], epsilon=1.0, n_reps=1, d=2, eta=0.2, n_rounds=3, rng=0),
     accepts=INF_IS_REFERENCE)
+
+# --- chapter 9: DP-SGD logistic regression and the Table 1 runners --------------------------------
+LG = "dpteach.dp_logistic."
+_COEF = np.array([0.3, -0.2])
+add(LG + "logistic_loss", dict(X=X2, y=Y, coef=_COEF, intercept=0.1), arrays={"X": 2, "y": 1, "coef": 1})
+add(LG + "logistic_gradients", dict(X=X2, y=Y, coef=_COEF, intercept=0.1), arrays={"X": 2, "y": 1, "coef": 1})
+add(LG + "clip_gradients", dict(gradients=X2, clip_norm=1.0), arrays={"gradients": 2})
+add(LG + "gradient_sum_sensitivity", dict(clip_norm=1.0))
+add(LG + "dp_sgd_sigma", dict(clip_norm=1.0, n_epochs=2, epsilon=1.0, delta=1e-5, accountant="best"))
+add(LG + "dp_sgd_epsilon", dict(sigma=5.0, clip_norm=1.0, n_epochs=2, delta=1e-5, accountant="best"))
+add(LG + "noisy_clipped_gradient_sum", dict(X=X2, y=Y, coef=_COEF, intercept=0.1, clip_norm=1.0, sigma=1.0, rng=0,
+                                            size=2), arrays={"X": 2, "y": 1, "coef": 1})
+add(LG + "DPSGDLogisticRegression", dict(epsilon=1.0, delta=1e-5, n_epochs=2, random_state=0), fit=dict(X=X2, y=Y),
+    arrays={"X": 2, "y": 1})
+X = "dpteach.experiments.table1."
+# Only the cheap learner (DP-SGD at n = 100, d = 2): every runner below takes a few milliseconds.
+_T1_RESULT = {"error": {"dp_sgd": np.full((1, 1, 2, 1), 0.3), "logistic": np.full((1, 1, 2, 1), 0.2)},
+              "learners": ["dp_sgd", "logistic"], "kinds": ["rcn"], "epsilons": [1.0], "ns": np.array([100, 200]),
+              "opt": np.array([0.1])}
+_T1_ROWS = [{"kind": "rcn", "epsilon": 1.0, "n": 100, "winner": "dp_sgd", "error": 0.3, "runner_up": "",
+             "runner_up_error": math.nan, "opt": 0.1, "logistic": 0.2}]
+add(X + "peers_available", dict(learners=("dp_sgd",)))
+add(X + "make_problem", dict(kind="rcn", n=5, d=2, rng=0))
+add(X + "fit_learner", dict(name="dp_sgd", X=X2, y=Y, epsilon=1.0, delta=1e-5, rng=0), arrays={"X": 2, "y": 1})
+add(X + "run_comparison", dict(kinds=("rcn",), epsilons=[1.0], ns=[100], learners=("dp_sgd",), d=2, n_reps=1,
+                               n_test=100, delta=1e-5, rng=0))
+add(X + "mean_error", dict(errors=np.array([[0.1, 0.2], [0.3, np.nan]])), arrays={"errors": (1, 2, 3)},
+    exempt={("errors", "nan"): "NaN marks a skipped run: documented as allowed and ignored"})
+add(X + "n_needed", dict(ns=[100, 1000], errors=np.array([[0.3], [0.1]]), target=0.2),
+    arrays={"ns": 1, "errors": (1, 2), "target": (0, 1)},
+    exempt={("errors", "nan"): "NaN marks a skipped run: documented as allowed and ignored"})
+add(X + "sample_complexity_shape", dict(name="improper", alpha=0.1, epsilon=1.0, d=2), arrays={"alpha": None})
+add(X + "excess_error_shape", dict(name="improper", ns=[1000.0, 5000.0], epsilon=1.0, d=2), arrays={"ns": None},
+    exempt={("ns", "fractional"): "a shape evaluated along a continuous n axis (the chapter draws it on a "
+                                  "geometric grid): n = 1000.5 is a valid point of the curve, not a sample size"})
+add(X + "fit_shape_constant", dict(measured=np.array([3.0, 30.0]), shape=np.array([1.0, 10.0])),
+    arrays={"measured": None, "shape": None},
+    exempt={("measured", "nan"): "NaN marks a missing measurement: documented as skipped (only finite pairs count)",
+            ("shape", "nan"): "NaN marks a missing value: documented as skipped (only finite pairs count)"})
+add(X + "complexity_shape", dict(name="dp_sgd", d=[2, 3], n=1000), arrays={"d": (0, 1)})
+add(X + "runtime_vs_d", dict(ds=[2], n=100, epsilon=1.0, learners=("dp_sgd",), n_reps=1, rng=0))
+add(X + "winner_table", dict(result=_T1_RESULT))
+add(X + "format_winner_table", dict(rows=_T1_ROWS))
+add(X + "surrogate_gap", dict(thresholds=[0.3], noises=[0.1], n=100, d=2, n_test=100, rng=0),
+    arrays={"thresholds": (0, 1), "noises": (0, 1)})
 
 # --- appendix A: the floating-point attack and the production libraries -------------------------
 # Calls that run OpenDP or diffprivlib need both (requirements.txt); without them they are skipped,

@@ -30,8 +30,9 @@ import numpy as np
 from scipy import optimize
 
 from .. import bounds, data
-from .._validation import (as_rng, check_choice, check_delta, check_finite_array, check_int,
-                           check_positive, check_positive_array, check_probability)
+from .._validation import (as_rng, check_choice, check_delta, check_epsilon, check_epsilon_sweep,
+                           check_int, check_labels, check_positive, check_positive_array,
+                           check_probability, check_real_array, check_same_length, check_sizes, check_sweep)
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
 from ..hermite import feature_dimension
@@ -94,7 +95,7 @@ def peers_available(learners=PEERS):
 
     Parameters
     ----------
-    learners : iterable of str
+    learners : non-empty sequence of str (not a bare string)
         Names from :data:`LEARNERS`.
 
     Returns
@@ -103,12 +104,12 @@ def peers_available(learners=PEERS):
 
     Raises
     ------
-    ValueError
-        For an unknown learner name.
+    TypeError, ValueError
+        For an unknown learner name, an empty sequence or one that is not a sequence of names.
     """
+    learners = _check_names(learners, "learners")
     missing = []
     for name in learners:
-        check_choice(name, "learner", LEARNERS)
         for package in _REQUIRES.get(name, ()):
             try:
                 __import__(package)
@@ -123,13 +124,52 @@ def peers_available(learners=PEERS):
                    f"(pip install -r requirements.txt installs them)")
 
 
+def _check_names(names, name, choices=LEARNERS):
+    # A bare string would be iterated letter by letter; None or a number is not a sequence at all.
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of names from {', '.join(map(repr, choices))}, got {names!r}")
+    names = list(names)
+    if not names:
+        raise ValueError(f"{name} must be a non-empty sequence of names from {', '.join(map(repr, choices))}")
+    for value in names:
+        if not isinstance(value, str) or value not in choices:
+            raise ValueError(f"every entry of {name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return names
+
+
+def _check_noise(noise, name="noise"):
+    noise = check_probability(noise, name, low_open=False)
+    if noise >= 0.5:
+        raise ValueError(f"{name} must lie in [0, 0.5), got {noise!r}")
+    return noise
+
+
 def _check_kind_problem(kind, threshold, noise):
     check_choice(kind, "kind", KINDS)
-    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
-    noise = check_probability(noise, "noise", low_open=False)
-    if noise >= 0.5:
-        raise ValueError(f"noise must lie in [0, 0.5), got {noise!r}")
-    return threshold, noise
+    threshold = float(check_real_array(threshold, "threshold", ndim=0))
+    return threshold, _check_noise(noise)
+
+
+def _check_with_gaps(values, name, ndim=None):
+    """``values`` as a float array in which NaN marks a missing entry (a skipped run); nothing else non-finite.
+
+    dpteach._validation's array checkers refuse NaN, which here is data, so this one checks type, shape,
+    emptiness and ±inf itself.
+    """
+    try:
+        arr = np.asarray(values)
+    except ValueError as err:  # a ragged nested list
+        raise ValueError(f"{name} must be a rectangular array of numbers: {err}") from None
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of real numbers (NaN for a missing entry), got {values!r}")
+    arr = arr.astype(float)
+    if ndim is not None and arr.ndim not in ndim:
+        raise ValueError(f"{name} must have {' or '.join(map(str, ndim))} dimension(s), got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
+    if np.any(np.isinf(arr)):
+        raise ValueError(f"{name} must not contain inf (NaN marks a missing entry), found {arr[np.isinf(arr)][0]!r}")
+    return arr
 
 
 def _problem(kind, n, d, rng, threshold, noise):
@@ -200,8 +240,12 @@ def _fit(name, X, y, epsilon, delta, rng, settings):
 
 def _settings(settings):
     merged = {name: dict(values) for name, values in SETTINGS.items()}
+    if settings is not None and not isinstance(settings, dict):
+        raise TypeError(f"settings must be None or a dict {{learner: {{parameter: value}}}}, got {settings!r}")
     for name, values in (settings or {}).items():
         check_choice(name, "settings key", LEARNERS)
+        if not isinstance(values, dict):
+            raise TypeError(f"settings[{name!r}] must be a dict {{parameter: value}}, got {values!r}")
         merged[name].update(values)
     return merged
 
@@ -233,7 +277,11 @@ def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
         ImportError for a peer whose package is missing.
     """
     check_choice(name, "name", LEARNERS)
-    epsilon = check_positive(epsilon, "epsilon")
+    # Checked here too, so that the optional peers (diffprivlib, scikit-learn) get the same named errors.
+    X = check_real_array(X, "X", ndim=2)
+    y = check_labels(y, "y")
+    check_same_length(X, y)
+    epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     rng = as_rng(rng)
     return _fit(name, X, y, epsilon, delta, rng, _settings(settings))
@@ -250,10 +298,10 @@ def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], lear
 
     Parameters
     ----------
-    kinds : sequence of {"rcn", "structured"}
-    epsilons : sequence of float > 0
-    ns : sequence of int ≥ 100
-    learners : sequence of names from :data:`LEARNERS`
+    kinds : non-empty sequence of {"rcn", "structured"}
+    epsilons : float > 0 or non-empty 1-D sequence of them
+    ns : int ≥ 100 or non-empty 1-D sequence of them
+    learners : non-empty sequence of names from :data:`LEARNERS`
     d : int ≥ 2
     n_reps : int ≥ 1
     n_test : int ≥ 100
@@ -276,19 +324,17 @@ def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], lear
     TypeError, ValueError
         For any argument out of range or an unknown name.
     """
-    kinds = [check_choice(k, "kind", KINDS) for k in kinds]
-    epsilons = [float(e) for e in check_positive_array(epsilons, "epsilons").ravel()]
-    ns = [check_int(n, "n", minimum=100) for n in np.atleast_1d(ns)]
-    learners = [check_choice(name, "learner", LEARNERS) for name in learners]
+    kinds = _check_names(kinds, "kinds", KINDS)
+    epsilons = check_epsilon_sweep(epsilons, "epsilons")
+    ns = check_sizes(ns, "ns", minimum=100)
+    learners = _check_names(learners, "learners")
     d = check_int(d, "d", minimum=2)
     n_reps = check_repetitions(n_reps)
     n_test = check_int(n_test, "n_test", minimum=100)
-    threshold, noise = _check_kind_problem(kinds[0] if kinds else "rcn", threshold, noise)
+    threshold, noise = _check_kind_problem(kinds[0], threshold, noise)
     delta = check_delta(delta, allow_zero=False)
     settings = _settings(settings)
     rng = as_rng(rng)
-    if not kinds or not learners:
-        raise ValueError("kinds and learners must be non-empty sequences")
 
     ok, message = peers_available([name for name in learners if name in PEERS])
     if not ok:
@@ -348,13 +394,15 @@ def mean_error(errors):
     Raises
     ------
     TypeError, ValueError
-        For a non-numeric or 0-D array, or ±inf.
+        For a non-numeric (strings, booleans), ragged, empty or 0-D array, or ±inf.
     """
-    arr = np.asarray(errors, dtype=float)
-    if arr.ndim < 1 or arr.size == 0:
+    arr = _check_with_gaps(errors, "errors")
+    if arr.ndim < 1:
         raise ValueError(f"errors must be a non-empty array with a repetitions axis, got shape {arr.shape}")
-    if np.any(np.isinf(arr)):
-        raise ValueError("errors must not contain inf")
+    return _mean_error(arr)
+
+
+def _mean_error(arr):
     valid = np.isfinite(arr)
     count = valid.sum(axis=-1)
     total = np.where(valid, arr, 0.0).sum(axis=-1)
@@ -372,8 +420,8 @@ def n_needed(ns, errors, target):
 
     Parameters
     ----------
-    ns : array_like of int, increasing, > 0
-    errors : array_like, shape (len(ns), reps) or (len(ns),) (NaN entries are ignored)
+    ns : 1-D array_like of whole numbers ≥ 1, strictly increasing
+    errors : array_like, shape (len(ns), reps) or (len(ns),) (NaN entries are ignored; no ±inf)
     target : float or array_like of targets
 
     Returns
@@ -383,16 +431,19 @@ def n_needed(ns, errors, target):
     Raises
     ------
     TypeError, ValueError
-        For non-increasing or non-positive ns, mismatched lengths, a non-finite target.
+        For non-increasing, fractional or non-positive ns, mismatched lengths, a non-numeric errors,
+        a non-finite or non-numeric target.
     """
-    ns = check_positive_array(ns, "ns")
-    if ns.ndim != 1 or np.any(np.diff(ns) <= 0):
+    if np.ndim(ns) != 1:
+        raise ValueError(f"ns must be a strictly increasing 1-D array of sample sizes, got {ns!r}")
+    ns = np.array(check_sizes(ns, "ns"), dtype=float)
+    if np.any(np.diff(ns) <= 0):
         raise ValueError(f"ns must be a strictly increasing 1-D array, got {ns!r}")
-    errors = np.asarray(errors, dtype=float)
-    mean = mean_error(errors[:, None] if errors.ndim == 1 else errors)
+    errors = _check_with_gaps(errors, "errors", ndim=(1, 2))
+    mean = _mean_error(errors[:, None] if errors.ndim == 1 else errors)
     if mean.shape != ns.shape:
         raise ValueError(f"errors must have one row per n ({ns.size}), got shape {errors.shape}")
-    targets = check_finite_array(target, "target", ndim=(0, 1))
+    targets = check_real_array(target, "target", ndim=(0, 1))
     out = np.full(targets.shape, np.nan).ravel()
     for i, t in enumerate(targets.ravel()):
         below = np.flatnonzero(np.isfinite(mean) & (mean <= t))
@@ -444,7 +495,7 @@ def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
     alphas = check_positive_array(alpha, "alpha")
     if np.any(alphas >= 0.5):
         raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
-    epsilon = check_positive(epsilon, "epsilon")
+    epsilon = check_epsilon(epsilon)
     d = check_int(d, "d", minimum=1)
     degree = _shape_degree(name, SETTINGS) if degree is None else check_int(degree, "degree", minimum=1)
     if name == "improper":
@@ -484,7 +535,7 @@ def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
     """
     check_choice(name, "name", AGNOSTIC_LEARNERS)
     ns = check_positive_array(ns, "ns")
-    epsilon = check_positive(epsilon, "epsilon")
+    epsilon = check_epsilon(epsilon)
     d = check_int(d, "d", minimum=1)
     constant = check_positive(constant, "constant")
     degree = _shape_degree(name, SETTINGS) if degree is None else check_int(degree, "degree", minimum=1)
@@ -509,7 +560,7 @@ def fit_shape_constant(measured, shape):
 
     Parameters
     ----------
-    measured, shape : array_like of the same shape
+    measured, shape : array_like of the same shape, non-empty (NaN marks a missing value; no ±inf)
 
     Returns
     -------
@@ -517,11 +568,11 @@ def fit_shape_constant(measured, shape):
 
     Raises
     ------
-    ValueError
-        For arrays of different shapes.
+    TypeError, ValueError
+        For arrays of different shapes, empty or non-numeric arrays, ±inf.
     """
-    measured = np.asarray(measured, dtype=float)
-    shape = np.asarray(shape, dtype=float)
+    measured = _check_with_gaps(measured, "measured")
+    shape = _check_with_gaps(shape, "shape")
     if measured.shape != shape.shape:
         raise ValueError(f"measured and shape must have the same shape, got {measured.shape} and {shape.shape}")
     usable = np.isfinite(measured) & np.isfinite(shape) & (measured > 0) & (shape > 0)
@@ -542,7 +593,7 @@ def complexity_shape(name, d, n, settings=None):
     Parameters
     ----------
     name : {"improper", "proper", "semi_agnostic", "dp_sgd"}
-    d : int ≥ 1 or array_like of them
+    d : int ≥ 1 or non-empty 1-D sequence of them
     n : int ≥ 1
     settings : dict, optional (see :func:`fit_learner`)
 
@@ -558,8 +609,7 @@ def complexity_shape(name, d, n, settings=None):
     check_choice(name, "name", ("improper", "proper", "semi_agnostic", "dp_sgd"))
     n = check_int(n, "n", minimum=1)
     s = _settings(settings)
-    ds = np.atleast_1d(d)
-    ds = [check_int(v, "d", minimum=1) for v in ds]
+    ds = check_sizes(d, "d", minimum=1)
     out = []
     for dim in ds:
         if name == "improper":
@@ -583,7 +633,7 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
 
     Parameters
     ----------
-    ds : sequence of int ≥ 2
+    ds : int ≥ 2 or non-empty 1-D sequence of them
     n : int ≥ 100
     epsilon : float > 0
     learners : sequence of names from :data:`LEARNERS`
@@ -601,10 +651,10 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
     TypeError, ValueError
         For any argument out of range or an unknown name.
     """
-    ds = [check_int(v, "d", minimum=2) for v in np.atleast_1d(ds)]
+    ds = check_sizes(ds, "ds", minimum=2)
     n = check_int(n, "n", minimum=100)
-    epsilon = check_positive(epsilon, "epsilon")
-    learners = [check_choice(name, "learner", LEARNERS) for name in learners]
+    epsilon = check_epsilon(epsilon)
+    learners = _check_names(learners, "learners")
     n_reps = check_repetitions(n_reps)
     check_choice(kind, "kind", KINDS)
     settings = _settings(settings)
@@ -642,13 +692,20 @@ def winner_table(result, learners=None):
 
     Raises
     ------
-    ValueError, KeyError
+    TypeError, ValueError
         For a malformed result or a learner it does not contain.
     """
-    if not isinstance(result, dict) or "error" not in result:
-        raise ValueError("result must be the dict returned by run_comparison")
+    keys = {"error", "learners", "kinds", "epsilons", "ns", "opt"}
+    if not isinstance(result, dict) or not keys <= set(result) or not isinstance(result["error"], dict):
+        raise ValueError(f"result must be the dict returned by run_comparison (keys {', '.join(sorted(keys))}), "
+                         f"got {type(result).__name__}")
+    shape = (len(result["kinds"]), len(result["epsilons"]), len(result["ns"]))
+    for name in result["learners"]:
+        if name not in result["error"] or np.shape(result["error"][name])[:3] != shape:
+            raise ValueError(f"result['error'][{name!r}] must be an array of shape (kinds, epsilons, ns, reps) = "
+                             f"{shape + ('reps',)}: result must be the dict returned by run_comparison")
     contestants = [name for name in result["learners"] if name != "logistic"] if learners is None \
-        else [check_choice(name, "learner", result["learners"]) for name in learners]
+        else _check_names(learners, "learners", list(result["learners"]))
     means = {name: mean_error(result["error"][name]) for name in contestants}
     baseline = mean_error(result["error"]["logistic"]) if "logistic" in result["error"] else None
     rows = []
@@ -685,11 +742,20 @@ def format_winner_table(rows):
 
     Raises
     ------
-    ValueError
-        For an empty list.
+    TypeError, ValueError
+        For an empty list, or rows that are not :func:`winner_table`'s.
     """
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be the list returned by winner_table, got {type(rows).__name__}")
+    rows = list(rows)
     if not rows:
         raise ValueError("rows must be a non-empty list from winner_table")
+    keys = {"kind", "epsilon", "n", "winner", "error", "opt"}
+    for row in rows:
+        if not isinstance(row, dict) or not keys <= set(row) or row["winner"] not in _SHORT \
+                or row["kind"] not in KINDS:
+            raise ValueError(f"rows must be winner_table's rows (dicts with keys {', '.join(sorted(keys))}), "
+                             f"got {row!r}")
     ns = sorted({row["n"] for row in rows})
     keys = sorted({(row["kind"], row["epsilon"]) for row in rows}, key=lambda k: (KINDS.index(k[0]), k[1]))
     cells = {(row["kind"], row["epsilon"], row["n"]): row for row in rows}
@@ -713,8 +779,8 @@ def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
 
     Parameters
     ----------
-    thresholds : sequence of float (t*)
-    noises : sequence of float in [0, 1/2) (η₀)
+    thresholds : float or non-empty 1-D sequence of finite floats (t*)
+    noises : float or non-empty 1-D sequence of floats in [0, 1/2) (η₀)
     n : int ≥ 100
     d : int ≥ 2
     n_test : int ≥ 100
@@ -729,8 +795,8 @@ def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
     TypeError, ValueError
         For arguments out of range.
     """
-    thresholds = [float(check_finite_array(t, "threshold", ndim=0)) for t in np.atleast_1d(thresholds)]
-    noises = [_check_kind_problem("structured", 0.0, v)[1] for v in np.atleast_1d(noises)]
+    thresholds = check_sweep(thresholds, "thresholds")
+    noises = [_check_noise(v, "noises") for v in check_sweep(noises, "noises")]
     n = check_int(n, "n", minimum=100)
     d = check_int(d, "d", minimum=2)
     n_test = check_int(n_test, "n_test", minimum=100)
