@@ -412,7 +412,6 @@ add(X + "roc_experiment", dict(d=2, n=4, epsilon=1.0, n_trials=2, rng=0))
 add(X + "phase_diagram", dict(d=2, ns=[4], alpha_fractions=[0.5], n_scores=8, rng=0),
     arrays={"ns": 1, "alpha_fractions": 1})
 add(X + "threshold_experiment", dict(d=2, n=4, target_fprs=[0.1], n_trials=20, rng=0), arrays={"target_fprs": 1})
-add(X + "regression_noise_sd", dict(d=2, n=10, epsilon=1.0, delta=1e-5))
 add(X + "regression_experiment", dict(d=4, s=2, ratios=[2.0], epsilons=[1.0], n_scores=8, rng=0),
     arrays={"ratios": 1, "epsilons": 1})
 

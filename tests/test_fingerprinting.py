@@ -220,6 +220,60 @@ def test_dp_mean_auc_is_within_the_envelope_band_and_the_exact_mean_is_not():
     assert abs(fp.auc(*_mean_scores(fp.exact_mean, d, n, n_trials, seed=7)) - 0.5) > band  # Φ(√2.5) = 0.94
 
 
+def _regression_pair_auc(name, statistic, epsilon, n_trials, seed, d=20, s=2, n=24):
+    """AUC of a T7 attack on N independent (member, non-member) pairs, and the certified ε of the release."""
+    rng = np.random.default_rng(seed)
+    beta = data.sparse_coefficients(d, s, 0.5, "symmetric", rng)
+    estimators, certified = ex._regression_estimators(d, s, n, [epsilon], 1.0, beta)
+    sample = functools.partial(data.regression_records, beta=beta)
+    scores = fp.membership_scores(sample, estimators[name], ex._regression_statistics(d, beta, 2 * s)[statistic],
+                                  n, n_trials, rng=rng, pooled=False)
+    return fp.auc(*scores), certified[epsilon]
+
+
+@pytest.mark.parametrize("plain, private, statistic, n_trials", [
+    ("ols", "noisy_ols", "classical", 4000),      # measured: 0.59 against OLS
+    ("lasso", "dp_lasso", "sparse_sign", 3000),   # measured: 0.57 against the LASSO (ISTA fits are the cost)
+])
+def test_regression_attack_traces_the_plain_estimator_and_not_its_private_version(plain, private, statistic,
+                                                                                  n_trials):
+    # N independent pairs (one member, one non-member per trial): van Dantzig's bound gives
+    # Var(AUC) <= A(1 − A)/N <= 1/(4N). "Clearly above ½" is a one-sided test at false alarm 1e-6
+    # (z = 4.75): AUC − ½ > 4.75/(2√N) = 0.038 (N = 4000) or 0.043 (N = 3000).
+    # The private release: any (ε', δ)-DP test has AUC within e^ε'/(1 + e^ε') − ½ + δ of ½ (envelope,
+    # Exercise 4.1), ε' = the certified ε (Peeling's composition for DPLasso; the claimed ε for noisy
+    # OLS, whose guarantee holds only on a high-probability event); plus 6 sd = 3/√N on each side.
+    # At ε = 0.25, n = 24 (δ = n^{-1.1} = 0.030): band ≈ 0.062 + 0.030 + 0.047 = 0.14.
+    epsilon, n = 0.25, 24
+    z, delta = 4.75, ex.dp_delta(n)
+    plain_auc, _ = _regression_pair_auc(plain, statistic, epsilon, n_trials, seed=21)
+    assert plain_auc - 0.5 > z / (2 * math.sqrt(n_trials))
+    private_auc, certified = _regression_pair_auc((private, epsilon), statistic, epsilon, n_trials, seed=21)
+    eps = max(epsilon, certified)
+    band = math.exp(eps) / (1 + math.exp(eps)) - 0.5 + delta + 3 / math.sqrt(n_trials)
+    assert abs(private_auc - 0.5) <= band
+
+
+def test_regression_experiment_aucs_are_the_fingerprinting_aucs_on_the_same_draws():
+    # The runner's numbers are dpteach.fingerprinting's: recompute one cell from the same seeds.
+    result = ex.regression_experiment(8, 2, [2.0], [1.0], n_scores=64, rng=3)
+    rng = np.random.default_rng(3)
+    beta = data.sparse_coefficients(8, 2, 0.5, "symmetric", rng)
+    np.testing.assert_array_equal(beta, result["beta"])
+    n, seed = 16, int(rng.integers(2 ** 63))
+    sample = functools.partial(data.regression_records, beta=beta)
+    estimators, _ = ex._regression_estimators(8, 2, n, [1.0], 1.0, beta)
+
+    def classical(r, m):
+        return fp.classical_regression_statistic(r[..., :8], r[..., 8], r[..., 9], m)
+
+    def sparse_sign(r, m):
+        return fp.sparse_regression_statistic(r[..., :8], r[..., 8], r[..., 9], m, 4, weight="sign")
+    for name, stat, fn in (("ols", "classical", classical), (("dp_lasso", 1.0), "sparse_sign", sparse_sign)):
+        expected = fp.auc(*fp.membership_scores(sample, estimators[name], fn, n, 4, rng=seed))
+        assert result["auc"][name][stat][0] == expected
+
+
 def test_membership_scores_pooled_shapes_and_reproducibility():
     sample = functools.partial(data.gaussian_records, mu=np.zeros(3))
 
@@ -357,7 +411,10 @@ def test_runners_return_the_documented_shapes():
     t8 = ex.threshold_experiment(5, 4, [0.1], n_trials=10, rng=0)
     assert t8["rows"][0]["calibrated"] < t8["rows"][0]["printed"]
     t7 = ex.regression_experiment(4, 2, [2.0], [1.0], n_scores=16, rng=0)
-    assert set(t7["auc"]["ols"]) == {"classical", "score", "sparse", "sparse_sign"}
+    assert set(t7["auc"]) == {"ols", "lasso", ("noisy_ols", 1.0), ("dp_lasso", 1.0)}
+    assert set(t7["auc"]["ols"]) == set(t7["auc"][("noisy_ols", 1.0)]) == {"classical", "score"}
+    assert set(t7["auc"]["lasso"]) == set(t7["auc"][("dp_lasso", 1.0)]) == {"sparse", "sparse_sign"}
+    assert t7["auc"]["ols"]["classical"].shape == t7["epsilon_certified"][1.0].shape == (1,)
     with pytest.raises(ValueError, match="ratios"):
         ex.regression_experiment(4, 2, [0.5], [1.0])
     with pytest.raises(TypeError, match="n_scores"):

@@ -290,10 +290,36 @@ def test_runners_return_the_documented_shapes():
     e7 = E.peeling_audit_experiment([1, 2], n_trials=200, rng=0)
     assert e7["right"].shape == (2,) and np.all(e7["certified"] <= 1.0)
     auc = E.tracing_experiment(n_reps=1, rng=0)
-    assert set(auc) >= {"OLS", "LASSO"} and all(0 <= a <= 1 for a in auc.values())
+    assert set(auc) >= {"OLS", "LASSO"} and all(0 <= a <= 1 for v in auc.values() for a in v.values())
+    assert set(auc["OLS"]) == {"classical", "score"} and set(auc["LASSO"]) == {"classical", "sparse", "sparse_sign"}
     with pytest.raises(ValueError, match="n_reps"):
         E.error_vs_n([200], [1.0], n_reps=0)
-    assert E._auc(np.array([2.0, 3.0]), np.array([0.0, 1.0])) == 1.0
+
+
+def test_tracing_experiment_reports_chapter_4s_aucs_on_the_same_draws():
+    # Recompute every AUC with dpteach.fingerprinting from the same seeds (the runner draws β, then
+    # one membership seed per half): the numbers must agree exactly, so the chapter's table is
+    # chapter 4's attack and not a local re-implementation.
+    from dpteach import fingerprinting as fp
+    from dpteach.experiments import regression as E
+    epsilon, n_reps = 1.0, 2
+    result = E.tracing_experiment(epsilon=epsilon, n_reps=n_reps, rng=11)
+    rng = np.random.default_rng(11)
+    checked = 0
+    for kind, d in (("classical", 20), ("sparse", 200)):
+        n, sample, estimators, _ = E._tracing_setup(kind, epsilon, rng)
+        seed = int(rng.integers(2 ** 63))
+        statistics = {"classical": lambda r, m, d=d: fp.classical_regression_statistic(r[..., :d], r[..., d],
+                                                                                       r[..., d + 1], m)}
+        if kind == "sparse":
+            statistics["sparse_sign"] = lambda r, m: fp.sparse_regression_statistic(r[..., :200], r[..., 200],
+                                                                                    r[..., 201], m, 10, weight="sign")
+        for name, estimator in estimators.items():
+            for stat, fn in statistics.items():
+                expected = fp.auc(*fp.membership_scores(sample, estimator, fn, n, n_reps, rng=seed))
+                assert result[name][stat] == expected, (name, stat)
+                checked += 1
+    assert checked == 3 + 2 * 2
 
 
 def test_no_certificate_without_residual_clipping():

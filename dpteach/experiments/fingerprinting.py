@@ -1,5 +1,7 @@
 """Runners behind chapter 4's figures: tracing the mean (T1–T3), thresholds (T8) and regression (T7).
 
+T7 attacks chapter 5's estimators: OLS and noisy OLS, the LASSO and the private LASSO.
+
 Each runner draws its population with ``dpteach.data``, runs
 ``dpteach.fingerprinting.membership_scores`` for every estimator on the
 *same* records (common random numbers: each estimator gets the same seed
@@ -15,13 +17,13 @@ import math
 
 import numpy as np
 
-from .. import data, fingerprinting
-from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
+from .. import data, fingerprinting, regression, regression_baselines
+from .._validation import as_rng, check_epsilon, check_int, check_positive, check_real_array
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions, progress
 
 __all__ = ["clipping_radius", "dp_delta", "auc_vs_ratio", "roc_experiment", "phase_diagram",
-           "threshold_experiment", "regression_noise_sd", "regression_experiment"]
+           "threshold_experiment", "regression_experiment"]
 
 #: Records × columns above which membership_scores shows its own progress bar.
 _SLOW_ENTRIES = 3e7
@@ -226,35 +228,93 @@ def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
     return {"in_scores": in_scores, "out_scores": out_scores, "calibration": calibration, "rows": rows}
 
 
-def regression_noise_sd(d, n, epsilon, delta, sigma=1.0):
-    """Stand-in noise for private OLS: s_W = T√(2 ln(1.25/δ))·√d/(nε) with T = σ√(2 ln n).
+def _per_trial(fit, d):
+    """Batch a chapter-5 estimator ``fit(X, y, rng)`` over the trial axis of records [x (d), y, ỹ].
 
-    Our stand-in with the shape of Cai, Wang & Zhang's noisy OLS (their
-    Theorem 19: s_W ∝ T√(d log(1/δ))/(nε), truncation level T ≍ σ√log n).
-    Not a privacy calibration: chapter 5 derives the real one.
+    Chapter 5's estimators fit one dataset at a time; a loop over the T trials of a chunk
+    (not over records) keeps the per-record work vectorised. The fresh response ỹ (column
+    d + 1) is never shown to the estimator.
     """
-    d = check_int(d, "d", minimum=1)
-    n = check_int(n, "n", minimum=2)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    sigma = check_positive(sigma, "sigma")
-    truncation = sigma * math.sqrt(2 * math.log(n))
-    return truncation * math.sqrt(2 * math.log(1.25 / delta)) * math.sqrt(d) / (n * epsilon)
+    def estimator(records, rng=None):
+        return np.stack([fit(trial[:, :d], trial[:, d], rng) for trial in records])
+    return estimator
+
+
+def _regression_statistics(d, beta, support_size):
+    """The tracing statistics of T7 on records [x, y, ỹ] (chapter 4, Eqs. (eq-cwz-classical)–(eq-regression-score))."""
+    def columns(records):
+        return records[..., :d], records[..., d], records[..., d + 1]
+
+    return {
+        "classical": lambda r, m: fingerprinting.classical_regression_statistic(*columns(r), m),
+        "score": lambda r, m: fingerprinting.regression_score_statistic(r[..., :d], r[..., d], beta, m),
+        "sparse": lambda r, m: fingerprinting.sparse_regression_statistic(*columns(r), m, support_size),
+        "sparse_sign": lambda r, m: fingerprinting.sparse_regression_statistic(*columns(r), m, support_size,
+                                                                              weight="sign"),
+    }
+
+
+#: Which statistics T7 runs against which estimator family.
+_T7_STATISTICS = {"ols": ("classical", "score"), "noisy_ols": ("classical", "score"),
+                         "lasso": ("sparse", "sparse_sign"), "dp_lasso": ("sparse", "sparse_sign")}
+
+
+def _regression_estimators(d, s, n, epsilons, sigma, beta):
+    """T7's estimators at sample size n: OLS, noisy OLS, the LASSO and the private LASSO (chapter 5).
+
+    The truncation T = √(σ² + ‖β‖²)·√(2 ln n) and δ = n^{-1.1} depend only on n and on the
+    assumed model, never on the data. The private LASSO selects ŝ = 2s coordinates.
+    Returns ({name: estimator}, {ε: certified ε' of the private LASSO}).
+    """
+    truncation = regression.default_truncation(n, sigma, float(np.linalg.norm(beta)))
+    delta = dp_delta(n)
+    estimators = {"ols": _per_trial(lambda X, y, rng: regression_baselines.ols(X, y), d),
+                  "lasso": _per_trial(lambda X, y, rng: regression_baselines.lasso_ista(X, y), d)}
+    for e in epsilons:
+        estimators[("noisy_ols", e)] = _per_trial(
+            lambda X, y, rng, e=e: regression.noisy_ols(X, y, e, delta, truncation, rng=rng), d)
+        estimators[("dp_lasso", e)] = _per_trial(
+            lambda X, y, rng, e=e: regression.DPLasso(e, delta, 2 * s, truncation=truncation,
+                                                      random_state=rng).fit(X, y).coef_, d)
+    certified = {e: regression.peeling_epsilon(2 * s, e, delta) for e in epsilons}
+    return estimators, certified
 
 
 def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magnitude=0.5, rng=None):
-    """T7: AUC of four regression statistics against OLS and noisy OLS, over n/d.
+    """T7: tracing OLS and the LASSO against their private versions from chapter 5, over n/d.
 
     β is s-sparse and sign-symmetric with |β_j| = magnitude; the design is
-    Rademacher. Statistics: Lemma 19's (``"classical"``), the regression
-    score (``"score"``), Lemma 18's as printed (``"sparse"``) and
-    sign-weighted (``"sparse_sign"``). Estimators: ``"ols"`` and
-    ``("noisy_ols", ε)`` with :func:`regression_noise_sd` at δ = n^{-1.1}.
+    Rademacher and every record carries a fresh response ỹ. Estimators:
+    ``"ols"`` (:func:`dpteach.regression_baselines.ols`) and ``("noisy_ols", ε)``
+    (:func:`dpteach.regression.noisy_ols`, Theorem 5.10; private only on a
+    high-probability event), attacked with Lemma 19's statistic
+    (``"classical"``) and the regression score (``"score"``); ``"lasso"``
+    (:func:`dpteach.regression_baselines.lasso_ista`, default penalty) and
+    ``("dp_lasso", ε)`` (:class:`dpteach.regression.DPLasso`, Algorithm 5.4,
+    ŝ = 2s), attacked with Lemma 18's statistic as printed (``"sparse"``) and
+    sign-weighted (``"sparse_sign"``), both over the 2s largest |M_j|. δ = n^{-1.1}.
+    Every estimator and statistic of a cell sees the same records (one seed per
+    n), so differences are not sampling noise.
 
-    Returns dict ``n`` (the sample sizes) and ``auc``: {estimator: {statistic: array over ratios}}.
+    Parameters
+    ----------
+    d, s : int, 1 <= s, 2s <= d
+    ratios : sequence of float >= 1 (n = max(d + 1, round(ratio·d)))
+    epsilons : sequence of float > 0
+    n_scores : int, member scores per cell (trials = ⌈n_scores/n⌉, pooled)
+    sigma, magnitude : float > 0
+    rng : seed or Generator
+
+    Returns
+    -------
+    dict with ``n`` (sample sizes), ``beta``, ``auc``: {estimator: {statistic: array over
+    ratios}} (OLS-type: "classical", "score"; LASSO-type: "sparse", "sparse_sign") and ``epsilon_certified``:
+    {ε: array over ratios} (the ε' that Peeling's composition certifies for the private
+    LASSO, <= ε for ε <= 1). Cost: about n_scores·(#estimators)·(#statistics) fits of
+    cost O(n·d² + d³) / n.
     """
-    d = check_int(d, "d", minimum=1)
-    s = check_int(s, "s", minimum=1, maximum=d)
+    d = check_int(d, "d", minimum=2)
+    s = check_int(s, "s", minimum=1, maximum=d // 2)
     ratios = check_real_array(ratios, "ratios", ndim=1)
     if np.any(ratios < 1):
         raise ValueError(f"ratios n/d must be >= 1 (OLS needs n >= d), got {ratios.tolist()}")
@@ -265,26 +325,24 @@ def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magn
     rng = as_rng(rng)
     beta = data.sparse_coefficients(d, s, magnitude, "symmetric", rng)
     sample = functools.partial(data.regression_records, beta=beta, sigma=sigma)
+    statistics = _regression_statistics(d, beta, 2 * s)
     ns = np.maximum(d + 1, np.round(ratios * d)).astype(int)
-    statistics = {
-        "classical": lambda r, m: fingerprinting.classical_regression_statistic(r[..., :d], r[..., d], r[..., d + 1], m),
-        "score": lambda r, m: fingerprinting.regression_score_statistic(r[..., :d], r[..., d], beta, m),
-        "sparse": lambda r, m: fingerprinting.sparse_regression_statistic(r[..., :d], r[..., d], r[..., d + 1], m, s),
-        "sparse_sign": lambda r, m: fingerprinting.sparse_regression_statistic(r[..., :d], r[..., d], r[..., d + 1],
-                                                                              m, s, weight="sign"),
-    }
-    names = ["ols"] + [("noisy_ols", e) for e in epsilons]
-    auc = {name: {stat: np.empty(ns.size) for stat in statistics} for name in names}
+    names = ["ols", "lasso"] + [(family, e) for family in ("noisy_ols", "dp_lasso") for e in epsilons]
+    auc = {name: {stat: np.empty(ns.size) for stat in _T7_STATISTICS[_family(name)]} for name in names}
+    certified = {e: np.empty(ns.size) for e in epsilons}
     for j in progress(range(ns.size), "T7: n/d"):
         n = int(ns[j])
         trials, seed = math.ceil(n_scores / n), int(rng.integers(2 ** 63))
+        estimators, eps_certified = _regression_estimators(d, s, n, epsilons, sigma, beta)
+        for e in epsilons:
+            certified[e][j] = eps_certified[e]
         for name in names:
-            noise = 0.0 if name == "ols" else regression_noise_sd(d, n, name[1], dp_delta(n), sigma)
-
-            def estimator(records, rng=None, noise=noise):
-                return fingerprinting.noisy_ols(records[..., :d], records[..., d], noise, rng)
-
-            for stat, fn in statistics.items():
-                scores = fingerprinting.membership_scores(sample, estimator, fn, n, trials, rng=seed)
+            for stat in _T7_STATISTICS[_family(name)]:
+                scores = fingerprinting.membership_scores(sample, estimators[name], statistics[stat], n, trials,
+                                                          rng=seed)
                 auc[name][stat][j] = fingerprinting.auc(*scores)
-    return {"n": ns, "beta": beta, "auc": auc}
+    return {"n": ns, "beta": beta, "auc": auc, "epsilon_certified": certified}
+
+
+def _family(name):
+    return name if isinstance(name, str) else name[0]

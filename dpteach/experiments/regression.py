@@ -10,14 +10,15 @@ every ε, so the curves differ by the methods, not by the data.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from .. import audit
+from .. import audit, fingerprinting
 from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_int, check_sizes,
                            check_sweep)
-from ..data import linear_regression_data, sparse_regression_data
+from ..data import linear_regression_data, regression_records, sparse_regression_data
 from ..peeling import _peel_forgotten_sqrt_s, peel, peeling_epsilon
 from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
 from ..regression_baselines import lasso_ista, ols, split_iht
@@ -259,69 +260,91 @@ def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000
     return out
 
 
-def _tracing_statistic(X, y, y_fresh, estimate, support=None):
-    """The paper's tracing statistic ⟨x(y − ỹ), M(D)⟩ per record (restricted to a support S(M) if given).
+def _per_trial(fit, d):
+    """Batch an estimator ``fit(X, y, rng)`` over the trial axis of chapter 4's records [x (d), y, ỹ].
 
-    ỹ is a fresh response drawn with the same covariates x. A small local helper:
-    chapter 4's ``dpteach.fingerprinting`` computes the same statistic in general.
+    The loop runs over trials, not records; the fresh response ỹ is never shown to the estimator.
     """
-    if support is not None:
-        estimate = np.where(support, estimate, 0.0)
-    return (y - y_fresh) * (X @ estimate)
+    def estimator(records, rng=None):
+        return np.stack([fit(trial[:, :d], trial[:, d], rng) for trial in records])
+    return estimator
 
 
-def _auc(members, outsiders):
-    """P[statistic(member) > statistic(outsider)] (+ ½ ties): 0.5 means no membership signal."""
-    both = np.concatenate([members, outsiders])
-    ranks = np.argsort(np.argsort(both, kind="stable"), kind="stable") + 1.0
-    u = ranks[:members.size].sum() - members.size * (members.size + 1) / 2
-    return float(u / (members.size * outsiders.size))
+def _tracing_setup(kind, epsilon, rng):
+    """One half of the tracing experiment: (n, sample, {estimator: fn}, {statistic: fn}).
+
+    ``kind="classical"``: d = 20, n = 40, a dense unit β (chapter 5's class P(σ, d)); OLS, noisy OLS
+    and DP-GD, attacked with Lemma 19's statistic and the regression score statistic.
+    ``kind="sparse"``: d = 200, s = 5, n = 400, an s-sparse unit β; the LASSO (penalty 0.02) and the
+    private LASSO (ŝ = 10, N₀ = 2), attacked with Lemma 18's statistic (over the ŝ = 10 largest
+    |M_j|, as printed and sign-weighted) and Lemma 19's. β is drawn once with chapter 5's
+    generators; records come from ``dpteach.data.regression_records`` (the same Rademacher design
+    and N(0, 1) noise), with the adversary's fresh response ỹ in the last column.
+    """
+    if kind == "classical":
+        n, d = 40, 20
+        beta = linear_regression_data(1, d, rng=rng)[2]
+    else:
+        n, d, s = 400, 200, 5
+        beta = sparse_regression_data(1, d, s, rng=rng)[2]
+    sample = functools.partial(regression_records, beta=beta)
+    delta, T = default_delta(n), default_truncation(n)
+
+    def columns(records):
+        return records[..., :d], records[..., d], records[..., d + 1]
+
+    statistics = {"classical": lambda r, m: fingerprinting.classical_regression_statistic(*columns(r), m)}
+    if kind == "classical":
+        statistics["score"] = lambda r, m: fingerprinting.regression_score_statistic(r[..., :d], r[..., d], beta, m)
+        estimators = {
+            "OLS": _per_trial(lambda X, y, g: ols(X, y), d),
+            f"noisy OLS (ε = {epsilon:g})": _per_trial(lambda X, y, g: noisy_ols(X, y, epsilon, delta, T, rng=g), d),
+            f"DP-GD (ε = {epsilon:g})": _per_trial(
+                lambda X, y, g: dp_gradient_descent_ols(X, y, epsilon, delta, T, rng=g), d)}
+    else:
+        statistics["sparse"] = lambda r, m: fingerprinting.sparse_regression_statistic(*columns(r), m, 10)
+        statistics["sparse_sign"] = lambda r, m: fingerprinting.sparse_regression_statistic(*columns(r), m, 10,
+                                                                                           weight="sign")
+        estimators = {
+            "LASSO": _per_trial(lambda X, y, g: lasso_ista(X, y, penalty=0.02), d),
+            f"private LASSO (ε = {epsilon:g})": _per_trial(
+                lambda X, y, g: DPLasso(epsilon, delta, 10, n_iterations=2, random_state=g).fit(X, y).coef_, d)}
+    return n, sample, estimators, statistics
 
 
 def tracing_experiment(epsilon=1.0, n_reps=40, rng=None):
-    """The tracing attack of chapter 4 run against OLS / LASSO and their private versions.
+    """Chapter 4's tracing attacks run against OLS / LASSO and their private versions.
 
     Classical: d = 20, n = 40 (OLS overfits: leverage d/n = 1/2); sparse: d = 200, s = 5,
     n = 400 (the LASSO with the small penalty 0.02, so that it overfits; the private LASSO with
-    ŝ = 10 and N₀ = 2 blocks, since 400 records leave little to split). For each dataset
-    the statistic of every member and of as many fresh outsiders is computed, and the area
-    under the ROC curve (AUC) of "member vs outsider" is returned per estimator
-    (0.5 = the attack learns nothing). Returns ``{name: AUC}`` pooled over ``n_reps`` datasets.
+    ŝ = 10 and N₀ = 2 blocks, since 400 records leave little to split). The membership
+    experiment, the statistics and the AUC are chapter 4's
+    (:func:`dpteach.fingerprinting.membership_scores`, ``classical_regression_statistic``,
+    ``sparse_regression_statistic``, ``regression_score_statistic``, ``auc``): per trial, n
+    members and n fresh non-members are scored against the release, pooled over ``n_reps``
+    trials. Every estimator and statistic of one half sees the same draws (one seed).
+
+    Parameters
+    ----------
+    epsilon : float, 0 < ε < inf
+    n_reps : int >= 1, trials (datasets) per estimator
+    rng : None, int or Generator
+
+    Returns
+    -------
+    dict {estimator name: {statistic: AUC}}, with statistics "classical" and "score" for
+    OLS, noisy OLS and DP-GD, and "classical", "sparse", "sparse_sign" for the (private)
+    LASSO; 0.5 means the attack learns nothing. Cost O(n_reps·(n·d² + d³)) per estimator.
     """
     epsilon = check_epsilon(epsilon)
     n_reps = check_repetitions(n_reps)
     rng = as_rng(rng)
-    stats = {}
-
-    def add(name, members, outsiders):
-        stats.setdefault(name, ([], []))
-        stats[name][0].append(members)
-        stats[name][1].append(outsiders)
-
-    for _ in progress(range(n_reps), "tracing"):
-        for kind in ("classical", "sparse"):
-            if kind == "classical":
-                n, d = 40, 20
-                X, y, beta = linear_regression_data(2 * n, d, rng=rng)
-            else:
-                n, d = 400, 200
-                X, y, beta = sparse_regression_data(2 * n, d, 5, rng=rng)
-            X_in, y_in, X_out, y_out = X[:n], y[:n], X[n:], y[n:]
-            fresh_in = X_in @ beta + rng.normal(size=n)
-            fresh_out = X_out @ beta + rng.normal(size=n)
-            delta = default_delta(n)
-            T = default_truncation(n)
-            if kind == "classical":
-                estimates = {"OLS": (ols(X_in, y_in), None),
-                             f"noisy OLS (ε = {epsilon:g})": (noisy_ols(X_in, y_in, epsilon, delta, T, rng=rng), None),
-                             f"DP-GD (ε = {epsilon:g})": (dp_gradient_descent_ols(X_in, y_in, epsilon, delta, T,
-                                                                                   rng=rng), None)}
-            else:
-                lasso = lasso_ista(X_in, y_in, penalty=0.02)
-                private = DPLasso(epsilon, delta, 10, n_iterations=2, random_state=rng).fit(X_in, y_in).coef_
-                estimates = {"LASSO": (lasso, lasso != 0),
-                             f"private LASSO (ε = {epsilon:g})": (private, private != 0)}
-            for name, (estimate, support) in estimates.items():
-                add(name, _tracing_statistic(X_in, y_in, fresh_in, estimate, support),
-                    _tracing_statistic(X_out, y_out, fresh_out, estimate, support))
-    return {name: _auc(np.concatenate(m), np.concatenate(o)) for name, (m, o) in stats.items()}
+    out = {}
+    for kind in progress(("classical", "sparse"), "tracing"):
+        n, sample, estimators, statistics = _tracing_setup(kind, epsilon, rng)
+        seed = int(rng.integers(2 ** 63))
+        for name, estimator in estimators.items():
+            out[name] = {stat: fingerprinting.auc(*fingerprinting.membership_scores(sample, estimator, fn, n, n_reps,
+                                                                                    rng=seed))
+                         for stat, fn in statistics.items()}
+    return out
