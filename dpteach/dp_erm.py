@@ -55,7 +55,8 @@ def zcdp_rho(epsilon, delta):
     delta = check_delta(delta, allow_zero=False)
     log_term = math.log(1.0 / delta)
     # Written as ε²/(√(L+ε)+√L)² to avoid cancellation when ε ≪ L.
-    return epsilon ** 2 / (math.sqrt(log_term + epsilon) + math.sqrt(log_term)) ** 2
+    # Written as (ε/(√(L+ε)+√L))²: ε² would overflow at ε ~ 1e308 and underflow at 1e-300.
+    return (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2
 
 
 def zcdp_epsilon(rho, delta):
@@ -108,10 +109,20 @@ def l1_subgradient_sensitivity(lipschitz, n):
     return 2.0 * lipschitz / n
 
 
+def _zcdp_gaussian_sigma(sensitivity, n_steps, epsilon, delta):
+    """σ of K Gaussian steps of sensitivity Δ that compose to (ε, δ)-DP through zCDP: Δ·√(K/(2ρ(ε, δ))).
+
+    K·Δ²/(2σ²)-zCDP equals ρ(ε, δ) at this σ. Computed as Δ·√(K/2)·(√(L+ε)+√L)/ε with L = ln(1/δ),
+    which is the same number without forming ρ (ρ under- or overflows at ε near 1e∓300).
+    Inputs must already be validated (Δ > 0, K >= 1, 0 < ε < inf, 0 < δ < 1).
+    """
+    log_term = math.log(1.0 / delta)
+    return sensitivity * math.sqrt(n_steps / 2.0) * ((math.sqrt(log_term + epsilon) + math.sqrt(log_term)) / epsilon)
+
+
 def _sigma(lipschitz, n, epsilon, delta, n_iterations):
-    # K Gaussian steps of sensitivity Δ and std σ are K·Δ²/(2σ²)-zCDP; set that equal to ρ.
-    rho = zcdp_rho(epsilon, delta)
-    return (2.0 * lipschitz / n) * math.sqrt(n_iterations / (2.0 * rho))
+    # K Gaussian steps of sensitivity Δ = 2T/n (the average subgradient) and std σ are K·Δ²/(2σ²)-zCDP.
+    return _zcdp_gaussian_sigma(2.0 * lipschitz / n, n_iterations, epsilon, delta)
 
 
 def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):

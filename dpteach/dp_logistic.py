@@ -41,7 +41,7 @@ from ._estimator import Estimator
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
                           check_labels, check_positive, check_real_array, check_same_length)
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
-from .dp_erm import zcdp_epsilon, zcdp_rho
+from .dp_erm import zcdp_epsilon, _zcdp_gaussian_sigma
 from .mechanisms import gaussian_delta, gaussian_sigma
 
 __all__ = [
@@ -208,14 +208,10 @@ def _check_budget(clip_norm, n_epochs, epsilon, delta, accountant):
 
 
 def _sigma_zcdp(sensitivity, n_epochs, epsilon, delta):
-    # E epochs of a Δ-sensitive Gaussian mechanism: E·Δ²/(2σ²) = ρ(ε, δ). ρ ≈ ε²/(4 ln(1/δ)) overflows
-    # beyond ε ≈ 1e154 and underflows to 0 below ε ≈ 1e-154: this accountant then has no finite
-    # positive σ to offer (None), and "best" uses the composition accountant alone.
-    try:
-        rho = zcdp_rho(epsilon, delta)
-    except OverflowError:
-        return None
-    sigma = sensitivity * math.sqrt(n_epochs / (2.0 * rho)) if rho > 0 else math.inf
+    # E epochs of a Δ-sensitive Gaussian mechanism: E·Δ²/(2σ²) = ρ(ε, δ) (chapter 6's zCDP calibration).
+    # At extreme ε the σ may still leave the float range: this accountant then has no finite positive
+    # σ to offer (None), and "best" uses the composition accountant alone.
+    sigma = _zcdp_gaussian_sigma(sensitivity, n_epochs, epsilon, delta)
     return sigma if 0 < sigma < math.inf else None
 
 
