@@ -648,23 +648,23 @@ add(X + "make_problem", dict(kind="rcn", n=5, d=2, rng=0))
 add(X + "fit_learner", dict(name="dp_sgd", X=X2, y=Y, epsilon=1.0, delta=1e-5, rng=0), arrays={"X": 2, "y": 1})
 add(X + "run_comparison", dict(kinds=("rcn",), epsilons=[1.0], ns=[100], learners=("dp_sgd",), d=2, n_reps=1,
                                n_test=100, delta=1e-5, rng=0))
-add(X + "mean_error", dict(errors=np.array([[0.1, 0.2], [0.3, np.nan]])), arrays={"errors": (1, 2, 3)},
+add("dpteach.experiments.table1_tables." + "mean_error", dict(errors=np.array([[0.1, 0.2], [0.3, np.nan]])), arrays={"errors": (1, 2, 3)},
     exempt={("errors", "nan"): "NaN marks a skipped run: documented as allowed and ignored"})
-add(X + "n_needed", dict(ns=[100, 1000], errors=np.array([[0.3], [0.1]]), target=0.2),
+add("dpteach.experiments.table1_tables." + "n_needed", dict(ns=[100, 1000], errors=np.array([[0.3], [0.1]]), target=0.2),
     arrays={"ns": 1, "errors": (1, 2), "target": (0, 1)},
     exempt={("errors", "nan"): "NaN marks a skipped run: documented as allowed and ignored"})
-add(X + "sample_complexity_shape", dict(name="improper", alpha=0.1, epsilon=1.0, d=2), arrays={"alpha": None})
-add(X + "excess_error_shape", dict(name="improper", ns=[1000.0, 5000.0], epsilon=1.0, d=2), arrays={"ns": None},
+add("dpteach.experiments.table1_rates." + "sample_complexity_shape", dict(name="improper", alpha=0.1, epsilon=1.0, d=2), arrays={"alpha": None})
+add("dpteach.experiments.table1_rates." + "excess_error_shape", dict(name="improper", ns=[1000.0, 5000.0], epsilon=1.0, d=2), arrays={"ns": None},
     exempt={("ns", "fractional"): "a shape evaluated along a continuous n axis (the chapter draws it on a "
                                   "geometric grid): n = 1000.5 is a valid point of the curve, not a sample size"})
-add(X + "fit_shape_constant", dict(measured=np.array([3.0, 30.0]), shape=np.array([1.0, 10.0])),
+add("dpteach.experiments.table1_rates." + "fit_shape_constant", dict(measured=np.array([3.0, 30.0]), shape=np.array([1.0, 10.0])),
     arrays={"measured": None, "shape": None},
     exempt={("measured", "nan"): "NaN marks a missing measurement: documented as skipped (only finite pairs count)",
             ("shape", "nan"): "NaN marks a missing value: documented as skipped (only finite pairs count)"})
-add(X + "complexity_shape", dict(name="dp_sgd", d=[2, 3], n=1000), arrays={"d": (0, 1)})
+add("dpteach.experiments.table1_rates." + "complexity_shape", dict(name="dp_sgd", d=[2, 3], n=1000), arrays={"d": (0, 1)})
 add(X + "runtime_vs_d", dict(ds=[2], n=100, epsilon=1.0, learners=("dp_sgd",), n_reps=1, rng=0))
-add(X + "winner_table", dict(result=_T1_RESULT))
-add(X + "format_winner_table", dict(rows=_T1_ROWS))
+add("dpteach.experiments.table1_tables." + "winner_table", dict(result=_T1_RESULT))
+add("dpteach.experiments.table1_tables." + "format_winner_table", dict(rows=_T1_ROWS))
 add(X + "surrogate_gap", dict(thresholds=[0.3], noises=[0.1], n=100, d=2, n_test=100, rng=0),
     arrays={"thresholds": (0, 1), "noises": (0, 1)})
 

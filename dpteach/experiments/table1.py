@@ -27,17 +27,15 @@ import time
 import warnings
 
 import numpy as np
-from scipy import optimize
 
-from .. import bounds, data
+from .. import data
 from .._validation import (as_rng, check_choice, check_delta, check_epsilon, check_epsilon_sweep,
-                           check_int, check_labels, check_positive, check_positive_array,
+                           check_int, check_labels,
                            check_probability, check_real_array, check_same_length, check_sizes, check_sweep)
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
-from ..hermite import feature_dimension
 from ..improper import PrivateHermiteL1Learner
-from ..proper import PrivateProperLearner, degree_for_accuracy
+from ..proper import PrivateProperLearner
 from ._progress import check_repetitions, progress
 
 __all__ = [
@@ -52,15 +50,7 @@ __all__ = [
     "make_problem",
     "fit_learner",
     "run_comparison",
-    "mean_error",
-    "n_needed",
-    "sample_complexity_shape",
-    "excess_error_shape",
-    "fit_shape_constant",
-    "complexity_shape",
     "runtime_vs_d",
-    "winner_table",
-    "format_winner_table",
     "surrogate_gap",
 ]
 
@@ -380,250 +370,6 @@ def _importable():
     return found
 
 
-def mean_error(errors):
-    """Mean over the last axis (repetitions), ignoring NaN; NaN where every repetition is NaN.
-
-    Parameters
-    ----------
-    errors : array_like, at least 1-D (NaN allowed: skipped runs)
-
-    Returns
-    -------
-    numpy.ndarray (one axis fewer). Cost O(size).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a non-numeric (strings, booleans), ragged, empty or 0-D array, or ±inf.
-    """
-    arr = _check_with_gaps(errors, "errors")
-    if arr.ndim < 1:
-        raise ValueError(f"errors must be a non-empty array with a repetitions axis, got shape {arr.shape}")
-    return _mean_error(arr)
-
-
-def _mean_error(arr):
-    valid = np.isfinite(arr)
-    count = valid.sum(axis=-1)
-    total = np.where(valid, arr, 0.0).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
-
-
-def n_needed(ns, errors, target):
-    """Smallest n at which the mean error reaches ``target``, interpolating log n linearly between grid points.
-
-    Figure 9.2's measurement: the target is OPT + α for the agnostic learners and C·OPT + α for the
-    semi-agnostic one. The first grid point at or below the target is found; between it and the
-    previous point the crossing is interpolated in (log n, error). NaN if the target is never reached;
-    ns[0] if it is reached at once (the true n may be smaller).
-
-    Parameters
-    ----------
-    ns : 1-D array_like of whole numbers ≥ 1, strictly increasing
-    errors : array_like, shape (len(ns), reps) or (len(ns),) (NaN entries are ignored; no ±inf)
-    target : float or array_like of targets
-
-    Returns
-    -------
-    float or numpy.ndarray (one per target). Cost O(len(ns)·len(target)).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For non-increasing, fractional or non-positive ns, mismatched lengths, a non-numeric errors,
-        a non-finite or non-numeric target.
-    """
-    if np.ndim(ns) != 1:
-        raise ValueError(f"ns must be a strictly increasing 1-D array of sample sizes, got {ns!r}")
-    ns = np.array(check_sizes(ns, "ns"), dtype=float)
-    if np.any(np.diff(ns) <= 0):
-        raise ValueError(f"ns must be a strictly increasing 1-D array, got {ns!r}")
-    errors = _check_with_gaps(errors, "errors", ndim=(1, 2))
-    mean = _mean_error(errors[:, None] if errors.ndim == 1 else errors)
-    if mean.shape != ns.shape:
-        raise ValueError(f"errors must have one row per n ({ns.size}), got shape {errors.shape}")
-    targets = check_real_array(target, "target", ndim=(0, 1))
-    out = np.full(targets.shape, np.nan).ravel()
-    for i, t in enumerate(targets.ravel()):
-        below = np.flatnonzero(np.isfinite(mean) & (mean <= t))
-        if below.size == 0:
-            continue
-        j = below[0]
-        if j == 0 or not np.isfinite(mean[j - 1]):
-            out[i] = ns[j]
-            continue
-        # Linear in log n between (n_{j−1}, e_{j−1} > t) and (n_j, e_j ≤ t).
-        fraction = (mean[j - 1] - t) / (mean[j - 1] - mean[j])
-        out[i] = math.exp(math.log(ns[j - 1]) + fraction * (math.log(ns[j]) - math.log(ns[j - 1])))
-    return float(out[0]) if targets.ndim == 0 else out.reshape(targets.shape)
-
-
-def _shape_degree(name, settings):
-    if name == "improper":
-        return 3  # the degree PrivateHermiteL1Learner uses at α = 0.1: min(5, ⌈0.3/α⌉) = 3
-    return degree_for_accuracy(settings["proper"]["alpha"])
-
-
-def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
-    """Table 1's sample size of ``name`` at accuracy α, **shape only** (constants and logs dropped).
-
-    * ``"improper"``: D_p/α² + D_p/(εα) (Theorem 6.12; ``bounds.hermite_l1_sample_complexity``);
-    * ``"proper"``: D_p/α² + D_p/(εα) + α⁻⁶ + 1/(εα⁵) (Theorem 7.8; ``bounds.proper_sample_complexity_shape``);
-    * ``"semi_agnostic"``: d/α² + d/(εα) (Theorem 8.10; ``bounds.dpsas_sample_complexity_rate``).
-
-    The degree p is held fixed (the learners' practical degree; the theorems take p ≈ 1/α²).
-
-    Parameters
-    ----------
-    name : {"improper", "proper", "semi_agnostic"}
-    alpha : float or array_like in (0, 1/2)
-    epsilon : float > 0
-    d : int ≥ 1
-    degree : int ≥ 1, optional (default: the practical degree, 3 or 4)
-
-    Returns
-    -------
-    float or numpy.ndarray. Cost O(len(α)).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For an unknown name or arguments out of range.
-    """
-    check_choice(name, "name", AGNOSTIC_LEARNERS)
-    alphas = check_positive_array(alpha, "alpha")
-    if np.any(alphas >= 0.5):
-        raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
-    epsilon = check_epsilon(epsilon)
-    d = check_int(d, "d", minimum=1)
-    degree = _shape_degree(name, SETTINGS) if degree is None else check_int(degree, "degree", minimum=1)
-    if name == "improper":
-        values = [bounds.hermite_l1_sample_complexity(d, degree, float(a), epsilon) for a in alphas.ravel()]
-    elif name == "proper":
-        values = [bounds.proper_sample_complexity_shape(float(a), epsilon, d, degree) for a in alphas.ravel()]
-    else:
-        values = [bounds.dpsas_sample_complexity_rate(d, float(a), epsilon) for a in alphas.ravel()]
-    values = np.array(values, dtype=float).reshape(alphas.shape)
-    return float(values) if values.ndim == 0 else values
-
-
-def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
-    """The α at which ``constant · sample_complexity_shape(name, α, ε, d) = n``, for each n: the excess-error shape.
-
-    Inverts the Table 1 rate numerically (the shape decreases in α), so a figure can draw
-    "excess ≈ α(n)" next to the measured excess. **Shape only**; ``constant`` is fitted by
-    :func:`fit_shape_constant`. Values are capped at 0.5 (no excess above 1/2 makes sense).
-
-    Parameters
-    ----------
-    name : {"improper", "proper", "semi_agnostic"}
-    ns : array_like of float > 0
-    epsilon : float > 0
-    d : int ≥ 1
-    constant : float > 0
-    degree : int ≥ 1, optional
-
-    Returns
-    -------
-    numpy.ndarray, same shape as ns. Cost O(len(ns)·root finding).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For an unknown name or arguments out of range.
-    """
-    check_choice(name, "name", AGNOSTIC_LEARNERS)
-    ns = check_positive_array(ns, "ns")
-    epsilon = check_epsilon(epsilon)
-    d = check_int(d, "d", minimum=1)
-    constant = check_positive(constant, "constant")
-    degree = _shape_degree(name, SETTINGS) if degree is None else check_int(degree, "degree", minimum=1)
-    out = np.empty(ns.shape)
-    for index, n in np.ndenumerate(ns):
-        def gap(log_alpha):
-            return math.log(constant * sample_complexity_shape(name, math.exp(log_alpha), epsilon, d, degree)) \
-                - math.log(n)
-        low, high = math.log(1e-8), math.log(0.4999)
-        if gap(high) >= 0:
-            out[index] = 0.5
-        else:
-            out[index] = math.exp(optimize.brentq(gap, low, high, xtol=1e-10))
-    return out
-
-
-def fit_shape_constant(measured, shape):
-    """The c minimising Σ (log measured − log(c·shape))² over the pairs where both are finite and > 0.
-
-    The Table 1 rates are shapes; one fitted constant per learner puts the curve on the figure's
-    scale (geometric mean of measured/shape). Returns NaN when no pair is usable.
-
-    Parameters
-    ----------
-    measured, shape : array_like of the same shape, non-empty (NaN marks a missing value; no ±inf)
-
-    Returns
-    -------
-    float. Cost O(size).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For arrays of different shapes, empty or non-numeric arrays, ±inf.
-    """
-    measured = _check_with_gaps(measured, "measured")
-    shape = _check_with_gaps(shape, "shape")
-    if measured.shape != shape.shape:
-        raise ValueError(f"measured and shape must have the same shape, got {measured.shape} and {shape.shape}")
-    usable = np.isfinite(measured) & np.isfinite(shape) & (measured > 0) & (shape > 0)
-    if not np.any(usable):
-        return math.nan
-    return float(np.exp(np.mean(np.log(measured[usable]) - np.log(shape[usable]))))
-
-
-def complexity_shape(name, d, n, settings=None):
-    """The stated running time of ``name`` at dimension d and sample size n, **shape only** (constants 1).
-
-    * ``"improper"``: n·D_p (features) plus K·n·D_p (K = the fixed iteration count): K·n·D_p;
-    * ``"proper"``: n·D_p (one pass of Hermite correlations) plus n·|H(q)|, |H(q)| independent of d
-      with dim V capped (Table 1's exp(O(α⁻⁴ log 1/α)) factor is then a constant): n·D_p;
-    * ``"semi_agnostic"``: n·d·log(1/α) (Table 1, row 4);
-    * ``"dp_sgd"``: E·n·d (Algorithm 9.2).
-
-    Parameters
-    ----------
-    name : {"improper", "proper", "semi_agnostic", "dp_sgd"}
-    d : int ≥ 1 or non-empty 1-D sequence of them
-    n : int ≥ 1
-    settings : dict, optional (see :func:`fit_learner`)
-
-    Returns
-    -------
-    float or numpy.ndarray. Cost O(len(d)).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For an unknown name or arguments out of range.
-    """
-    check_choice(name, "name", ("improper", "proper", "semi_agnostic", "dp_sgd"))
-    n = check_int(n, "n", minimum=1)
-    s = _settings(settings)
-    ds = check_sizes(d, "d", minimum=1)
-    out = []
-    for dim in ds:
-        if name == "improper":
-            out.append(s["improper"]["n_iterations"] * n * feature_dimension(dim, _shape_degree(name, s)))
-        elif name == "proper":
-            out.append(n * feature_dimension(dim, _shape_degree(name, s)))
-        elif name == "semi_agnostic":
-            out.append(n * dim * math.log(1 / s["semi_agnostic"]["alpha"]))
-        else:
-            out.append(s["dp_sgd"]["n_epochs"] * n * dim)
-    out = np.array(out, dtype=float)
-    return float(out[0]) if np.ndim(d) == 0 else out
-
-
 def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "semi_agnostic", "dp_sgd"),
                  n_reps=1, kind="rcn", settings=None, rng=0):
     """Fit time (seconds, best of ``n_reps``) of each learner for each dimension d (Figure 9.3).
@@ -675,101 +421,6 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
     return out
 
 
-def winner_table(result, learners=None):
-    """Table 9.1: for each (kind, ε, n), the learner with the smallest mean test error, and by how much.
-
-    Parameters
-    ----------
-    result : dict from :func:`run_comparison`
-    learners : sequence of names, optional
-        The contestants (default: every *private* learner in ``result``; the non-private
-        ``"logistic"`` is a baseline, not a contestant).
-
-    Returns
-    -------
-    list of dict rows {"kind", "epsilon", "n", "winner", "error", "runner_up", "runner_up_error",
-    "opt", "logistic"} (``logistic`` NaN if it was not run). Cost O(size of result).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a malformed result or a learner it does not contain.
-    """
-    keys = {"error", "learners", "kinds", "epsilons", "ns", "opt"}
-    if not isinstance(result, dict) or not keys <= set(result) or not isinstance(result["error"], dict):
-        raise ValueError(f"result must be the dict returned by run_comparison (keys {', '.join(sorted(keys))}), "
-                         f"got {type(result).__name__}")
-    shape = (len(result["kinds"]), len(result["epsilons"]), len(result["ns"]))
-    for name in result["learners"]:
-        if name not in result["error"] or np.shape(result["error"][name])[:3] != shape:
-            raise ValueError(f"result['error'][{name!r}] must be an array of shape (kinds, epsilons, ns, reps) = "
-                             f"{shape + ('reps',)}: result must be the dict returned by run_comparison")
-    contestants = [name for name in result["learners"] if name != "logistic"] if learners is None \
-        else _check_names(learners, "learners", list(result["learners"]))
-    means = {name: mean_error(result["error"][name]) for name in contestants}
-    baseline = mean_error(result["error"]["logistic"]) if "logistic" in result["error"] else None
-    rows = []
-    for a, kind in enumerate(result["kinds"]):
-        for b, eps in enumerate(result["epsilons"]):
-            for c, n in enumerate(result["ns"]):
-                scores = sorted((means[name][a, b, c], name) for name in contestants
-                                if np.isfinite(means[name][a, b, c]))
-                if not scores:
-                    continue
-                first = scores[0]
-                second = scores[1] if len(scores) > 1 else (math.nan, "")
-                rows.append({"kind": kind, "epsilon": eps, "n": int(n), "winner": first[1], "error": first[0],
-                             "runner_up": second[1], "runner_up_error": second[0],
-                             "opt": float(result["opt"][a]),
-                             "logistic": math.nan if baseline is None else float(baseline[a, b, c])})
-    return rows
-
-
-_SHORT = {"improper": "6.10 improper", "proper": "7.7 proper", "semi_agnostic": "8.9 semi-agn.",
-          "dp_sgd": "DP-SGD", "diffprivlib": "diffprivlib", "logistic": "logistic"}
-
-
-def format_winner_table(rows):
-    """Markdown for Table 9.1: one row per (noise, ε), one column per n; a cell is "winner (excess over OPT)".
-
-    Parameters
-    ----------
-    rows : list of dict from :func:`winner_table`
-
-    Returns
-    -------
-    str (a Markdown table). Cost O(len(rows)).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For an empty list, or rows that are not :func:`winner_table`'s.
-    """
-    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be the list returned by winner_table, got {type(rows).__name__}")
-    rows = list(rows)
-    if not rows:
-        raise ValueError("rows must be a non-empty list from winner_table")
-    keys = {"kind", "epsilon", "n", "winner", "error", "opt"}
-    for row in rows:
-        if not isinstance(row, dict) or not keys <= set(row) or row["winner"] not in _SHORT \
-                or row["kind"] not in KINDS:
-            raise ValueError(f"rows must be winner_table's rows (dicts with keys {', '.join(sorted(keys))}), "
-                             f"got {row!r}")
-    ns = sorted({row["n"] for row in rows})
-    keys = sorted({(row["kind"], row["epsilon"]) for row in rows}, key=lambda k: (KINDS.index(k[0]), k[1]))
-    cells = {(row["kind"], row["epsilon"], row["n"]): row for row in rows}
-    lines = ["| noise | ε | " + " | ".join(f"n = {n:,}" for n in ns) + " |",
-             "|---|---|" + "---|" * len(ns)]
-    for kind, eps in keys:
-        entries = []
-        for n in ns:
-            row = cells.get((kind, eps, n))
-            entries.append("–" if row is None else f"{_SHORT[row['winner']]} ({row['error'] - row['opt']:+.3f})")
-        lines.append(f"| {kind} | {eps:g} | " + " | ".join(entries) + " |")
-    return "\n".join(lines)
-
-
 def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
     """Excess error over OPT of non-private logistic regression under structured noise, for each (t*, η₀) (Table 9.2).
 
@@ -817,3 +468,16 @@ def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
             excess[i, j] = 1.0 - model.score(X_test, y_test) - opt
             opts[i, j] = opt
     return {"excess": excess, "opt": opts}
+
+
+def __getattr__(name):
+    # The summaries and the Table 1 shapes live in table1_tables / table1_rates (split by idea);
+    # they are found here too, lazily, since both import this module's constants.
+    if name in ("mean_error", "n_needed", "winner_table", "format_winner_table"):
+        from . import table1_tables
+        return getattr(table1_tables, name)
+    if name in ("sample_complexity_shape", "excess_error_shape", "fit_shape_constant", "complexity_shape"):
+        from . import table1_rates
+        return getattr(table1_rates, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+

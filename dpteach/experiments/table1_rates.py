@@ -1,0 +1,181 @@
+"""Chapter 9: the Table 1 rates as shapes (constants unknown) fitted to the measurements, and each learner's stated cost."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize
+
+from .. import bounds
+from .._validation import check_choice, check_epsilon, check_int, check_positive, check_positive_array, check_sizes
+from ..hermite import feature_dimension
+from ..proper import degree_for_accuracy
+from .table1 import AGNOSTIC_LEARNERS, SETTINGS, _check_with_gaps, _settings
+
+__all__ = ["sample_complexity_shape", "excess_error_shape", "fit_shape_constant", "complexity_shape"]
+
+
+def _shape_degree(name, settings):
+    if name == "improper":
+        return 3  # the degree PrivateHermiteL1Learner uses at α = 0.1: min(5, ⌈0.3/α⌉) = 3
+    return degree_for_accuracy(settings["proper"]["alpha"])
+
+
+def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
+    """Table 1's sample size of ``name`` at accuracy α, **shape only** (constants and logs dropped).
+
+    * ``"improper"``: D_p/α² + D_p/(εα) (Theorem 6.12; ``bounds.hermite_l1_sample_complexity``);
+    * ``"proper"``: D_p/α² + D_p/(εα) + α⁻⁶ + 1/(εα⁵) (Theorem 7.8; ``bounds.proper_sample_complexity_shape``);
+    * ``"semi_agnostic"``: d/α² + d/(εα) (Theorem 8.10; ``bounds.dpsas_sample_complexity_rate``).
+
+    The degree p is held fixed (the learners' practical degree; the theorems take p ≈ 1/α²).
+
+    Parameters
+    ----------
+    name : {"improper", "proper", "semi_agnostic"}
+    alpha : float or array_like in (0, 1/2)
+    epsilon : float > 0
+    d : int ≥ 1
+    degree : int ≥ 1, optional (default: the practical degree, 3 or 4)
+
+    Returns
+    -------
+    float or numpy.ndarray. Cost O(len(α)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an unknown name or arguments out of range.
+    """
+    check_choice(name, "name", AGNOSTIC_LEARNERS)
+    alphas = check_positive_array(alpha, "alpha")
+    if np.any(alphas >= 0.5):
+        raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
+    epsilon = check_epsilon(epsilon)
+    d = check_int(d, "d", minimum=1)
+    degree = _shape_degree(name, SETTINGS) if degree is None else check_int(degree, "degree", minimum=1)
+    if name == "improper":
+        values = [bounds.hermite_l1_sample_complexity(d, degree, float(a), epsilon) for a in alphas.ravel()]
+    elif name == "proper":
+        values = [bounds.proper_sample_complexity_shape(float(a), epsilon, d, degree) for a in alphas.ravel()]
+    else:
+        values = [bounds.dpsas_sample_complexity_rate(d, float(a), epsilon) for a in alphas.ravel()]
+    values = np.array(values, dtype=float).reshape(alphas.shape)
+    return float(values) if values.ndim == 0 else values
+
+
+def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
+    """The α at which ``constant · sample_complexity_shape(name, α, ε, d) = n``, for each n: the excess-error shape.
+
+    Inverts the Table 1 rate numerically (the shape decreases in α), so a figure can draw
+    "excess ≈ α(n)" next to the measured excess. **Shape only**; ``constant`` is fitted by
+    :func:`fit_shape_constant`. Values are capped at 0.5 (no excess above 1/2 makes sense).
+
+    Parameters
+    ----------
+    name : {"improper", "proper", "semi_agnostic"}
+    ns : array_like of float > 0
+    epsilon : float > 0
+    d : int ≥ 1
+    constant : float > 0
+    degree : int ≥ 1, optional
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ns. Cost O(len(ns)·root finding).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an unknown name or arguments out of range.
+    """
+    check_choice(name, "name", AGNOSTIC_LEARNERS)
+    ns = check_positive_array(ns, "ns")
+    epsilon = check_epsilon(epsilon)
+    d = check_int(d, "d", minimum=1)
+    constant = check_positive(constant, "constant")
+    degree = _shape_degree(name, SETTINGS) if degree is None else check_int(degree, "degree", minimum=1)
+    out = np.empty(ns.shape)
+    for index, n in np.ndenumerate(ns):
+        def gap(log_alpha):
+            return math.log(constant * sample_complexity_shape(name, math.exp(log_alpha), epsilon, d, degree)) \
+                - math.log(n)
+        low, high = math.log(1e-8), math.log(0.4999)
+        if gap(high) >= 0:
+            out[index] = 0.5
+        else:
+            out[index] = math.exp(optimize.brentq(gap, low, high, xtol=1e-10))
+    return out
+
+
+def fit_shape_constant(measured, shape):
+    """The c minimising Σ (log measured − log(c·shape))² over the pairs where both are finite and > 0.
+
+    The Table 1 rates are shapes; one fitted constant per learner puts the curve on the figure's
+    scale (geometric mean of measured/shape). Returns NaN when no pair is usable.
+
+    Parameters
+    ----------
+    measured, shape : array_like of the same shape, non-empty (NaN marks a missing value; no ±inf)
+
+    Returns
+    -------
+    float. Cost O(size).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For arrays of different shapes, empty or non-numeric arrays, ±inf.
+    """
+    measured = _check_with_gaps(measured, "measured")
+    shape = _check_with_gaps(shape, "shape")
+    if measured.shape != shape.shape:
+        raise ValueError(f"measured and shape must have the same shape, got {measured.shape} and {shape.shape}")
+    usable = np.isfinite(measured) & np.isfinite(shape) & (measured > 0) & (shape > 0)
+    if not np.any(usable):
+        return math.nan
+    return float(np.exp(np.mean(np.log(measured[usable]) - np.log(shape[usable]))))
+
+
+def complexity_shape(name, d, n, settings=None):
+    """The stated running time of ``name`` at dimension d and sample size n, **shape only** (constants 1).
+
+    * ``"improper"``: n·D_p (features) plus K·n·D_p (K = the fixed iteration count): K·n·D_p;
+    * ``"proper"``: n·D_p (one pass of Hermite correlations) plus n·|H(q)|, |H(q)| independent of d
+      with dim V capped (Table 1's exp(O(α⁻⁴ log 1/α)) factor is then a constant): n·D_p;
+    * ``"semi_agnostic"``: n·d·log(1/α) (Table 1, row 4);
+    * ``"dp_sgd"``: E·n·d (Algorithm 9.2).
+
+    Parameters
+    ----------
+    name : {"improper", "proper", "semi_agnostic", "dp_sgd"}
+    d : int ≥ 1 or non-empty 1-D sequence of them
+    n : int ≥ 1
+    settings : dict, optional (see :func:`fit_learner`)
+
+    Returns
+    -------
+    float or numpy.ndarray. Cost O(len(d)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an unknown name or arguments out of range.
+    """
+    check_choice(name, "name", ("improper", "proper", "semi_agnostic", "dp_sgd"))
+    n = check_int(n, "n", minimum=1)
+    s = _settings(settings)
+    ds = check_sizes(d, "d", minimum=1)
+    out = []
+    for dim in ds:
+        if name == "improper":
+            out.append(s["improper"]["n_iterations"] * n * feature_dimension(dim, _shape_degree(name, s)))
+        elif name == "proper":
+            out.append(n * feature_dimension(dim, _shape_degree(name, s)))
+        elif name == "semi_agnostic":
+            out.append(n * dim * math.log(1 / s["semi_agnostic"]["alpha"]))
+        else:
+            out.append(s["dp_sgd"]["n_epochs"] * n * dim)
+    out = np.array(out, dtype=float)
+    return float(out[0]) if np.ndim(d) == 0 else out
