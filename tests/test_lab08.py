@@ -101,7 +101,7 @@ def test_sigma_checker_accepts_right_answer(capsys):
     (lambda n, d, T, e, dl: math.sqrt(T) * sigma_right(n, d, T, e, dl), "compose in parallel"),
     (lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n // (T + 2)) * math.sqrt(2 * math.log(1.25 / dl)) / e, "classic"),
     (lambda n, d, T, e, dl: 1.01 * sigma_right(n, d, T, e, dl), "× too large"),
-    (lambda n, d, T, e, dl: str(sigma_right(n, d, T, e, dl)), "one finite number"),
+    (lambda n, d, T, e, dl: str(sigma_right(n, d, T, e, dl)), "Return the number itself, not its text"),
     (lambda n, d, T, e, dl: dpsas.dpsas_noise_sigma(n // (T + 2), 2 * math.sqrt(d), e, dl), "write this yourself"),
 ])
 def test_sigma_checker_rejects_typical_mistakes(wrong, hint):

@@ -75,7 +75,7 @@ def test_sigma_checker_accepts_right_answer_and_agrees_with_the_library(capsys):
     (lambda n, B, C, E, e, d: E * sigma_right(n, B, C, 1, e, d), "not E"),
     (lambda n, B, C, E, e, d: 2 * C * math.sqrt(E) / e, "zcdp_rho"),
     (lambda n, B, C, E, e, d: 1.01 * sigma_right(n, B, C, E, e, d), "× too large"),
-    (lambda n, B, C, E, e, d: str(sigma_right(n, B, C, E, e, d)), "one finite number"),
+    (lambda n, B, C, E, e, d: str(sigma_right(n, B, C, E, e, d)), "Return the number itself, not its text"),
     (lambda n, B, C, E, e, d: dp_logistic.dp_sgd_sigma(C, E, e, d, "zcdp"), "write this yourself"),
 ])
 def test_sigma_checker_rejects_typical_mistakes(wrong, hint):

@@ -26,7 +26,7 @@ import types
 import numpy as np
 
 __all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
-           "require_integer", "require_own_code", "call_student_counting_lines"]
+           "require_integer", "require_own_code", "call_student_counting_lines", "check_formula_answers"]
 
 
 class LabCheckError(AssertionError):
@@ -313,3 +313,25 @@ def require_own_code(fn, forbidden, task):
     hits = _forbidden_uses(fn, set(forbidden), set())
     require(not hits, f"{task}: write this yourself — your function uses {', '.join(sorted(hits))} from "
                       f"dpteach, which is the answer. (numpy and scipy are fine.)")
+
+
+def check_formula_answers(fn, cases, reference, bugs, task, what, fallback_hint, rtol=1e-6):
+    """Check ``fn(*case)`` against ``reference(*case)`` on every case; name the likely bug when it is wrong.
+
+    The answer must be one real number (a string or an array is refused, see
+    :func:`require_real`) within relative tolerance ``rtol``. A wrong answer is
+    compared with each typical mistake ``(hint, formula)`` in ``bugs``; the
+    first formula it matches gives the hint, otherwise ``fallback_hint`` and
+    the ratio to the right value are shown. ``what`` names the quantity ("σ").
+    """
+    for case in cases:
+        out = require_real(call_student(fn, case, task), task, f"fn{case}")
+        right = reference(*case)
+        if abs(out / right - 1) <= rtol:
+            continue
+        for hint, formula in bugs:
+            if abs(out / formula(*case) - 1) <= rtol:
+                raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right {what} is {right:.5g}. "
+                                    f"Hint: {hint}.")
+        raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right {what} is {right:.5g} "
+                            f"({out / right:.3g} × too {'large' if out > right else 'small'}). Hint: {fallback_hint}")

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..mechanisms import gaussian_sigma
 from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import check_formula_answers
 
 __all__ = ["check_ramp_gradient", "check_round_sigma", "check_eta_grid_and_validation"]
 
@@ -142,21 +143,10 @@ def check_round_sigma(fn):
     """
     task = "Task 2 (per-round noise)"
     require_own_code(fn, ("dpsas_noise_sigma", "_sigma"), task)
-    for case in SIGMA_CASES:
-        out = call_student(fn, case, task)
-        require(_is_number(out), f"{task}: fn{case} should return one finite number, got {out!r}.")
-        right = _sigma_reference(*case)
-        if abs(float(out) / right - 1) <= 1e-6:
-            continue
-        # Δ = L/m₀ and L = √d give the same number: one hint names both.
-        for hint, formula in _SIGMA_BUGS:
-            if abs(float(out) / formula(*case) - 1) <= 1e-6:
-                raise LabCheckError(f"{task}: fn{case} returned {float(out):.5g}, the right σ is {right:.5g}. "
-                                      f"Hint: {hint}.")
-        raise LabCheckError(f"{task}: fn{case} returned {float(out):.5g}, the right σ is {right:.5g} "
-                              f"({float(out) / right:.3g} × too {'large' if out > right else 'small'}). Hint: "
-                              f"m₀ = n // (n_rounds + 2) examples per block, sensitivity 2L/m₀ with L = 2√d, "
-                              f"and the analytic Gaussian σ.")
+    # Δ = L/m₀ and L = √d give the same number: one hint names both.
+    check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
+                          "m₀ = n // (n_rounds + 2) examples per block, sensitivity 2L/m₀ with L = 2√d, "
+                          "and the analytic Gaussian σ.")
     print(f"σ = {_sigma_reference(*SIGMA_CASES[0]):.5f} at n = 200 000, d = 10, 54 rounds, ε = 1.")
     passed(task)
 

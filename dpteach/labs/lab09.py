@@ -21,6 +21,7 @@ import numpy as np
 
 from ..dp_erm import zcdp_rho
 from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import check_formula_answers
 
 __all__ = ["check_clipping", "check_dp_sgd_sigma", "check_choose_learner"]
 
@@ -144,19 +145,8 @@ def check_dp_sgd_sigma(fn):
     """
     task = "Task 2 (DP-SGD noise)"
     require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_zcdp", "dp_erm_sigma"), task)
-    for case in SIGMA_CASES:
-        out = call_student(fn, case, task)
-        require(_is_number(out), f"{task}: fn{case} should return one finite number, got {out!r}.")
-        right = _sigma_reference(*case)
-        if abs(float(out) / right - 1) <= 1e-6:
-            continue
-        for hint, formula in _SIGMA_BUGS:
-            if abs(float(out) / formula(*case) - 1) <= 1e-6:
-                raise LabCheckError(f"{task}: fn{case} returned {float(out):.5g}, the right σ is {right:.5g}. "
-                                    f"Hint: {hint}.")
-        raise LabCheckError(f"{task}: fn{case} returned {float(out):.5g}, the right σ is {right:.5g} "
-                            f"({float(out) / right:.3g} × too {'large' if out > right else 'small'}). Hint: "
-                            f"E epochs × (2C)²/(2σ²) must equal ρ = zcdp_rho(ε, δ).")
+    check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
+                          "E epochs × (2C)²/(2σ²) must equal ρ = zcdp_rho(ε, δ).")
     print(f"σ = {_sigma_reference(*SIGMA_CASES[0]):.4f} for C = 1, E = 5, ε = 1, δ = 1e-5 (whatever n and B).")
     passed(task)
 
