@@ -529,6 +529,8 @@ add(X + "learner_test_error", dict(learner=__import__("dpteach.improper", fromli
 add(X + "excess_error_vs_n", dict(ns=[200], epsilons=[1.0], d=2, alpha=0.3, n_reps=1, rng=0))
 add(X + "error_grid", dict(epsilons=[1.0], alphas=[0.3], ds=[2], n=200, n_reps=1, rng=0))
 add(X + "l1_vs_least_squares", dict(ns=[200], d=2, degree=2, n_reps=1, rng=0))
+add(X + "error_vs_alpha", dict(alphas=[0.3], n=200, d=2, n_reps=1, rng=0), arrays={"alphas": (0, 1)})
+add(X + "error_vs_d", dict(ds=[2], n=200, alpha=0.3, n_reps=1, rng=0), arrays={"ds": (0, 1)})
 
 # --- chapter 7: the proper learner -------------------------------------------------------------
 P = "dpteach.proper."

@@ -149,3 +149,52 @@ def test_bad_data_and_predict_errors():
 def test_function_bad_input(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+# --- the chapter's runners error_vs_alpha / error_vs_d ------------------------------------------
+
+def _check_rcn_sweep(out, n_reps):
+    eta = 0.1
+    assert out["opt"] == eta and out["errors"].shape[1] == n_reps
+    # Under RCN the best halfspace is Bayes-optimal, so *every* classifier, improper ones included, has
+    # err ≥ η. Each reported error is a mean of 20 000 fresh Bernoulli(err) indicators: standard error
+    # ≤ 0.5/√20 000 = 0.0035, so a 6σ band (false alarm < 1e-8 per entry). A runner that reported
+    # err − OPT, or a training error of an overfitted fit, as "errors" falls below it.
+    band = 6 * 0.5 / math.sqrt(20_000)
+    assert np.all(out["errors"] >= eta - band)
+    assert not np.all(out["excess"] >= eta - band)  # the same check rejects excess reported as error
+    assert np.all(out["errors"] <= 1)
+    assert np.allclose(out["excess"], out["errors"] - eta)
+    assert np.allclose(out["mean_excess"], (out["errors"] - eta).mean(axis=1))
+    assert np.allclose(out["std_excess"], (out["errors"] - eta).std(axis=1, ddof=1))
+    # Independent data sets per rep: a runner reusing one seed gives identical reps (std exactly 0).
+    assert np.all(out["std_excess"] > 0)
+
+
+def test_error_vs_alpha_degree_follows_the_rule_and_errors_are_above_bayes():
+    from dpteach.experiments import improper as R
+
+    alphas = [0.06, 0.1, 0.15, 0.3]
+    out = R.error_vs_alpha(alphas, n=600, d=2, epsilon=1.0, n_reps=3, rng=3)
+    _check_rcn_sweep(out, 3)
+    # The practical rule p = min(5, ⌈0.3/α⌉), written out here (5, 3, 2, 1), and D_p = C(d + p, p).
+    assert out["degrees"].tolist() == [5, 3, 2, 1]
+    assert out["n_features"].tolist() == [math.comb(2 + p, p) for p in (5, 3, 2, 1)]
+    # Same seed, same result.
+    again = R.error_vs_alpha(alphas, n=600, d=2, epsilon=1.0, n_reps=3, rng=3)
+    assert np.array_equal(out["errors"], again["errors"])
+
+
+def test_error_vs_d_fixed_degree_growing_features():
+    from dpteach.experiments import improper as R
+
+    out = R.error_vs_d([1, 2, 4], n=600, alpha=0.1, epsilon=1.0, n_reps=3, rng=4)
+    _check_rcn_sweep(out, 3)
+    assert out["degrees"].tolist() == [3, 3, 3]
+    assert out["n_features"].tolist() == [4, 10, 35]
+    structured = R.error_vs_d(2, n=600, alpha=0.3, n_reps=1, kind="structured", rng=5)
+    assert structured["opt"] == structured_noise_opt(0.3, 0.1)[0] and np.all(structured["std_excess"] == 0)
+    with pytest.raises(ValueError, match="alphas"):
+        R.error_vs_alpha([0.1, 1.0])
+    with pytest.raises(ValueError, match="kind"):
+        R.error_vs_d([2], kind="massart")

@@ -13,14 +13,14 @@ import numpy as np
 from scipy import optimize, stats
 
 from .. import data
-from .._validation import (as_rng, check_choice, check_epsilon_sweep, check_finite_array, check_int, check_probability,
-                           check_sizes, check_sweep)
+from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sweep, check_finite_array, check_int,
+                           check_probability, check_sizes, check_sweep)
 from ..hermite import clip_features, hermite_1d, hermite_features, threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, threshold_grid, threshold_error_counts
 from ._progress import check_repetitions, progress
 
 __all__ = ["approximation_errors", "sample_halfspace_problem", "learner_test_error", "excess_error_vs_n",
-           "error_grid", "l1_vs_least_squares"]
+           "error_grid", "error_vs_alpha", "error_vs_d", "l1_vs_least_squares"]
 
 KINDS = ("rcn", "structured")
 NONPRIVATE_EPSILON = 1e6  # "ε = ∞": the same code path with negligible noise
@@ -121,6 +121,106 @@ def error_grid(epsilons, alphas, ds, n=4000, n_reps=1, kind="rcn", rng=0):
                     out[i, a, k] += excess / n_reps
                 degrees[a, k] = learner.degree_
     return out, degrees
+
+
+def _seeded_sweep(settings, n, epsilon, n_reps, kind, rng, desc):
+    """Test error of Algorithm 6.10 for each (d, α) in ``settings``, ``n_reps`` independent data sets each."""
+    errors = np.empty((len(settings), n_reps))
+    degrees = np.empty(len(settings), dtype=int)
+    for j, (d, alpha) in enumerate(progress(settings, desc)):
+        for r in range(n_reps):
+            excess, learner = _one_run(kind, n, d, alpha, epsilon, rng)
+            errors[j, r] = excess + _opt_of(kind)
+        degrees[j] = learner.degree_
+    return errors, degrees
+
+
+def _opt_of(kind, threshold=0.3, noise=0.1):
+    """OPT of :func:`sample_halfspace_problem`'s distribution: η under RCN, computed under structured noise."""
+    return noise if kind == "rcn" else data.structured_noise_opt(threshold, noise)[0]
+
+
+def _summary(errors, degrees, opt, d_values):
+    excess = errors - opt
+    return {"errors": errors, "excess": excess, "mean_excess": excess.mean(axis=1),
+            "std_excess": excess.std(axis=1, ddof=1) if errors.shape[1] > 1 else np.zeros(len(errors)),
+            "degrees": degrees, "n_features": np.array([math.comb(d + p, p) for d, p in zip(d_values, degrees)]),
+            "opt": opt}
+
+
+def error_vs_alpha(alphas, n=4000, d=3, epsilon=1.0, n_reps=3, kind="rcn", rng=0):
+    """Test error of Algorithm 6.10 against the target α, the degree following the practical rule p = min(5, ⌈0.3/α⌉).
+
+    Each α gets ``n_reps`` independent training sets (and fresh test sets of 20 000 points, so each
+    error carries a Monte Carlo standard error ≤ 0.0035); the learner's defaults follow
+    :func:`dpteach.improper.practical_parameters`, so p, M and the clipping radius all change with α.
+
+    Parameters
+    ----------
+    alphas : sequence of floats in (0, 1)
+    n : int ≥ 10, training sample size
+    d : int ≥ 1
+    epsilon : float > 0 (privacy of each fit; δ = 10⁻⁵)
+    n_reps : int ≥ 1 (the chapter uses 3)
+    kind : "rcn" or "structured"
+    rng : seed or Generator
+
+    Returns
+    -------
+    dict: "errors", "excess" (err − OPT) arrays (len α, n_reps); "mean_excess", "std_excess"
+    (sample standard deviation over the reps; zeros when n_reps = 1); "degrees" and "n_features"
+    (p and D_p used for each α); "opt". Cost O(len α · n_reps · (K·n·D_p + 20 000·D_p)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For any argument out of range (empty or non-finite α, α ∉ (0, 1), n < 10, ...).
+    """
+    alphas = [check_probability(a, "alphas") for a in check_sweep(alphas, "alphas")]
+    n = check_int(n, "n", minimum=10)
+    d = check_int(d, "d", minimum=1)
+    epsilon = check_epsilon(epsilon)
+    n_reps = check_repetitions(n_reps)
+    check_choice(kind, "kind", KINDS)
+    rng = as_rng(rng)
+    errors, degrees = _seeded_sweep([(d, float(a)) for a in alphas], n, epsilon, n_reps, kind, rng, "α")
+    return _summary(errors, degrees, _opt_of(kind), [d] * len(alphas))
+
+
+def error_vs_d(ds, n=4000, alpha=0.1, epsilon=1.0, n_reps=3, kind="rcn", rng=0):
+    """Test error of Algorithm 6.10 against the dimension d at fixed n and α (so fixed p, growing D_p = C(d + p, p)).
+
+    Same protocol as :func:`error_vs_alpha` (``n_reps`` independent training sets, 20 000 fresh test
+    points each).
+
+    Parameters
+    ----------
+    ds : sequence of ints ≥ 1
+    n : int ≥ 10
+    alpha : float in (0, 1) (sets p = min(5, ⌈0.3/α⌉))
+    epsilon : float > 0
+    n_reps : int ≥ 1
+    kind : "rcn" or "structured"
+    rng : seed or Generator
+
+    Returns
+    -------
+    dict with the keys of :func:`error_vs_alpha`, indexed by d. Cost O(len d · n_reps · (K·n·D_p + 20 000·D_p)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For any argument out of range.
+    """
+    ds = check_sizes(ds, "ds")
+    n = check_int(n, "n", minimum=10)
+    alpha = check_probability(alpha, "alpha")
+    epsilon = check_epsilon(epsilon)
+    n_reps = check_repetitions(n_reps)
+    check_choice(kind, "kind", KINDS)
+    rng = as_rng(rng)
+    errors, degrees = _seeded_sweep([(int(d), alpha) for d in ds], n, epsilon, n_reps, kind, rng, "d")
+    return _summary(errors, degrees, _opt_of(kind), [int(d) for d in ds])
 
 
 def _least_squares_classifier(X, y, degree, rng):
