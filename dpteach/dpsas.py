@@ -26,6 +26,7 @@ import numpy as np
 
 from ._estimator import Estimator
 from ._validation import as_rng, check_choice, check_delta, check_int, check_probability
+from . import dpsas_steps
 from .dpsas_steps import (STEP_RULES, _check_data, _check_epsilon_or_inf, _check_eta, _check_scale,
                           _check_unit_vector, _clip_rows, _default_rounds, _initial_direction, _round,
                           _schedule, _sigma, _step_size, _threshold, default_n_rounds, dpsas_noise_sigma,
@@ -34,20 +35,9 @@ from .dpsas_steps import (STEP_RULES, _check_data, _check_epsilon_or_inf, _check
                           round_schedule, step_size)
 from .mechanisms import exponential_mechanism
 
-__all__ = [
-    "ramp",
-    "ramp_derivative",
-    "ramp_loss",
-    "ramp_loss_gradient",
-    "private_threshold",
-    "private_initial_direction",
-    "dpsas_noise_sigma",
-    "round_schedule",
-    "default_n_rounds",
-    "step_size",
-    "projected_gaussian_noise",
-    "dpsas_round",
-    "STEP_RULES",
+# The building blocks of Algorithm 8.3 live in dpsas_steps and are re-exported here, so that
+# ``dpteach.dpsas`` names everything the chapter uses.
+__all__ = list(dpsas_steps.__all__) + [
     "dpsas",
     "dpsas_sample_reuse",
     "eta_grid",

@@ -55,6 +55,21 @@ def _error(estimate, beta):
     return float(np.linalg.norm(estimate - beta))
 
 
+def _private_and_iht_errors(n, d, s, epsilons, delta, rng):
+    """One sparse-regression draw; the private LASSO (ŝ = 2s) at every ε and split IHT on it, with one shared seed.
+
+    Returns (errors per ε, support recovery per ε, IHT error, (X, y, beta)). Draws from ``rng`` in a
+    fixed order (data, then the seed), so the E1/E3/E4 runners give the same numbers for the same seed.
+    """
+    X, y, beta = sparse_regression_data(n, d, s, rng=rng)
+    seed = int(rng.integers(2 ** 31))
+    errors, support = np.empty(len(epsilons)), np.empty(len(epsilons))
+    for i, eps in enumerate(epsilons):
+        coef = DPLasso(eps, delta, 2 * s, random_state=seed).fit(X, y).coef_
+        errors[i], support[i] = _error(coef, beta), np.mean(coef[beta != 0] != 0)
+    return errors, support, _error(split_iht(X, y, 2 * s, rng=seed), beta), (X, y, beta)
+
+
 def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None):
     """E1 (and E2): ‖β̂ − β‖₂ of the private LASSO (ŝ = 2s) against n, for each ε, with the baselines.
 
@@ -88,13 +103,8 @@ def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None)
     for j, n in enumerate(progress(ns, "E1: n")):
         delta = default_delta(n)
         for rep in range(n_reps):
-            X, y, beta = sparse_regression_data(n, d, s, rng=rng)
-            seed = int(rng.integers(2 ** 31))
-            for i, eps in enumerate(epsilons):
-                coef = DPLasso(eps, delta, 2 * s, random_state=seed).fit(X, y).coef_
-                dp[i, j, rep] = _error(coef, beta)
-                support[i, j, rep] = np.mean(coef[beta != 0] != 0)
-            iht[j, rep] = _error(split_iht(X, y, 2 * s, rng=seed), beta)
+            dp[:, j, rep], support[:, j, rep], iht[j, rep], (X, y, beta) = _private_and_iht_errors(
+                n, d, s, epsilons, delta, rng)
             if n <= lasso_max_n:
                 lasso[j, rep] = _error(lasso_ista(X, y), beta)
     return {"ns": np.array(ns), "epsilons": np.array(epsilons), "dp": dp, "support": support, "iht": iht,
@@ -121,13 +131,8 @@ def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None)
     iht = np.full((len(sparsities), n_reps), np.nan)
     for j, s in enumerate(progress(sparsities, "E3: s")):
         for rep in range(n_reps):
-            X, y, beta = sparse_regression_data(n, d, s, rng=rng)
-            seed = int(rng.integers(2 ** 31))
-            for i, eps in enumerate(epsilons):
-                coef = DPLasso(eps, delta, 2 * s, random_state=seed).fit(X, y).coef_
-                dp[i, j, rep] = _error(coef, beta)
-                support[i, j, rep] = np.mean(coef[beta != 0] != 0)
-            iht[j, rep] = _error(split_iht(X, y, 2 * s, rng=seed), beta)
+            dp[:, j, rep], support[:, j, rep], iht[j, rep], _ = _private_and_iht_errors(n, d, s, epsilons, delta,
+                                                                                       rng)
     return {"sparsities": np.array(sparsities), "epsilons": np.array(epsilons), "dp": dp, "support": support,
             "iht": iht, "n": n, "d": d}
 
@@ -150,11 +155,7 @@ def error_vs_dimension(dimensions, epsilons, n=30_000, s=5, n_reps=2, rng=None):
     iht = np.full((len(dimensions), n_reps), np.nan)
     for j, d in enumerate(progress(dimensions, "E4: d")):
         for rep in range(n_reps):
-            X, y, beta = sparse_regression_data(n, d, s, rng=rng)
-            seed = int(rng.integers(2 ** 31))
-            for i, eps in enumerate(epsilons):
-                dp[i, j, rep] = _error(DPLasso(eps, delta, 2 * s, random_state=seed).fit(X, y).coef_, beta)
-            iht[j, rep] = _error(split_iht(X, y, 2 * s, rng=seed), beta)
+            dp[:, j, rep], _, iht[j, rep], _ = _private_and_iht_errors(n, d, s, epsilons, delta, rng)
     return {"dimensions": np.array(dimensions), "epsilons": np.array(epsilons), "dp": dp, "iht": iht,
             "n": n, "s": s}
 
