@@ -100,3 +100,19 @@ def check_student_version(notebook, lab_module, dummy_arguments, tmp_path):
         with pytest.raises(LabCheckError, match="not implemented"):
             getattr(lab_module, checker.group(1))(task_object)
     assert n_tasks >= 3
+
+
+def check_lab_notebook(notebook, lab_module, proof_id):
+    """The solution notebook calls every ``check_*`` of ``lab_module``, has no outputs, unique grade_ids,
+    and one written-proof markdown cell ``proof_id`` that nbgrader grades by hand."""
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    assert all(not c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
+    name = lab_module.__name__.rsplit(".", 1)[1]
+    checkers = {n for n in lab_module.__all__ if n.startswith("check_")}
+    sources = code_cells(notebook)
+    assert {n for s in sources for n in checkers if f"{name}.{n}(" in s} == checkers
+    ids = [c["metadata"]["nbgrader"]["grade_id"] for c in nb["cells"] if "nbgrader" in c["metadata"]]
+    assert len(ids) == len(set(ids))
+    proofs = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == proof_id]
+    assert len(proofs) == 1 and proofs[0]["cell_type"] == "markdown"
+    assert proofs[0]["metadata"]["nbgrader"]["solution"] and proofs[0]["metadata"]["nbgrader"]["grade"]

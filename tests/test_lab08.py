@@ -4,7 +4,6 @@ Reference solutions are written here (not read from the notebook); each
 typical wrong answer must be rejected with its own hint.
 """
 
-import json
 import math
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from dpteach import dpsas
 from dpteach.labs import LabCheckError, lab08
 from dpteach.mechanisms import gaussian_sigma
-from lab_helpers import check_student_version, code_cells
+from lab_helpers import check_lab_notebook, check_student_version
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab08_dpsas.ipynb"
 
@@ -172,16 +171,7 @@ DUMMY_ARGUMENTS = {"w": np.array([1.0, 0.0]), "X": np.zeros((3, 2)), "y": np.one
 
 
 def test_lab_notebook_calls_every_checker_and_has_nbgrader_metadata():
-    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
-    sources = code_cells(NOTEBOOK)
-    checkers = {name for name in lab08.__all__ if name.startswith("check_")}
-    assert {name for s in sources for name in checkers if f"lab08.{name}(" in s} == checkers
-    ids = [c["metadata"]["nbgrader"]["grade_id"] for c in notebook["cells"] if "nbgrader" in c["metadata"]]
-    assert len(ids) == len(set(ids))
-    proofs = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task4-proof"]
-    assert len(proofs) == 1 and proofs[0]["cell_type"] == "markdown"
-    assert proofs[0]["metadata"]["nbgrader"]["solution"] and proofs[0]["metadata"]["nbgrader"]["grade"]
+    check_lab_notebook(NOTEBOOK, lab08, "task4-proof")
 
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):

@@ -4,7 +4,6 @@ Reference solutions are written here (not read from the notebook); each
 typical wrong answer must be rejected with its own hint.
 """
 
-import json
 import math
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from dpteach import dp_logistic
 from dpteach.dp_erm import zcdp_rho
 from dpteach.labs import LabCheckError, lab09
-from lab_helpers import check_student_version, code_cells
+from lab_helpers import check_lab_notebook, check_student_version
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab09_table1.ipynb"
 
@@ -157,16 +156,7 @@ DUMMY_ARGUMENTS = {"gradients": np.ones((3, 2)), "clip_norm": 1.0, "n": 1000, "b
 
 
 def test_lab_notebook_calls_every_checker_and_has_nbgrader_metadata():
-    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
-    sources = code_cells(NOTEBOOK)
-    checkers = {name for name in lab09.__all__ if name.startswith("check_")}
-    assert {name for s in sources for name in checkers if f"lab09.{name}(" in s} == checkers
-    ids = [c["metadata"]["nbgrader"]["grade_id"] for c in notebook["cells"] if "nbgrader" in c["metadata"]]
-    assert len(ids) == len(set(ids))
-    proofs = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task4-proof"]
-    assert len(proofs) == 1 and proofs[0]["cell_type"] == "markdown"
-    assert proofs[0]["metadata"]["nbgrader"]["solution"] and proofs[0]["metadata"]["nbgrader"]["grade"]
+    check_lab_notebook(NOTEBOOK, lab09, "task4-proof")
 
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
