@@ -7,3 +7,6 @@ def pytest_configure(config):
     # Ties a test to the book's boxes for the theorem index (tools/theorem_index.py):
     # @pytest.mark.checks("alg-peeling", "thm-peeling-privacy").
     config.addinivalue_line("markers", "checks(*labels): the test checks the book boxes with these labels")
+    # Ties a test to a sentence of the book that states what an experiment shows (tests/test_claims.py):
+    # @pytest.mark.claim("ch04-private-auc-under-envelope") matches <!-- claim: ch04-private-auc-under-envelope -->.
+    config.addinivalue_line("markers", "claim(label): the test checks the book's claim with this label")
