@@ -163,6 +163,25 @@ def test_ch04_private_mean_roc_stays_inside_the_envelope_near_the_diagonal(ch04_
             assert np.max(excess) < 0.05 and np.max(diagonal) < 0.15
 
 
+@pytest.mark.claim("ch04-lemma-private-mean-trades-terms")
+def test_ch04_private_mean_trades_accuracy_for_correlation_in_lemma_4_7():
+    from dpteach import fingerprinting as fp
+    # The chapter's statistic clip(mean + Lap(2/(n eps))) at n = 5 and the slider's ends eps = 0.05 and 20, 10 000
+    # draws (SEs about 0.018 for the correlation term, 0.005 for the accuracy term, 0.019 for the sum).
+    # Small eps: accuracy term > 4 x correlation term (measured 0.90 vs 0.12). Large eps: correlation within 0.06 (~5 SE)
+    # of the mean's exact 2/3 and above the accuracy term. Every sum above 2/3 - 4 SE (the lemma).
+    for seed in CLAIM_SEEDS:
+        results = {}
+        for epsilon in (0.05, 20.0):
+            noise = np.random.default_rng(seed)
+            f = lambda x, e=epsilon: np.clip(x.mean(axis=1) + noise.laplace(0, 2 / (5 * e), len(x)), -1, 1)  # noqa
+            results[epsilon] = fp.fingerprinting_lemma_mc(f, 5, 10_000, rng=seed)
+        small, large = results[0.05], results[20.0]
+        assert small["accuracy"] > 4 * (small["correlation"] + 4 * small["correlation_se"])
+        assert abs(large["correlation"] - 2 / 3) < 0.06 and large["correlation"] > large["accuracy"]
+        assert all(r["total"] + 4 * r["total_se"] >= 2 / 3 for r in results.values())
+
+
 @pytest.mark.claim("ch04-private-mean-above-proved-bound")
 def test_ch04_private_mean_lies_above_the_proved_bound():
     from dpteach.experiments import fingerprinting as ex

@@ -517,6 +517,17 @@ def test_score_attack_lower_bound_is_the_theorem_and_closes_its_proof():
             assert dp_side(0.99 * bound) < sigma ** 2 * d / 2
         elif bound == 0:
             assert slack >= 0.5
+    # The chapter's typed consequences: for ε <= 1 and nη <= 1/4 the privacy term is >= 0.26·σd/(nε); with
+    # δ = n^{-1.1} the theorem is void (nη > 1/2) up to n = 10⁹; the cap is ≈ 0.013·σ√d.
+    for epsilon in (0.01, 0.5, 1.0):
+        for n in (10, 1000, 10 ** 5):
+            delta = 1 / (16 * n * (4 + (4 * math.sqrt(2 * math.log(16 * n * 8)) + 2 * math.sqrt(2 * math.pi))))
+            assert bounds.score_attack_slack(100, n, delta) <= 0.25
+            privacy = math.sqrt(math.pi / 2) * 100 * (1 - 2 * bounds.score_attack_slack(100, n, delta)) / (
+                2 * n * math.sinh(epsilon))
+            assert privacy >= 0.26 * 100 / (n * epsilon)
+    assert all(bounds.score_attack_slack(d, n, n ** -1.1) > 0.5 for d in (1, 100, 10 ** 6) for n in (10, 10 ** 4, 10 ** 9))
+    assert 1 / (8 * math.pi ** 2) == pytest.approx(0.013, abs=5e-4)
     # a wrong constant (ε for sinh ε, or no √(2/π)) would fail the closed form at ε = 3:
     assert bounds.score_attack_lower_bound(1.0, 10, 20, 3.0, 0.0) < 0.5 * 10 / (20 * 3.0)
     assert np.all(np.diff(bounds.score_attack_lower_bound(1.0, 100, np.array([300, 1000, 3000]), 1.0, 1e-6)) < 0)
