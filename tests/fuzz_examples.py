@@ -393,6 +393,7 @@ add(F + "fingerprinting_lemma_mc", dict(f=lambda x: x.mean(axis=1), n=3, n_draws
 add(F + "gaussian_fingerprinting_mc", dict(f=lambda x: x.mean(axis=1), n=3, mu=0.1, sigma=1.0, n_draws=20, rng=0))
 D = "dpteach.data.fingerprinting."
 add(D + "uniform_box_mean", dict(d=3, rng=0))
+add(D + "cosine_prior_mean", dict(d=3, rng=0))
 add(D + "gaussian_records", dict(n_trials=2, n_records=3, mu=np.zeros(2), rng=0), arrays={"mu": 1})
 add(D + "sign_records", dict(n_trials=2, n_records=3, p=np.array([0.1, -0.2]), rng=0), arrays={"p": 1})
 add(D + "sparse_coefficients", dict(d=5, s=2, rng=0))
@@ -403,6 +404,8 @@ add(B + "predicted_auc", dict(sigma=1.0, d=10, n=100, alpha=0.1))
 add(B + "predicted_tpr", dict(fpr=np.array([0.01, 0.1]), sigma=1.0, d=10, n=100, alpha=0.1), arrays={"fpr": None})
 add(B + "sample_mean_error", dict(sigma=1.0, d=10, n=100))
 add(B + "dp_mean_frontier", dict(sigma=1.0, d=10, n=100, epsilon=1.0, delta=1e-5))
+add(B + "score_attack_slack", dict(d=10, n=100, delta=1e-5))
+add(B + "score_attack_lower_bound", dict(sigma=1.0, d=10, n=100, epsilon=1.0, delta=1e-5))
 X = "dpteach.experiments.fingerprinting."
 add(X + "clipping_radius", dict(d=3))
 add(X + "dp_delta", dict(n=10))
@@ -412,6 +415,8 @@ add(X + "roc_experiment", dict(d=2, n=4, epsilon=1.0, n_trials=2, rng=0))
 add(X + "phase_diagram", dict(d=2, ns=[4], alpha_fractions=[0.5], n_scores=8, rng=0),
     arrays={"ns": 1, "alpha_fractions": 1})
 add(X + "threshold_experiment", dict(d=2, n=4, target_fprs=[0.1], n_trials=20, rng=0), arrays={"target_fprs": 1})
+add(X + "lower_bound_experiment", dict(d=2, ns=[4], epsilon=1.0, delta=1e-3, n_trials=2, rng=0), arrays={"ns": 1})
+add(X + "sparse_threshold_fpr", dict(s=2, deltas=[1e-2], n_draws=10, rng=0), arrays={"deltas": 1})
 add(X + "regression_experiment", dict(d=4, s=2, ratios=[2.0], epsilons=[1.0], n_scores=8, rng=0),
     arrays={"ratios": 1, "epsilons": 1})
 

@@ -390,6 +390,7 @@ def test_bounds_and_data():
     assert bounds.predicted_auc(1.0, 100, 100, 1.0) == pytest.approx(special.ndtr(100 / (100 * math.sqrt(2))))
     assert bounds.sample_mean_error(2.0, 100, 25) == pytest.approx(4.0)
     assert bounds.dp_mean_frontier(1.0, 100, 50, 2.0, 1e-4) == pytest.approx(100 * math.sqrt(math.log(1e4)) / 100)
+    assert bounds.dp_mean_frontier(1.0, 100, 1, 0.1, 1e-4) == pytest.approx(10.0)  # capped at σ√d
     assert bounds.predicted_tpr(0.5, 1.0, 10, 10, 1.0) == pytest.approx(special.ndtr(1.0))
     assert np.asarray(bounds.predicted_auc(1.0, [10, 100], 10, 1.0)).shape == (2,)
     x = data.sign_records(2000, 50, np.array([0.5, -1.0]), rng=17)
@@ -471,3 +472,108 @@ def test_runners_return_the_documented_shapes():
 def test_bad_input_raises_named_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# --- Theorem 4.10: the proved lower bound -------------------------------------------------------
+
+def _theorem_4_10(sigma, d, n, epsilon, delta):
+    """The statement of Theorem 4.10 typed from the chapter, independently of dpteach.bounds."""
+    eta = 0.0 if delta == 0 else delta * (4 + (4 * math.sqrt(2 * math.log(1 / delta))
+                                              + 2 * math.sqrt(2 * math.pi)) / math.sqrt(d))
+    privacy = math.sqrt(math.pi / 2) * sigma * d * (1 - 2 * n * eta) / (2 * n * math.sinh(epsilon))
+    return max(0.0, min(sigma * math.sqrt(d) / (8 * math.pi ** 2), privacy))
+
+
+@pytest.mark.checks("thm-score-attack-lower-bound")
+def test_score_attack_lower_bound_is_the_theorem_and_closes_its_proof():
+    from scipy import integrate
+    sigma = 1.7
+    # The prior π(t) = cos²(πt/(2σ))/σ: a density, vanishing at ±σ, with ∫ tψπ = 1 (ψ = −π'/π) and Fisher
+    # information π²/σ² -- the three facts Step 1 uses.
+    density = lambda t: math.cos(math.pi * t / (2 * sigma)) ** 2 / sigma  # noqa: E731
+    slope = lambda t: -math.pi * math.sin(math.pi * t / sigma) / (2 * sigma ** 2)  # π'(t)  # noqa: E731
+    assert integrate.quad(density, -sigma, sigma)[0] == pytest.approx(1, abs=1e-10)
+    assert density(sigma) == pytest.approx(0, abs=1e-15)
+    assert integrate.quad(lambda t: -t * slope(t), -sigma, sigma)[0] == pytest.approx(1, abs=1e-10)
+    fisher = integrate.quad(lambda t: slope(t) ** 2 / density(t), -sigma * (1 - 1e-9), sigma * (1 - 1e-9))[0]
+    assert fisher == pytest.approx(math.pi ** 2 / sigma ** 2, rel=1e-6)
+    # Step 2's tail: ∫_u^∞ e^{-r²/2} dr = √(2π)(1 − Φ(u)) <= √(π/2) e^{-u²/2}.
+    u = np.linspace(0, 8, 81)
+    assert np.all(math.sqrt(2 * math.pi) * special.ndtr(-u) <= math.sqrt(math.pi / 2) * np.exp(-u ** 2 / 2) + 1e-15)
+    for d, n, epsilon, delta in [(100, 1000, 1.0, 0.0), (100, 3000, 0.5, 1e-6), (10, 20, 3.0, 1e-4),
+                                 (1000, 10, 1.0, 1e-8), (50, 500, 1.0, 1e-3)]:
+        bound = bounds.score_attack_lower_bound(sigma, d, n, epsilon, delta)
+        assert bound == pytest.approx(_theorem_4_10(sigma, d, n, epsilon, delta), rel=1e-12)
+        slack = bounds.score_attack_slack(d, n, delta)
+        cap = sigma * math.sqrt(d) / (8 * math.pi ** 2)
+        # Step 1 at the cap: π σ √(2σ d^{3/2} a) is exactly σ²d/2, so below the cap Σ_i E A_i >= σ²d/2.
+        assert math.pi * sigma * math.sqrt(2 * sigma * d ** 1.5 * cap) == pytest.approx(sigma ** 2 * d / 2)
+        # Step 3: below the cap the bound is the a at which the DP side n(sinh ε σ√(2/π) a + σ²dη) reaches σ²d/2,
+        # so any smaller error contradicts Steps 1-2 (and it is 0 when nη >= 1/2: nothing is claimed).
+        dp_side = lambda a: n * (math.sinh(epsilon) * sigma * math.sqrt(2 / math.pi) * a  # noqa: E731
+                                 + sigma ** 2 * d * slack / n)
+        if 0 < bound < cap:
+            assert dp_side(bound) == pytest.approx(sigma ** 2 * d / 2, rel=1e-12)
+            assert dp_side(0.99 * bound) < sigma ** 2 * d / 2
+        elif bound == 0:
+            assert slack >= 0.5
+    # The chapter's typed consequences: for ε <= 1 and nη <= 1/4 the privacy term is >= 0.26·σd/(nε); with
+    # δ = n^{-1.1} the theorem is void (nη > 1/2) up to n = 10⁹; the cap is ≈ 0.013·σ√d.
+    for epsilon in (0.01, 0.5, 1.0):
+        for n in (10, 1000, 10 ** 5):
+            delta = 1 / (16 * n * (4 + (4 * math.sqrt(2 * math.log(16 * n * 8)) + 2 * math.sqrt(2 * math.pi))))
+            assert bounds.score_attack_slack(100, n, delta) <= 0.25
+            privacy = math.sqrt(math.pi / 2) * 100 * (1 - 2 * bounds.score_attack_slack(100, n, delta)) / (
+                2 * n * math.sinh(epsilon))
+            assert privacy >= 0.26 * 100 / (n * epsilon)
+    assert all(bounds.score_attack_slack(d, n, n ** -1.1) > 0.5 for d in (1, 100, 10 ** 6) for n in (10, 10 ** 4, 10 ** 9))
+    assert 1 / (8 * math.pi ** 2) == pytest.approx(0.013, abs=5e-4)
+    # a wrong constant (ε for sinh ε, or no √(2/π)) would fail the closed form at ε = 3:
+    assert bounds.score_attack_lower_bound(1.0, 10, 20, 3.0, 0.0) < 0.5 * 10 / (20 * 3.0)
+    assert np.all(np.diff(bounds.score_attack_lower_bound(1.0, 100, np.array([300, 1000, 3000]), 1.0, 1e-6)) < 0)
+
+
+def _prior_trials(d, n, n_trials, estimator, rng):
+    """(Σ_i A_i, ‖M − μ‖) per trial, μ from Theorem 4.10's prior (σ = 1), M projected onto the box (Step 0)."""
+    sums, errors = np.empty(n_trials), np.empty(n_trials)
+    for t in range(n_trials):
+        mu = data.cosine_prior_mean(d, 1.0, rng)
+        x = data.gaussian_records(1, n, mu, 1.0, rng)[0]
+        release = np.clip(estimator(x, rng), -1.0, 1.0)
+        sums[t] = np.sum((x - mu) @ (release - mu))
+        errors[t] = np.linalg.norm(release - mu)
+    return sums, errors
+
+
+@pytest.mark.checks("thm-score-attack-lower-bound")
+def test_score_attack_proof_steps_hold_for_a_private_mean_and_fail_for_the_exact_one():
+    # Step 1 (Stein, prior averaged) says Σ_i E A_i >= σ²d − πσ√(2σ d^{3/2} a) for EVERY box-valued estimator;
+    # Step 2 says a member's E A_1 <= sinh(ε)σ√(2/π)a + σ²dη for every (ε, δ)-DP one. We estimate both sides on
+    # 400 trials and allow 6 standard errors (se from the sample; false alarm ~1e-9 per comparison).
+    d, n, epsilon, delta, trials = 20, 200, 1.0, 1e-6, 400
+    rng = np.random.default_rng(4100)
+    radius = ex.clipping_radius(d, 1.0, 1.0)
+    private = lambda x, r: fp.clipped_gaussian_mean(x, epsilon, delta, radius, rng=r)  # noqa: E731
+    sums, errors = _prior_trials(d, n, trials, private, rng)
+    a, se = errors.mean(), errors.std(ddof=1) / math.sqrt(trials)
+    total, total_se = sums.mean(), sums.std(ddof=1) / math.sqrt(trials)
+    assert total + 6 * total_se >= d - math.pi * math.sqrt(2 * d ** 1.5 * (a + 6 * se))
+    # Both estimators are symmetric in the records, so each member's E A_i is Σ_i E A_i / n.
+    dp_cap = (math.sinh(epsilon) * math.sqrt(2 / math.pi) * (a + 6 * se)
+              + d * float(bounds.score_attack_slack(d, n, delta)) / n)
+    assert (total - 6 * total_se) / n <= dp_cap
+    # The exact mean is not DP: its member score E A_i = σ²d/n = 0.1 (per-trial sd of Σ_i A_i / n is
+    # √(2d)/n ≈ 0.032, se 0.0016) exceeds the cap that ε = 0.05 would impose, sinh(0.05)·√(2/π)·√(d/n) ≈ 0.012.
+    sums, errors = _prior_trials(d, n, trials, lambda x, r: x.mean(axis=0), rng)
+    cap_exact = math.sinh(0.05) * math.sqrt(2 / math.pi) * errors.mean()
+    assert (sums.mean() - 6 * sums.std(ddof=1) / math.sqrt(trials)) / n > cap_exact
+
+
+def test_cosine_prior_mean_has_the_prior_law():
+    # KS against the cdf F(t) = (1 + t/a + sin(πt/a)/π)/2 at false-alarm level 1e-6 (20 000 draws); the uniform
+    # law (the chapter's other prior) is rejected by the same test.
+    draws = data.cosine_prior_mean(20_000, 2.0, rng=41)
+    cdf = lambda t: (1 + t / 2.0 + np.sin(np.pi * t / 2.0) / np.pi) / 2  # noqa: E731
+    assert stats.kstest(draws, cdf).pvalue > FALSE_ALARM
+    assert np.all(np.abs(draws) <= 2.0)
+    assert stats.kstest(data.uniform_box_mean(20_000, 2.0, rng=42), cdf).pvalue < FALSE_ALARM

@@ -114,3 +114,46 @@ def test_generator_on_a_small_book(tmp_path, monkeypatch):
     assert thm_x.tests == ["test_x.py::test_marked"]
     assert thm_x.figures == ["`draw_rate` (live, cell 2)"] and alg_x.figures == thm_x.figures
     assert ti.gaps(boxes) == [("alg-y", "no implementing function"), ("alg-y", "no test")]
+
+
+def test_every_statement_box_says_whether_the_book_proves_it(boxes):
+    # Issue 19: a theorem, lemma, proposition or corollary is proved in the book (a prf:proof follows it), or
+    # says in its title or first line that it is "cited" or "reconstructed". Definitions and algorithms are "—".
+    statements = [b for b in boxes if b.kind in ti.STATEMENTS]
+    assert len(statements) > 40  # an empty scan must not pass
+    missing = [f"{b.notebook}: {b.printed} <{b.label}>" for b in ti.unmarked(boxes)]
+    assert not missing, "say 'cited' or 'reconstructed' in the title or first line, or give a proof: " + "; ".join(missing)
+    assert all(b.status == "—" for b in boxes if b.kind not in ti.STATEMENTS)
+    page = ti.PAGE.read_text(encoding="utf-8")
+    for box in statements:  # the page shows each box's status next to it
+        assert f"`{box.label}` | {box.status} |" in page, box.label
+
+
+def test_status_of_boxes_on_a_small_book(tmp_path):
+    # proved = a prf:proof before the next box (also in a later cell); cited / reconstructed from the title or the
+    # first line; a proof after an intervening box (even an unlabelled or non-indexed one) proves nothing earlier.
+    (tmp_path / "book").mkdir()
+    chapter = _notebook([
+        ("markdown", "```{prf:theorem} 4.1 (Proved later)\n:label: thm-a\n:nonumber:\n\ntext\n```\n\n"
+                     "```{margin} A note\nnot a box\n```\n"),
+        ("markdown", "Some words.\n\n```{prf:proof}\nproof\n```\n"),
+        ("markdown", "```{prf:lemma} 4.2 (From the paper; cited)\n:label: lem-b\n:nonumber:\n\ntext\n```\n\n"
+                     "```{prf:proposition} 4.3 (First line)\n:label: prop-c\n:nonumber:\n\n"
+                     "*Reconstructed from the paper's Section 5; not proved here.*\n```\n\n"
+                     "```{prf:corollary} 4.4 (Nothing)\n:label: cor-d\n:nonumber:\n\ntext mentioning nothing\n```\n\n"
+                     "```{prf:remark} An unindexed box\nwords\n```\n\n```{prf:proof}\nthe remark's proof\n```\n\n"
+                     "```{prf:theorem} 4.5 (Statement; reconstructed)\n:label: thm-e\n:nonumber:\n\ntext\n```\n"
+                     "```{prf:proof}\nproof\n```\n\n"
+                     "```{prf:definition} 4.6 (A word)\n:label: def-f\n:nonumber:\n\ntext\n```\n"
+                     "```{prf:proof}\nstray\n```\n"),
+        ("markdown", "```{prf:lemma} 4.7 (Body only)\n:label: lem-g\n:nonumber:\n\n"
+                     "first line\n\nsecond line: cited.\n```\n"),
+    ])
+    (tmp_path / "book" / "04_x.ipynb").write_text(json.dumps(chapter), encoding="utf-8")
+    boxes = ti.collect_boxes(tmp_path)
+    status = {b.label: b.status for b in boxes}
+    assert status == {"thm-a": "proved", "lem-b": "cited", "prop-c": "reconstructed", "cor-d": "",
+                      "thm-e": "reconstructed, proved", "def-f": "—", "lem-g": ""}
+    assert [b.label for b in ti.unmarked(boxes)] == ["cor-d", "lem-g"]
+    page = ti.render(boxes)
+    assert "`cor-d` | **unmarked** |" in page and "`thm-a` | proved |" in page

@@ -20,6 +20,12 @@ Sources, and the (light) conventions they follow:
   test that calls one of the implementing functions (found by reading the test's
   code, helpers and parametrize lists included). Bad-input, fuzz and lab-checker
   tests are not counted as checking a box.
+* **Status** (theorems, lemmas, propositions and corollaries): "proved" when a
+  ``prf:proof`` directive follows the box before the next box; "cited" or
+  "reconstructed" when that word is in the box's title or its first line (both may
+  hold, e.g. a reconstructed statement with a proof). Definitions and algorithms: "—".
+  ``unmarked`` lists the statement boxes with no status: the book must say of every
+  statement whether it proves it.
 * **Shown in**: the figure cells (``live_figure(draw_…)`` or ``new_figure(``) whose
   preceding text cites the box with {prf:ref}, or a ``# shows: label`` comment in the
   cell; else the first figure after the box, before the next box.
@@ -41,6 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "book" / "theorem_index.md"
 KINDS = ("theorem", "lemma", "proposition", "corollary", "definition", "algorithm")
+STATEMENTS = ("theorem", "lemma", "proposition", "corollary")  # the kinds that are proved or cited
 #: Top-level notebooks that are generated pages, not chapters.
 NOT_CHAPTERS = {"privacy_audit.ipynb", "theorem_index.ipynb", "performance.ipynb"}
 #: Test files that do not check boxes: markup, lab checkers, notebooks' grading machinery, fuzz.
@@ -58,6 +65,7 @@ _LABEL_CITE = re.compile(r"\b((?:alg|thm|lem|prop|cor|def)-[a-z0-9][a-z0-9-]*[a-
 _LIVE = re.compile(r"live_figure\(\s*([A-Za-z_]\w*)")
 _STATIC = re.compile(r"new_figure\(|plt\.subplots\(|plt\.figure\(")
 _SHOWS = re.compile(r"#\s*shows:\s*([\w\-, ]+)")
+_MARK = re.compile(r"\b(cited|reconstructed)\b", re.IGNORECASE)
 
 
 @dataclass(eq=False)
@@ -73,6 +81,18 @@ class Box:
     cited_by: list = field(default_factory=list)   # canonical names whose docstrings cite the box
     tests: list = field(default_factory=list)
     figures: list = field(default_factory=list)
+    marks: list = field(default_factory=list)      # "cited" / "reconstructed", from the title or first line
+    proved: bool = False                           # a prf:proof follows before the next box
+
+    @property
+    def status(self):
+        """'proved', 'cited', 'reconstructed' (comma-joined when several hold), '—' for definitions/algorithms.
+
+        The empty string for a theorem-like box that says neither: :func:`unmarked` lists those.
+        """
+        if self.kind not in STATEMENTS:
+            return "—"
+        return ", ".join(self.marks + (["proved"] if self.proved else []))
 
     @property
     def functions(self):
@@ -133,18 +153,23 @@ def parse_notebook(path):
                     if not option:
                         break
                     options[option.group(1)] = option.group(2).strip()
-                if kind == "proof" or kind not in KINDS:
-                    if kind != "proof":
-                        events.append(("other-box", kind))
+                if kind == "proof":
+                    events.append(("proof", None))
+                    continue
+                if kind not in KINDS:
+                    events.append(("other-box", kind))
                     continue
                 if "label" not in options:
+                    events.append(("other-box", kind))  # a proof after it is not the previous box's
                     continue
                 numbered = _NUMBERED_TITLE.match(title)
                 num, rest = (numbered.group(1), numbered.group(2).strip()) if numbered else ("", title)
                 if rest.startswith("(") and rest.endswith(")"):
                     rest = rest[1:-1]
                 order += 1
-                events.append(("box", Box(str(Path(path).name), chapter, order, kind, options["label"], num, rest)))
+                box = Box(str(Path(path).name), chapter, order, kind, options["label"], num, rest)
+                box.marks = _marks(title, _first_body_line(lines[number + 1 + len(options):]))
+                events.append(("box", box))
                 continue
             literal = _LITERAL.match(line.strip())
             if literal:
@@ -155,6 +180,20 @@ def parse_notebook(path):
                     if option.group(1) == "pyobject":
                         events.append(("include", f"{_module_of(literal.group(2))}.{option.group(2)}"))
     return events
+
+
+def _first_body_line(lines):
+    """The first non-blank line of a box's body (its options already skipped), or ''."""
+    for line in lines:
+        if line.strip():
+            return "" if _OPEN.match(line.strip()) or line.strip().startswith(("```", ":::")) else line
+    return ""
+
+
+def _marks(title, first_line):
+    """'cited' / 'reconstructed' as the title or the first line of the box says, in that order, no repeats."""
+    words = [m.group(1).lower() for m in _MARK.finditer(f"{title} {first_line}")]
+    return list(dict.fromkeys(w for w in ("reconstructed", "cited") if w in words))
 
 
 def _attach_notebook(events):
@@ -171,6 +210,9 @@ def _attach_notebook(events):
             boxes.append(payload)
         elif kind == "other-box":
             current = None
+        elif kind == "proof":
+            if current is not None:
+                current.proved = True  # the proof follows this box before any other box
         elif kind == "include":
             pending_includes.append(payload)
             if current is not None:
@@ -438,6 +480,11 @@ def build(root=ROOT):
     return boxes
 
 
+def unmarked(boxes):
+    """Theorem-like boxes that neither have a proof after them nor say "cited"/"reconstructed"."""
+    return [b for b in boxes if b.kind in STATEMENTS and not b.status]
+
+
 def gaps(boxes):
     """Algorithm boxes without an implementing function or without a test: the index's hard requirement."""
     return [(b.label, "no implementing function") for b in boxes if b.kind == "algorithm" and not b.functions] + \
@@ -464,6 +511,10 @@ def _escape(text):
 def render(boxes):
     n_alg = sum(b.kind == "algorithm" for b in boxes)
     n_tested = sum(bool(b.tests) for b in boxes)
+    statements = [b for b in boxes if b.kind in STATEMENTS]
+    n_statements, n_proved = len(statements), sum(b.proved for b in statements)
+    n_cited = sum("cited" in b.marks for b in statements)
+    n_reconstructed = sum("reconstructed" in b.marks for b in statements)
     lines = [
         "# Theorem index",
         "",
@@ -473,15 +524,19 @@ def render(boxes):
         "`dpteach` code that implements it, the tests in `tests/` that check that code, and the figure that shows "
         "it. The table is generated from the sources: the boxes' labels in the notebooks, the code each chapter "
         "shows next to a box (`literalinclude`), the docstrings that cite a box by its number, and the tests that "
-        "call that code or are marked `@pytest.mark.checks(\"label\")`. A test fails when an algorithm box has no "
-        "implementing function or no test, or when this page is out of date.",
+        "call that code or are marked `@pytest.mark.checks(\"label\")`. *Status* says whether the book proves a "
+        "theorem-like box (a proof follows it), cites it from the literature without proof, or reconstructs a "
+        "statement its source leaves implicit. A test fails when an algorithm box has no implementing function or "
+        "no test, when a theorem, lemma, proposition or corollary has no status, or when this page is out of date.",
         "",
-        f"{len(boxes)} boxes, {n_alg} of them algorithms; {n_tested} boxes have at least one test. "
+        f"{len(boxes)} boxes, {n_alg} of them algorithms; {n_tested} boxes have at least one test; "
+        f"of the {n_statements} theorem-like boxes, {n_proved} are proved in the book, {n_cited} are cited and "
+        f"{n_reconstructed} reconstructed. "
         "A box that is proved rather than computed (a definition, a lower bound) often has no function; "
         "its figure, where there is one, is what the chapter measures against it.",
         "",
-        "| Ch. | Box | Label | Implemented by | Checked by | Shown in |",
-        "|---|---|---|---|---|---|",
+        "| Ch. | Box | Label | Status | Implemented by | Checked by | Shown in |",
+        "|---|---|---|---|---|---|---|",
     ]
     for box in boxes:
         head = f"{box.kind.capitalize()} {box.number}".strip()
@@ -489,7 +544,7 @@ def render(boxes):
         functions = [f"`{_short(f)}`" for f in box.functions]
         tests = [f"`{t}`" for t in box.tests]
         lines.append(f"| {box.chapter[:2] if box.chapter[:2].isdigit() else box.chapter} "
-                     f"| {{prf:ref}}`{head} <{box.label}>`{title} | `{box.label}` "
+                     f"| {{prf:ref}}`{head} <{box.label}>`{title} | `{box.label}` | {box.status or '**unmarked**'} "
                      f"| {_cell(functions, 4)} | {_cell(tests, 3)} | {_cell(box.figures, 2)} |")
     lines.append("")
     return "\n".join(lines)
@@ -509,7 +564,9 @@ def main(argv=None):
             missing = [w for w, v in (("function", box.functions), ("test", box.tests), ("figure", box.figures)) if not v]
             if missing:
                 print(f"{box.notebook:28s} {box.label:40s} {box.kind:11s} missing: {', '.join(missing)}")
-        return 1 if gaps(boxes) else 0
+        for box in unmarked(boxes):
+            print(f"{box.notebook:28s} {box.label:40s} {box.kind:11s} no status (proof, cited or reconstructed)")
+        return 1 if gaps(boxes) or unmarked(boxes) else 0
     if args.check:
         current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
         if current != text:

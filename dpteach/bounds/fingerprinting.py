@@ -1,4 +1,5 @@
-"""Chapter 4 rates: the predicted power of the score attack, and the privacy frontier of mean estimation.
+"""Chapter 4 rates: the predicted power of the score attack, the proved lower bound of mean estimation
+(Theorem 4.10, with its constants) and the cited privacy frontier (shape only).
 
 ``n``, ``d`` and ``alpha`` may be arrays (for plotting); ε, δ and σ are scalars.
 """
@@ -13,7 +14,8 @@ from scipy import special
 from .._validation import (check_delta, check_epsilon, check_positive, check_positive_array, check_real_array,
                            scalar_or_array)
 
-__all__ = ["score_attack_separation", "predicted_auc", "predicted_tpr", "sample_mean_error", "dp_mean_frontier"]
+__all__ = ["score_attack_separation", "predicted_auc", "predicted_tpr", "sample_mean_error", "dp_mean_frontier",
+           "score_attack_slack", "score_attack_lower_bound"]
 
 
 def score_attack_separation(sigma, d, n, alpha):
@@ -61,15 +63,61 @@ def sample_mean_error(sigma, d, n):
 
 
 def dp_mean_frontier(sigma, d, n, epsilon, delta):
-    """The privacy term α ≈ σd√(log(1/δ))/(nε) of mean estimation (chapter 4, Eq. (eq-dp-frontier)). Shape only.
+    """min{σ√d, σd√(log(1/δ))/(nε)}: the cited frontier of mean estimation (chapter 4, Eq. (eq-dp-frontier)). Shape only.
 
-    Below this error an (ε, δ)-DP estimator cannot go (for δ <= n^{-(1+τ)},
-    ε = O(1); Theorem 4.6 with Lemma 4.7), up to a constant the source does not give: plot it as "(shape)".
+    Cited, not proved in the book (Theorem 4.6, reconstructed, with the
+    adversary of Lemma 19): up to a constant the source does not give, no
+    (ε, δ)-DP estimator is much more accurate, for δ <= n^{-(1+τ)} and ε = O(1).
+    Plot it as "(shape)". The bound the book proves, with its constants, is
+    :func:`score_attack_lower_bound` (without the √(log(1/δ))).
     """
     sigma = check_positive(sigma, "sigma")
     d = check_positive_array(d, "d")
     n = check_positive_array(n, "n")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    return scalar_or_array(sigma * d * math.sqrt(math.log(1 / delta)) / (n * epsilon))
+    return scalar_or_array(np.minimum(sigma * np.sqrt(d), sigma * d * math.sqrt(math.log(1 / delta)) / (n * epsilon)))
+
+
+def score_attack_slack(d, n, delta):
+    """n·η with η = δ·(4 + (4√(2 ln(1/δ)) + 2√(2π))/√d): the δ terms of Theorem 4.10's proof (0 for δ = 0).
+
+    Step 2 of the proof bounds each member's expected score by
+    sinh(ε)·σ√(2/π)·a + σ²d·η, where σ²d·η = 2δT + (tail integrals) at the
+    truncation T = 2σ²√d(√d + √(2 ln(1/δ))). The bound of Theorem 4.10 keeps
+    the fraction 1 − 2nη of its privacy term, so it is useful while nη < 1/2.
+    ``d``, ``n`` may be arrays.
+    """
+    d = check_positive_array(d, "d")
+    n = check_positive_array(n, "n")
+    delta = check_delta(delta)
+    if delta == 0:
+        return scalar_or_array(np.zeros(np.broadcast(d, n).shape))
+    eta = delta * (4 + (4 * math.sqrt(2 * math.log(1 / delta)) + 2 * math.sqrt(2 * math.pi)) / np.sqrt(d))
+    return scalar_or_array(n * eta)
+
+
+def score_attack_lower_bound(sigma, d, n, epsilon, delta):
+    """The proved lower bound of chapter 4, Theorem 4.10 (score attack), constants included.
+
+    For x_1, …, x_n ~ N(μ, σ²I_d) and every (ε, δ)-DP estimator M (replace-one),
+    with μ drawn from the prior π(t) = cos²(πt/(2σ))/σ on [−σ, σ]^d
+    (:func:`dpteach.data.cosine_prior_mean`),
+
+        E_π E_μ‖M − μ‖₂ >= min{ σ√d/(8π²),  √(π/2)·σd·(1 − 2nη) / (2n·sinh ε) },
+
+    with nη = :func:`score_attack_slack` (0 for δ = 0); hence also
+    sup_{μ ∈ [−σ, σ]^d} E_μ‖M − μ‖₂ is at least this. A negative privacy
+    term (nη > 1/2) is returned as 0: the theorem then says nothing.
+    For ε <= 1 and nη <= 1/4 the privacy term is >= 0.26·σd/(nε).
+    ``d``, ``n`` may be arrays.
+    """
+    sigma = check_positive(sigma, "sigma")
+    d = check_positive_array(d, "d")
+    n = check_positive_array(n, "n")
+    epsilon = check_epsilon(epsilon)
+    slack = np.asarray(score_attack_slack(d, n, delta))
+    cap = sigma * np.sqrt(d) / (8 * math.pi ** 2)
+    privacy = math.sqrt(math.pi / 2) * sigma * d * (1 - 2 * slack) / (2 * n * math.sinh(epsilon))
+    return scalar_or_array(np.maximum(0.0, np.minimum(cap, privacy)))
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._validation import as_rng, check_choice, check_int, check_positive, check_real_array
 
-__all__ = ["uniform_box_mean", "gaussian_records", "sign_records", "sparse_coefficients", "regression_records"]
+__all__ = ["uniform_box_mean", "cosine_prior_mean", "gaussian_records", "sign_records", "sparse_coefficients", "regression_records"]
 
 
 
@@ -21,6 +21,25 @@ def uniform_box_mean(d, half_width=1.0, rng=None):
     d = check_int(d, "d", minimum=1)
     half_width = check_positive(half_width, "half_width")
     return as_rng(rng).uniform(-half_width, half_width, size=d)
+
+
+def cosine_prior_mean(d, half_width=1.0, rng=None):
+    """μ with i.i.d. coordinates of density cos²(πt/(2a))/a on [−a, a]: the prior of chapter 4, Theorem 4.10.
+
+    The density vanishes at ±a (so the integration by parts of the proof has no
+    boundary term) and has Fisher information π²/a², the least of any density on
+    [−a, a]. Drawn by rejection from U[−a, a] (accept with probability
+    cos²(πt/(2a)); acceptance rate 1/2), so the draw count is random but the law is exact.
+    """
+    d = check_int(d, "d", minimum=1)
+    half_width = check_positive(half_width, "half_width")
+    rng = as_rng(rng)
+    out = np.empty(0)
+    while out.size < d:
+        proposal = rng.uniform(-half_width, half_width, size=2 * d)
+        accept = rng.random(2 * d) < np.cos(np.pi * proposal / (2 * half_width)) ** 2
+        out = np.concatenate([out, proposal[accept]])
+    return out[:d]
 
 
 def gaussian_records(n_trials, n_records, mu, sigma=1.0, rng=None):
@@ -42,7 +61,7 @@ def gaussian_records(n_trials, n_records, mu, sigma=1.0, rng=None):
 
 
 def sign_records(n_trials, n_records, p, rng=None):
-    """Records x ∈ {±1}^d with independent coordinates of mean p_j (chapter 4, Lemma 4.4's population).
+    """Records x ∈ {±1}^d with independent coordinates of mean p_j (chapter 4, Lemma 4.7's population).
 
     Parameters
     ----------

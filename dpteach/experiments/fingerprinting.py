@@ -1,4 +1,5 @@
-"""Runners behind chapter 4's figures: tracing the mean (T1–T3), thresholds (T8) and regression (T7).
+"""Runners behind chapter 4's figures: tracing the mean (T1–T3), the proved lower bound (Theorem 4.10),
+thresholds (T8, and the soundness of Lemma 18's printed threshold) and regression (T7).
 
 T7 attacks chapter 5's estimators: OLS and noisy OLS, the LASSO and the private LASSO.
 
@@ -17,13 +18,13 @@ import math
 
 import numpy as np
 
-from .. import data, fingerprinting, regression, regression_baselines
-from .._validation import as_rng, check_epsilon, check_int, check_positive, check_real_array
+from .. import bounds, data, fingerprinting, regression, regression_baselines
+from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions, progress
 
 __all__ = ["clipping_radius", "dp_delta", "auc_vs_ratio", "roc_experiment", "phase_diagram",
-           "threshold_experiment", "regression_experiment"]
+           "lower_bound_experiment", "threshold_experiment", "sparse_threshold_fpr", "regression_experiment"]
 
 #: Records × columns above which membership_scores shows its own progress bar.
 _SLOW_ENTRIES = 3e7
@@ -191,6 +192,51 @@ def phase_diagram(d, ns, alpha_fractions, n_scores=2000, sigma=1.0, rng=None):
     return {"n": ns, "alpha": alphas, "auc": grid}
 
 
+def lower_bound_experiment(d, ns, epsilon, delta, n_trials=100, sigma=1.0, rng=None):
+    """Theorem 4.10 against the book's private mean: the ℓ2 error of the clipped Gaussian mean over n.
+
+    In every trial μ is drawn from the theorem's prior (:func:`dpteach.data.cosine_prior_mean`,
+    half-width σ), then n records N(μ, σ²I_d), and Algorithm 4.4 releases the mean at (ε, δ) with
+    the public radius R = √(d(σ² + σ²)) (:func:`clipping_radius`). The average of ‖M − μ‖₂ over the
+    trials estimates exactly the Bayes risk E_π E_μ‖M − μ‖₂ that the theorem bounds from below.
+
+    Parameters
+    ----------
+    d : int >= 1
+    ns : sequence of int >= 1
+    epsilon : float > 0
+    delta : float, 0 < δ < 1 (the mechanism's δ; the bound uses the same)
+    n_trials : int >= 2
+    sigma : float > 0
+    rng : seed or Generator
+
+    Returns
+    -------
+    dict with ``n``, ``error`` (mean ℓ2 error per n), ``error_se`` (its standard error over the
+    trials), ``bound`` (:func:`dpteach.bounds.score_attack_lower_bound`) and ``sample_mean`` (σ√(d/n),
+    the error of the exact mean, for reference).
+    """
+    d = check_int(d, "d", minimum=1)
+    ns = _positive_ints(ns, "ns")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    n_trials = check_int(n_trials, "n_trials", minimum=2)
+    sigma = check_positive(sigma, "sigma")
+    rng = as_rng(rng)
+    radius = clipping_radius(d, sigma, half_width=sigma)
+    errors = np.empty((ns.size, n_trials))
+    for j in progress(range(ns.size), "Theorem 4.10: n"):
+        n = int(ns[j])
+        for t in range(n_trials):
+            mu = data.cosine_prior_mean(d, sigma, rng)
+            records = data.gaussian_records(1, n, mu, sigma, rng)[0]
+            release = fingerprinting.clipped_gaussian_mean(records, epsilon, delta, radius, rng=rng)
+            errors[j, t] = np.linalg.norm(release - mu)
+    return {"n": ns, "error": errors.mean(axis=1), "error_se": errors.std(axis=1, ddof=1) / math.sqrt(n_trials),
+            "bound": np.asarray(bounds.score_attack_lower_bound(sigma, d, ns, epsilon, delta), dtype=float),
+            "sample_mean": sigma * np.sqrt(d / ns)}
+
+
 def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
     """T8: printed vs calibrated thresholds for the score attack on the exact mean.
 
@@ -226,6 +272,32 @@ def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
                      "calibrated_fpr": float(np.mean(out_scores > calibrated)),
                      "calibrated_tpr": float(np.mean(in_scores > calibrated))})
     return {"in_scores": in_scores, "out_scores": out_scores, "calibration": calibration, "rows": rows}
+
+
+def sparse_threshold_fpr(s, deltas, n_draws=1_000_000, sigma=1.0, rng=None):
+    """The false-positive rate of Lemma 18's printed threshold σ√(2s log(1/δ)) on chapter 4's design.
+
+    A non-member's statistic, on the s coordinates the release selects, is
+    (Σ_{j∈S} x_j)(ξ − ξ̃) with Rademacher x_j (independent of S, since the record
+    was not used) and ξ, ξ̃ i.i.d. N(0, σ²): a product of two independent
+    sub-Gaussians of variances s and 2σ². Its tail decays like e^{−t}, not e^{−t²},
+    so the threshold, only √(log(1/δ)) standard deviations out, is exceeded far more
+    often than δ. The Rademacher sum is drawn exactly, as 2·Binomial(s, ½) − s.
+
+    Returns dict with ``delta`` (the grid), ``fpr`` (fraction of ``n_draws`` non-member
+    statistics above the threshold at each δ) and ``fpr_se`` (binomial standard errors).
+    """
+    s = check_int(s, "s", minimum=1)
+    deltas = check_real_array(deltas, "deltas", ndim=1)
+    for value in deltas:
+        check_delta(float(value), "deltas", allow_zero=False)
+    n_draws = check_int(n_draws, "n_draws", minimum=1)
+    sigma = check_positive(sigma, "sigma")
+    rng = as_rng(rng)
+    support_sum = 2.0 * rng.binomial(s, 0.5, size=n_draws) - s
+    statistic = support_sum * sigma * (rng.standard_normal(n_draws) - rng.standard_normal(n_draws))
+    fpr = np.array([np.mean(statistic > fingerprinting.printed_threshold_sparse(s, float(v), sigma)) for v in deltas])
+    return {"delta": deltas, "fpr": fpr, "fpr_se": np.sqrt(fpr * (1 - fpr) / n_draws)}
 
 
 def _per_trial(fit, d):
@@ -310,7 +382,8 @@ def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magn
     dict with ``n`` (sample sizes), ``beta``, ``auc``: {estimator: {statistic: array over
     ratios}} (OLS-type: "classical", "score"; LASSO-type: "sparse", "sparse_sign") and ``epsilon_certified``:
     {ε: array over ratios} (the ε' that Peeling's composition certifies for the private
-    LASSO, <= ε for ε <= 1). Cost: about n_scores·(#estimators)·(#statistics) fits of
+    LASSO; <= ε only for ε <= 1 and δ <= 10⁻³, and here δ = n^{-1.1} exceeds 10⁻³ for n < 534,
+    e.g. ε' = 1.009 at ε = 1, n = 60). Cost: about n_scores·(#estimators)·(#statistics) fits of
     cost O(n·d² + d³) / n.
     """
     d = check_int(d, "d", minimum=2)
