@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from . import composition
 from ._estimator import Estimator
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
                           check_positive, check_same_length)
@@ -411,7 +412,8 @@ def _dp_gd_iterations(n_samples, n_iterations):
     return check_int(n_iterations, "n_iterations", minimum=1)
 
 
-def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations=None, x_bound=1.0):
+def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations=None, x_bound=1.0,
+                              accountant="gaussian"):
     """Per-step noise σ_GD of Algorithm 5.11: the analytic Gaussian σ for sensitivity Δ₂·√K at (ε, δ).
 
     One replaced record moves the clipped mean gradient by at most
@@ -422,8 +424,10 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     √(Σμ²)-GDP; Dong, Roth & Su 2022, Cor. 3.3). So σ = ``gaussian_sigma(Δ₂√K,
     ε, δ)`` (Theorem 1.10, analytic) makes the K steps (ε, δ)-DP, with no slack:
     ``gaussian_delta(σ, Δ₂√K, ε) == δ`` up to rounding. This replaces the
-    earlier advanced-composition calibration (per-step ε of Theorem 1.17 at δ/2,
-    then δ/(2K) per step), which needed 2–3.4 times more noise.
+    earlier calibration, kept as ``accountant="advanced"`` for comparison only:
+    per-step ε_k of advanced composition (Theorem 1.17) for K steps at δ/2, and
+    σ = ``gaussian_sigma(Δ₂, ε_k, δ/(2K))``; also (ε, δ)-DP, but with 2.7–4.2
+    times more noise at d = 20, ε = 1, n = 10³–10⁷.
 
     Parameters
     ----------
@@ -434,6 +438,9 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     truncation : float, T > 0
     n_iterations : int or None, K >= 1 (None: ⌈ln n⌉)
     x_bound : float, c_x > 0
+    accountant : {"gaussian", "advanced"}
+        "gaussian" (default): exact Gaussian composition; "advanced": the superseded
+        advanced-composition calibration.
 
     Returns
     -------
@@ -446,7 +453,11 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     truncation = check_positive(truncation, "truncation")
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
     x_bound = check_positive(x_bound, "x_bound")
+    check_choice(accountant, "accountant", ("gaussian", "advanced"))
     sensitivity = 4 * x_bound * math.sqrt(n_features) * truncation / n_samples
+    if accountant == "advanced":
+        epsilon_step = composition.advanced_composition_epsilon_per_step(epsilon, n_iterations, delta / 2)
+        return gaussian_sigma(sensitivity, epsilon_step, delta / (2 * n_iterations))
     return gaussian_sigma(sensitivity * math.sqrt(n_iterations), epsilon, delta)
 
 
