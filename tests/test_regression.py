@@ -1,8 +1,8 @@
 """Tests of dpteach.regression (chapter 5): the private LASSO, its sensitivity, noisy OLS, DP-GD.
 
 Statistical tolerances are derived in comments from the quantities the test
-computes itself; the reference error of the private LASSO comes from the
-measured table of the chapter's experiments (ε = 4, n = 1e5, d = 200, s = 5,
+computes itself; the reference error of the private LASSO comes from a
+measured run of chapter 5's E1 setting (ε = 4, n = 1e5, d = 200, s = 5,
 ŝ = 10: mean 0.17, standard deviation 0.05 over 5 repetitions).
 """
 
