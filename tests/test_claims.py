@@ -421,6 +421,17 @@ def test_ch05_typed_formula_numbers():
     assert b_full / b_split == pytest.approx(1 / math.sqrt(blocks))
     # Exercise 5.3: the ε-inside-the-root bug at ε = 4 is Peeling at ε = 2, certified ε' ≈ 1.6.
     assert regression.peeling_epsilon(10, 2.0, 1e-5) == pytest.approx(1.6, abs=0.05)
+    # Theorem 5.3's remark: the first-order term is √(2.5/3)·ε ≈ 0.913·ε, leaving 0.087·ε for the rest.
+    assert math.sqrt(2.5 / 3) == pytest.approx(0.913, abs=5e-4)
+    # Exercise 5.1's intermediate values at n = 3e4: T ≈ 6.4, N₀ = 11, 3ŝ ln(1/δ) ≈ 345, b ≈ 0.087.
+    assert (round(regression.default_truncation(30_000), 1), math.ceil(math.log(30_000))) == (6.4, 11)
+    assert 3 * 10 * math.log(1e5) == pytest.approx(345, abs=0.5)
+    T = regression.default_truncation(30_000)
+    assert peeling_noise_scale(10, 4.0, 1e-5, regression.dp_lasso_sensitivity(30_000 // 11, T)) == pytest.approx(
+        0.087, abs=0.001)
+    # E2's remark: ŝ = 10 <= (4/3) ln(1/δ) at every n of E1, so basic composition certifies every ε there.
+    from dpteach.experiments import regression as experiments
+    assert all(10 <= 4 / 3 * math.log(1 / experiments.default_delta(n)) for n in _CH05_E1_NS)
 
 
 # ---------------------------------------------------------------------------------------------
