@@ -232,7 +232,7 @@ def _dp_gradient_descent(variant):
     def one(labels, rng):
         return regression.dp_gradient_descent_ols(X, labels, epsilon, delta, truncation, n_iterations=1,
                                                   rng=rng) @ np.ones(d) / math.sqrt(d)
-    sigma = mechanisms.gaussian_sigma(4 * math.sqrt(d) * truncation / n, epsilon, delta / 2)
+    sigma = regression.dp_gradient_descent_sigma(n, d, epsilon, delta, truncation, n_iterations=1)
     return audit.repeat(one), y, y_neighbour, audit.threshold_events(np.linspace(0, 3, 7) * sigma)
 
 
@@ -498,6 +498,8 @@ NOT_AUDITED = {
     "dpteach.dp_erm.zcdp_rho": "accountant (tests/test_dp_erm.py)",
     "dpteach.dp_erm.zcdp_epsilon": "accountant (tests/test_dp_erm.py)",
     "dpteach.dp_erm.dp_erm_sigma": "calibration of the audited DP-ERM step",
+    "dpteach.regression.dp_gradient_descent_sigma": "calibration of the audited DP-GD step (exact Gaussian "
+                                                    "composition; tests/test_regression.py integrates the loss)",
     "dpteach.peeling.peeling_epsilon": "accountant of the audited Peeling",
     "dpteach.peeling.peeling_noise_scale": "calibration of the audited Peeling",
     "dpteach.dpsas_steps.dpsas_noise_sigma": "calibration of the audited DPSAS round",

@@ -435,6 +435,8 @@ add(RG + "DPLasso", dict(epsilon=1.0, delta=1e-5, sparsity=2, random_state=0), f
     arrays={"X": 2, "y": 1})
 add(RG + "noisy_ols_noise_std", dict(n_samples=40, n_features=6, epsilon=1.0, delta=1e-5, truncation=2.0))
 add(RG + "noisy_ols", dict(X=_XS, y=_YS, epsilon=1.0, delta=1e-5, truncation=2.0, rng=0), arrays={"X": 2, "y": 1})
+add(RG + "dp_gradient_descent_sigma", dict(n_samples=40, n_features=6, epsilon=1.0, delta=1e-5, truncation=2.0,
+                                           n_iterations=3))
 add(RG + "dp_gradient_descent_ols", dict(X=_XS, y=_YS, epsilon=1.0, delta=1e-5, truncation=2.0, n_iterations=3,
                                          rng=0), arrays={"X": 2, "y": 1})
 RB = "dpteach.regression_baselines."
