@@ -301,7 +301,8 @@ def test_ch02_padding_takes_over_between_1e4_and_1e6():
         counts = ge.error_count_table(generic.thresholds(100), sample, [100], 100, rng)[0]
         share = {M: np.mean(ge.select_with_padding(counts, ge.padding_group_sizes(100, M, 100, rng), 0.5, rng) < 0)
                  for M in (10**4, 10**6)}
-        assert share[10**4] < 0.5 < share[10**6], (seed, share)
+        # "well under half" at 1e4 (Exercise 2.3) is checked as < 0.3, 5 standard errors above the measured 0.13
+        assert share[10**4] < 0.3 and share[10**6] > 0.5, (seed, share)
 
 
 def _ch02_needle(seed, epsilon):
