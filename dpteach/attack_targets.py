@@ -16,6 +16,7 @@ import numpy as np
 
 from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
 from .mechanisms import gaussian_sigma
+from .feature_scaling import radial_clip_factors
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
 
@@ -48,10 +49,9 @@ def exact_mean(records, rng=None):
 
 def _clip_rows(records, radius, center):
     # Scale each row towards the centre onto the ℓ2 ball: ‖clipped − c‖ <= R.
+    # radial_clip_factors: the same min(1, R/‖x − c‖), and exact (no overflow, no warning) for a huge record.
     offsets = records - center
-    norms = np.linalg.norm(offsets, axis=-1, keepdims=True)
-    factors = np.minimum(1.0, radius / np.maximum(norms, 1e-300))
-    return center + offsets * factors
+    return center + offsets * radial_clip_factors(offsets, radius, floor=1e-300)
 
 
 def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None):

@@ -38,6 +38,7 @@ __all__ = [
     "scaled_univariate",
     "scaled_products",
     "clip_scaled_rows",
+    "radial_clip_factors",
 ]
 
 #: Largest number of features D = C(d + p, p) of a feature map. The multi-index table and the
@@ -192,3 +193,25 @@ def clip_scaled_rows(mantissa, exponent, radius, transform=None):
     keep = nonzero & ~clip
     out[keep] = _ldexp(V[keep], np.broadcast_to(top[keep], V[keep].shape))
     return out
+
+
+def radial_clip_factors(X, radius, floor=None):
+    """s_i = min(1, T/‖x_i‖₂) for the rows of X (last axis), without overflow warnings or NaN, any finite X.
+
+    The usual ``np.linalg.norm`` (so ordinary rows get exactly the numbers they
+    always had); a row whose norm overflows (entries near 1e154 or above) gets
+    s_i = (T/m)/‖x_i/m‖ with m = max|x_ij|, which is its exact factor, so the
+    clipped row x_i·s_i has norm T instead of being silently zeroed. ``floor``
+    guards a zero row (default the smallest normal double). Returns shape
+    X.shape[:-1] + (1,).
+    """
+    floor = np.finfo(float).tiny if floor is None else floor
+    with np.errstate(over="ignore"):
+        norms = np.linalg.norm(X, axis=-1, keepdims=True)
+    factors = np.minimum(1.0, radius / np.maximum(norms, floor))
+    overflow = ~np.isfinite(norms[..., 0])
+    if overflow.any():
+        rows = X[overflow]
+        top = np.max(np.abs(rows), axis=-1, keepdims=True)
+        factors[overflow] = np.minimum(1.0, (radius / top) / np.linalg.norm(rows / top, axis=-1, keepdims=True))
+    return factors
