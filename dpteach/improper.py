@@ -24,7 +24,7 @@ from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array
                           check_positive, check_probability, check_same_length)
 from .experiments._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
-from .hermite import _clipped_features, clip_radius as _hermite_clip_radius
+from .hermite import _clipped_features, _unchecked_features, clip_features, clip_radius as _hermite_clip_radius
 from .mechanisms import exponential_mechanism
 
 __all__ = [
@@ -443,3 +443,16 @@ class PrivateHermiteL1Learner(Estimator):
         """sign(⟨v̂, ψ̄_{p,T}(x)⟩ − t̂) ∈ {−1, +1} (ties → +1). Cost O(n·D)."""
         X = self._check_predict_input(X)
         return np.where(self._scores(X) - self.threshold_ >= 0, 1.0, -1.0)
+
+
+class _PrivateHermiteL1LearnerOverflowBroken(PrivateHermiteL1Learner):
+    """BROKEN on purpose (P2, for the extreme-record audit): the old "features, then clip_features" order.
+
+    A record whose Hermite features overflow makes ``clip_features`` raise
+    "F must contain only finite values" after the data were read, so whether
+    ``fit`` raises reveals that one record. Everything else is the learner's.
+    """
+
+    def _clipped_feature_map(self, X, radius):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return clip_features(_unchecked_features(X, self.degree_), radius)[0]
