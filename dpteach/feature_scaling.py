@@ -195,19 +195,22 @@ def clip_scaled_rows(mantissa, exponent, radius, transform=None):
     return out
 
 
-def radial_clip_factors(X, radius, floor=None):
+def radial_clip_factors(X, radius, floor=None, norms=None):
     """s_i = min(1, T/‖x_i‖₂) for the rows of X (last axis), without overflow warnings or NaN, any finite X.
 
     The usual ``np.linalg.norm`` (so ordinary rows get exactly the numbers they
     always had); a row whose norm overflows (entries near 1e154 or above) gets
     s_i = (T/m)/‖x_i/m‖ with m = max|x_ij|, which is its exact factor, so the
     clipped row x_i·s_i has norm T instead of being silently zeroed. ``floor``
-    guards a zero row (default the smallest normal double). Returns shape
-    X.shape[:-1] + (1,).
+    guards a zero row (default the smallest normal double). ``norms`` (shape
+    X.shape[:-1] + (1,)) are the caller's own norms, when it computes them
+    another way (einsum), so that its ordinary rows keep their exact numbers.
+    Returns shape X.shape[:-1] + (1,).
     """
     floor = np.finfo(float).tiny if floor is None else floor
-    with np.errstate(over="ignore"):
-        norms = np.linalg.norm(X, axis=-1, keepdims=True)
+    if norms is None:
+        with np.errstate(over="ignore"):
+            norms = np.linalg.norm(X, axis=-1, keepdims=True)
     factors = np.minimum(1.0, radius / np.maximum(norms, floor))
     overflow = ~np.isfinite(norms[..., 0])
     if overflow.any():
