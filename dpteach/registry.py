@@ -670,6 +670,8 @@ NOT_AUDITED = {
     "dpteach.regression.noisy_ols": "(ε, δ)-DP only on a data-dependent event E (chapter 5's caveat), so an "
                                     "audit on a good pair says nothing about the worst case; its calibration "
                                     "on E is audited at the review's P3 pair in tests/test_regression.py",
+    "dpteach.regression.noisy_ols_noise_std": "calibration of noisy_ols on its event (closed form and sensitivity "
+                                              "checks in tests/test_regression.py)",
     "dpteach.attack_targets.noisy_mean": "a non-private baseline of chapter 4 (noise of a given sd)",
     "dpteach.attack_targets.noisy_ols": "a non-private baseline of chapter 4 (noise of a given sd)",
 }
