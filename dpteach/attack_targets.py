@@ -183,7 +183,7 @@ def ols_estimate(x, y):
     Raises
     ------
     ValueError
-        For bad arrays, n < d, or a singular XᵀX.
+        For bad arrays, n < d, a singular XᵀX, or XᵀX / Xᵀy beyond double precision.
     """
     x = _records(x, "x")
     y = _responses(y, "y", x)
@@ -191,6 +191,10 @@ def ols_estimate(x, y):
         raise ValueError(f"x must have at least as many rows as columns for OLS, got shape {x.shape}")
     gram = np.einsum("...nd,...ne->...de", x, x)
     moment = np.einsum("...nd,...n->...d", x, y)
+    if not (np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
+        # A record near 1e154 or beyond: x'x (or x'y) is not a double; say so instead of returning NaN.
+        raise ValueError(f"x and y: x'x or x'y overflows double precision (largest |x| = {np.max(np.abs(x)):.3g}, "
+                         f"largest |y| = {np.max(np.abs(y)):.3g}); OLS needs |x|·|y| and |x|² below about 1e308/n")
     try:
         return np.linalg.solve(gram, moment[..., None])[..., 0]
     except np.linalg.LinAlgError:

@@ -531,7 +531,8 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     Raises
     ------
     TypeError, ValueError
-        For d, degree < 1, cα ∉ (0, 1), an unknown rule, n_draws < 100 or a bad rng.
+        For d, degree < 1, cα ∉ (0, 1), an unknown rule, n_draws < 100 or a bad rng, and
+        for D above ``feature_scaling.MAX_FEATURE_DIMENSION``.
     """
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
@@ -539,7 +540,7 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     check_choice(rule, "rule", CLIP_RULES)
     n_draws = check_int(n_draws, "n_draws", minimum=100)
     rng = as_rng(rng)
-    D = math.comb(d + degree, degree)
+    D = feature_dimension_or_refuse(d, degree)  # also keeps √D a float (D = C(d + 10¹⁸, 10¹⁸) is not)
     if rule == "2sqrtD":
         return 2.0 * math.sqrt(D)
     if rule == "markov":

@@ -46,6 +46,7 @@ from ._validation import (as_rng, check_delta, check_finite_array, check_int, ch
 from .halfspace_cover import (MAX_CANDIDATES, THRESHOLD_RANGE_CONSTANT,  # noqa: F401 (re-exported)
                               _check_data, _check_epsilon_or_inf, _default_max_threshold, _error_counts,
                               _halfspace_cover, _select)
+from .feature_scaling import feature_dimension_or_refuse
 from .hermite import _clip_scale, _unchecked_features, hermite_feature_sum
 from .mechanisms import gaussian_sigma
 from .subspace import (NOISE_FLOOR_FACTOR, TEACHING_DEGREE_CONSTANT,  # noqa: F401 (γ re-exported)
@@ -295,7 +296,7 @@ class PrivateProperLearner(Estimator):
         epsilon = _check_epsilon_or_inf(self.epsilon)
         delta = check_delta(self.delta, allow_zero=False)
         degree = degree_for_accuracy(alpha) if self.degree is None else check_int(self.degree, "degree", minimum=1)
-        size = math.comb(d + degree, degree)
+        size = feature_dimension_or_refuse(d, degree)  # refused before any work above MAX_FEATURE_DIMENSION
         clip = 2.0 * math.sqrt(size) if self.clip_radius is None else check_positive(self.clip_radius,
                                                                                        "clip_radius")
         max_dim = check_int(self.max_subspace_dim, "max_subspace_dim", minimum=0)

@@ -83,6 +83,18 @@ def test_p1_audit_catches_the_nan_release_and_passes_the_fix(variant):
         assert np.all(np.isfinite(mechanism(X, 50, np.random.default_rng(1))))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_proper_learner_releases_finite_correlations_with_a_huge_record(seed):
+    # The review's repro 4 (NaN in 6 of 8 fits: whenever the record fell in S₁).
+    X = np.random.default_rng(0).normal(size=(400, 2))
+    y = np.where(X[:, 0] >= 0.3, 1.0, -1.0)
+    X[0, 0] = 1e155
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = proper.PrivateProperLearner(0.1, 1.0, 1e-5, degree=2, random_state=seed).fit(X, y)
+    assert np.all(np.isfinite(fitted.correlations_)) and np.isfinite(fitted.intercept_)
+
+
 def test_clipped_features_of_a_huge_record_are_its_exact_clipped_direction():
     # x = 1e20 (d = 1, degree 2): ψ = (1, x, (x² − 1)/√2); the plain path's squared norm is finite
     # (≈ 5e79), so it is the reference; x·1e140 overflows it and must give the same direction
@@ -178,6 +190,28 @@ def test_astronomical_degrees_are_refused_at_once_naming_degree(call):
     with pytest.raises(ValueError, match=r"degree = 1000000000000000000 .*MAX_FEATURE_DIMENSION.*degree <= \d+"):
         call()
     assert time.process_time() - start < 1.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: hermite.clip_radius(20, 10 ** 18, 0.1),
+    lambda: proper.PrivateProperLearner(0.1, 1.0, 1e-5, degree=10 ** 18).fit(np.eye(4), np.ones(4)),
+], ids=["clip_radius", "proper_learner"])
+def test_degree_dependent_formulas_refuse_astronomical_degrees_by_name(call):
+    # √D for D = C(20 + 10¹⁸, 10¹⁸) (341 digits) is not a float: refused by name, not an OverflowError.
+    with pytest.raises(ValueError, match=r"^degree = 1000000000000000000 "):
+        call()
+
+
+def test_the_chapter_4_ols_baselines_refuse_an_overflowing_record_by_name():
+    from dpteach import attack_targets
+    x = np.random.default_rng(0).normal(size=(10, 2))
+    y = x[:, 0].copy()
+    x[0, 0] = 1e300
+    for call in (lambda: attack_targets.ols_estimate(x, y), lambda: attack_targets.noisy_ols(x, y, 0.1, rng=0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match="overflows double precision"):
+                call()
 
 
 def test_a_feature_matrix_beyond_the_limit_is_refused_before_allocation():
