@@ -30,16 +30,9 @@ import math
 
 import numpy as np
 
-__all__ = [
-    "MAX_FEATURE_DIMENSION",
-    "MAX_FEATURE_BYTES",
-    "feature_dimension_or_refuse",
-    "check_feature_matrix",
-    "scaled_univariate",
-    "scaled_products",
-    "clip_scaled_rows",
-    "radial_clip_factors",
-]
+# The functions are the package's internal machinery (callers validate their inputs first), so the
+# public surface is the two documented limits.
+__all__ = ["MAX_FEATURE_DIMENSION", "MAX_FEATURE_BYTES"]
 
 #: Largest number of features D = C(d + p, p) of a feature map. The multi-index table and the
 #: product plan cost about 8·D·(d + 3) bytes and a Python loop over D; 2·10⁶ is about 0.5 GB at d = 20.

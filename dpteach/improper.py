@@ -22,7 +22,7 @@ from . import dp_erm
 from ._estimator import Estimator
 from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_labels,
                           check_positive, check_probability, check_same_length)
-from .experiments._progress import progress
+from ._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
 from .hermite import _clipped_features, _unchecked_features, clip_features, clip_radius as _hermite_clip_radius
 from .mechanisms import exponential_mechanism
