@@ -188,6 +188,14 @@ def clip_scaled_rows(mantissa, exponent, radius, transform=None):
     return out
 
 
+def clip_factor(norms, radius, floor=None):
+    """s = min(1, T/‖x‖), a zero norm keeping factor 1 (``floor`` default: the smallest normal double).
+
+    The one home of radial clipping's factor (Section 6.4, Algorithm 9.2 step 2, chapter 8's line 3)."""
+    floor = np.finfo(float).tiny if floor is None else floor
+    return np.minimum(1.0, radius / np.maximum(norms, floor))
+
+
 def radial_clip_factors(X, radius, floor=None, norms=None):
     """s_i = min(1, T/‖x_i‖₂) for the rows of X (last axis), without overflow warnings or NaN, any finite X.
 
@@ -200,14 +208,13 @@ def radial_clip_factors(X, radius, floor=None, norms=None):
     another way (einsum), so that its ordinary rows keep their exact numbers.
     Returns shape X.shape[:-1] + (1,).
     """
-    floor = np.finfo(float).tiny if floor is None else floor
     if norms is None:
         with np.errstate(over="ignore"):
             norms = np.linalg.norm(X, axis=-1, keepdims=True)
-    factors = np.minimum(1.0, radius / np.maximum(norms, floor))
+    factors = clip_factor(norms, radius, floor)
     overflow = ~np.isfinite(norms[..., 0])
     if overflow.any():
         rows = X[overflow]
         top = np.max(np.abs(rows), axis=-1, keepdims=True)
-        factors[overflow] = np.minimum(1.0, (radius / top) / np.linalg.norm(rows / top, axis=-1, keepdims=True))
+        factors[overflow] = clip_factor(np.linalg.norm(rows / top, axis=-1, keepdims=True), radius / top)
     return factors

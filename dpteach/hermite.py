@@ -20,7 +20,7 @@ from scipy import special
 
 from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_positive,
                           check_probability)
-from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
+from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 
 __all__ = [
@@ -363,8 +363,7 @@ def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
 
 def _clip_scale(F, radius):
     """s_i = min(1, T/‖F_i‖), with s_i = 1 for a zero row."""
-    norms = np.sqrt(np.einsum("ij,ij->i", F, F))
-    return np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
+    return clip_factor(np.sqrt(np.einsum("ij,ij->i", F, F)), radius)
 
 
 def _clip_scale_or_overflow(F, radius):
@@ -373,8 +372,7 @@ def _clip_scale_or_overflow(F, radius):
     with np.errstate(over="ignore", invalid="ignore"):
         squared = np.einsum("ij,ij->i", F, F)
     overflow = ~np.isfinite(squared)
-    norms = np.sqrt(np.where(overflow, 1.0, squared))
-    scale = np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
+    scale = clip_factor(np.sqrt(np.where(overflow, 1.0, squared)), radius)
     scale[overflow] = 0.0
     return scale, overflow
 
@@ -465,7 +463,7 @@ def clip_features(F, radius):
         # Finite entries whose squared norm overflows: ‖F_i‖ = m·‖F_i/m‖ with m = max|F_ij|.
         rows = F[overflow]
         top = np.max(np.abs(rows), axis=1)
-        scale[overflow] = np.minimum(1.0, (radius / top) / np.linalg.norm(rows / top[:, None], axis=1))
+        scale[overflow] = clip_factor(np.linalg.norm(rows / top[:, None], axis=1), radius / top)
     return F * scale[:, None], scale
 
 
