@@ -16,6 +16,7 @@ import numpy as np
 
 from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
 from .mechanisms import gaussian_sigma
+from .feature_scaling import radial_clip_factors
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
 
@@ -48,10 +49,9 @@ def exact_mean(records, rng=None):
 
 def _clip_rows(records, radius, center):
     # Scale each row towards the centre onto the ℓ2 ball: ‖clipped − c‖ <= R.
+    # radial_clip_factors: the same min(1, R/‖x − c‖), and exact (no overflow, no warning) for a huge record.
     offsets = records - center
-    norms = np.linalg.norm(offsets, axis=-1, keepdims=True)
-    factors = np.minimum(1.0, radius / np.maximum(norms, 1e-300))
-    return center + offsets * factors
+    return center + offsets * radial_clip_factors(offsets, radius, floor=1e-300)
 
 
 def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None):
@@ -183,7 +183,7 @@ def ols_estimate(x, y):
     Raises
     ------
     ValueError
-        For bad arrays, n < d, or a singular XᵀX.
+        For bad arrays, n < d, a singular XᵀX, or XᵀX / Xᵀy beyond double precision.
     """
     x = _records(x, "x")
     y = _responses(y, "y", x)
@@ -191,6 +191,10 @@ def ols_estimate(x, y):
         raise ValueError(f"x must have at least as many rows as columns for OLS, got shape {x.shape}")
     gram = np.einsum("...nd,...ne->...de", x, x)
     moment = np.einsum("...nd,...n->...d", x, y)
+    if not (np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
+        # A record near 1e154 or beyond: x'x (or x'y) is not a double; say so instead of returning NaN.
+        raise ValueError(f"x and y: x'x or x'y overflows double precision (largest |x| = {np.max(np.abs(x)):.3g}, "
+                         f"largest |y| = {np.max(np.abs(y)):.3g}); OLS needs |x|·|y| and |x|² below about 1e308/n")
     try:
         return np.linalg.solve(gram, moment[..., None])[..., 0]
     except np.linalg.LinAlgError:

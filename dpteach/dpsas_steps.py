@@ -38,6 +38,7 @@ from scipy import special
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array,
                           check_int, check_labels, check_positive, check_probability,
                           check_same_length)
+from .feature_scaling import radial_clip_factors
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
 
 __all__ = [
@@ -89,9 +90,8 @@ def _check_data(X, y, name_X="X", name_y="y"):
 
 def _clip_rows(X, clip_norm):
     """x ← x·min(1, L/‖x‖₂) for every row (line 3): per example, so data-independent."""
-    norms = np.linalg.norm(X, axis=1)
-    factors = np.minimum(1.0, clip_norm / np.maximum(norms, np.finfo(float).tiny))
-    return X * factors[:, None]
+    # radial_clip_factors: the same min(1, L/‖x‖), and exact (no overflow, no warning) for a huge record.
+    return X * radial_clip_factors(X, clip_norm)
 
 
 def _as_output(value):

@@ -20,6 +20,8 @@ from scipy import special
 
 from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_positive,
                           check_probability)
+from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
+                              scaled_products, scaled_univariate)
 
 __all__ = [
     "multi_indices",
@@ -28,6 +30,7 @@ __all__ = [
     "hermite_features",
     "iter_hermite_features",
     "hermite_feature_sum",
+    "clipped_hermite_features",
     "clip_features",
     "clip_radius",
     "CLIP_RULES",
@@ -101,10 +104,12 @@ def multi_indices(d, degree):
     Raises
     ------
     TypeError, ValueError
-        For non-integers or values below 1.
+        For non-integers or values below 1, and for D above
+        ``feature_scaling.MAX_FEATURE_DIMENSION`` (refused before any work).
     """
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
+    feature_dimension_or_refuse(d, degree)
     return _multi_indices(d, degree)
 
 
@@ -177,6 +182,7 @@ _PLAN_CACHE: dict = {}
 def _plan(d, degree):
     key = (d, degree)
     if key not in _PLAN_CACHE:
+        feature_dimension_or_refuse(d, degree)
         kappas = _multi_indices(d, degree)
         _PLAN_CACHE[key] = _parents(kappas)
     return _PLAN_CACHE[key]
@@ -224,11 +230,34 @@ def hermite_features(X, degree):
     Raises
     ------
     TypeError, ValueError
-        For NaN/inf, a non-2-D or empty X, or degree < 1.
+        For NaN/inf, a non-2-D or empty X, or degree < 1; for D or the
+        (n, D) matrix above the limits of :mod:`dpteach.feature_scaling`
+        (refused before it is allocated); and for a record whose features
+        overflow double precision (use :func:`clipped_hermite_features`, which
+        is finite for every finite record).
     """
     X = check_finite_array(X, "X", ndim=2)
     degree = check_int(degree, "degree", minimum=1)
-    return _features(X, degree)
+    check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
+    return _finite_or_refuse(_unchecked_features(X, degree), X, degree)
+
+
+def _unchecked_features(X, degree):
+    """ψ_p(X) with overflow allowed (inf/NaN rows are detected by the caller, without warnings)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _features(X, degree)
+
+
+def _finite_or_refuse(F, X, degree, start=0):
+    """F, or a ValueError naming X when a record's unclipped features overflow double precision."""
+    finite = np.isfinite(F).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise ValueError(f"X row {start + row} (max |x| = {np.max(np.abs(X[row])):.3g}) has degree-{degree} "
+                         "Hermite features beyond the largest double; unclipped features cannot represent it "
+                         "(the clipped map clipped_hermite_features, or hermite_feature_sum with a radius, "
+                         "is finite for every finite record)")
+    return F
 
 
 def _chunk_size(n_columns, chunk_size):
@@ -261,13 +290,17 @@ def iter_hermite_features(X, degree, chunk_size=None):
     degree = check_int(degree, "degree", minimum=1)
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
-    return _iter_features(X, degree, chunk_size)
+    D = feature_dimension_or_refuse(X.shape[1], degree)
+    check_feature_matrix(min(X.shape[0], _chunk_size(D, chunk_size)), D, "chunk_size", "one chunk")
+    return ((start, _finite_or_refuse(F, X[start:start + F.shape[0]], degree, start))
+            for start, F in _iter_features(X, degree, chunk_size))
 
 
 def _iter_features(X, degree, chunk_size):
+    """(start, ψ_p(chunk)) with overflow allowed: callers clip (finite) or refuse (unclipped)."""
     size = _chunk_size(math.comb(X.shape[1] + degree, degree), chunk_size)
     for start in range(0, X.shape[0], size):
-        yield start, _features(X[start:start + size], degree)
+        yield start, _unchecked_features(X[start:start + size], degree)
 
 
 def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
@@ -297,7 +330,10 @@ def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
     ------
     TypeError, ValueError
         As :func:`hermite_features`; for weights of the wrong length or with
-        NaN/inf; for radius ≤ 0; for chunk_size < 1.
+        NaN/inf; for radius ≤ 0; for chunk_size < 1. With a radius, every
+        finite record is accepted: a record whose features overflow double
+        precision is clipped exactly in scaled arithmetic
+        (:mod:`dpteach.feature_scaling`), never turned into NaN.
     """
     X = check_finite_array(X, "X", ndim=2)
     degree = check_int(degree, "degree", minimum=1)
@@ -309,19 +345,90 @@ def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
         radius = check_positive(radius, "radius")
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
-    total = np.zeros(math.comb(X.shape[1] + degree, degree))
+    D = feature_dimension_or_refuse(X.shape[1], degree)
+    check_feature_matrix(min(X.shape[0], _chunk_size(D, chunk_size)), D, "chunk_size", "one chunk")
+    total = np.zeros(D)
     for start, F in _iter_features(X, degree, chunk_size):
         w = weights[start:start + F.shape[0]]
-        if radius is not None:
-            w = w * _clip_scale(F, radius)
-        total += w @ F
+        if radius is None:
+            total += w @ _finite_or_refuse(F, X[start:start + F.shape[0]], degree, start)
+            continue
+        scale, overflow = _clip_scale_or_overflow(F, radius)
+        if overflow.any():  # those rows: exact clipping in scaled arithmetic, added separately
+            F[overflow] = 0.0
+            total += w[overflow] @ _scaled_clipped_rows(X[start:start + F.shape[0]][overflow], degree, radius)
+        total += (w * scale) @ F
     return total
 
 
 def _clip_scale(F, radius):
     """s_i = min(1, T/‖F_i‖), with s_i = 1 for a zero row."""
-    norms = np.sqrt(np.einsum("ij,ij->i", F, F))
-    return np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
+    return clip_factor(np.sqrt(np.einsum("ij,ij->i", F, F)), radius)
+
+
+def _clip_scale_or_overflow(F, radius):
+    """(s, overflow): s_i = min(1, T/‖F_i‖) as :func:`_clip_scale`, and s_i = 0 on the rows whose
+    features or squared norm overflowed (``overflow``), which the caller clips in scaled arithmetic."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        squared = np.einsum("ij,ij->i", F, F)
+    overflow = ~np.isfinite(squared)
+    scale = clip_factor(np.sqrt(np.where(overflow, 1.0, squared)), radius)
+    scale[overflow] = 0.0
+    return scale, overflow
+
+
+def _scaled_clipped_rows(X, degree, radius):
+    """ψ̄_{p,T}(x) for rows whose features overflow: mantissa·2^exponent arithmetic, finite (feature_scaling)."""
+    factors = [scaled_univariate(X[:, i], degree, "hermite") for i in range(X.shape[1])]
+    mantissa, exponent = scaled_products(factors, _plan(X.shape[1], degree))
+    return clip_scaled_rows(mantissa.T, exponent.T, radius)
+
+
+def _clipped_features(X, degree, radius):
+    """ψ̄_{p,T}(X) for validated X: the plain F·s on ordinary rows, the scaled path on overflowing ones."""
+    F = _unchecked_features(X, degree)
+    scale, overflow = _clip_scale_or_overflow(F, radius)
+    if overflow.any():
+        F[overflow] = 0.0
+    clipped = F * scale[:, None]
+    if overflow.any():
+        clipped[overflow] = _scaled_clipped_rows(X[overflow], degree, radius)
+    return clipped
+
+
+def clipped_hermite_features(X, degree, radius):
+    """The clipped feature map ψ̄_{p,T}(x) = min(1, T/‖ψ_p(x)‖)·ψ_p(x) (Section 6.4), finite for every finite x.
+
+    What the private learners use (Algorithm 6.10's blocks and validation
+    set): every row has norm ≤ T whatever the record, so one record moves a
+    sum by at most 2T. On ordinary rows this is exactly
+    ``clip_features(hermite_features(X, p), T)[0]``; a record whose features
+    or squared norm overflow double precision (|x| ≳ 1e154 at degree 2) is
+    clipped exactly in scaled arithmetic (:mod:`dpteach.feature_scaling`)
+    instead of becoming NaN (the reliability review's P1/P2).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    degree : int ≥ 1
+    radius : float > 0
+        The public clipping radius T.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, D), every row of norm ≤ T. Cost O(n·D).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf or a non-2-D or empty X, degree < 1, radius ≤ 0, and for D
+        or the (n, D) matrix above the limits of :mod:`dpteach.feature_scaling`.
+    """
+    X = check_finite_array(X, "X", ndim=2)
+    degree = check_int(degree, "degree", minimum=1)
+    radius = check_positive(radius, "radius")
+    check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
+    return _clipped_features(X, degree, radius)
 
 
 def clip_features(F, radius):
@@ -351,7 +458,12 @@ def clip_features(F, radius):
     """
     F = check_finite_array(F, "F", ndim=2)
     radius = check_positive(radius, "radius")
-    scale = _clip_scale(F, radius)
+    scale, overflow = _clip_scale_or_overflow(F, radius)
+    if overflow.any():
+        # Finite entries whose squared norm overflows: ‖F_i‖ = m·‖F_i/m‖ with m = max|F_ij|.
+        rows = F[overflow]
+        top = np.max(np.abs(rows), axis=1)
+        scale[overflow] = clip_factor(np.linalg.norm(rows / top[:, None], axis=1), radius / top)
     return F * scale[:, None], scale
 
 
@@ -417,7 +529,8 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     Raises
     ------
     TypeError, ValueError
-        For d, degree < 1, cα ∉ (0, 1), an unknown rule, n_draws < 100 or a bad rng.
+        For d, degree < 1, cα ∉ (0, 1), an unknown rule, n_draws < 100 or a bad rng, and
+        for D above ``feature_scaling.MAX_FEATURE_DIMENSION``.
     """
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
@@ -425,7 +538,7 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     check_choice(rule, "rule", CLIP_RULES)
     n_draws = check_int(n_draws, "n_draws", minimum=100)
     rng = as_rng(rng)
-    D = math.comb(d + degree, degree)
+    D = feature_dimension_or_refuse(d, degree)  # also keeps √D a float (D = C(d + 10¹⁸, 10¹⁸) is not)
     if rule == "2sqrtD":
         return 2.0 * math.sqrt(D)
     if rule == "markov":

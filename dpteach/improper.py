@@ -22,7 +22,9 @@ from . import dp_erm
 from ._estimator import Estimator
 from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_labels,
                           check_positive, check_probability, check_same_length)
-from .hermite import clip_features, clip_radius as _hermite_clip_radius, hermite_features
+from ._progress import progress
+from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
+from .hermite import _clipped_features, _unchecked_features, clip_features, clip_radius as _hermite_clip_radius
 from .mechanisms import exponential_mechanism
 
 __all__ = [
@@ -203,6 +205,29 @@ def _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_th
             "block_size": n0, "validation_size": m, "n_iterations": n_iterations}
 
 
+#: Work K·n₀·D (multiply-adds of the DP-ERM iterations) above which ``fit`` shows a progress bar
+#: (about a few seconds on one core); ``DPTEACH_PROGRESS=0`` turns every bar off.
+_PROGRESS_WORK = 3 * 10 ** 9
+
+
+def _check_fit_size(d, degree, params, degree_given):
+    """Refuse, before any feature is computed, a block or validation feature matrix above MAX_FEATURE_BYTES.
+
+    The message names ``degree`` (or the data size when the degree was the default)
+    and what would fit. D itself is limited by feature_scaling.MAX_FEATURE_DIMENSION.
+    """
+    D = feature_dimension_or_refuse(d, degree)
+    rows = max(params["block_size"], params["validation_size"])
+    if 8 * rows * D <= MAX_FEATURE_BYTES:
+        return
+    largest = degree - 1
+    while largest >= 1 and 8 * rows * math.comb(d + largest, largest) > MAX_FEATURE_BYTES:
+        largest -= 1
+    name = "degree" if degree_given else "X"
+    check_feature_matrix(rows, D, name, f"the clipped feature matrix of one block (degree {degree}, d = {d}; "
+                                        f"degree <= {largest} fits with these rows)")
+
+
 def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
                          n_thresholds=None, n_iterations=None):
     """The defaults :class:`PrivateHermiteL1Learner` uses at notebook scale (our choices, not the paper's).
@@ -281,8 +306,13 @@ class PrivateHermiteL1Learner(Estimator):
     Privacy: (ε, δ)-DP. Every block feeds one (ε, δ)-DP run of Algorithm 6.7
     and the blocks are disjoint (parallel composition); thresholds are
     post-processing; the selection is ε-DP on the disjoint validation rows.
-    The split is a data-independent random permutation. Cost
-    O(n·D + k·K·n₀·D + k·m·M).
+    The split is a data-independent random permutation. Every finite record
+    is accepted: its clipped features have norm ≤ T even when its raw
+    features overflow double precision (computed in scaled arithmetic,
+    :func:`dpteach.hermite.clipped_hermite_features`), so no record can make
+    ``fit`` fail or return NaN. Cost O(n·D + k·K·n₀·D + k·m·M); a block's
+    feature matrix above ``feature_scaling.MAX_FEATURE_BYTES`` is refused
+    before it is built, and long fits show a progress bar.
     """
 
     _fitted_attribute = "coef_"
@@ -302,8 +332,9 @@ class PrivateHermiteL1Learner(Estimator):
         self.random_state = random_state
 
     # Subclasses (the log-concave learner) change the basis and the default radius.
-    def _feature_map(self, X):
-        return hermite_features(X, self.degree_)
+    def _clipped_feature_map(self, X, radius):
+        """ψ̄_{p,T}(X): finite with rows of norm ≤ T for every finite record (hermite.clipped_hermite_features)."""
+        return _clipped_features(X, self.degree_, radius)
 
     def _default_clip_radius(self, d, degree, alpha):
         return None
@@ -321,7 +352,8 @@ class PrivateHermiteL1Learner(Estimator):
         ------
         TypeError, ValueError
             For α or β ∉ (0, 1), ε ≤ 0, δ ∉ (0, 1), degree < 1, labels ∉ {±1},
-            NaN/inf, mismatched lengths, or too few examples for the blocks.
+            NaN/inf, mismatched lengths, or too few examples for the blocks; for a
+            block feature matrix above ``feature_scaling.MAX_FEATURE_BYTES`` (before it is built).
         """
         alpha = check_probability(self.alpha, "alpha")
         epsilon = check_epsilon(self.epsilon)
@@ -348,6 +380,7 @@ class PrivateHermiteL1Learner(Estimator):
             own = self._default_clip_radius(d, params["degree"], alpha)
             params["clip_radius"] = params["clip_radius"] if own is None else own
         self.degree_ = p = params["degree"]
+        _check_fit_size(d, p, params, degree_given=self.degree is not None)
         T, k, M, n0, m, K = (params[key] for key in ("clip_radius", "n_blocks", "n_thresholds", "block_size",
                                                       "validation_size", "n_iterations"))
         R = self._coefficient_radius()
@@ -359,14 +392,15 @@ class PrivateHermiteL1Learner(Estimator):
 
         # Step 3: one (ε, δ)-DP regression per block (Algorithm 6.7), on clipped features.
         coefs = np.empty((k, params["n_features"]))
-        for j, rows in enumerate(blocks):
-            F, _ = clip_features(self._feature_map(X[rows]), T)
+        slow = K * n0 * params["n_features"] > _PROGRESS_WORK  # a bar for fits of more than a few seconds
+        for j, rows in enumerate(progress(blocks, "DP-ERM blocks", enabled=None if slow else False)):
+            F = self._clipped_feature_map(X[rows], T)
             coefs[j], sigma = dp_erm.noisy_projected_subgradient_descent(F, y[rows], T, R, epsilon, delta, K,
                                                                         rng=rng)
 
         # Steps 4–5: the threshold grid, then the exponential mechanism on the validation errors.
         thresholds = threshold_grid(M)
-        F_val, _ = clip_features(self._feature_map(X[validation]), T)
+        F_val = self._clipped_feature_map(X[validation], T)
         z = F_val @ coefs.T                                   # (m, k)
         counts = np.stack([_error_counts(z[:, j], y[validation], thresholds) for j in range(k)])
         index = select_hypothesis(counts, epsilon, rng=rng)
@@ -397,8 +431,8 @@ class PrivateHermiteL1Learner(Estimator):
         return self
 
     def _scores(self, X):
-        F, _ = clip_features(self._feature_map(X), self.clip_radius_)
-        return F @ self.coef_
+        check_feature_matrix(X.shape[0], self.coef_.size)
+        return self._clipped_feature_map(X, self.clip_radius_) @ self.coef_
 
     def decision_function(self, X):
         """⟨v̂, ψ̄_{p,T}(x)⟩ − t̂ for each row (the same clipped map as in fit; T is public). Cost O(n·D)."""
@@ -409,3 +443,16 @@ class PrivateHermiteL1Learner(Estimator):
         """sign(⟨v̂, ψ̄_{p,T}(x)⟩ − t̂) ∈ {−1, +1} (ties → +1). Cost O(n·D)."""
         X = self._check_predict_input(X)
         return np.where(self._scores(X) - self.threshold_ >= 0, 1.0, -1.0)
+
+
+class _PrivateHermiteL1LearnerOverflowBroken(PrivateHermiteL1Learner):
+    """BROKEN on purpose (P2, for the extreme-record audit): the old "features, then clip_features" order.
+
+    A record whose Hermite features overflow makes ``clip_features`` raise
+    "F must contain only finite values" after the data were read, so whether
+    ``fit`` raises reveals that one record. Everything else is the learner's.
+    """
+
+    def _clipped_feature_map(self, X, radius):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return clip_features(_unchecked_features(X, self.degree_), radius)[0]

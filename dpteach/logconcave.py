@@ -16,7 +16,9 @@ import numpy as np
 
 from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_positive,
                           check_probability)
-from .hermite import _eq25_radius, multi_indices
+from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
+                              scaled_products, scaled_univariate)
+from .hermite import _clip_scale_or_overflow, _eq25_radius, _plan, multi_indices
 from .improper import C_SMALL, PrivateHermiteL1Learner, theorem_parameters
 
 __all__ = [
@@ -91,8 +93,46 @@ def sample_marginal(n, d, marginal, rng=None):
 
 
 def _monomials(X, degree):
+    """x^κ for validated X, overflow allowed (callers clip or refuse); the (n, D, d) power table is size-checked."""
+    D = feature_dimension_or_refuse(X.shape[1], degree)
+    check_feature_matrix(X.shape[0], D * X.shape[1], "X", "the monomial power table (n x D x d entries)")
     kappas = multi_indices(X.shape[1], degree)
-    return np.prod(X[:, None, :] ** kappas[None, :, :], axis=2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.prod(X[:, None, :] ** kappas[None, :, :], axis=2)
+
+
+def _finite_or_refuse(F, X, degree):
+    """F, or a ValueError naming X when a record's unclipped monomial features overflow double precision."""
+    finite = np.isfinite(F).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise ValueError(f"X row {row} (max |x| = {np.max(np.abs(X[row])):.3g}) has degree-{degree} monomial "
+                         "features beyond the largest double; unclipped features cannot represent it (the "
+                         "learner's clipped map is finite for every finite record)")
+    return F
+
+
+def _clipped_logconcave_features(X, marginal, degree, radius, method="sym"):
+    """ψ̄_{p,T}(X) = min(1, T/‖A m_p(x)‖)·A m_p(x), finite with rows of norm ≤ T for every finite record.
+
+    Ordinary rows: exactly ``clip_features(logconcave_features(X), T)``. Rows
+    whose monomials or squared norm overflow are clipped in scaled arithmetic
+    (mantissa·2^exponent monomials, :mod:`dpteach.feature_scaling`), with A
+    applied to the rescaled vector (A is linear, so the scale commutes).
+    """
+    A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
+    with np.errstate(over="ignore", invalid="ignore"):
+        F = _monomials(X, degree) @ A.T
+    scale, overflow = _clip_scale_or_overflow(F, radius)
+    if overflow.any():
+        F[overflow] = 0.0
+    clipped = F * scale[:, None]
+    if overflow.any():
+        rows = X[overflow]
+        factors = [scaled_univariate(rows[:, i], degree, "monomial") for i in range(X.shape[1])]
+        mantissa, exponent = scaled_products(factors, _plan(X.shape[1], degree))
+        clipped[overflow] = clip_scaled_rows(mantissa.T, exponent.T, radius, transform=A)
+    return clipped
 
 
 def monomial_features(X, degree):
@@ -110,11 +150,14 @@ def monomial_features(X, degree):
     Raises
     ------
     ValueError, TypeError
-        For NaN/inf, a non-2-D or empty X, degree < 1.
+        For NaN/inf, a non-2-D or empty X, degree < 1; for D or the (n, D, d)
+        power table above the limits of :mod:`dpteach.feature_scaling`
+        (refused before any work); for a record whose monomials overflow
+        double precision.
     """
     X = check_finite_array(X, "X", ndim=2)
     degree = check_int(degree, "degree", minimum=1)
-    return _monomials(X, degree)
+    return _finite_or_refuse(_monomials(X, degree), X, degree)
 
 
 def monomial_gram(marginal, d, degree):
@@ -195,7 +238,8 @@ def logconcave_features(X, marginal, degree, method="sym"):
     X = check_finite_array(X, "X", ndim=2)
     degree = check_int(degree, "degree", minimum=1)
     A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
-    return _monomials(X, degree) @ A.T
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _finite_or_refuse(_monomials(X, degree) @ A.T, X, degree)
 
 
 def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0):
@@ -234,7 +278,9 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
     ((ε, δ)-DP, Proposition D.2: the basis, T, the ball and the split are
     public); the features are ψ_p = G_p^{−1/2} m_p for the known product
     marginal, T comes from Eq. (25) (Monte Carlo on synthetic draws), and the
-    coefficients lie in the ball of radius R₀ = ``coefficient_radius``.
+    coefficients lie in the ball of radius R₀ = ``coefficient_radius``. As
+    there, every finite record is accepted: a record whose monomials overflow
+    double precision is clipped to norm T in scaled arithmetic.
 
     Parameters
     ----------
@@ -261,8 +307,8 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
             check_int(self.degree, "degree", minimum=1, maximum=6)
         return super().fit(X, y)
 
-    def _feature_map(self, X):
-        return logconcave_features(X, self.marginal, self.degree_)
+    def _clipped_feature_map(self, X, radius):
+        return _clipped_logconcave_features(X, self.marginal, self.degree_, radius)
 
     def _default_clip_radius(self, d, degree, alpha):
         return logconcave_clip_radius(self.marginal, d, degree, C_SMALL * alpha, n_draws=20_000, rng=0)

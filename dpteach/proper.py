@@ -46,7 +46,8 @@ from ._validation import (as_rng, check_delta, check_finite_array, check_int, ch
 from .halfspace_cover import (MAX_CANDIDATES, THRESHOLD_RANGE_CONSTANT,  # noqa: F401 (re-exported)
                               _check_data, _check_epsilon_or_inf, _default_max_threshold, _error_counts,
                               _halfspace_cover, _select)
-from .hermite import hermite_feature_sum
+from .feature_scaling import feature_dimension_or_refuse
+from .hermite import _clip_scale, _unchecked_features, hermite_feature_sum
 from .mechanisms import gaussian_sigma
 from .subspace import (NOISE_FLOOR_FACTOR, TEACHING_DEGREE_CONSTANT,  # noqa: F401 (γ re-exported)
                        _check_alpha, _gradient_second_moment, _relevant_subspace, subspace_threshold)
@@ -133,9 +134,10 @@ def _correlation_sigma(n_correlation, clip_radius, epsilon, delta):
     return gaussian_sigma(2.0 * clip_radius / n_correlation, epsilon, delta)
 
 
-def _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, noise_factor):
+def _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, noise_factor,
+                        feature_sum=hermite_feature_sum):
     """The release of Algorithm 7.7 line 3 on validated inputs; ``size`` independent draws (None: one)."""
-    mean = hermite_feature_sum(X, degree, weights=y, radius=clip_radius) / X.shape[0]
+    mean = feature_sum(X, degree, weights=y, radius=clip_radius) / X.shape[0]
     sigma = noise_factor * _correlation_sigma(X.shape[0], clip_radius, epsilon, delta)
     shape = mean.shape if size is None else (size,) + mean.shape
     noise = rng.normal(0.0, 1.0, size=shape) * sigma if sigma > 0 else np.zeros(shape)
@@ -152,6 +154,10 @@ def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=
     analytic calibration, valid for every ε and never above the paper's
     classic σ) makes m̃ (ε, δ)-DP. Projecting onto the unit ball is
     post-processing and never moves m̃ away from m_T, because ‖m_T‖ ≤ 1.
+    Every finite record is accepted: one whose features overflow double
+    precision (|x| ≳ 1e154 at degree 2) is still clipped to norm T, exactly,
+    in scaled arithmetic (:func:`dpteach.hermite.hermite_feature_sum`), so the
+    release is finite whatever the data.
 
     Parameters
     ----------
@@ -191,6 +197,31 @@ def _private_hermite_correlations_half_noise_broken(X, y, degree, clip_radius, e
     """
     X, y, degree, clip_radius, epsilon, delta = _correlation_inputs(X, y, degree, clip_radius, epsilon, delta)
     return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, as_rng(rng), size, 0.5)
+
+
+def _feature_sum_clipped_after_overflow_broken(X, degree, weights, radius):
+    """BROKEN on purpose: the old arithmetic Σ w_i·min(1, T/‖ψ(x_i)‖)·ψ(x_i) on the raw features.
+
+    For a record with |x| ≳ 1e154 (degree 2) ψ(x) overflows and the clipping
+    computes 0·inf = NaN, so one record turns the whole release into NaN (the
+    reliability review's P1, audited ε ≥ 7.6 against a claim of 1).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        F = _unchecked_features(X, degree)
+        return (weights * _clip_scale(F, radius)) @ F
+
+
+def _private_hermite_correlations_overflow_broken(X, y, degree, clip_radius, epsilon, delta, rng=None,
+                                                  size=None):
+    """BROKEN on purpose (P1, for the extreme-record audit): the correlations with the old clipping arithmetic.
+
+    Same noise and projection as :func:`private_hermite_correlations`; the mean
+    is :func:`_feature_sum_clipped_after_overflow_broken`, NaN when one record is huge.
+    """
+    X, y, degree, clip_radius, epsilon, delta = _correlation_inputs(X, y, degree, clip_radius, epsilon, delta)
+    with np.errstate(invalid="ignore"):
+        return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, as_rng(rng), size, 1.0,
+                                   _feature_sum_clipped_after_overflow_broken)
 
 
 def _private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delta, rng=None, size=None):
@@ -265,7 +296,7 @@ class PrivateProperLearner(Estimator):
         epsilon = _check_epsilon_or_inf(self.epsilon)
         delta = check_delta(self.delta, allow_zero=False)
         degree = degree_for_accuracy(alpha) if self.degree is None else check_int(self.degree, "degree", minimum=1)
-        size = math.comb(d + degree, degree)
+        size = feature_dimension_or_refuse(d, degree)  # refused before any work above MAX_FEATURE_DIMENSION
         clip = 2.0 * math.sqrt(size) if self.clip_radius is None else check_positive(self.clip_radius,
                                                                                        "clip_radius")
         max_dim = check_int(self.max_subspace_dim, "max_subspace_dim", minimum=0)

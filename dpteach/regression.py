@@ -9,8 +9,8 @@ Read top to bottom, the module follows the chapter:
   Private LASSO"): iterative hard thresholding on N₀ disjoint blocks, each step
   privatised by :func:`~dpteach.peeling.peel` (Algorithm 5.2);
 * :func:`noisy_ols`, the estimator of the paper's Theorem 19 (OLS on the
-  truncated response plus Gaussian noise), whose privacy holds only on a
-  high-probability event, and :func:`dp_gradient_descent_ols`, a rigorous
+  truncated response plus Gaussian noise), (ε, δ)-DP only on a data-dependent
+  event E (by default calibrated so that it *is* private on E), and :func:`dp_gradient_descent_ols`, a rigorous
   alternative (noisy gradient descent with clipped per-example gradients).
 
 The non-private baselines (split IHT, the LASSO by ISTA, OLS) are in
@@ -44,6 +44,7 @@ __all__ = [
     "lasso_gradient_step",
     "DPLasso",
     "noisy_ols_noise_std",
+    "noisy_ols_sensitivity",
     "noisy_ols",
     "dp_gradient_descent_sigma",
     "dp_gradient_descent_ols",
@@ -327,14 +328,60 @@ class DPLasso(Estimator):
 
 # --- the classical setting: noisy OLS (Theorem 5.10) and DP gradient descent ---------------------------
 
-def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier=1.0):
-    """Per-coordinate standard deviation of W in noisy OLS: √(c_W·d·T²·ln(1.25/δ))/(n·ε).
+def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0, x_bound=1.0):
+    """Δ₂ = 8Λc_x√d·T/n, the ℓ₂ sensitivity of OLS on f_T(y) on the event E(Λ, c_x, T) (Theorem 5.10's proof).
 
-    The paper's Theorem 19 (our reconstruction of its garbled covariance)
-    adds W ~ N(0, d T² ln(1.25/δ)/(n² ε²) I_d), with constants absorbed;
-    ``noise_multiplier`` c_W scales the *variance* (our bound for a rigorous
-    calibration on the high-probability event is c_W = 128Λ²c_x²; about 6 sufficed
-    empirically for a Rademacher design).
+    Replacing (x, y) by (x', y') moves β̂ by G'⁻¹(x'r' − x r) with r = f_T(y) − xᵀβ̂,
+    G' = X'ᵀX'. On E — λ_min(XᵀX) ≥ n/(2Λ) for both neighbours and |x_iᵀβ̂| ≤ T
+    for every row of both — each |r| ≤ 2T, ‖x‖₂ ≤ c_x√d (rows clipped to
+    [−c_x, c_x]), so ‖Δβ̂‖₂ ≤ (2Λ/n)·c_x√d·4T. The classic Gaussian σ for this Δ₂
+    has variance 128Λ²c_x²·dT²ln(1.25/δ)/(n²ε²): 128Λ²c_x² times the paper's.
+
+    Parameters
+    ----------
+    n_samples, n_features : int ≥ 1
+    truncation : float, T > 0
+    condition_bound : float, Λ ≥ 1 (the event's λ_min(XᵀX) ≥ n/(2Λ))
+    x_bound : float, c_x > 0
+
+    Returns
+    -------
+    float. Cost O(1).
+    """
+    n_samples = check_int(n_samples, "n_samples", minimum=1)
+    n_features = check_int(n_features, "n_features", minimum=1)
+    truncation = check_positive(truncation, "truncation")
+    condition_bound = _check_condition_bound(condition_bound)
+    x_bound = check_positive(x_bound, "x_bound")
+    return _ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound)
+
+
+def _check_condition_bound(condition_bound):
+    condition_bound = check_positive(condition_bound, "condition_bound")
+    if condition_bound < 1.0:
+        raise ValueError(f"condition_bound must be >= 1 (Λ with 1/Λ < λ_min(Σ_X)), got {condition_bound!r}")
+    return condition_bound
+
+
+def _ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound):
+    return 8.0 * condition_bound * x_bound * math.sqrt(n_features) * truncation / n_samples
+
+
+def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier=None,
+                        condition_bound=1.0, x_bound=1.0):
+    """Per-coordinate standard deviation σ_W of W in noisy OLS.
+
+    Default (``noise_multiplier=None``), the calibration that makes
+    :func:`noisy_ols` (ε, δ)-DP on the event E(Λ, c_x, T): the analytic Gaussian
+    σ = ``gaussian_sigma(Δ₂, ε, δ)`` for Δ₂ = :func:`noisy_ols_sensitivity`
+    (valid for every ε, and at most the classic √(128Λ²c_x²·dT²ln(1.25/δ))/(nε)
+    when ε ≤ 1).
+
+    With ``noise_multiplier = c_W``: √(c_W·d·T²·ln(1.25/δ))/(n·ε), the paper's
+    Theorem 19 variance (our reconstruction of its garbled covariance, constants
+    absorbed) times c_W. **Not a calibration**: c_W = 1 is not (ε, δ)-DP even on
+    the event (the reliability review audited ε ≥ 1.83 at a claimed 1 on a
+    Rademacher design); about 6 passed that audit; 128Λ²c_x² is the classic bound.
 
     Parameters
     ----------
@@ -343,7 +390,9 @@ def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
     truncation : float, T > 0
-    noise_multiplier : float, c_W > 0
+    noise_multiplier : None or float c_W > 0
+    condition_bound : float, Λ >= 1 (used when noise_multiplier is None)
+    x_bound : float, c_x > 0 (used when noise_multiplier is None)
 
     Returns
     -------
@@ -354,32 +403,47 @@ def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     truncation = check_positive(truncation, "truncation")
+    if noise_multiplier is None:
+        condition_bound = _check_condition_bound(condition_bound)
+        x_bound = check_positive(x_bound, "x_bound")
+        return gaussian_sigma(_ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound),
+                              epsilon, delta)
     noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
     return math.sqrt(noise_multiplier * n_features * truncation ** 2 * math.log(1.25 / delta)) / (
         n_samples * epsilon)
 
 
-def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=1.0):
-    """Noisy OLS, the estimator of Theorem 5.10 (the paper's Theorem 19): β̂(X, f_T(y)) + W.
+def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None, condition_bound=1.0,
+              x_bound=1.0):
+    """Noisy OLS, the estimator of Theorem 5.10 (the paper's Theorem 19): β̂(X̄, f_T(y)) + W; (ε, δ)-DP on an event.
 
-    β̂(X, f_T(y)) = (XᵀX)⁻¹Xᵀf_T(y) and W ~ N(0, σ_W² I_d) with σ_W =
-    :func:`noisy_ols_noise_std`. **Caveat: this is (ε, δ)-DP only on a
-    high-probability event** (the paper: "with high probability, β̂_T is
-    (ε, δ)-differentially private"). The ℓ₂ sensitivity of OLS is bounded only
-    when λ_min(XᵀX) >= n/(2Λ) for both neighbours and |x'β̂| <= T, which are
-    properties of the data, not guarantees; on an unlucky or adversarial dataset
-    the release can reveal a record. Use :func:`dp_gradient_descent_ols` for a
-    guarantee that always holds.
+    X̄ is X clipped to [−c_x, c_x], β̂ = (X̄ᵀX̄)⁻¹X̄ᵀf_T(y) and W ~ N(0, σ_W² I_d)
+    with σ_W = :func:`noisy_ols_noise_std`. **Privacy: (ε, δ)-DP on the event
+    E(Λ, c_x, T)** = {λ_min(X̄ᵀX̄) ≥ n/(2Λ) for both neighbours, and |x̄_iᵀβ̂| ≤ T
+    for every row of both}, with the default calibration (``noise_multiplier=None``):
+    on E the ℓ₂ sensitivity is Δ₂ = 8Λc_x√d·T/n (:func:`noisy_ols_sensitivity`)
+    and σ_W is the analytic Gaussian σ for it. E is a property of the data, not a
+    guarantee (the paper: "with high probability, β̂_T is (ε, δ)-differentially
+    private"): off E, e.g. with nearly collinear or high-leverage rows, the
+    release can reveal a record. Use :func:`dp_gradient_descent_ols` for a
+    guarantee that always holds. Clipping X (a per-record map) makes every
+    finite record acceptable: a huge covariate is clipped to c_x, never NaN.
+
+    ``noise_multiplier = c_W`` instead adds the paper's variance times c_W (a
+    practical choice for experiments, **not calibrated**: c_W = 1, the old
+    default, is not (ε, δ)-DP even on E; see :func:`noisy_ols_noise_std`).
 
     Parameters
     ----------
-    X : array_like, shape (n, d), finite, with XᵀX invertible (n >= d)
+    X : array_like, shape (n, d), finite, with X̄ᵀX̄ invertible (n >= d)
     y : array_like, shape (n,), finite
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
     truncation : float, T > 0
     rng : None, int or numpy.random.Generator
-    noise_multiplier : float, c_W > 0 (1 is the paper's formula)
+    noise_multiplier : None (the calibration on E) or float c_W > 0 (the paper's variance × c_W, uncalibrated)
+    condition_bound : float, Λ >= 1 (the event's λ_min(X̄ᵀX̄) ≥ n/(2Λ); 1 suits a Rademacher design with n ≫ d)
+    x_bound : float, c_x > 0 (X is clipped to [−c_x, c_x])
 
     Returns
     -------
@@ -389,20 +453,37 @@ def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=1.0):
     Raises
     ------
     TypeError, ValueError
-        For bad arrays or parameters, n < d, or a singular XᵀX.
+        For bad arrays or parameters, n < d, or a singular X̄ᵀX̄.
     """
+    return _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound,
+                               x_bound, None)
+
+
+def _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound, x_bound, size):
+    """``size`` independent releases of :func:`noisy_ols` (None: one), the same code path (for audits)."""
     X, y = _check_design(X, y)
     n_samples, n_features = X.shape
     if n_samples < n_features:
         raise ValueError(f"X must have at least as many rows as columns (n >= d) for OLS, got n={n_samples}, "
                          f"d={n_features}")
-    std = noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier)
+    std = noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier,
+                              condition_bound, x_bound)
     rng = as_rng(rng)
+    X = np.clip(X, -check_positive(x_bound, "x_bound"), x_bound)
     gram = X.T @ X
     if np.linalg.matrix_rank(gram) < n_features:
         raise ValueError("X must have full column rank (X'X invertible) for OLS, got a singular X'X")
     beta = np.linalg.solve(gram, X.T @ _truncate(y, truncation))
-    return beta + rng.normal(0.0, std, size=n_features)
+    return beta + rng.normal(0.0, std, size=n_features if size is None else (size, n_features))
+
+
+def _noisy_ols_paper_variance_broken(X, y, epsilon, delta, truncation, rng=None, size=None):
+    """BROKEN on purpose (P3): noisy OLS with the paper's variance, c_W = 1 (the old default).
+
+    Not (ε, δ)-DP even on the event E: on a Rademacher design (n = 100, d = 2,
+    T = 2, y₀ = ±T) the exact ε of that pair is 2.15 at a claimed 1 (δ = 10⁻³).
+    """
+    return _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, 1.0, 1.0, 1.0, size)
 
 
 def _dp_gd_iterations(n_samples, n_iterations):

@@ -434,6 +434,7 @@ add(RG + "lasso_gradient_step", dict(X=_XS, y=_YS, beta=np.zeros(6), step_size=1
 add(RG + "DPLasso", dict(epsilon=1.0, delta=1e-5, sparsity=2, random_state=0), fit=dict(X=_XS, y=_YS),
     arrays={"X": 2, "y": 1})
 add(RG + "noisy_ols_noise_std", dict(n_samples=40, n_features=6, epsilon=1.0, delta=1e-5, truncation=2.0))
+add(RG + "noisy_ols_sensitivity", dict(n_samples=40, n_features=6, truncation=2.0))
 add(RG + "noisy_ols", dict(X=_XS, y=_YS, epsilon=1.0, delta=1e-5, truncation=2.0, rng=0), arrays={"X": 2, "y": 1})
 add(RG + "dp_gradient_descent_sigma", dict(n_samples=40, n_features=6, epsilon=1.0, delta=1e-5, truncation=2.0,
                                            n_iterations=3))
@@ -471,6 +472,7 @@ add(HE + "hermite_features", dict(X=X2, degree=2), arrays={"X": 2})
 add(HE + "iter_hermite_features", dict(X=X2, degree=2, chunk_size=5), arrays={"X": 2})
 add(HE + "hermite_feature_sum", dict(X=X2, degree=2, weights=Y, radius=5.0), arrays={"X": 2, "weights": 1})
 add(HE + "clip_features", dict(F=np.ones((3, 4)), radius=1.0), arrays={"F": 2})
+add(HE + "clipped_hermite_features", dict(X=X2, degree=2, radius=5.0), arrays={"X": 2})
 add(HE + "clip_radius", dict(d=2, degree=2, c_alpha=0.5, n_draws=100, rng=0))
 add(HE + "threshold_hermite_coefficients", dict(theta=0.3, degree=3))
 add(HE + "halfspace_hermite_coefficients", dict(normal=np.array([0.6, 0.8]), threshold=0.3, degree=2),

@@ -58,6 +58,7 @@ NO_ALL_ALLOWED = {
     "dpteach": "the package root only holds __version__",
     "dpteach.experiments": "a namespace: runners are imported by chapter module",
     "dpteach.experiments._progress": "private helpers of the runners (progress bar, repetition check)",
+    "dpteach._progress": "the progress-bar helper (a shared layer; experiments._progress re-exports it)",
 }
 
 EPSILON_BAD = [(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf"), ("1", "'1'"), (None, "None"),

@@ -39,6 +39,11 @@ def quick_rows():
     return audit_report.run_all("quick")
 
 
+@pytest.fixture(scope="module")
+def extreme_rows():
+    return audit_report.run_extreme_all()
+
+
 def test_correct_routines_stay_below_their_claims_and_broken_variants_are_caught(quick_rows):
     assert len(quick_rows) == len(registry.CASES) + sum(map(registry.has_broken, registry.CASES))
     wrong = [f"{r['name']}/{r['variant']}: certified {r['epsilon_lower']:.3f} vs claim {r['epsilon']}"
@@ -90,6 +95,14 @@ def test_full_audit_results_are_complete_and_stay_below_the_claims():
             assert audit_report.verdict(row) == "ok", row
 
 
-def test_committed_page_is_up_to_date(quick_rows):
-    text = audit_report.render(quick_rows, audit_report.load_full())
+def test_extreme_record_rows_are_all_ok_and_a_failure_shows_on_the_page(quick_rows, extreme_rows):
+    assert len(extreme_rows) == len(registry.CASES) * len(registry.EXTREME_VALUES)
+    assert all(audit_report.extreme_verdict(r) == "ok" for r in extreme_rows)
+    bad = dict(extreme_rows[0], refused=None, finite=False)
+    assert audit_report.extreme_verdict(bad) == "FAIL"
+    assert "FAILURES" in audit_report.render(quick_rows, None, [bad] + extreme_rows[1:])
+
+
+def test_committed_page_is_up_to_date(quick_rows, extreme_rows):
+    text = audit_report.render(quick_rows, audit_report.load_full(), extreme_rows)
     assert audit_report.PAGE.read_text(encoding="utf-8") == text, "book/privacy_audit.md is stale: run `make pages`"

@@ -863,15 +863,15 @@ def test_ch04_ols_power_falls_as_n_over_d_grows(ch04_t7):
             assert t7["auc"]["ols"][stat][1] < t7["auc"]["ols"][stat][0]
 
 
-@pytest.mark.claim("ch04-noisy-ols-near-half-then-ols")
-def test_ch04_noisy_ols_is_near_half_at_small_epsilon_and_near_ols_at_10(ch04_t7):
-    # "Near 1/2" for epsilon <= 1 (tested at epsilon = 1, the least noisy of them): within 0.06 (4.6 SE).
-    # "Approaches OLS": at epsilon = 10 the score AUC at n/d = 1.2 is within 0.06 of OLS's and above 0.55.
+@pytest.mark.claim("ch04-noisy-ols-near-half")
+def test_ch04_noisy_ols_is_near_half_at_every_epsilon(ch04_t7):
+    # "Near 1/2" at every epsilon of the grid, epsilon = 10 included (Chapter 5's default noise, calibrated for the
+    # sensitivity 8 sqrt(d) T / n): within 0.06 of 1/2, 4.6 SE of an AUC over 1000 member and 1000 non-member
+    # scores (SE <= sqrt(1/12 (1/1000 + 1/1000)) = 0.013).
     for t7 in ch04_t7:
-        for stat in ("score", "classical"):
-            assert np.all(np.abs(t7["auc"][("noisy_ols", 1.0)][stat] - 0.5) < 0.06)
-        noisy, plain = t7["auc"][("noisy_ols", 10.0)]["score"][0], t7["auc"]["ols"]["score"][0]
-        assert noisy > 0.55 and abs(noisy - plain) < 0.06
+        for epsilon in (1.0, 10.0):
+            for stat in ("score", "classical"):
+                assert np.all(np.abs(t7["auc"][("noisy_ols", epsilon)][stat] - 0.5) < 0.06)
 
 
 @pytest.mark.claim("ch04-lasso-only-sign-weighted")

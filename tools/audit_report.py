@@ -88,6 +88,54 @@ def run_all(settings="quick", progress=False):
     return rows
 
 
+def run_extreme_all(progress=False):
+    """One row per (entry, value of registry.EXTREME_VALUES): refused by validation, or finite and audited."""
+    from dpteach import registry
+    rows = []
+    for entry in registry.CASES:
+        for value in registry.EXTREME_VALUES:
+            start = time.perf_counter()
+            row = registry.run_extreme(entry, value)
+            row["value"] = value if value == "bound" else repr(float(value))
+            row["bound"] = entry.bound
+            row["title"], row["routines"] = entry.title, list(entry.routines)
+            rows.append(row)
+            if progress:
+                outcome = "refused" if row["refused"] else f"certified ε ≥ {row['epsilon_lower']:.3f}"
+                print(f"{entry.name:26s} record at {row['value']:24s} {outcome} "
+                      f"in {time.perf_counter() - start:.1f} s", flush=True)
+    return rows
+
+
+def extreme_verdict(row):
+    """'ok' when validation refused the record, or the release was finite and the audit stayed ≤ the claim."""
+    if row["refused"] is not None:
+        return "ok"
+    return "ok" if row["finite"] and row["epsilon_lower"] <= row["claim"] else "FAIL"
+
+
+def _extreme_table(rows):
+    from dpteach import registry
+    labels = {"bound": "the pair's bound"}
+    values = [labels[v] if v == "bound" else f"{v:.4g}" for v in registry.EXTREME_VALUES]
+    lines = ["| Routine (claim as above) | " + " | ".join(f"record at {v}" for v in values) + " |",
+             "|---|" + "---|" * len(values)]
+    by_name = {}
+    for row in rows:
+        by_name.setdefault(row["name"], []).append(row)
+    for name, cells in by_name.items():
+        text = []
+        for row in cells:
+            if row["refused"] is not None:
+                text.append("refused by validation")
+            else:
+                finite = "finite" if row["finite"] else "**NOT finite**"
+                where = f" (at {row['bound']:.4g})" if row["value"] == "bound" else ""
+                text.append(f"{finite}, ε ≥ **{row['epsilon_lower']:.3f}** {extreme_verdict(row)}{where}")
+        lines.append(f"| {_cell(cells[0]['title'])} | " + " | ".join(_cell(t) for t in text) + " |")
+    return lines
+
+
 def verdict(row):
     """'ok' when a correct routine stays ≤ its claim and a broken one is caught (> claim); else 'FAIL'."""
     above = row["epsilon_lower"] > row["epsilon"]
@@ -135,10 +183,12 @@ def _table(rows, full_rows):
     return lines
 
 
-def render(rows, full=None):
-    """The page's markdown from the quick rows and the full run's record (or None)."""
+def render(rows, full=None, extreme=None):
+    """The page's markdown from the quick rows, the full run's record (or None) and the extreme-record rows."""
     from dpteach import registry
+    extreme = extreme or []
     failures = [r for r in rows + (full or {}).get("rows", []) if verdict(r) != "ok"]
+    failures += [dict(r, variant=f"record at {r['value']}") for r in extreme if extreme_verdict(r) != "ok"]
     lines = [
         "# Privacy audit report",
         "",
@@ -165,6 +215,20 @@ def render(rows, full=None):
     ]
     lines += _table(rows, (full or {}).get("rows"))
     lines += ["", f"**Verdict:** {'every correct routine stays at or below its claim and every broken variant is caught' if not failures else 'FAILURES: ' + ', '.join(sorted({r['name'] + '/' + r['variant'] for r in failures}))}.", ""]
+    lines += ["## Extreme records", "",
+              "Private on every input the validation accepts: each routine above is run with one record of $D$ "
+              "placed at $10^{300}$, at the largest double, at $-10^{300}$, and at the value its own pair uses "
+              "(at or beyond the clipping bound); the neighbour changes that record as the pair above does "
+              "(`dpteach.registry.extreme_setup`). Either the routine's validation refuses such a record with a "
+              "named error (bits, ±1 labels, a bounded domain, feature rows of norm ≤ T), or the release must be "
+              "finite on both inputs, raise no warning, and its audit "
+              f"({registry.EXTREME_SETTINGS.n_trials:,} runs per input, "
+              f"{registry.EXTREME_SETTINGS.confidence:.0%}) must stay at or below the claim. "
+              "`tests/test_extreme_records.py` runs the same checks, and shows that they catch the old "
+              "arithmetic of the Hermite correlations (a NaN release, ε ≥ 4) and of the L1 learners (a fit that "
+              "raises).", ""]
+    lines += _extreme_table(extreme)
+    lines += [""]
     lines += ["## Routines that claim privacy but are not audited on their own", "",
               "Their claim follows from audited parts (composition, parallel composition, post-processing), "
               "or they compute a calibration rather than release data.", "",
@@ -215,7 +279,8 @@ def main(argv=None):
         FULL.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {FULL.relative_to(ROOT)}")
     rows = run_all("quick", progress=not args.check)
-    text = render(rows, load_full())
+    extreme = run_extreme_all(progress=not args.check)
+    text = render(rows, load_full(), extreme)
     if args.check:
         if not PAGE.exists() or PAGE.read_text(encoding="utf-8") != text:
             print(f"{PAGE.relative_to(ROOT)} is stale: run `make pages`")
@@ -223,7 +288,7 @@ def main(argv=None):
         return 0
     PAGE.write_text(text, encoding="utf-8")
     print(f"wrote {PAGE.relative_to(ROOT)}")
-    failures = [r for r in rows if verdict(r) != "ok"]
+    failures = [r for r in rows if verdict(r) != "ok"] + [r for r in extreme if extreme_verdict(r) != "ok"]
     return 1 if failures else 0
 
 

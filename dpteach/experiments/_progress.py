@@ -2,25 +2,8 @@
 
 from __future__ import annotations
 
-import os
-
+from .._progress import progress  # noqa: F401 (the one home of the helper; re-exported for the runners)
 from .._validation import check_int
-
-
-def progress(iterable, desc, total=None, enabled=None):
-    """Wrap ``iterable`` in a ``tqdm.auto`` bar unless progress is disabled.
-
-    Progress bars belong to live runs: the book build and the tests set
-    ``DPTEACH_PROGRESS=0`` so that no bar (a widget, in a static page) is left
-    in the output. ``enabled`` overrides the environment.
-    """
-    if enabled is None:
-        enabled = os.environ.get("DPTEACH_PROGRESS", "1") != "0"
-    if not enabled:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, desc=desc, total=total, leave=False)
 
 
 def check_repetitions(n_reps, name="n_reps"):

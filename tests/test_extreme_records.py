@@ -1,0 +1,252 @@
+"""Private on every accepted input: one record at 1e300, the largest double, −1e300 or the clipping bound.
+
+Issue 17 (the reliability review's P1–P3). Every routine of dpteach.registry.CASES is run
+with one record of D at each of registry.EXTREME_VALUES (``AuditCase.extreme``, one hook per
+entry, the neighbour changing that record as the entry's own pair does). Either the
+routine's validation refuses the record with a message naming the parameter (bits, ±1
+labels, a bounded domain, feature rows of norm ≤ T), or the release is finite on both
+inputs, no warning is raised (a warning that one record triggers is observable), and the
+audit (registry.EXTREME_SETTINGS, 95 %) stays at or below the claim. The same rows are on
+the privacy-audit page (tools/audit_report.py).
+
+The power checks: the old arithmetic of P1 and P2 is kept as broken variants, and the same
+audits certify ε far above the claim for them (P3's is in tests/test_regression.py).
+Whole file: about 40 s on one core.
+"""
+
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from dpteach import audit, hermite, improper, logconcave, proper, registry
+from dpteach.feature_scaling import MAX_FEATURE_BYTES, MAX_FEATURE_DIMENSION
+
+CASE_VALUES = [(entry.name, value) for entry in registry.CASES for value in registry.EXTREME_VALUES]
+
+
+@pytest.mark.parametrize("name, value", CASE_VALUES, ids=[f"{n}-{v}" for n, v in CASE_VALUES])
+def test_every_registered_routine_is_private_with_one_extreme_record(name, value):
+    entry = registry.case(name)
+    row = registry.run_extreme(entry, value)  # warnings are errors inside
+    if row["refused"] is not None:
+        # Refused by validation: a ValueError/TypeError whose message says what is allowed.
+        assert value != "bound", "the registry's own pair must be accepted"
+        assert "must" in row["refused"], row["refused"]
+        return
+    assert row["finite"], f"{name}: a non-finite release with one record at {value}"
+    assert row["epsilon_lower"] <= entry.epsilon, row
+
+
+def test_every_registered_routine_has_an_extreme_record_hook():
+    for entry in registry.CASES:
+        assert entry.extreme is not None and entry.bound is not None, entry.name
+
+
+# --- P1: the Hermite correlations ---------------------------------------------------------------------
+
+def _p1_pair():
+    # The review's audit #19: n₁ = 200, d = 1, degree 2, record 0 at x = 1e155 (finite, accepted) vs 0.5.
+    X = np.random.default_rng(0).standard_normal((200, 1))
+    X_neighbour = X.copy()
+    X[0], X_neighbour[0] = 1e155, 0.5
+    return X, X_neighbour, np.ones(200)
+
+
+@pytest.mark.parametrize("variant", ["correct", "broken"])
+def test_p1_audit_catches_the_nan_release_and_passes_the_fix(variant):
+    # Event {the release has a NaN} plus thresholds on its last coordinate. The broken variant
+    # (the old arithmetic: 0·inf = NaN) is NaN on D every time and never on D': with 1 500 runs the
+    # Clopper–Pearson bound is ln((1 − δ)/0.002) ≈ 6 ≫ 1. The fix is finite on both, and its clipped
+    # feature moves the mean by at most 2T/n₁, which the Gaussian noise covers.
+    X, X_neighbour, y = _p1_pair()
+    release = (proper._private_hermite_correlations_batch if variant == "correct"
+               else proper._private_hermite_correlations_overflow_broken)
+    epsilon, delta, T = 1.0, 1e-3, 2 * np.sqrt(3)
+
+    def mechanism(data, n_trials, rng):
+        out, _ = release(data, y, 2, T, epsilon, delta, rng=rng, size=n_trials)
+        return out
+
+    def has_nan(outputs):
+        return np.isnan(outputs).any(axis=1)
+
+    events = [has_nan] + [lambda o, t=t: o[:, -1] > t for t in (0.0, 0.2, 0.4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = audit.audit(mechanism, X, X_neighbour, events, 1_500, delta=delta, n_select=1_000, rng=5)
+    if variant == "broken":
+        assert result.epsilon_lower > 4.0
+    else:
+        assert result.epsilon_lower <= epsilon
+        assert np.all(np.isfinite(mechanism(X, 50, np.random.default_rng(1))))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_proper_learner_releases_finite_correlations_with_a_huge_record(seed):
+    # The review's repro 4 (NaN in 6 of 8 fits: whenever the record fell in S₁).
+    X = np.random.default_rng(0).normal(size=(400, 2))
+    y = np.where(X[:, 0] >= 0.3, 1.0, -1.0)
+    X[0, 0] = 1e155
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = proper.PrivateProperLearner(0.1, 1.0, 1e-5, degree=2, random_state=seed).fit(X, y)
+    assert np.all(np.isfinite(fitted.correlations_)) and np.isfinite(fitted.intercept_)
+
+
+def test_clipped_features_of_a_huge_record_are_its_exact_clipped_direction():
+    # x = 1e20 (d = 1, degree 2): ψ = (1, x, (x² − 1)/√2); the plain path's squared norm is finite
+    # (≈ 5e79), so it is the reference; x·1e140 overflows it and must give the same direction
+    # (the clipped row → T·e₂ as x → ∞: the top-degree term dominates).
+    T = 3.0
+    plain = hermite.clipped_hermite_features(np.array([[1e20]]), 2, T)[0]
+    assert np.allclose(plain, [0.0, 0.0, T], atol=1e-15)
+    for x in (1e160, 1e300, np.finfo(float).max, -1e300):
+        row = hermite.clipped_hermite_features(np.array([[x]]), 2, T)[0]
+        assert np.all(np.isfinite(row)) and np.linalg.norm(row) == pytest.approx(T)
+        assert np.allclose(row, [0.0, 0.0, T], atol=1e-15)
+    # Where both paths apply (no overflow), the scaled path reproduces the plain one.
+    X = np.random.default_rng(2).normal(size=(30, 3)) * 3
+    for degree, radius in ((3, 4.0), (5, 1e9)):
+        assert np.allclose(hermite._scaled_clipped_rows(X, degree, radius),
+                           hermite.clipped_hermite_features(X, degree, radius), rtol=1e-12, atol=1e-300)
+
+
+def test_unclipped_feature_maps_refuse_an_overflowing_record_by_name():
+    X = np.zeros((4, 2))
+    X[1, 0] = 1e300
+    for call in (lambda: hermite.hermite_features(X, 2), lambda: hermite.hermite_feature_sum(X, 2),
+                 lambda: logconcave.monomial_features(X, 2), lambda: logconcave.logconcave_features(X, "uniform", 2)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match="X row 1"):
+                call()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.all(np.isfinite(hermite.hermite_feature_sum(X, 2, radius=3.0)))
+
+
+# --- P2: whether fit raises --------------------------------------------------------------------------------
+
+def _p2_data():
+    X = np.random.default_rng(0).normal(size=(120, 1))
+    y = np.where(X[:, 0] >= 0, 1.0, -1.0)
+    X_neighbour = X.copy()
+    X[0], X_neighbour[0] = 1e155, 0.5
+    return X, X_neighbour, y
+
+
+@pytest.mark.parametrize("learner", [improper.PrivateHermiteL1Learner, logconcave.PrivateLogConcaveL1Learner])
+@pytest.mark.parametrize("value", [1e155, 1e300, np.finfo(float).max, -1e300])
+def test_the_l1_learners_fit_every_finite_record_without_raising_or_warning(learner, value):
+    X, _, y = _p2_data()
+    X[0] = value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = learner(0.2, 1.0, 1e-5, degree=2, n_iterations=20, random_state=0).fit(X, y)
+        assert np.all(np.isfinite(fitted.coef_)) and np.all(np.isfinite(fitted.candidate_coefs_))
+        assert np.all(np.isfinite(fitted.decision_function(X)))
+
+
+@pytest.mark.parametrize("variant", ["correct", "broken"])
+def test_p2_audit_catches_a_fit_that_raises_on_one_record(variant):
+    # The review's audit #20 with the exception as the output: the old learner raises on D every time
+    # and never on D' (ε ≥ ln(1/CP-upper(0, 150)) ≈ 3.5 ≫ 1 with 150 fits per side); the fixed one never
+    # raises, and {raised} has the same probability (0) on both sides.
+    X, X_neighbour, y = _p2_data()
+    learner = (improper.PrivateHermiteL1Learner if variant == "correct"
+               else improper._PrivateHermiteL1LearnerOverflowBroken)
+
+    def raised(data, n_trials, rng):
+        out = np.zeros(n_trials)
+        for k in range(n_trials):
+            try:
+                learner(0.2, 1.0, 1e-5, degree=2, n_iterations=5, random_state=rng).fit(data, y)
+            except ValueError:
+                out[k] = 1.0
+        return out
+
+    result = audit.epsilon_lower_bound(raised, X, X_neighbour, lambda o: o == 1.0, 150, delta=1e-3, rng=0)
+    if variant == "broken":
+        assert result.epsilon_lower > 3.0
+    else:
+        assert result.epsilon_lower == 0.0 and result.p_hat == result.q_hat == 0.0
+
+
+# --- Sizes: refused before memory is spent -----------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda: hermite.hermite_features(np.zeros((2, 1)), 10 ** 18),
+    lambda: hermite.multi_indices(1, 10 ** 18),
+    lambda: hermite.multi_indices(20, 10 ** 18),
+    lambda: logconcave.monomial_features(np.zeros((2, 1)), 10 ** 18),
+    lambda: hermite.hermite_feature_sum(np.zeros((2, 3)), 10 ** 18, radius=1.0),
+    lambda: hermite.clipped_hermite_features(np.zeros((2, 3)), 10 ** 18, 1.0),
+], ids=["hermite_features", "multi_indices_d1", "multi_indices_d20", "monomial_features", "feature_sum",
+        "clipped"])
+def test_astronomical_degrees_are_refused_at_once_naming_degree(call):
+    start = time.process_time()
+    with pytest.raises(ValueError, match=r"degree = 1000000000000000000 .*MAX_FEATURE_DIMENSION.*degree <= \d+"):
+        call()
+    assert time.process_time() - start < 1.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: hermite.clip_radius(20, 10 ** 18, 0.1),
+    lambda: proper.PrivateProperLearner(0.1, 1.0, 1e-5, degree=10 ** 18).fit(np.eye(4), np.ones(4)),
+], ids=["clip_radius", "proper_learner"])
+def test_degree_dependent_formulas_refuse_astronomical_degrees_by_name(call):
+    # √D for D = C(20 + 10¹⁸, 10¹⁸) (341 digits) is not a float: refused by name, not an OverflowError.
+    with pytest.raises(ValueError, match=r"^degree = 1000000000000000000 "):
+        call()
+
+
+def test_the_chapter_4_ols_baselines_refuse_an_overflowing_record_by_name():
+    from dpteach import attack_targets
+    x = np.random.default_rng(0).normal(size=(10, 2))
+    y = x[:, 0].copy()
+    x[0, 0] = 1e300
+    for call in (lambda: attack_targets.ols_estimate(x, y), lambda: attack_targets.noisy_ols(x, y, 0.1, rng=0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match="overflows double precision"):
+                call()
+
+
+def test_a_feature_matrix_beyond_the_limit_is_refused_before_allocation():
+    # The review's 68.6 GiB call: n = 40 000, d = 20, degree 6 (D = 230 230). Refused by size, from
+    # shapes only (a lazy zero array costs nothing), with the size, the limit and the rows that fit.
+    X = np.zeros((40_000, 20))
+    with pytest.raises(ValueError, match=r"68\.6 GiB.*MAX_FEATURE_BYTES.*at most 582 rows"):
+        hermite.hermite_features(X, 6)
+    assert 8 * 582 * 230_230 <= MAX_FEATURE_BYTES < 8 * 583 * 230_230
+    assert MAX_FEATURE_DIMENSION >= 230_230  # D itself is fine; the matrix is what does not fit
+
+
+def test_the_improper_learner_refuses_a_block_matrix_beyond_the_limit_naming_degree():
+    # The review's run that went past 100 s at 3.5 GB: d = 20, degree 6, n = 4 000 (blocks of 640, a
+    # validation set of 800 rows: 1.4 GiB). Now a refusal in well under a second, saying degree 5 fits.
+    X = np.random.default_rng(0).normal(size=(4_000, 20))
+    y = np.where(X[:, 0] >= 0, 1.0, -1.0)
+    start = time.process_time()
+    with pytest.raises(ValueError, match=r"^degree: .*degree <= 5 fits.*1\.4 GiB"):
+        improper.PrivateHermiteL1Learner(0.1, 1.0, 1e-5, degree=6, random_state=0).fit(X, y)
+    assert time.process_time() - start < 1.0
+
+
+def test_long_improper_fits_show_progress_and_short_ones_do_not(monkeypatch):
+    # The bar is the package's progress helper (respects DPTEACH_PROGRESS=0); it is enabled only when
+    # the DP-ERM work K·n₀·D exceeds _PROGRESS_WORK (a few seconds).
+    calls = []
+
+    def recording(iterable, desc, total=None, enabled=None):
+        calls.append(enabled)
+        return iterable
+    monkeypatch.setattr(improper, "progress", recording)
+    X = np.random.default_rng(0).normal(size=(200, 2))
+    y = np.where(X[:, 0] >= 0, 1.0, -1.0)
+    improper.PrivateHermiteL1Learner(0.2, 1.0, 1e-5, degree=2, random_state=0).fit(X, y)
+    monkeypatch.setattr(improper, "_PROGRESS_WORK", 10)
+    improper.PrivateHermiteL1Learner(0.2, 1.0, 1e-5, degree=2, random_state=0).fit(X, y)
+    assert calls == [False, None]  # None: the environment decides (DPTEACH_PROGRESS)
