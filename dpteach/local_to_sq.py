@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import (as_rng, check_bits, check_finite_array, check_int, check_probability,
+from ._validation import (as_rng, check_bits, check_finite_array, check_finite_scalar, check_int, check_probability,
                           check_unit_interval)
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import SQOracle
@@ -202,6 +202,13 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     feature = feature if feature is not None else (lambda rows: rows[:, 0])
     if reference is None:
         reference = 0 if isinstance(randomizer, RandomizedResponse) else 0.0
+    elif isinstance(randomizer, RandomizedResponse):  # a bit; checked here, under the caller's name
+        reference = check_finite_scalar(reference, "reference")
+        if reference not in (0.0, 1.0):
+            raise ValueError(f"reference must be a bit (0 or 1) for randomized response, got {reference!r}")
+        reference = int(reference)
+    else:
+        reference = check_finite_scalar(reference, "reference")
     if non_adaptive:
         relative = tau * math.exp(randomizer.epsilon)
         if relative < 1:

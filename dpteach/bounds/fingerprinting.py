@@ -10,8 +10,8 @@ import math
 import numpy as np
 from scipy import special
 
-from .._validation import (check_delta, check_epsilon, check_positive, check_positive_array, check_real_array,
-                           scalar_or_array)
+from .._validation import (check_count_array, check_delta, check_epsilon, check_positive, check_positive_array,
+                           check_real_array, scalar_or_array)
 
 __all__ = ["score_attack_separation", "predicted_auc", "predicted_tpr", "sample_mean_error", "dp_mean_frontier"]
 
@@ -24,8 +24,8 @@ def score_attack_separation(sigma, d, n, alpha):
     large d). Our derivation; the constants are exact in that approximation.
     """
     sigma = check_positive(sigma, "sigma")
-    d = check_positive_array(d, "d")
-    n = check_positive_array(n, "n")
+    d = check_count_array(d, "d")
+    n = check_count_array(n, "n")
     alpha = check_positive_array(alpha, "alpha")
     return scalar_or_array(sigma * d / (n * alpha))
 
@@ -55,8 +55,8 @@ def predicted_tpr(fpr, sigma, d, n, alpha):
 def sample_mean_error(sigma, d, n):
     """The sample mean's ℓ2 error σ√(d/n) (root mean square; chapter 4)."""
     sigma = check_positive(sigma, "sigma")
-    d = check_positive_array(d, "d")
-    n = check_positive_array(n, "n")
+    d = check_count_array(d, "d")
+    n = check_count_array(n, "n")
     return scalar_or_array(sigma * np.sqrt(d / n))
 
 
@@ -67,8 +67,8 @@ def dp_mean_frontier(sigma, d, n, epsilon, delta):
     ε = O(1); Theorem 4.6 with Lemma 4.7), up to a constant the source does not give: plot it as "(shape)".
     """
     sigma = check_positive(sigma, "sigma")
-    d = check_positive_array(d, "d")
-    n = check_positive_array(n, "n")
+    d = check_count_array(d, "d")
+    n = check_count_array(n, "n")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     return scalar_or_array(sigma * d * math.sqrt(math.log(1 / delta)) / (n * epsilon))

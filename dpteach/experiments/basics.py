@@ -35,6 +35,9 @@ def audit_sweep(setups, claimed_epsilons, n_trials, rng=None):
     """
     n_trials = check_repetitions(n_trials, "n_trials")
     claimed_epsilons = check_epsilon_sweep(claimed_epsilons, "claimed_epsilons")
+    if not isinstance(setups, dict) or not setups:
+        raise TypeError(f"setups must be a non-empty dict name -> (mechanism, dataset, neighbour, events), "
+                        f"got {type(setups).__name__}")
     rng = as_rng(rng)
     results = {name: [] for name in setups}
     for epsilon in progress(claimed_epsilons, "audits"):

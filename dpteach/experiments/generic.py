@@ -209,6 +209,7 @@ def time_error_counts(hypotheses, X, y, method="fast", repeats=3):
     fast paths). ``repeats`` >= 1.
     """
     repeats = check_int(repeats, "repeats", minimum=1)
+    hypotheses = check_class(hypotheses)
     best = math.inf
     for _ in range(repeats):
         start = time.perf_counter()
@@ -249,6 +250,7 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
     """
     n_datasets = check_repetitions(n_datasets, "n_datasets")
     n = check_size(n, "n")
+    n_public = check_size(n_public, "n_public")  # halfspace_data would call it n
     rng = as_rng(rng)
     setups = []
     for d in _progress_bar(check_sizes(dimensions, "dimensions"), "(b) halfspaces"):
