@@ -52,6 +52,16 @@ def _check_dimensions(ds, name="ds", maximum=30):
 # =============================================================================
 
 
+def _rmse(errors):
+    """√(mean e²); where e² overflows (errors near 1e300 at ε = 1e-300) the same value as m·√(mean (e/m)²), m = max|e|."""
+    with np.errstate(over="ignore"):
+        value = float(np.sqrt(np.mean(errors ** 2)))
+    if math.isinf(value) and np.all(np.isfinite(errors)):
+        scale = float(np.max(np.abs(errors)))
+        value = scale * float(np.sqrt(np.mean((errors / scale) ** 2)))
+    return value
+
+
 def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", rng=None):
     """RMSE of estimating p = Pr[bit = 1] locally (RR, Laplace) and centrally (chapter 3, the figure of the √n gap).
 
@@ -92,7 +102,7 @@ def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", 
         laplace = 0.5 * ((2.0 * k - n + noise) / n + 1)
         central = laplace_mechanism(k / n, 1.0 / n, epsilon, rng)
         for name, estimate in (("rr", rr), ("laplace", laplace), ("central", central)):
-            result[name].append(float(np.sqrt(np.mean((np.asarray(estimate) - truth) ** 2))))
+            result[name].append(_rmse(np.asarray(estimate) - truth))
     for name in ("rr", "laplace", "central"):
         result[name] = np.array(result[name])
     return result
