@@ -28,6 +28,7 @@ import importlib
 import inspect
 import math
 import pkgutil
+import re
 import signal
 
 import numpy as np
@@ -101,6 +102,33 @@ def is_rng_like(name):
     return name in ("rng", "random_state")
 
 
+# Issue 17: the validation rules as stated. A number given as a string or a boolean is refused, as is a
+# fractional count; an array of strings or of objects is refused wherever an array of numbers is meant.
+SCALAR_NOT_A_NUMBER = [("1", "'1'"), (True, "True")]
+COUNT_BAD = [(2.5, "2.5")]
+
+
+def is_real_scalar(name, value):
+    """A real-valued scalar parameter: its example value is a float (not a bool, not an array)."""
+    return isinstance(value, (float, np.floating)) and not isinstance(value, bool)
+
+
+def is_integer_count(name, value):
+    """An integer parameter (a count, a size, a degree, an index): its example value is an int; seeds excepted."""
+    return (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+            and not is_rng_like(name) and name != "seed")
+
+
+def _non_numeric_arrays(value):
+    """The array as strings (``X.astype(str)``), and as an object array holding a None."""
+    arr = np.asarray(value)
+    if arr.size == 0:
+        return []
+    as_object = arr.astype(object)
+    as_object.flat[0] = None
+    return [(arr.astype(str), "str"), (as_object, "object")]
+
+
 def _wrong_dimensions(value, allowed):
     if allowed is None:  # any shape is valid (an elementwise function)
         return []
@@ -144,6 +172,11 @@ def bad_values(name, value, example):
         cases += RNG_BAD
     if name in example.arrays:
         cases += _bad_array_values(value, example.arrays[name])
+        cases += _non_numeric_arrays(value)
+    elif is_real_scalar(name, value) and not is_epsilon_like(name):
+        cases += SCALAR_NOT_A_NUMBER  # ε-like parameters already get '1' and True above
+    elif is_integer_count(name, value):
+        cases += COUNT_BAD
     return cases
 
 
@@ -170,6 +203,11 @@ def bad_calls():
                     params.append(pytest.param(key, part, name, bad, label, marks=marks,
                                                id=f"{key}-{part}-{name}={label}"))
     return params
+
+
+def names(name, err):
+    """Whether the message names the parameter as a word: "target_threshold" does not name ``threshold``."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", str(err)) is not None
 
 
 def _module_of(key):
@@ -290,7 +328,7 @@ def test_bad_call_raises_a_named_error(key, part, name, bad, label):
     else:
         with pytest.raises((ValueError, TypeError)) as info:
             run_example(key, call_kwargs, fit_kwargs)
-    assert name in str(info.value), f"the message does not name {name!r}: {info.value}"
+    assert names(name, info.value), f"the message does not name {name!r}: {info.value}"
 
 
 @pytest.mark.parametrize("key, name, label, reason", [
@@ -304,6 +342,86 @@ def test_documented_reference_values_are_accepted(key, name, label, reason):
     sweep = isinstance(call_kwargs[name], (list, tuple, np.ndarray))
     call_kwargs[name] = [values[label]] if sweep else values[label]
     run_example(key, call_kwargs)
+
+
+# --- issue 17: extreme but valid ε and α answer, or refuse by name -----------------------------
+
+EXTREME_EPSILON = [(1e-300, "1e-300"), (1e300, "1e300")]
+EXTREME_ALPHA = [(1e-300, "1e-300")]
+
+
+def extreme_values(name):
+    if is_epsilon_like(name):
+        return EXTREME_EPSILON
+    if name == "alpha":
+        return EXTREME_ALPHA
+    return []
+
+
+def extreme_calls():
+    """pytest params (key, part, name, value, label) for every ε-like and α parameter at an extreme valid value."""
+    params = []
+    for key in sorted(CALLABLES):
+        example = EXAMPLES.get(key)
+        if example is None:
+            continue
+        parts = [("call", example.kwargs)] + ([("fit", example.fit)] if example.fit is not None else [])
+        for part, kwargs in parts:
+            for name, value in kwargs.items():
+                if not is_real_scalar(name, value):
+                    continue  # a sweep of ε: its entries are checked by the same helpers as a scalar ε
+                for extreme, label in extreme_values(name):
+                    reason = example.exempt.get((name, label))
+                    marks = [pytest.mark.skip(reason=f"exempt: {reason}")] if reason else []
+                    if missing_requirement(example):
+                        marks = [pytest.mark.skip(reason=missing_requirement(example))]
+                    params.append(pytest.param(key, part, name, extreme, label, marks=marks,
+                                               id=f"{key}-{part}-{name}={label}"))
+    return params
+
+
+def nan_paths(obj, path="", depth=0):
+    """Where ``obj`` (a number, an array, a container, a dataclass or a fitted estimator) holds a NaN."""
+    if depth > 6 or obj is None or isinstance(obj, (str, bytes, bool)):
+        return []
+    if isinstance(obj, (float, np.floating)):
+        return [path or "<result>"] if math.isnan(obj) else []
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "fc" and np.isnan(obj).any():
+            return [path or "<result>"]
+        if obj.dtype.kind == "O":
+            return [p for i, v in enumerate(obj.ravel()[:1000]) for p in nan_paths(v, f"{path}[{i}]", depth + 1)]
+        return []
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in nan_paths(v, f"{path}[{k!r}]", depth + 1)]
+    if isinstance(obj, (list, tuple)):
+        return [p for i, v in enumerate(obj) for p in nan_paths(v, f"{path}[{i}]", depth + 1)]
+    if hasattr(obj, "__dataclass_fields__"):
+        return [p for f in obj.__dataclass_fields__ for p in nan_paths(getattr(obj, f), f"{path}.{f}", depth + 1)]
+    if isinstance(obj, Estimator):  # its fitted attributes (the scikit-learn trailing underscore)
+        return [p for k, v in vars(obj).items() if k.endswith("_") for p in nan_paths(v, f"{path}.{k}", depth + 1)]
+    return []
+
+
+@pytest.mark.parametrize("key, part, name, value, label", extreme_calls())
+def test_extreme_valid_value_answers_or_names_the_limit(key, part, name, value, label):
+    """ε ∈ {1e-300, 1e300} and α = 1e-300 are in range: the call answers without NaN, or refuses by name.
+
+    A raw OverflowError / ZeroDivisionError / numpy size error, a NaN in the output or a run past the
+    time limit fails. An infinite answer is allowed: it is the true value of a bound that exceeds
+    the largest float (e.g. a sample size at α = 1e-300).
+    """
+    example = EXAMPLES[key]
+    call_kwargs = copy.deepcopy(example.kwargs)
+    fit_kwargs = copy.deepcopy(example.fit)
+    (call_kwargs if part == "call" else fit_kwargs)[name] = value
+    try:
+        result, fitted = run_example(key, call_kwargs, fit_kwargs)
+    except (ValueError, TypeError) as err:
+        assert names(name, err), f"the refusal does not name {name!r}: {err}"
+        return
+    bad = nan_paths(fitted if fitted is not None else result)
+    assert not bad, f"{key}({name}={label}) returned NaN at {bad[:5]}"
 
 
 # --- the specific cases of item 15, pinned -----------------------------------------------------
@@ -486,3 +604,105 @@ def test_simulate_sq_locally_refuses_a_size_whose_cost_is_known_to_be_too_large(
     users = EXAMPLES["dpteach.local.simulate_sq_locally"].kwargs["data"]
     with pytest.raises(ValueError, match="d"), _TimeLimit(5):
         local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=10 ** 18, tau=0.5)
+
+
+# --- issue 17: the reviewer's one-liners, pinned ---------------------------------------------------
+
+def test_numbers_as_strings_or_booleans_are_refused_by_name():
+    # Both returned 1.32 before: np.asarray('1', dtype=float) is 1.0, and so is True.
+    for bad in ("1", True):
+        with pytest.raises(TypeError, match=r"\bvalue must be an array of real numbers"):
+            _mechanisms.laplace_mechanism(bad, 1.0, 1.0, rng=0)
+    from dpteach import data
+    with pytest.raises(TypeError, match=r"\bthreshold\b"):
+        data.gaussian_halfspace_data(10, 2, threshold="1", rng=0)
+
+
+def test_string_arrays_are_refused_by_the_private_learners_with_a_short_message():
+    from dpteach import dpsas
+    from dpteach.dp_logistic import DPSGDLogisticRegression
+    X = np.random.default_rng(0).normal(size=(400, 2))
+    with pytest.raises(TypeError, match=r"\bX must be an array of real numbers"):
+        dpsas.dpsas(X.astype(str), np.sign(X[:, 0]), 1.0, 1e-5, 0.1, n_rounds=3, rng=0)
+    with pytest.raises(TypeError) as info:
+        DPSGDLogisticRegression(1.0, 1e-5, random_state=0).fit(X.astype(str), np.sign(X[:, 0]))
+    # Name, shape/dtype and the first bad value, not the repr of 400 rows (it was several hundred lines).
+    message = str(info.value)
+    assert "X" in message and "(400, 2)" in message and len(message) < 300, message
+
+
+def test_counts_must_be_whole_numbers_but_plotted_axes_may_be_continuous():
+    with pytest.raises(ValueError, match=r"\bn must be an integer"):
+        _bounds.generic_learner_accuracy(100, 1.0, 2.5, 0.05)
+    with pytest.raises(ValueError, match=r"\bn_hypotheses must be an integer"):
+        _bounds.generic_learner_accuracy(2.5, 1.0, 1000, 0.05)
+    # A whole float is a count (the module documents |H| as a float: 2^d overflows an int in plots) ...
+    assert _bounds.generic_learner_accuracy(100, 1.0, 1e4, 0.05) == _bounds.generic_learner_accuracy(100, 1.0, 10_000,
+                                                                                                     0.05)
+    # ... and an array is the x-axis of a rate curve, evaluated at real n (the notebooks' np.logspace).
+    curve = _bounds.generic_learner_accuracy(100, 1.0, np.logspace(1, 4, 7), 0.05)
+    assert curve.shape == (7,) and np.all(np.isfinite(curve))
+
+
+def test_extreme_epsilon_and_alpha_answer_or_refuse_by_name():
+    from dpteach import fingerprinting, improper, proper
+    from dpteach.dp_logistic import DPSGDLogisticRegression, dp_sgd_sigma
+    # The envelope at FPR 0 is δ whatever ε (it was NaN: e^ε·0 with e^ε = inf).
+    np.testing.assert_array_equal(fingerprinting.dp_roc_envelope(np.array([0.0, 0.5]), 1e300, 1e-5), [1e-5, 1.0])
+    # √(p(1−p)/n + 2/(nε)²) at ε = 1e-300 is √2/(nε) = 2.83e298 to within 1e-15 relative (the sampling
+    # part, 0.065, is 1e-300 of it); the old code returned inf because (nε)² underflowed to 0.
+    assert _bounds.central_mean_rmse(50, 1e-300, 0.3) == pytest.approx(math.sqrt(2) / (50 * 1e-300), rel=1e-14)
+    # δ(σ) of the analytic Gaussian is 0 once e^ε Φ(−a−b) >= 1 (it raised OverflowError at ε = 1e300).
+    assert _mechanisms.gaussian_delta(1.0, 1.0, 1e300) == 0.0
+    sigma = dp_sgd_sigma(1.0, 5, 1e300, 1e-5)
+    assert math.isfinite(sigma) and sigma > 0
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    fitted = DPSGDLogisticRegression(1e300, 1e-5, random_state=0).fit(X, np.sign(X[:, 0]))
+    assert np.all(np.isfinite(fitted.coef_))
+    with pytest.raises(ValueError, match=r"\balpha = 1e-300\b.*MAX_THRESHOLDS"):
+        improper.PrivateHermiteL1Learner(1e-300, 1.0, 1e-5, random_state=0).fit(X, np.sign(X[:, 0]))
+    with pytest.raises(ValueError, match=r"\balpha = 1e-300\b.*valid range: alpha >="):
+        proper.degree_for_accuracy(1e-300)
+    # A sample size beyond the largest float is inf, an honest answer (it was a ZeroDivisionError).
+    assert _bounds.erm_sample_complexity(10, 1e-300, 0.1) == math.inf
+
+
+def test_runners_name_the_parameters_their_caller_passed():
+    from dpteach.experiments import dpsas as xdpsas, improper as ximproper, proper as xproper
+    with pytest.raises(ValueError, match=r"^noise must lie"):
+        ximproper.sample_halfspace_problem("rcn", 50, 3, 0, noise=-1)
+    with pytest.raises(ValueError, match=r"^n_test must be"):
+        xproper.proper_vs_improper([50], 1, n_test=0, rng=0)
+    with pytest.raises(ValueError, match=r"^w and normal must have the same length"):
+        xdpsas.halfspace_error(np.ones(2), 0.0, np.ones(3), 0.5, 0.1)
+    with pytest.raises(TypeError, match=r"^threshold must be"):
+        xdpsas.halfspace_error(np.ones(2), 0.0, np.ones(2), "1", 0.1)
+
+
+def test_silent_defaults_and_unchecked_records_are_refused():
+    from dpteach import data
+    for bad in (math.nan, None):
+        with pytest.raises((ValueError, TypeError), match=r"\bnew_record\b"):
+            data.replace_one(np.arange(3.0), 0, bad)
+    with pytest.raises(ValueError, match=r"\bnew_record\b"):  # int data: 2.5 would be truncated to 2
+        data.replace_one(np.arange(3), 0, 2.5)
+    np.testing.assert_array_equal(data.replace_one(np.arange(3.0), 0, 7.0), [7.0, 1.0, 2.0])
+    with pytest.raises(TypeError, match=r"\bnormal_2\b"):  # it silently used e₁
+        data.halfspace_disagreement(np.array([1.0, 0.0]), 0.0, None, 0.0)
+
+
+def test_wrong_object_types_are_refused_by_name():
+    from dpteach import sq_algorithms
+    from dpteach.labs import LabCheckError, lab01, lab07, lab09
+    with pytest.raises(TypeError, match=r"^oracle must be"):
+        sq_algorithms.sq_mean(None, 3, 0.1)
+    with pytest.raises(LabCheckError):  # it crashed: `array in names` is ambiguous
+        lab09.check_choose_learner(lambda *a, **k: np.full(3, .5))
+    with pytest.raises(ValueError, match=r"\bdata\b"):
+        lab01.unclipped_noisy_sum(np.array([0.5, math.nan]), 10, 0)
+    with pytest.raises(TypeError, match=r"\brng\b"):
+        lab01.clipped_noisy_sum(np.array([0.5, 1.0]), 10, True)
+    with pytest.raises(TypeError, match=r"\bn\b"):
+        lab07.ridge_data(2.5, 3, np.ones(3), "sign")
+    with pytest.raises(ValueError, match=r"\bdirection\b"):
+        lab07.ridge_data(10, 3, np.array([1.0, math.nan, 0.0]), "sign")
