@@ -24,6 +24,8 @@ __all__ = [
     "check_bits",
     "check_same_length",
     "check_choice",
+    "check_callable",
+    "check_sequence",
     "as_rng",
     "scalar_or_array",
     "check_positive_array",
@@ -227,6 +229,24 @@ def check_choice(value, name, choices):
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
+
+
+def check_callable(value, name, signature):
+    """Return ``value`` if it is callable; else a TypeError naming ``name`` and the expected ``signature``.
+
+    A mechanism, an event or an algorithm passed as None or a string otherwise fails where it is first
+    called, with "'NoneType' object is not callable", which names no parameter.
+    """
+    if not callable(value):
+        raise TypeError(f"{name} must be a callable {signature}, got {value!r} of type {type(value).__name__}")
+    return value
+
+
+def check_sequence(values, name, what):
+    """Return ``values`` as a list after checking it is a sequence (not None, a number or a string) of ``what``."""
+    if values is None or isinstance(values, (str, bytes, numbers.Number)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of {what}, got {_describe(values)}")
+    return list(values)
 
 
 def as_rng(rng, name="rng"):

@@ -604,5 +604,9 @@ def gaussian_fingerprinting_mc(f, n, mu, sigma, n_draws, rng=None, step=None):
     values = _call_f(f, mu + noise)
     correlation = values * noise.sum(axis=1)
     derivative = (_call_f(f, mu + step + noise) - _call_f(f, mu - step + noise)).mean() / (2 * step)
-    return {"correlation": float(correlation.mean()), "stein": float(sigma ** 2 * derivative),
+    try:
+        stein = float(sigma ** 2 * derivative)
+    except OverflowError:  # σ² beyond the floats (σ ≈ 1e300); σ·(σ·f') is the same product, finite when it is
+        stein = float(sigma * (sigma * derivative))
+    return {"correlation": float(correlation.mean()), "stein": stein,
             "correlation_se": float(correlation.std(ddof=1) / math.sqrt(n_draws))}

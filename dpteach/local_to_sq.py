@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import (as_rng, check_bits, check_finite_array, check_finite_scalar, check_int, check_probability,
-                          check_unit_interval)
+                          check_sequence, check_unit_interval)
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import SQOracle
 
@@ -380,7 +380,7 @@ def validate_hypotheses(oracle, hypotheses, alpha):
     alpha = check_probability(alpha, "alpha")
     if callable(hypotheses):
         raise TypeError("hypotheses must be a sequence of callables, got a single callable")
-    hypotheses = list(hypotheses)
+    hypotheses = check_sequence(hypotheses, "hypotheses", "callables h(X) -> ±1 labels")
     if not hypotheses:
         raise ValueError("hypotheses must contain at least one candidate, got an empty sequence")
     for j, h in enumerate(hypotheses):

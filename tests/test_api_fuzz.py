@@ -706,3 +706,25 @@ def test_wrong_object_types_are_refused_by_name():
         lab07.ridge_data(2.5, 3, np.ones(3), "sign")
     with pytest.raises(ValueError, match=r"\bdirection\b"):
         lab07.ridge_data(10, 3, np.array([1.0, math.nan, 0.0]), "sign")
+
+
+def test_callables_and_sequences_are_checked_by_name():
+    # 'NoneType' object is not callable / not iterable named no parameter before.
+    from dpteach import local, local_to_sq
+    from dpteach.experiments import generic as xgeneric
+    example = EXAMPLES["dpteach.audit.audit"].kwargs
+    with pytest.raises(TypeError, match=r"^mechanism must be a callable"):
+        _audit.audit(**{**example, "mechanism": None})
+    with pytest.raises(TypeError, match=r"^events must be a sequence"):
+        _audit.audit(**{**example, "events": 1.5})
+    with pytest.raises(TypeError, match=r"^sq_algorithm must be a callable"):
+        local.query_plan(None, alpha=0.2)
+    with pytest.raises(TypeError, match=r"^hypotheses must be a sequence"):
+        local_to_sq.validate_hypotheses(_EXACT_ORACLE(), None, 0.2)
+    with pytest.raises(TypeError, match=r"^count_table must be a sequence"):
+        xgeneric.excess_error_summary(None, np.zeros(3), 1.0, rng=0)
+
+
+def _EXACT_ORACLE():
+    from dpteach import sq
+    return sq.ExactSQOracle(np.array([[0.5, 1.0]]))

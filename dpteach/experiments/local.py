@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._validation import as_rng, check_choice, check_epsilon, check_int, check_probability
+from .._validation import as_rng, check_choice, check_epsilon, check_int, check_probability, check_sequence
 from ..data import (masked_parity_data, masked_parity_distribution, sphere_halfspace_data,
                     threshold_distribution, threshold_error)
 from ..local import (FastLocalSQOracle, GROUP_SIZE_RULES, group_size, query_plan, sample_group_averages,
@@ -122,9 +122,9 @@ def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, 
     beta = check_probability(beta, "beta")
     if isinstance(rules, str):
         rules = (rules,)
-    for rule in rules:
+    for rule in check_sequence(rules, "rules", "group-size rule names"):
         check_choice(rule, "rule", GROUP_SIZE_RULES)
-    settings = list(settings)
+    settings = check_sequence(settings, "settings", "(epsilon, tau) pairs")
     if not settings:
         raise ValueError("settings must be a non-empty list of (epsilon, tau) pairs")
     for pair in settings:
@@ -331,7 +331,8 @@ def parity_sq_experiment(d, tau, n_queries, bucket_sizes=(1,), n_secrets=20, rng
     n_secrets = check_repetitions(n_secrets, "n_secrets")
     if isinstance(bucket_sizes, (int, np.integer)):
         bucket_sizes = (bucket_sizes,)
-    bucket_sizes = [check_int(b, "bucket_sizes", minimum=1, maximum=2 ** d) for b in bucket_sizes]
+    bucket_sizes = [check_int(b, "bucket_sizes", minimum=1, maximum=2 ** d)
+                    for b in check_sequence(bucket_sizes, "bucket_sizes", "integers")]
     if not bucket_sizes:
         raise ValueError("bucket_sizes must contain at least one size")
     rng = as_rng(rng)
