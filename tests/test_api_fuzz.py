@@ -728,3 +728,15 @@ def test_callables_and_sequences_are_checked_by_name():
 def _EXACT_ORACLE():
     from dpteach import sq
     return sq.ExactSQOracle(np.array([[0.5, 1.0]]))
+
+
+def test_runner_errors_stay_finite_at_tiny_epsilon():
+    # ‖β̂ − β‖ of a private estimate near 1e300 overflowed np.linalg.norm's sum of squares; the runners
+    # reported NaN (the reviewer's garbage list) where the true error, about 1e302, is a float.
+    from dpteach.experiments import regression as xregression
+    kwargs = {**EXAMPLES["dpteach.experiments.regression.error_vs_n"].kwargs, "epsilons": [1e-300]}
+    result = xregression.error_vs_n(**kwargs)
+    assert np.all(np.isfinite(result["dp"])) and np.all(result["dp"] > 1e250)
+    from dpteach import hypotheses
+    with pytest.raises(ValueError, match=r"^max_offset must be > 0"):  # it named "offsets"
+        hypotheses.halfspaces(2, n_directions=4, n_offsets=3, max_offset=0)
