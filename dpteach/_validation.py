@@ -278,6 +278,8 @@ def scalar_or_array(value, as_int=False):
     int64 array, or a float array of whole numbers where int64 would wrap
     around to a negative number.
     """
+    if value is None:  # np.asarray(None, dtype=float) is NaN: a missing result must not pass as a number
+        raise TypeError("value must be a number or an array of numbers, got None")
     value = np.asarray(value, dtype=float)
     if as_int:
         value = np.ceil(value)

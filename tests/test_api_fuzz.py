@@ -740,3 +740,12 @@ def test_runner_errors_stay_finite_at_tiny_epsilon():
     from dpteach import hypotheses
     with pytest.raises(ValueError, match=r"^max_offset must be > 0"):  # it named "offsets"
         hypotheses.halfspaces(2, n_directions=4, n_offsets=3, max_offset=0)
+
+
+def test_nan_never_stored_or_returned_for_none():
+    from dpteach._validation import scalar_or_array
+    from dpteach.plotting import ReadableLogLocator
+    with pytest.raises(TypeError, match=r"^value must be"):  # it returned NaN
+        scalar_or_array(None)
+    with pytest.raises(TypeError, match=r"^max_labels must be"):  # NaN was stored
+        ReadableLogLocator(max_labels=math.nan)
