@@ -749,3 +749,14 @@ def test_nan_never_stored_or_returned_for_none():
         scalar_or_array(None)
     with pytest.raises(TypeError, match=r"^max_labels must be"):  # NaN was stored
         ReadableLogLocator(max_labels=math.nan)
+
+
+def test_root_search_and_query_shape_errors_are_named():
+    from dpteach import sq
+    from dpteach.experiments import table1_rates
+    # brentq's "f(a) and f(b) must have different signs" named nothing.
+    with pytest.raises(ValueError, match=r"^constant = 1e-300 .*valid range"):
+        table1_rates.excess_error_shape("improper", np.array([1000.0]), 1.0, 3, constant=1e-300)
+    # An IndexError from a query reading a missing column (an algorithm's d larger than the data's).
+    with pytest.raises(ValueError, match=r"\bdata has 1 column"):
+        sq.evaluate_query(lambda rows: rows[:, 2] * 0.0, np.zeros((4, 1)))
