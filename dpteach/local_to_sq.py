@@ -202,13 +202,8 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     feature = feature if feature is not None else (lambda rows: rows[:, 0])
     if reference is None:
         reference = 0 if isinstance(randomizer, RandomizedResponse) else 0.0
-    elif isinstance(randomizer, RandomizedResponse):  # a bit; checked here, under the caller's name
-        reference = check_finite_scalar(reference, "reference")
-        if reference not in (0.0, 1.0):
-            raise ValueError(f"reference must be a bit (0 or 1) for randomized response, got {reference!r}")
-        reference = int(reference)
     else:
-        reference = check_finite_scalar(reference, "reference")
+        reference = _check_reference(reference, randomizer)
     if non_adaptive:
         relative = tau * math.exp(randomizer.epsilon)
         if relative < 1:
@@ -259,6 +254,16 @@ def rejection_output_law(proposal_probabilities, answers):
     return p0 * a / accept, 1.0 / accept
 
 
+def _check_reference(reference, randomizer):
+    """z₀, a public input of ``randomizer``: a bit (0 or 1) for randomized response, else a finite real number."""
+    reference = check_finite_scalar(reference, "reference")
+    if isinstance(randomizer, RandomizedResponse):
+        if reference not in (0.0, 1.0):
+            raise ValueError(f"reference must be a bit (0 or 1) for randomized response, got {reference!r}")
+        return int(reference)
+    return reference
+
+
 def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, tau):
     """Largest total variation between the simulated and the true output law over all answers within ±τ.
 
@@ -297,6 +302,7 @@ def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, 
     else:
         raise TypeError("worst_case_rejection_tv needs a randomizer with finitely many outputs "
                         f"(RandomizedResponse or OneBitRandomizer), got {type(randomizer).__name__}")
+    reference = _check_reference(reference, randomizer)
     values = check_finite_array(values, "values", ndim=1)
     prior = check_finite_array(value_probabilities, "value_probabilities", shape=(values.size,))
     if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):

@@ -16,7 +16,9 @@ module that defines it: ``dpteach.bounds.generic.erm_sample_complexity``). It ho
   is not installed the example and every call derived from it are skipped with that reason.
 
 The bad-value labels are those of test_api_fuzz: ``0 -1 nan inf '1' None True`` (ε),
-``-0.1 1 1.5 nan`` (δ), ``True -1 1.5 'seed'`` (rng), ``empty nan ndim+1 ndim-1`` (arrays).
+``-0.1 1 1.5 nan`` (δ), ``True -1 1.5 'seed'`` (rng), ``empty nan ndim+1 ndim-1 str object`` (arrays),
+``'1' True`` (other real scalars), ``2.5 '1' True`` (integer parameters); the extreme-valid test uses
+``1e-300 1e300`` (ε-like) and ``1e-300`` (alpha).
 
 To add a callable: write ``EXAMPLES["dpteach.module.name"] = Example(dict(...), arrays={...})``
 with tiny arguments, run ``pytest tests/test_api_fuzz.py -k name`` and make every bad call raise
@@ -68,7 +70,7 @@ def record_fields(*names):
 
 
 # ndim is the programmer's option of the internal checker (an int or a tuple), not a user's input.
-CHECKER_OPTION = {("ndim", "2.5"): "ndim is an option set by dpteach's own code, not a user's input"}
+CHECKER_OPTION = {("ndim", "*"): "ndim is an option set by dpteach's own code, not a user's input"}
 
 # --- tiny shared inputs ------------------------------------------------------------------------
 
@@ -189,8 +191,9 @@ add(X + "plug_in_log_ratios", dict(mechanism=_audit_mechanism, dataset=np.zeros(
 # --- chapter 2: hypothesis classes, the generic learner, its data, bounds and runners ----------
 H = "dpteach.hypotheses."
 add(H + "Hypothesis", dict(hypotheses=TH, index=0, params={}),
-    exempt={("index", "2.5"): "a record HypothesisClass.__getitem__ builds from an index it has checked; "
-                              "H[2.5] is refused there (check_int)"})
+    exempt={("index", label): "a record HypothesisClass.__getitem__ builds from an index it has checked; "
+                              "H[2.5], H['1'] and H[True] are refused there (check_int)"
+            for label in ("2.5", "'1'", "True")})
 add(H + "HypothesisClass", dict())
 add(H + "Thresholds", dict(grid=np.linspace(0, 1, 5)), arrays={"grid": 1})
 add(H + "Intervals", dict(grid=np.linspace(0, 1, 5)), arrays={"grid": 1})

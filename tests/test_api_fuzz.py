@@ -12,11 +12,19 @@ From each valid example, the bad calls are derived by parameter name:
 - δ-like (``delta``, ``delta_prime``) ∈ {−0.1, 1, 1.5, nan};
 - ``rng`` / ``random_state`` ∈ {True, −1, 1.5, 'seed'};
 - arrays marked in the registry ∈ {empty, containing NaN, one dimension more,
-  one dimension fewer (when that is not also an allowed dimension)}.
+  one dimension fewer (when that is not also an allowed dimension), as strings
+  (``X.astype(str)``), as objects with a None} (issue 17);
+- any other real scalar (a float in the example) ∈ {'1', True}, and any integer
+  parameter (an int in the example, seeds excepted) ∈ {2.5, '1', True} (issue 17).
 
-Each must raise ``ValueError`` or ``TypeError`` whose message contains the
-parameter's name. Estimators store their parameters in ``__init__``
-(scikit-learn convention), so a bad constructor value must raise at ``fit``.
+Each must raise ``ValueError`` or ``TypeError`` whose message names the
+parameter as a word (``target_threshold`` does not name ``threshold``).
+Estimators store their parameters in ``__init__`` (scikit-learn convention),
+so a bad constructor value must raise at ``fit``.
+
+Extreme but valid values (issue 17): ε-like ∈ {1e-300, 1e300} and α = 1e-300
+must give an output without NaN, or a ValueError/TypeError naming the
+parameter; never a raw exception or a run past the time limit.
 
 Below the fuzz, the specific cases of item 15 are pinned one by one.
 """
@@ -105,7 +113,7 @@ def is_rng_like(name):
 # Issue 17: the validation rules as stated. A number given as a string or a boolean is refused, as is a
 # fractional count; an array of strings or of objects is refused wherever an array of numbers is meant.
 SCALAR_NOT_A_NUMBER = [("1", "'1'"), (True, "True")]
-COUNT_BAD = [(2.5, "2.5")]
+COUNT_BAD = [(2.5, "2.5")] + SCALAR_NOT_A_NUMBER  # a count given as '1' or True is refused too
 
 
 def is_real_scalar(name, value):
