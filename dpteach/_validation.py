@@ -24,10 +24,14 @@ __all__ = [
     "check_bits",
     "check_same_length",
     "check_choice",
+    "check_callable",
+    "check_sequence",
     "as_rng",
     "scalar_or_array",
     "check_positive_array",
     "check_epsilon_array",
+    "check_count_array",
+    "check_representable",
     "check_unit_interval",
     "check_real_array",
     "check_epsilon_sweep",
@@ -125,16 +129,51 @@ def check_int(value, name, minimum=None, maximum=None):
     return v
 
 
+def _describe(x):
+    """A short description of a bad argument for an error message: a scalar's repr, an array's shape and dtype.
+
+    Messages name the value, but never embed the repr of a whole data set (hundreds of lines for 400 rows).
+    """
+    if isinstance(x, (list, tuple)) and len(x) > 8:
+        x = np.asarray(x, dtype=object)
+    if isinstance(x, np.ndarray) and x.ndim > 0:
+        first = x.ravel()[0].item() if x.size and x.dtype.kind != "O" else (x.ravel()[0] if x.size else None)
+        return f"an array of shape {x.shape} and dtype {x.dtype}" + (f" (first entry {first!r})" if x.size else "")
+    text = repr(x)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# dtype kinds that hold real numbers: signed and unsigned integers, floats. Strings ('U', 'S'), objects
+# ('O'), booleans ('b'), complex ('c') and dates are refused: ``np.asarray(["0.5"], dtype=float)`` would
+# read a string as a number and ``True`` as 1.0, which the stated rule forbids.
+_REAL_KINDS = "iuf"
+
+
+def _as_real_array(x, name):
+    """Return ``x`` as a float ndarray, or raise TypeError naming ``name`` if it does not hold real numbers."""
+    kind = "U" if isinstance(x, (str, bytes)) else "b" if isinstance(x, (bool, np.bool_)) else None
+    if kind is None and isinstance(x, numbers.Real):  # a Python int beyond int64 (|H| = 2**100) is object to numpy
+        kind = "f"
+    if kind is None:
+        try:
+            kind = np.asarray(x).dtype.kind
+        except (TypeError, ValueError):  # a ragged nested sequence
+            kind = "O"
+    if kind not in _REAL_KINDS:
+        raise TypeError(f"{name} must be an array of real numbers or one real number (not strings, booleans or "
+                        f"objects), got {_describe(x)}")
+    return np.asarray(x, dtype=float)
+
+
 def check_finite_array(x, name, ndim=None, nonempty=True, shape=None):
-    """Return ``x`` as a float ndarray after checking dimension, emptiness and finiteness.
+    """Return ``x`` as a float ndarray after checking type, dimension, emptiness and finiteness.
 
     ``ndim`` may be an int or a tuple of allowed dimensions; ``shape`` may
-    contain ``None`` for free axes.
+    contain ``None`` for free axes. Strings, booleans and objects (an entry
+    ``None``) raise a TypeError naming ``name``: only integer and float
+    arrays (or lists of numbers) hold real numbers.
     """
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of real numbers, got {type(x).__name__}: {err}") from None
+    arr = _as_real_array(x, name)
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -169,10 +208,9 @@ def check_bits(bits, name="bits"):
         raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
     if arr.dtype == bool:
         return arr
-    try:
-        as_float = arr.astype(float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must contain bits (0/1 or booleans), got dtype {arr.dtype}") from None
+    if arr.dtype.kind not in _REAL_KINDS:  # "1" and "0" as strings are text, not bits
+        raise TypeError(f"{name} must contain bits (0/1 or booleans), got {_describe(bits)}")
+    as_float = arr.astype(float)
     bad = ~np.isin(as_float, (0.0, 1.0))
     if np.any(bad):
         raise ValueError(f"{name} must contain only 0 and 1 (or booleans), found {as_float[bad][0].item()!r}")
@@ -191,6 +229,24 @@ def check_choice(value, name, choices):
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
+
+
+def check_callable(value, name, signature):
+    """Return ``value`` if it is callable; else a TypeError naming ``name`` and the expected ``signature``.
+
+    A mechanism, an event or an algorithm passed as None or a string otherwise fails where it is first
+    called, with "'NoneType' object is not callable", which names no parameter.
+    """
+    if not callable(value):
+        raise TypeError(f"{name} must be a callable {signature}, got {value!r} of type {type(value).__name__}")
+    return value
+
+
+def check_sequence(values, name, what):
+    """Return ``values`` as a list after checking it is a sequence (not None, a number or a string) of ``what``."""
+    if values is None or isinstance(values, (str, bytes, numbers.Number)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of {what}, got {_describe(values)}")
+    return list(values)
 
 
 def as_rng(rng, name="rng"):
@@ -222,6 +278,8 @@ def scalar_or_array(value, as_int=False):
     int64 array, or a float array of whole numbers where int64 would wrap
     around to a negative number.
     """
+    if value is None:  # np.asarray(None, dtype=float) is NaN: a missing result must not pass as a number
+        raise TypeError("value must be a number or an array of numbers, got None")
     value = np.asarray(value, dtype=float)
     if as_int:
         value = np.ceil(value)
@@ -240,23 +298,53 @@ def check_positive_array(values, name, allow_zero=False):
     array of n, m or τ for plotting. Strings and booleans are refused like a
     scalar would be.
     """
-    arr = np.asarray(values)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a real number or an array of real numbers, got {values!r}")
-    arr = arr.astype(float)
+    arr = _as_real_array(values, name)
     ok = (arr >= 0) if allow_zero else (arr > 0)
     if arr.size == 0 or not np.all(np.isfinite(arr) & ok):
         valid = f"0 <= {name} < inf" if allow_zero else f"0 < {name} < inf"
+        bad = values if arr.ndim == 0 or arr.size == 0 else arr[~(np.isfinite(arr) & ok)].ravel()[0].item()
         raise ValueError(f"{name} must be finite and {'>= 0' if allow_zero else '> 0'} "
-                         f"(valid range: {valid}), got {values!r}")
+                         f"(valid range: {valid}), got {_describe(bad)}")
     return arr
+
+
+def check_count_array(values, name, allow_zero=False):
+    """:func:`check_positive_array` for a count (n, m, d, |H|): a scalar must be a whole number.
+
+    A scalar ``n = 2.5`` raises a ValueError naming ``name``; a whole float
+    (``1e4``, or |H| = 2.0**100, which overflows no int) is accepted. An
+    *array* is the x-axis of a plotted rate (``np.logspace(1, 4, 200)``),
+    along which the closed form is evaluated as a function of a real
+    variable, so its entries may be fractional.
+    """
+    arr = check_positive_array(values, name, allow_zero=allow_zero)
+    if arr.ndim == 0 and not float(arr).is_integer():
+        raise ValueError(f"{name} must be an integer (a count; fractional values only on a plotted array axis), "
+                         f"got {values!r}")
+    return arr
+
+
+def check_representable(value, quantity, valid, **given):
+    """Return ``value`` if it is finite; else a ValueError naming the parameters ``given`` (name=value) that made it so.
+
+    For an extreme but valid input (α = 1e-300, ε = 1e300) under which a
+    derived quantity (a degree, a grid, a sample size) exceeds the largest
+    float: the call cannot run, and the message says which parameter, at
+    which value, and what range ``valid`` works, instead of a raw
+    OverflowError / ZeroDivisionError / numpy size error.
+    """
+    if math.isfinite(value):
+        return value
+    names = " and ".join(f"{key} = {val!r}" for key, val in given.items())
+    raise ValueError(f"{names} make {quantity} larger than the largest float (about 1.8e308), so it cannot be "
+                     f"computed or run; valid range: {valid}")
 
 
 def check_epsilon_array(epsilon, name="epsilon"):
     """Return ``epsilon`` (a scalar or an array, for plotting) as a float ndarray with 0 < ε < inf everywhere."""
-    arr = np.asarray(epsilon)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf" or arr.size == 0:
-        raise TypeError(f"{name} must be a real number or an array of real numbers, got {epsilon!r}")
+    arr = _as_real_array(epsilon, name)
+    if arr.size == 0:
+        raise TypeError(f"{name} must be a real number or an array of real numbers, got {_describe(epsilon)}")
     for value in arr.ravel():
         check_epsilon(value, name)
     return arr.astype(float)
@@ -272,15 +360,12 @@ def check_unit_interval(values, name="values"):
 
 
 def check_real_array(x, name, ndim=None, nonempty=True, shape=None):
-    """:func:`check_finite_array` that also refuses strings, booleans and objects.
+    """:func:`check_finite_array` (kept as a name: it was the checker that refused strings, booleans and objects).
 
     ``np.asarray("0.5", dtype=float)`` is 0.5 and ``True`` is 1.0, so a plain
     float conversion would accept a string or a boolean where a number is
-    meant; this checker raises a TypeError naming ``name`` instead.
+    meant; both checkers now raise a TypeError naming ``name`` instead.
     """
-    kind = "U" if isinstance(x, (str, bytes)) else np.asarray(x).dtype.kind
-    if kind not in "iuf":
-        raise TypeError(f"{name} must be a real number or an array of real numbers, got {x!r}")
     return check_finite_array(x, name, ndim=ndim, nonempty=nonempty, shape=shape)
 
 
@@ -292,10 +377,10 @@ def check_epsilon_sweep(epsilons, name="epsilons", allow_inf=False):
     documents it. Strings, booleans and ``None`` raise a TypeError naming ``name``.
     """
     if epsilons is None or isinstance(epsilons, (str, bytes, bool)):
-        raise TypeError(f"{name} must be a privacy parameter or a sequence of them, got {epsilons!r}")
+        raise TypeError(f"{name} must be a privacy parameter or a sequence of them, got {_describe(epsilons)}")
     arr = np.asarray(epsilons, dtype=object) if not isinstance(epsilons, np.ndarray) else epsilons
     if arr.ndim > 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a scalar or a non-empty 1-D sequence, got {epsilons!r}")
+        raise ValueError(f"{name} must be a scalar or a non-empty 1-D sequence, got {_describe(epsilons)}")
     values = []
     for value in np.atleast_1d(arr).tolist():
         x = _as_real(value, name)
@@ -315,10 +400,10 @@ def check_sizes(values, name, minimum=1):
     (``1e4``) are accepted.
     """
     if values is None or isinstance(values, (str, bytes, bool)):
-        raise TypeError(f"{name} must be an integer or a sequence of integers, got {values!r}")
+        raise TypeError(f"{name} must be an integer or a sequence of integers, got {_describe(values)}")
     arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
     if arr.ndim > 1 or arr.size == 0:
-        raise ValueError(f"{name} must be an integer or a non-empty 1-D sequence of integers, got {values!r}")
+        raise ValueError(f"{name} must be an integer or a non-empty 1-D sequence of integers, got {_describe(values)}")
     return [check_size(value, name, minimum) for value in np.atleast_1d(arr).tolist()]
 
 

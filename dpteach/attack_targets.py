@@ -146,7 +146,10 @@ def accuracy_noise_sd(alpha, sigma, d, n):
     if alpha < floor * (1 - 1e-12):
         raise ValueError(f"alpha must be at least the sample mean's error sigma*sqrt(d/n) = {floor:.6g} "
                          f"(d={d}, n={n}, sigma={sigma:g}), got {alpha!r}")
-    return math.sqrt(max(0.0, alpha ** 2 / d - sigma ** 2 / n))
+    try:
+        return math.sqrt(max(0.0, alpha ** 2 / d - sigma ** 2 / n))
+    except OverflowError:  # α² beyond the floats (α ≈ 1e300): the same root, factored as α·√(1/d − (σ/α)²/n)
+        return alpha * math.sqrt(max(0.0, 1.0 / d - (sigma / alpha) ** 2 / n))
 
 
 def noisy_mean(records, noise_sd, rng=None):

@@ -28,7 +28,8 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from ._validation import as_rng, check_delta, check_int, check_probability, check_real_array
+from ._validation import (as_rng, check_callable, check_delta, check_int, check_probability, check_real_array,
+                          check_sequence)
 
 __all__ = [
     "AuditResult",
@@ -186,6 +187,8 @@ def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.
         Cost: 2·n_trials runs of the mechanism.
     """
     n_trials, delta, confidence = _check_common(n_trials, delta, confidence)
+    check_callable(mechanism, "mechanism", "mechanism(data, n_trials, rng) -> n_trials outputs")
+    check_callable(event, "event", "event(outputs) -> booleans")
     rng = as_rng(rng)
     count_d = _count(event, _run(mechanism, dataset, n_trials, rng))
     count_neighbour = _count(event, _run(mechanism, neighbour, n_trials, rng))
@@ -211,7 +214,9 @@ def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, d
     """
     n_trials, delta, confidence = _check_common(n_trials, delta, confidence)
     n_select = n_trials if n_select is None else check_int(n_select, "n_select", minimum=1)
-    events = list(events)
+    check_callable(mechanism, "mechanism", "mechanism(data, n_trials, rng) -> n_trials outputs")
+    events = [check_callable(e, "events", "event(outputs) -> booleans (each entry)")
+              for e in check_sequence(events, "events", "event callables")]
     if not events:
         raise ValueError("events must be a non-empty sequence of callables, got an empty one")
     rng = as_rng(rng)
@@ -231,6 +236,7 @@ def repeat(one_output_mechanism):
 
     Loops in Python, so prefer a vectorised mechanism for large n_trials.
     """
+    check_callable(one_output_mechanism, "one_output_mechanism", "f(data, rng) -> one output")
     def vectorised(data, n_trials, rng):
         return np.array([one_output_mechanism(data, rng) for _ in range(n_trials)])
     vectorised.__name__ = getattr(one_output_mechanism, "__name__", "mechanism")
@@ -251,7 +257,7 @@ def threshold_events(thresholds):
 def value_events(values):
     """Events {output == v} for discrete outputs (indices, bits), one per value."""
     events = []
-    for v in values:
+    for v in check_sequence(values, "values", "output values"):
         def event(outputs, v=v):
             return np.asarray(outputs).reshape(len(outputs), -1)[:, 0] == v
         event.__name__ = f"output == {v!r}"

@@ -125,6 +125,17 @@ def _sigma(lipschitz, n, epsilon, delta, n_iterations):
     return _zcdp_gaussian_sigma(2.0 * lipschitz / n, n_iterations, epsilon, delta)
 
 
+def _step_size(radius, n_iterations, lipschitz, D, sigma):
+    """η = R/√(K(T² + Dσ²)) (Algorithm 6.7); through hypot when σ² overflows (σ ≈ 1e300 at ε = 1e-300)."""
+    try:
+        denominator = math.sqrt(n_iterations * (lipschitz ** 2 + D * sigma ** 2))
+    except OverflowError:
+        denominator = math.inf
+    if math.isinf(denominator):
+        denominator = math.sqrt(n_iterations) * math.hypot(lipschitz, math.sqrt(D) * sigma)
+    return radius / denominator
+
+
 def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     """Per-step noise σ = (2T/n)·√(K/(2ρ)) of Algorithm 6.7, with ρ = ``zcdp_rho(ε, δ)``.
 
@@ -310,7 +321,7 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     rng = as_rng(rng)
     n, D = F.shape
     sigma = _sigma(lipschitz, n, epsilon, delta, n_iterations)
-    step = radius / math.sqrt(n_iterations * (lipschitz ** 2 + D * sigma ** 2))
+    step = _step_size(radius, n_iterations, lipschitz, D, sigma)
     v = np.zeros(D)
     total = np.zeros(D)
     for _ in range(n_iterations):

@@ -21,11 +21,12 @@ code path (no noise), for reference curves only.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
 from ._estimator import Estimator
-from ._validation import as_rng, check_choice, check_delta, check_int, check_probability
+from ._validation import as_rng, check_choice, check_delta, check_int, check_probability, check_representable
 from . import dpsas_steps
 from .dpsas_steps import (STEP_RULES, _check_data, _check_epsilon_or_inf, _check_eta, _check_scale,
                           _check_unit_vector, _clip_rows, _default_rounds, _initial_direction, _round,
@@ -293,9 +294,16 @@ def validation_size(alpha, epsilon, beta, n_candidates):
 
 
 def _validation_size(alpha, epsilon, beta, n_candidates):
-    size = 8 * math.log(8 * n_candidates / beta) / alpha ** 2
-    if epsilon != math.inf:
-        size += 4 * math.log(4 * n_candidates / beta) / (epsilon * alpha)
+    try:
+        size = 8 * math.log(8 * n_candidates / beta) / alpha ** 2
+        if epsilon != math.inf:
+            size += 4 * math.log(4 * n_candidates / beta) / (epsilon * alpha)
+    except ZeroDivisionError:  # α² (or εα) underflowed to 0 at α = 1e-300: no finite validation set exists
+        size = math.inf
+    smallest_alpha = math.sqrt(8 * math.log(8 * n_candidates / beta) / sys.float_info.max)
+    check_representable(size, "the validation set size 8 ln(8K/β)/α² + 4 ln(4K/β)/(εα)",
+                        f"alpha >= {smallest_alpha:.2g}, with epsilon·alpha not too small", alpha=alpha,
+                        epsilon=epsilon)
     return math.ceil(size)
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
 import numpy as np
 from scipy import special
@@ -462,9 +463,17 @@ def _check_eta(eta):
     return eta
 
 
+_MAX_EXP_TAU = math.sqrt(2 * math.log(sys.float_info.max))  # e^{τ²/2} is a float up to |τ| ≈ 37.7
+
+
 def _step_size(step_rule, step_size_scale, tau):
     if step_rule == "reconstructed":
-        return math.exp(tau ** 2 / 2) * step_size_scale
+        try:
+            growth = math.exp(tau ** 2 / 2)
+        except OverflowError:
+            raise ValueError(f"tau = {tau!r} makes the step e^(tau²/2)·s larger than the largest float; valid range "
+                             f"for step_rule='reconstructed': |tau| < {_MAX_EXP_TAU:.4g}") from None
+        return growth * step_size_scale
     if step_rule == "as_printed":
         return math.exp(math.pi ** 2 / 2) * step_size_scale
     return step_size_scale

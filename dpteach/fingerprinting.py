@@ -493,7 +493,8 @@ def dp_roc_envelope(fpr, epsilon, delta):
     if np.any((rates < 0) | (rates > 1)):
         bad = rates[(rates < 0) | (rates > 1)].ravel()[0].item()
         raise ValueError(f"fpr must lie in [0, 1], found {bad!r}")
-    first = np.exp(epsilon) * rates + delta
+    with np.errstate(over="ignore", invalid="ignore"):  # e^ε = inf at ε = 1e300, and inf·0 = NaN at FPR 0
+        first = np.where(rates == 0, delta, np.exp(epsilon) * rates + delta)  # at FPR 0 the envelope is δ
     second = 1 - np.exp(-epsilon) * (1 - delta - rates)
     value = np.clip(np.minimum(first, second), 0.0, 1.0)
     return float(value) if value.ndim == 0 else value
@@ -603,5 +604,9 @@ def gaussian_fingerprinting_mc(f, n, mu, sigma, n_draws, rng=None, step=None):
     values = _call_f(f, mu + noise)
     correlation = values * noise.sum(axis=1)
     derivative = (_call_f(f, mu + step + noise) - _call_f(f, mu - step + noise)).mean() / (2 * step)
-    return {"correlation": float(correlation.mean()), "stein": float(sigma ** 2 * derivative),
+    try:
+        stein = float(sigma ** 2 * derivative)
+    except OverflowError:  # σ² beyond the floats (σ ≈ 1e300); σ·(σ·f') is the same product, finite when it is
+        stein = float(sigma * (sigma * derivative))
+    return {"correlation": float(correlation.mean()), "stein": stein,
             "correlation_se": float(correlation.std(ddof=1) / math.sqrt(n_draws))}

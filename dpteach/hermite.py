@@ -18,7 +18,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_positive,
+from ._validation import (as_rng, check_choice, check_finite_array, check_finite_scalar, check_int, check_positive,
                           check_probability)
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
@@ -607,6 +607,7 @@ def halfspace_hermite_coefficients(normal, threshold, degree):
         raise ValueError("normal must be a non-zero vector (it is normalised to unit length), got all zeros")
     w = w / norm
     degree = check_int(degree, "degree", minimum=1)
+    threshold = check_finite_scalar(threshold, "threshold")  # named as the caller spelled it, not "theta"
     c = threshold_hermite_coefficients(threshold, degree)
     kappas = _multi_indices(w.size, degree)
     total = kappas.sum(axis=1)

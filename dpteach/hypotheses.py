@@ -514,6 +514,9 @@ def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     """
     n_offsets = check_int(n_offsets, "n_offsets", minimum=1)
     max_offset = check_positive(max_offset, "max_offset", allow_zero=True)
+    if max_offset == 0 and n_offsets > 1:  # the offsets would all be 0, a class with repeated members
+        raise ValueError(f"max_offset must be > 0 when n_offsets = {n_offsets} > 1 (valid range: 0 < max_offset "
+                         f"< inf; max_offset = 0 only with n_offsets = 1), got {max_offset!r}")
     offsets = np.linspace(-max_offset, max_offset, n_offsets) if n_offsets > 1 else np.zeros(1)
     return Halfspaces(public_directions(d, n_directions, seed), offsets)
 

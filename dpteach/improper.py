@@ -21,7 +21,7 @@ import numpy as np
 from . import dp_erm
 from ._estimator import Estimator
 from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_labels,
-                          check_positive, check_probability, check_same_length)
+                          check_positive, check_probability, check_representable, check_same_length)
 from ._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
 from .hermite import _clipped_features, _unchecked_features, clip_features, clip_radius as _hermite_clip_radius
@@ -174,17 +174,32 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     delta = check_delta(delta, allow_zero=False)
     beta = check_probability(beta, "beta")
     constant = 1.0 / (2 * C_SMALL) if constant is None else check_positive(constant, "constant")
-    degree = math.ceil(constant / alpha ** 2)
+    degree = math.ceil(check_representable(_or_inf(lambda: constant / alpha ** 2), "the degree C/α²",
+                                           "alpha >= 1e-150", alpha=alpha))
     D = math.comb(d + degree, degree)
     ca = C_SMALL * alpha
     rho = dp_erm.zcdp_rho(epsilon, delta)
     k = math.ceil(math.log2(2 / beta))
     M = math.ceil(constant / alpha)
-    n0 = math.ceil(max(36 * D / ca ** 2, 6 * D * math.sqrt(2 / rho) / ca))
+    n0 = math.ceil(check_representable(
+        _or_inf(lambda: max(36 * D / ca ** 2, 6 * D * math.sqrt(2 / rho) / ca)), "the block size n₀",
+        "alpha and epsilon with 36·D/(cα)² and 6·D·√(2/ρ)/(cα) below 1.8e308", alpha=alpha, epsilon=epsilon))
     m = _validation_size(k, M, alpha, epsilon, beta)
     return {"degree": degree, "n_features": D, "clip_radius": 2 * math.sqrt(D), "n_blocks": k,
             "n_thresholds": M, "block_size": n0, "validation_size": m,
             "n_iterations": math.ceil(36 * D / ca ** 2), "n_samples": k * n0 + m}
+
+
+def _or_inf(compute):
+    """``compute()``, or inf where a positive quantity overflows or divides by an underflowed zero (α = 1e-300)."""
+    try:
+        return compute()
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+
+
+# The threshold grid M = ⌈2/α⌉ is allocated and scanned per block: α = 1e-300 would ask for 2e300 points.
+MAX_THRESHOLDS = 10 ** 7
 
 
 def _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds, n_iterations):
@@ -192,6 +207,10 @@ def _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_th
     D = math.comb(d + p, p)
     T = _hermite_clip_radius(d, p, C_SMALL * alpha, "2sqrtD") if radius is None else radius
     k = math.ceil(math.log2(2 / beta)) if n_blocks is None else n_blocks
+    if n_thresholds is None and 1 / (2 * C_SMALL * alpha) > MAX_THRESHOLDS:
+        raise ValueError(f"alpha = {alpha!r} needs a threshold grid of M = ⌈2/α⌉ = {2 / alpha:.3g} points, more "
+                         f"than MAX_THRESHOLDS = {MAX_THRESHOLDS:,}; valid range: alpha >= {2 / MAX_THRESHOLDS:g} "
+                         f"(or pass n_thresholds)")
     M = math.ceil(1 / (2 * C_SMALL * alpha)) if n_thresholds is None else n_thresholds
     m = max(1, n // 5)
     n0 = (n - m) // k
@@ -200,7 +219,9 @@ def _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_th
                          f"plus a validation set; need n >= {2 * k + 2}")
     if n_iterations is None:
         # K ≈ n₀²ε²/(8D log(1/δ)) balances the two terms of the utility bound (Algorithm 6.7).
-        n_iterations = min(2000, max(100, math.ceil(n0 ** 2 * epsilon ** 2 / (8 * D * math.log(1 / delta)))))
+        # At ε ≈ 1e300 the ratio overflows: the cap of 2000 is then exactly the answer.
+        n_iterations = min(2000, max(100, math.ceil(min(
+            _or_inf(lambda: n0 ** 2 * epsilon ** 2 / (8 * D * math.log(1 / delta))), 2000))))
     return {"degree": p, "n_features": D, "clip_radius": T, "n_blocks": k, "n_thresholds": M,
             "block_size": n0, "validation_size": m, "n_iterations": n_iterations}
 

@@ -23,7 +23,7 @@ from ._validation import as_rng, check_choice, check_epsilon, check_finite_array
 from .composition import parallel_composition
 from .group_sizes import (GROUP_SIZE_RULES, MAX_GROUP_SIZE, _check_rule_randomizer,  # noqa: F401 (re-exported)
                           _group_size, _tolerance_for_group, group_size, tolerance_for_group)
-from ._validation import check_unit_interval
+from ._validation import check_callable, check_unit_interval
 from .randomizers import LaplaceRandomizer, OneBitRandomizer, make_randomizer
 from .sq import (ExactSQOracle, NotEnoughUsersError, PrivacyLedgerError, QueryBudgetError, SQOracle,
                  _query_values, as_records)
@@ -330,6 +330,7 @@ def query_plan(sq_algorithm, **algorithm_kwargs):
     the simulation needs to size its groups (t and the τ_j) up front.
     """
     recorder = _RecordingOracle()
+    check_callable(sq_algorithm, "sq_algorithm", "sq_algorithm(oracle, **kwargs)")
     sq_algorithm(recorder, **algorithm_kwargs)
     return QueryPlan(tuple(recorder.tolerances), recorder.rounds)
 

@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from ._estimator import Estimator
-from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_positive,
-                          check_probability)
+from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int,
+                          check_probability, check_size, check_sweep)
 from .local import group_size, query_plan, simulate_sq_locally, users_needed
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
                             sq_threshold_binary_search, sq_threshold_grid)
@@ -43,6 +43,14 @@ def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", 
     return float(t * group_size(epsilon, 0.2, beta / t, rule, randomizer))
 
 
+def _check_alpha_range(alpha_range):
+    """(low, high) with 0 < low < high < 1, or an error naming ``alpha_range``."""
+    values = check_sweep(alpha_range, "alpha_range")
+    if len(values) != 2 or not 0 < values[0] < values[1] < 1:
+        raise ValueError(f"alpha_range must be a pair (low, high) with 0 < low < high < 1, got {alpha_range!r}")
+    return values[0], values[1]
+
+
 def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem", randomizer=None,
                             alpha_range=(1e-3, 0.99)):
     """The smallest α in ``alpha_range`` for which ``sq_algorithm(oracle, alpha=α)`` fits in n users.
@@ -52,12 +60,14 @@ def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem"
     checked to be feasible. Returns None if even ``alpha_range[1]`` needs more
     than ``n_users`` users.
     """
-    n_users = check_positive(n_users, "n_users")
+    n_users = check_size(n_users, "n_users")
+    if not callable(sq_algorithm):
+        raise TypeError(f"sq_algorithm must be a callable sq_algorithm(oracle, alpha=...), got {sq_algorithm!r}")
+    low, high = _check_alpha_range(alpha_range)
 
     def fits(alpha):
         return users_needed(query_plan(sq_algorithm, alpha=alpha), epsilon, beta, rule, randomizer) <= n_users
 
-    low, high = (float(a) for a in alpha_range)
     if not fits(high):
         return None
     if fits(low):

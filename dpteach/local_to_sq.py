@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import (as_rng, check_bits, check_finite_array, check_int, check_probability,
-                          check_unit_interval)
+from ._validation import (as_rng, check_bits, check_finite_array, check_finite_scalar, check_int, check_probability,
+                          check_sequence, check_unit_interval)
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import SQOracle
 
@@ -202,6 +202,8 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     feature = feature if feature is not None else (lambda rows: rows[:, 0])
     if reference is None:
         reference = 0 if isinstance(randomizer, RandomizedResponse) else 0.0
+    else:
+        reference = _check_reference(reference, randomizer)
     if non_adaptive:
         relative = tau * math.exp(randomizer.epsilon)
         if relative < 1:
@@ -252,6 +254,16 @@ def rejection_output_law(proposal_probabilities, answers):
     return p0 * a / accept, 1.0 / accept
 
 
+def _check_reference(reference, randomizer):
+    """z₀, a public input of ``randomizer``: a bit (0 or 1) for randomized response, else a finite real number."""
+    reference = check_finite_scalar(reference, "reference")
+    if isinstance(randomizer, RandomizedResponse):
+        if reference not in (0.0, 1.0):
+            raise ValueError(f"reference must be a bit (0 or 1) for randomized response, got {reference!r}")
+        return int(reference)
+    return reference
+
+
 def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, tau):
     """Largest total variation between the simulated and the true output law over all answers within ±τ.
 
@@ -290,6 +302,7 @@ def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, 
     else:
         raise TypeError("worst_case_rejection_tv needs a randomizer with finitely many outputs "
                         f"(RandomizedResponse or OneBitRandomizer), got {type(randomizer).__name__}")
+    reference = _check_reference(reference, randomizer)
     values = check_finite_array(values, "values", ndim=1)
     prior = check_finite_array(value_probabilities, "value_probabilities", shape=(values.size,))
     if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
@@ -373,7 +386,7 @@ def validate_hypotheses(oracle, hypotheses, alpha):
     alpha = check_probability(alpha, "alpha")
     if callable(hypotheses):
         raise TypeError("hypotheses must be a sequence of callables, got a single callable")
-    hypotheses = list(hypotheses)
+    hypotheses = check_sequence(hypotheses, "hypotheses", "callables h(X) -> ±1 labels")
     if not hypotheses:
         raise ValueError("hypotheses must contain at least one candidate, got an empty sequence")
     for j, h in enumerate(hypotheses):

@@ -96,8 +96,10 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     a = sensitivity / (2 * sigma)
     b = epsilon * sigma / sensitivity
     first = special.ndtr(a - b)
-    second = math.exp(epsilon + special.log_ndtr(-a - b))
-    return max(first - second, 0.0)
+    log_second = epsilon + special.log_ndtr(-a - b)
+    if log_second >= 0:  # second >= 1 >= first: δ = 0 exactly (e^log_second would overflow at ε ≈ 1e300)
+        return 0.0
+    return max(first - math.exp(log_second), 0.0)
 
 
 def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):

@@ -15,6 +15,8 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib import ticker
 
+from ._validation import check_int
+
 __all__ = ["STYLE", "COLORS", "PLAIN_NUMBERS", "use_style", "new_figure", "label_axes", "theory_line",
            "fast_log_axes", "ReadableLogLocator", "readable_legends"]
 
@@ -110,7 +112,7 @@ class ReadableLogLocator(ticker.LogLocator):
 
     def __init__(self, max_labels=8):
         super().__init__(base=10.0)
-        self.max_labels = max_labels
+        self.max_labels = check_int(max_labels, "max_labels", minimum=1)  # NaN was stored and compared
 
     def tick_values(self, vmin, vmax):
         if vmin > vmax:

@@ -34,12 +34,13 @@ dpteach is a teaching library (floating-point noise): do not use it on real data
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
 from ._estimator import Estimator
 from ._validation import (as_rng, check_delta, check_finite_array, check_int, check_labels, check_positive,
-                          check_probability, check_same_length)
+                          check_probability, check_representable, check_same_length)
 # The teaching constants of the learner, each defined beside the formula it sets:
 # C₀/c² (degree rule and eigenvalue threshold) and γ (noise floor) in dpteach.subspace,
 # K₀ (threshold range) and the candidate cap in dpteach.halfspace_cover.
@@ -82,7 +83,13 @@ def degree_for_accuracy(alpha, constant=TEACHING_DEGREE_CONSTANT):
     """
     alpha = _check_alpha(alpha)
     constant = check_positive(constant, "constant")
-    return max(1, math.ceil(constant / alpha ** 2 - 1e-12))
+    try:
+        degree = constant / alpha ** 2 - 1e-12
+    except ZeroDivisionError:  # α² underflows to 0 at α ≈ 1e-300
+        degree = math.inf
+    check_representable(degree, "the degree C/α²", f"alpha >= {math.sqrt(constant / sys.float_info.max):.2g}",
+                        alpha=alpha)
+    return max(1, math.ceil(degree))
 
 
 

@@ -74,7 +74,11 @@ def as_records(data, name="data"):
 
 def _query_values(phi, rows):
     """φ(rows) for validated records: checks only φ's output (one finite value in [−1, 1] per row)."""
-    values = np.asarray(phi(rows), dtype=float)
+    try:
+        values = np.asarray(phi(rows), dtype=float)
+    except IndexError as err:  # a shape mismatch (public), e.g. an algorithm run with d = 3 on 1-column data
+        raise ValueError(f"phi reads a column the records do not have: the data has {rows.shape[1]} column(s) "
+                         f"per record ({err}); give data the columns the algorithm expects (its d)") from None
     if values.shape != (rows.shape[0],):
         raise ValueError(f"phi must return one value per record (shape ({rows.shape[0]},)), "
                          f"got shape {values.shape}")

@@ -10,6 +10,7 @@ non-interactive local learning. A {0, 1}-valued indicator 1{·} is asked as
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -28,6 +29,21 @@ __all__ = ["MAX_QUERIES", "records", "sq_mean", "sq_threshold_grid", "sq_thresho
 # =============================================================================
 
 
+def _takes_oracle(algorithm):
+    """Refuse, naming ``oracle``, an argument that cannot answer statistical queries (None, a string...).
+
+    Every algorithm here talks to its oracle only through ``query`` / ``query_batch``; without this
+    check a wrong object fails deep inside with an AttributeError that names no parameter.
+    """
+    @functools.wraps(algorithm)
+    def checked(oracle, *args, **kwargs):
+        if not callable(getattr(oracle, "query_batch", None)):
+            raise TypeError(f"oracle must be an SQ oracle (with query / query_batch, e.g. dpteach.sq.ExactSQOracle), "
+                            f"got {oracle!r} of type {type(oracle).__name__}")
+        return algorithm(oracle, *args, **kwargs)
+    return checked
+
+
 def records(X, y):
     """Stack features and labels into the records (rows [x_1, ..., x_d, y]) the SQ queries read."""
     X = check_finite_array(X, "X", ndim=(1, 2))
@@ -43,6 +59,7 @@ def _coordinate_query(j):
     return phi
 
 
+@_takes_oracle
 def sq_mean(oracle, d, tau):
     """Mean estimation (chapter 3, Theorem 3.10 example): E z_j for z ∈ [−1, 1]^d with d non-adaptive queries φ_j(z) = z_j.
 
@@ -64,6 +81,7 @@ def _threshold_error_query(threshold):
     return phi
 
 
+@_takes_oracle
 def sq_threshold_grid(oracle, alpha):
     """Thresholds by a grid, non-adaptive (chapter 3, Algorithm 3.7).
 
@@ -92,6 +110,7 @@ def _positive_below_query(cut):
     return phi
 
 
+@_takes_oracle
 def sq_threshold_binary_search(oracle, alpha):
     """Thresholds by binary search, adaptive (chapter 3, Algorithm 3.12; our variant).
 
@@ -123,6 +142,7 @@ def _label_times_coordinate_query(j, d):
     return phi
 
 
+@_takes_oracle
 def sq_averaging_halfspace(oracle, d, tau):
     """Halfspaces by averaging, non-adaptive (chapter 3, halfspace section): ŵ_j ≈ E[y·x_j].
 
@@ -145,6 +165,7 @@ def _logistic_gradient_query(w, j, d):
     return phi
 
 
+@_takes_oracle
 def sq_gd_logistic(oracle, d, tau, n_steps=20, eta=5.0):
     """SQ gradient descent on the logistic loss (chapter 3, halfspace section): K adaptive rounds of d queries.
 
@@ -183,6 +204,7 @@ def _parity_query(r, d):
     return phi
 
 
+@_takes_oracle
 def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
     """The 2-round learner of masked parities (chapter 3, Algorithm 3.19).
 
@@ -201,6 +223,7 @@ def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
     return r_hat, int(second < 0)
 
 
+@_takes_oracle
 def masked_parity_bruteforce(oracle, d, tau=0.2):
     """Non-interactive brute force for masked parities (chapter 3, after Theorem 3.21): all 2^d candidates in one batch.
 

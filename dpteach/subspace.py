@@ -153,7 +153,10 @@ def noise_floor(d, degree, n_correlation, sigma):
     degree = check_int(degree, "degree", minimum=1)
     n_correlation = check_int(n_correlation, "n_correlation", minimum=1)
     sigma = check_positive(sigma, "sigma", allow_zero=True)
-    return (sigma ** 2 + 1.0 / n_correlation) * math.comb(d + degree, degree - 1)
+    try:
+        return (sigma ** 2 + 1.0 / n_correlation) * math.comb(d + degree, degree - 1)
+    except OverflowError:  # σ² beyond the floats (σ ≈ 1e300): the floor is larger than any float
+        return math.inf
 
 
 def subspace_threshold(alpha, d, degree, n_correlation, sigma, constant=TEACHING_DEGREE_CONSTANT,

@@ -12,13 +12,22 @@ From each valid example, the bad calls are derived by parameter name:
 - δ-like (``delta``, ``delta_prime``) ∈ {−0.1, 1, 1.5, nan};
 - ``rng`` / ``random_state`` ∈ {True, −1, 1.5, 'seed'};
 - arrays marked in the registry ∈ {empty, containing NaN, one dimension more,
-  one dimension fewer (when that is not also an allowed dimension)}.
+  one dimension fewer (when that is not also an allowed dimension), as strings
+  (``X.astype(str)``), as objects with a None} (issue 17);
+- any other real scalar (a float in the example) ∈ {'1', True}, and any integer
+  parameter (an int in the example, seeds excepted) ∈ {2.5, '1', True} (issue 17).
 
-Each must raise ``ValueError`` or ``TypeError`` whose message contains the
-parameter's name. Estimators store their parameters in ``__init__``
-(scikit-learn convention), so a bad constructor value must raise at ``fit``.
+Each must raise ``ValueError`` or ``TypeError`` whose message names the
+parameter as a word (``target_threshold`` does not name ``threshold``).
+Estimators store their parameters in ``__init__`` (scikit-learn convention),
+so a bad constructor value must raise at ``fit``.
 
-Below the fuzz, the specific cases of item 15 are pinned one by one.
+Extreme but valid values (issue 17): ε-like ∈ {1e-300, 1e300} and α = 1e-300
+must give an output without NaN, or a ValueError/TypeError naming the
+parameter; never a raw exception or a run past the time limit.
+
+Below the fuzz, the specific cases of item 15 are pinned one by one; those of issue 17 are in
+tests/test_validation_rules.py.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import importlib
 import inspect
 import math
 import pkgutil
+import re
 import signal
 
 import numpy as np
@@ -102,6 +112,33 @@ def is_rng_like(name):
     return name in ("rng", "random_state")
 
 
+# Issue 17: the validation rules as stated. A number given as a string or a boolean is refused, as is a
+# fractional count; an array of strings or of objects is refused wherever an array of numbers is meant.
+SCALAR_NOT_A_NUMBER = [("1", "'1'"), (True, "True")]
+COUNT_BAD = [(2.5, "2.5")] + SCALAR_NOT_A_NUMBER  # a count given as '1' or True is refused too
+
+
+def is_real_scalar(name, value):
+    """A real-valued scalar parameter: its example value is a float (not a bool, not an array)."""
+    return isinstance(value, (float, np.floating)) and not isinstance(value, bool)
+
+
+def is_integer_count(name, value):
+    """An integer parameter (a count, a size, a degree, an index): its example value is an int; seeds excepted."""
+    return (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+            and not is_rng_like(name) and name != "seed")
+
+
+def _non_numeric_arrays(value):
+    """The array as strings (``X.astype(str)``), and as an object array holding a None."""
+    arr = np.asarray(value)
+    if arr.size == 0:
+        return []
+    as_object = arr.astype(object)
+    as_object.flat[0] = None
+    return [(arr.astype(str), "str"), (as_object, "object")]
+
+
 def _wrong_dimensions(value, allowed):
     if allowed is None:  # any shape is valid (an elementwise function)
         return []
@@ -145,6 +182,11 @@ def bad_values(name, value, example):
         cases += RNG_BAD
     if name in example.arrays:
         cases += _bad_array_values(value, example.arrays[name])
+        cases += _non_numeric_arrays(value)
+    elif is_real_scalar(name, value) and not is_epsilon_like(name):
+        cases += SCALAR_NOT_A_NUMBER  # ε-like parameters already get '1' and True above
+    elif is_integer_count(name, value):
+        cases += COUNT_BAD
     return cases
 
 
@@ -171,6 +213,11 @@ def bad_calls():
                     params.append(pytest.param(key, part, name, bad, label, marks=marks,
                                                id=f"{key}-{part}-{name}={label}"))
     return params
+
+
+def names(name, err):
+    """Whether the message names the parameter as a word: "target_threshold" does not name ``threshold``."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", str(err)) is not None
 
 
 def _module_of(key):
@@ -291,7 +338,7 @@ def test_bad_call_raises_a_named_error(key, part, name, bad, label):
     else:
         with pytest.raises((ValueError, TypeError)) as info:
             run_example(key, call_kwargs, fit_kwargs)
-    assert name in str(info.value), f"the message does not name {name!r}: {info.value}"
+    assert names(name, info.value), f"the message does not name {name!r}: {info.value}"
 
 
 @pytest.mark.parametrize("key, name, label, reason", [
@@ -305,6 +352,86 @@ def test_documented_reference_values_are_accepted(key, name, label, reason):
     sweep = isinstance(call_kwargs[name], (list, tuple, np.ndarray))
     call_kwargs[name] = [values[label]] if sweep else values[label]
     run_example(key, call_kwargs)
+
+
+# --- issue 17: extreme but valid ε and α answer, or refuse by name -----------------------------
+
+EXTREME_EPSILON = [(1e-300, "1e-300"), (1e300, "1e300")]
+EXTREME_ALPHA = [(1e-300, "1e-300")]
+
+
+def extreme_values(name):
+    if is_epsilon_like(name):
+        return EXTREME_EPSILON
+    if name == "alpha":
+        return EXTREME_ALPHA
+    return []
+
+
+def extreme_calls():
+    """pytest params (key, part, name, value, label) for every ε-like and α parameter at an extreme valid value."""
+    params = []
+    for key in sorted(CALLABLES):
+        example = EXAMPLES.get(key)
+        if example is None:
+            continue
+        parts = [("call", example.kwargs)] + ([("fit", example.fit)] if example.fit is not None else [])
+        for part, kwargs in parts:
+            for name, value in kwargs.items():
+                if not is_real_scalar(name, value):
+                    continue  # a sweep of ε: its entries are checked by the same helpers as a scalar ε
+                for extreme, label in extreme_values(name):
+                    reason = example.exempt.get((name, label))
+                    marks = [pytest.mark.skip(reason=f"exempt: {reason}")] if reason else []
+                    if missing_requirement(example):
+                        marks = [pytest.mark.skip(reason=missing_requirement(example))]
+                    params.append(pytest.param(key, part, name, extreme, label, marks=marks,
+                                               id=f"{key}-{part}-{name}={label}"))
+    return params
+
+
+def nan_paths(obj, path="", depth=0):
+    """Where ``obj`` (a number, an array, a container, a dataclass or a fitted estimator) holds a NaN."""
+    if depth > 6 or obj is None or isinstance(obj, (str, bytes, bool)):
+        return []
+    if isinstance(obj, (float, np.floating)):
+        return [path or "<result>"] if math.isnan(obj) else []
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "fc" and np.isnan(obj).any():
+            return [path or "<result>"]
+        if obj.dtype.kind == "O":
+            return [p for i, v in enumerate(obj.ravel()[:1000]) for p in nan_paths(v, f"{path}[{i}]", depth + 1)]
+        return []
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in nan_paths(v, f"{path}[{k!r}]", depth + 1)]
+    if isinstance(obj, (list, tuple)):
+        return [p for i, v in enumerate(obj) for p in nan_paths(v, f"{path}[{i}]", depth + 1)]
+    if hasattr(obj, "__dataclass_fields__"):
+        return [p for f in obj.__dataclass_fields__ for p in nan_paths(getattr(obj, f), f"{path}.{f}", depth + 1)]
+    if isinstance(obj, Estimator):  # its fitted attributes (the scikit-learn trailing underscore)
+        return [p for k, v in vars(obj).items() if k.endswith("_") for p in nan_paths(v, f"{path}.{k}", depth + 1)]
+    return []
+
+
+@pytest.mark.parametrize("key, part, name, value, label", extreme_calls())
+def test_extreme_valid_value_answers_or_names_the_limit(key, part, name, value, label):
+    """ε ∈ {1e-300, 1e300} and α = 1e-300 are in range: the call answers without NaN, or refuses by name.
+
+    A raw OverflowError / ZeroDivisionError / numpy size error, a NaN in the output or a run past the
+    time limit fails. An infinite answer is allowed: it is the true value of a bound that exceeds
+    the largest float (e.g. a sample size at α = 1e-300).
+    """
+    example = EXAMPLES[key]
+    call_kwargs = copy.deepcopy(example.kwargs)
+    fit_kwargs = copy.deepcopy(example.fit)
+    (call_kwargs if part == "call" else fit_kwargs)[name] = value
+    try:
+        result, fitted = run_example(key, call_kwargs, fit_kwargs)
+    except (ValueError, TypeError) as err:
+        assert names(name, err), f"the refusal does not name {name!r}: {err}"
+        return
+    bad = nan_paths(fitted if fitted is not None else result)
+    assert not bad, f"{key}({name}={label}) returned NaN at {bad[:5]}"
 
 
 # --- the specific cases of item 15, pinned -----------------------------------------------------
@@ -487,3 +614,4 @@ def test_simulate_sq_locally_refuses_a_size_whose_cost_is_known_to_be_too_large(
     users = EXAMPLES["dpteach.local.simulate_sq_locally"].kwargs["data"]
     with pytest.raises(ValueError, match="d"), _TimeLimit(5):
         local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=10 ** 18, tau=0.5)
+

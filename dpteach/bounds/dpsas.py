@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .._validation import (check_epsilon_array, check_positive, check_positive_array, check_probability,
-                           scalar_or_array)
+from .._validation import (check_count_array, check_epsilon_array, check_positive, check_positive_array,
+                           check_probability, scalar_or_array)
 
 __all__ = ["dpsas_sample_complexity_rate", "semi_agnostic_error_bound"]
 
@@ -35,7 +35,7 @@ def dpsas_sample_complexity_rate(d, alpha, epsilon):
     ValueError, TypeError
         For non-positive or non-finite inputs, α ≥ 1.
     """
-    d = check_positive_array(d, "d")
+    d = check_count_array(d, "d")
     alpha = check_positive_array(alpha, "alpha")
     if (alpha >= 1).any():
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")

@@ -11,8 +11,8 @@ import math
 import numpy as np
 from scipy import special
 
-from .._validation import (check_delta, check_epsilon, check_positive, check_positive_array, check_real_array,
-                           scalar_or_array)
+from .._validation import (check_count_array, check_delta, check_epsilon, check_positive, check_positive_array,
+                           check_real_array, scalar_or_array)
 
 __all__ = ["score_attack_separation", "predicted_auc", "predicted_tpr", "sample_mean_error", "dp_mean_frontier",
            "score_attack_slack", "score_attack_lower_bound"]
@@ -26,8 +26,8 @@ def score_attack_separation(sigma, d, n, alpha):
     large d). Our derivation; the constants are exact in that approximation.
     """
     sigma = check_positive(sigma, "sigma")
-    d = check_positive_array(d, "d")
-    n = check_positive_array(n, "n")
+    d = check_count_array(d, "d")
+    n = check_count_array(n, "n")
     alpha = check_positive_array(alpha, "alpha")
     return scalar_or_array(sigma * d / (n * alpha))
 
@@ -57,8 +57,8 @@ def predicted_tpr(fpr, sigma, d, n, alpha):
 def sample_mean_error(sigma, d, n):
     """The sample mean's ℓ2 error σ√(d/n) (root mean square; chapter 4)."""
     sigma = check_positive(sigma, "sigma")
-    d = check_positive_array(d, "d")
-    n = check_positive_array(n, "n")
+    d = check_count_array(d, "d")
+    n = check_count_array(n, "n")
     return scalar_or_array(sigma * np.sqrt(d / n))
 
 
@@ -72,8 +72,8 @@ def dp_mean_frontier(sigma, d, n, epsilon, delta):
     :func:`score_attack_lower_bound` (without the √(log(1/δ))).
     """
     sigma = check_positive(sigma, "sigma")
-    d = check_positive_array(d, "d")
-    n = check_positive_array(n, "n")
+    d = check_count_array(d, "d")
+    n = check_count_array(n, "n")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     return scalar_or_array(np.minimum(sigma * np.sqrt(d), sigma * d * math.sqrt(math.log(1 / delta)) / (n * epsilon)))
@@ -88,8 +88,8 @@ def score_attack_slack(d, n, delta):
     the fraction 1 − 2nη of its privacy term, so it is useful while nη < 1/2.
     ``d``, ``n`` may be arrays.
     """
-    d = check_positive_array(d, "d")
-    n = check_positive_array(n, "n")
+    d = check_count_array(d, "d")
+    n = check_count_array(n, "n")
     delta = check_delta(delta)
     if delta == 0:
         return scalar_or_array(np.zeros(np.broadcast(d, n).shape))
@@ -113,11 +113,13 @@ def score_attack_lower_bound(sigma, d, n, epsilon, delta):
     ``d``, ``n`` may be arrays.
     """
     sigma = check_positive(sigma, "sigma")
-    d = check_positive_array(d, "d")
-    n = check_positive_array(n, "n")
+    d = check_count_array(d, "d")
+    n = check_count_array(n, "n")
     epsilon = check_epsilon(epsilon)
     slack = np.asarray(score_attack_slack(d, n, delta))
     cap = sigma * np.sqrt(d) / (8 * math.pi ** 2)
-    privacy = math.sqrt(math.pi / 2) * sigma * d * (1 - 2 * slack) / (2 * n * math.sinh(epsilon))
+    # 1/sinh(ε) written with e^{-ε} so that ε = 1e300 gives 0 instead of overflowing sinh.
+    inverse_sinh = 2 * math.exp(-epsilon) / -math.expm1(-2 * epsilon)
+    privacy = math.sqrt(math.pi / 2) * sigma * d * (1 - 2 * slack) * inverse_sinh / (2 * n)
     return scalar_or_array(np.maximum(0.0, np.minimum(cap, privacy)))
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .._validation import (check_epsilon_array, check_int, check_positive, check_positive_array,
+from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive, check_positive_array,
                            check_probability, scalar_or_array)
 
 __all__ = [
@@ -27,12 +27,13 @@ __all__ = [
 
 def _chapter2_inputs(n_hypotheses, beta):
     """Validate |H| (a real number >= 1, as |H| = 2^d overflows an int in plots) and β."""
-    size = check_positive(n_hypotheses, "n_hypotheses")
+    size = float(check_count_array(n_hypotheses, "n_hypotheses"))
     if size < 1:
         raise ValueError(f"n_hypotheses must be >= 1 (the size |H| of a non-empty class), got {n_hypotheses!r}")
     return size, check_probability(beta, "beta")
 
 
+@np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def generic_learner_sample_complexity(n_hypotheses, epsilon, alpha, beta, form="exact"):
     """Examples the generic private learner needs for excess error <= α w.p. >= 1 − β (chapter 2, Theorem 2.6).
 
@@ -70,7 +71,7 @@ def generic_learner_sample_complexity(n_hypotheses, epsilon, alpha, beta, form="
     """
     size, beta = _chapter2_inputs(n_hypotheses, beta)
     eps = check_epsilon_array(epsilon)
-    alpha = check_probability(alpha, "alpha")
+    alpha = np.float64(check_probability(alpha, "alpha"))
     if form == "exact":
         n = np.maximum(9 / (2 * alpha ** 2) * (math.log(size) + math.log(4 / beta)),
                        6 / (eps * alpha) * (math.log(size) + math.log(2 / beta)))
@@ -108,7 +109,7 @@ def generic_learner_failure_bound(n_hypotheses, epsilon, alpha, n):
     size, _ = _chapter2_inputs(n_hypotheses, 0.5)  # |H| >= 1 as everywhere in this module (no β here)
     eps = check_epsilon_array(epsilon)
     alpha = check_probability(alpha, "alpha")
-    n = check_positive_array(n, "n")
+    n = check_count_array(n, "n")
     value = 2 * size * np.exp(-2 * n * alpha ** 2 / 9) + size * np.exp(-eps * n * alpha / 6)
     return scalar_or_array(value)
 
@@ -144,7 +145,7 @@ def generic_learner_accuracy(n_hypotheses, epsilon, n, beta, form="exact"):
     """
     size, beta = _chapter2_inputs(n_hypotheses, beta)
     eps = check_epsilon_array(epsilon)
-    n = check_positive_array(n, "n")
+    n = check_count_array(n, "n")
     if form == "exact":
         alpha = np.maximum(np.sqrt(9 * (math.log(size) + math.log(4 / beta)) / (2 * n)),
                            6 * (math.log(size) + math.log(2 / beta)) / (eps * n))
@@ -158,6 +159,7 @@ def generic_learner_accuracy(n_hypotheses, epsilon, n, beta, form="exact"):
     return scalar_or_array(alpha)
 
 
+@np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
     """Examples that non-private ERM over a finite class needs (chapter 2, Theorem 2.3).
 
@@ -183,7 +185,7 @@ def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
         |H| < 1, α or β outside (0, 1).
     """
     size, beta = _chapter2_inputs(n_hypotheses, beta)
-    alpha = check_probability(alpha, "alpha")
+    alpha = np.float64(check_probability(alpha, "alpha"))
     if realizable:
         n = (math.log(size) + math.log(1 / beta)) / alpha
     else:
@@ -211,7 +213,7 @@ def erm_accuracy(n_hypotheses, n, beta, realizable=False):
         |H| < 1, n <= 0, β outside (0, 1).
     """
     size, beta = _chapter2_inputs(n_hypotheses, beta)
-    n = check_positive_array(n, "n")
+    n = check_count_array(n, "n")
     value = (math.log(size) + math.log(1 / beta)) / n if realizable else np.sqrt(2 * (math.log(size) + math.log(2 / beta)) / n)
     return scalar_or_array(value)
 
@@ -241,7 +243,7 @@ def parity_success_lower_bound(d, n, epsilon):
     """
     d = check_int(d, "d", minimum=1, maximum=1000)
     eps = check_epsilon_array(epsilon)
-    n = check_positive_array(n, "n", allow_zero=True)
+    n = check_count_array(n, "n", allow_zero=True)
     log_wrong = (d * math.log(2.0) + math.log1p(-2.0 ** -d)) + n * np.log((1 + np.exp(-eps / 2)) / 2)
     return scalar_or_array(1 / (1 + np.exp(log_wrong)))
 
@@ -253,7 +255,7 @@ __all__ += ["packing_log_growth", "packing_success_upper_bound", "packing_sample
 
 def _packing_inputs(n_hypotheses, epsilon, mass):
     """Validate M (real numbers >= 1, scalar or array), ε (scalar or array) and the differing mass w ∈ (0, 1]."""
-    size = check_positive_array(n_hypotheses, "n_hypotheses")
+    size = check_count_array(n_hypotheses, "n_hypotheses")
     if np.any(size < 1):
         raise ValueError(f"n_hypotheses must be >= 1 (the number M of packed hypotheses), got {n_hypotheses!r}")
     eps = check_epsilon_array(epsilon)
@@ -323,7 +325,7 @@ def packing_success_upper_bound(n_hypotheses, epsilon, n, mass=1.0):
         Any argument outside the ranges above.
     """
     size, eps, mass = _packing_inputs(n_hypotheses, epsilon, mass)
-    n = check_positive_array(n, "n", allow_zero=True)
+    n = check_positive_array(n, "n", allow_zero=True)  # real n: the proof's bound is continuous in n
     log_bound = n * _log_growth(eps, mass) - np.log(size)
     return scalar_or_array(np.exp(np.minimum(log_bound, 0.0)))
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 
-from .._validation import (check_epsilon_array, check_int, check_positive_array, check_probability,
+import numpy as np
+
+from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive_array, check_probability,
                            scalar_or_array)
 
 __all__ = ["hermite_l1_sample_complexity", "hermite_l1_excess_error"]
 
 
+@np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def hermite_l1_sample_complexity(d, degree, alpha, epsilon):
     """Shape only: D_p/α² + D_p/(εα), the sample size of Theorem 6.12 without constants or logs.
 
@@ -35,7 +38,7 @@ def hermite_l1_sample_complexity(d, degree, alpha, epsilon):
     """
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
-    alpha = check_probability(alpha, "alpha")
+    alpha = np.float64(check_probability(alpha, "alpha"))
     eps = check_epsilon_array(epsilon)
     D = math.comb(d + degree, degree)
     return scalar_or_array(D / alpha ** 2 + D / (eps * alpha))
@@ -63,7 +66,7 @@ def hermite_l1_excess_error(n, d, degree, epsilon):
     TypeError, ValueError
         For n ≤ 0, d, degree < 1, ε ≤ 0.
     """
-    n = check_positive_array(n, "n")
+    n = check_count_array(n, "n")
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
     eps = check_epsilon_array(epsilon)

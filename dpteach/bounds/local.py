@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from .._validation import check_epsilon, check_int, check_positive_array, check_probability, scalar_or_array
+from .._validation import (check_count_array, check_epsilon, check_int, check_positive_array, check_probability,
+                           scalar_or_array)
 
 __all__ = [
     "local_mean_rmse",
@@ -34,17 +35,38 @@ def local_mean_rmse(n, epsilon, p, randomizer="rr", include_sampling=True):
     map back to p). Θ(1/(ε√n)) for small ε. ``include_sampling=False`` drops
     p(1 − p): the error against the data's own mean.
     """
-    n = check_positive_array(n, "n")
+    n = check_count_array(n, "n")
     epsilon = check_epsilon(epsilon)
     p = check_probability(p, "p", low_open=False, high_open=False)
-    if randomizer == "rr":
-        noise = 1.0 / (4.0 * math.sinh(epsilon / 2) ** 2)
-    elif randomizer == "laplace":
-        noise = 2.0 / epsilon ** 2
-    else:
+    if randomizer not in ("rr", "laplace"):
         raise ValueError(f"randomizer must be one of 'rr', 'laplace', got {randomizer!r}")
-    value = np.sqrt((p * (1 - p) * bool(include_sampling) + noise) / n)
+    sampling = p * (1 - p) * bool(include_sampling)
+    try:
+        noise = 1.0 / (4.0 * math.sinh(epsilon / 2) ** 2) if randomizer == "rr" else 2.0 / epsilon ** 2
+        value = np.sqrt((sampling + noise) / n)
+    except (OverflowError, ZeroDivisionError):  # ε = 1e300 or 1e-300: the variance is not a float
+        value = None
+    if value is None or not np.all(np.isfinite(value)):
+        value = _rmse_from_stds(sampling, _local_noise_std(epsilon, randomizer), np.sqrt(n))
     return scalar_or_array(value)
+
+
+def _local_noise_std(epsilon, randomizer):
+    """√v, the noise std of :func:`local_mean_rmse`, finite wherever it is: 1/(2 sinh(ε/2)) or √2/ε."""
+    if randomizer == "laplace":
+        return math.sqrt(2.0) / epsilon
+    with np.errstate(over="ignore"):
+        return float(1.0 / (2.0 * np.sinh(epsilon / 2)))  # sinh(ε/2) = inf at ε = 1e300: the noise is 0
+
+
+def _rmse_from_stds(sampling_variance, noise_std, scale):
+    """√(s + σ²)/scale as hypot(√s, σ)/scale: the same RMSE where σ² or the sum would leave the floats.
+
+    Used only where the direct formula overflows or divides by an underflowed zero (ε = 1e-300 gives
+    an RMSE near 1e298, which is a float), so ordinary inputs keep their bit-exact values.
+    """
+    with np.errstate(over="ignore", divide="ignore"):
+        return np.hypot(math.sqrt(sampling_variance), noise_std) / scale
 
 
 def central_mean_rmse(n, epsilon, p, include_sampling=True):
@@ -53,10 +75,14 @@ def central_mean_rmse(n, epsilon, p, include_sampling=True):
     The privacy part √2/(nε) is Θ(1/(εn)), a factor √n below the local
     Θ(1/(ε√n)). ``include_sampling=False`` drops p(1 − p)/n.
     """
-    n = check_positive_array(n, "n")
+    n = check_count_array(n, "n")
     epsilon = check_epsilon(epsilon)
     p = check_probability(p, "p", low_open=False, high_open=False)
-    value = np.sqrt(p * (1 - p) / n * bool(include_sampling) + 2.0 / (n * epsilon) ** 2)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        value = np.sqrt(p * (1 - p) / n * bool(include_sampling) + 2.0 / (n * epsilon) ** 2)
+        if not np.all(np.isfinite(value)):  # (nε)² underflowed to 0 at ε = 1e-300; the RMSE √2/(nε) is a float
+            sampling_std = np.sqrt(p * (1 - p) / n * bool(include_sampling))
+            value = np.hypot(sampling_std, math.sqrt(2.0) / (n * epsilon))
     return scalar_or_array(value)
 
 
@@ -67,7 +93,7 @@ def sq_answer_failure_bound(m, epsilon, tau, constants="theorem"):
     ``"slide"`` (the slides' constants, in our reading of a garbled line): 2e^{−τ²m/8} + e^{−ε²τ²m/64}.
     Clipped to 1.
     """
-    m = check_positive_array(m, "m")
+    m = check_count_array(m, "m")
     epsilon = check_epsilon(epsilon)
     tau = check_probability(tau, "tau")
     if constants == "theorem":
@@ -208,7 +234,7 @@ def masked_parity_lower_bound_shape(d, epsilon):
         raise ValueError(f"d must be a positive integer (or an array of them), got {d!r}")
     epsilon = check_epsilon(epsilon)
     with np.errstate(over="ignore"):
-        value = 2.0 ** d / epsilon ** 2
+        value = 2.0 ** d / np.float64(epsilon) ** 2  # numpy: ε² = inf at ε = 1e300 gives 0, not OverflowError
     return scalar_or_array(value)
 
 
@@ -269,7 +295,7 @@ def parity_sq_success_bound(q, d, tau):
     -------
     float or ndarray, in (0, 1]
     """
-    q = check_positive_array(q, "q", allow_zero=True)
+    q = check_count_array(q, "q", allow_zero=True)
     d = check_int(d, "d", minimum=1, maximum=1000)
     tau = check_probability(tau, "tau")
     value = np.minimum(1.0, (q / tau ** 2 + 1) / 2.0 ** d)

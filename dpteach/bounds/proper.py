@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .._validation import (check_epsilon_array, check_int, check_positive, check_positive_array,
+from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive, check_positive_array,
                            check_probability, scalar_or_array)
 
 __all__ = [
@@ -31,6 +31,7 @@ def _alpha(alpha):
     return alpha
 
 
+@np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def proper_sample_complexity_shape(alpha, epsilon, d, degree):
     """D_p/α² + D_p/(εα) + 1/α⁶ + 1/(εα⁵): Theorem 7.3's sample size (the paper's Eq. (2), Table 1), **shape only**.
 
@@ -54,7 +55,7 @@ def proper_sample_complexity_shape(alpha, epsilon, d, degree):
     TypeError, ValueError
         For arguments out of range.
     """
-    alpha = _alpha(alpha)
+    alpha = np.float64(_alpha(alpha))
     eps = check_epsilon_array(epsilon)
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
@@ -112,10 +113,10 @@ def selection_slack(n_candidates, n, epsilon, beta):
     TypeError, ValueError
         For arguments out of range.
     """
-    K = check_positive(n_candidates, "n_candidates")
+    K = float(check_count_array(n_candidates, "n_candidates"))
     if K < 1:
         raise ValueError(f"n_candidates must be >= 1, got {n_candidates!r}")
-    n = check_positive_array(n, "n")
+    n = check_count_array(n, "n")
     eps = check_epsilon_array(epsilon)
     beta = check_probability(beta, "beta")
     return scalar_or_array(2 * np.sqrt(math.log(8 * K / beta) / n) + 4 * math.log(4 * K / beta) / (eps * n))

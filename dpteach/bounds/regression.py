@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (check_delta, check_epsilon_array, check_int, check_positive, check_positive_array,
-                           scalar_or_array)
+from .._validation import (check_count_array, check_delta, check_epsilon_array, check_int, check_positive,
+                           check_positive_array, scalar_or_array)
 
 __all__ = [
     "sparse_regression_upper_rate",
@@ -22,7 +22,7 @@ __all__ = [
 
 
 def _common(n, epsilon, delta, noise_std):
-    n = check_positive_array(n, "n")
+    n = check_count_array(n, "n")
     if np.any(n < 2):
         raise ValueError(f"n must be >= 2 (the rates contain log n), got {n.min()!r}")
     epsilon = check_epsilon_array(epsilon)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_finite_array, check_int, check_probability
+from .._validation import as_rng, check_bits, check_finite_array, check_int, check_probability
 
 __all__ = ["bernoulli_bits", "replace_one", "vote_counts"]
 
@@ -52,13 +52,31 @@ def replace_one(data, index, new_record):
         Empty ``data`` or with NaN/inf, an index out of range, or a record of the wrong shape.
     """
     data = np.array(data, copy=True)
+    if data.dtype.kind not in "iufb":
+        raise TypeError(f"data must be an array of numbers or booleans, got dtype {data.dtype}")
     if data.ndim == 0 or data.shape[0] == 0:
         raise ValueError(f"data must be a non-empty array of records, got shape {data.shape}")
     if data.dtype.kind in "fc" and not np.all(np.isfinite(data)):
         raise ValueError(f"data must contain only finite values (no NaN or inf), found {data[~np.isfinite(data)][0]!r}")
     index = check_int(index, "index", minimum=-len(data), maximum=len(data) - 1)
-    data[index] = new_record
+    data[index] = _check_new_record(new_record, data)
     return data
+
+
+def _check_new_record(new_record, data):
+    """``new_record`` as a finite row for ``data`` (booleans only for boolean data); never silently truncated."""
+    if data.dtype == bool:
+        return check_bits(new_record, "new_record")
+    record = check_finite_array(new_record, "new_record")
+    if data.dtype.kind in "iu" and not np.all(record == np.round(record)):
+        raise ValueError(f"new_record must hold whole numbers, as data has integer dtype {data.dtype} (assigning "
+                         f"{record.ravel()[0].item()!r} would truncate it), got {new_record!r}")
+    try:
+        np.broadcast_to(record, data.shape[1:])
+    except ValueError:
+        raise ValueError(f"new_record must be broadcastable to one row of data, shape {data.shape[1:]}, "
+                         f"got shape {record.shape}") from None
+    return record
 
 
 def vote_counts(n_voters, preferences, rng=None):

@@ -33,6 +33,13 @@ __all__ = [
 ]
 
 
+def _check_same_dimension(a, name_a, b, name_b):
+    """Raise ValueError naming both parameters (as the caller spelled them) unless two normals have one length."""
+    if a.shape != b.shape:
+        raise ValueError(f"{name_a} and {name_b} must have the same length (one dimension d), "
+                         f"got {a.size} and {b.size}")
+
+
 def _unit_normal(normal, d, name="normal"):
     if normal is None:
         normal = np.zeros(d)
@@ -94,6 +101,8 @@ def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
         For normals of different length, zero normals, or non-finite thresholds.
     """
     w1 = check_finite_array(normal_1, "normal_1", ndim=1)
+    if normal_2 is None:  # _unit_normal reads None as e₁, a default this function does not document
+        raise TypeError("normal_2 must be an array of real numbers (a normal vector), got None")
     w2 = _unit_normal(normal_2, w1.size, "normal_2")
     w1 = _unit_normal(w1, w1.size, "normal_1")
     t1 = float(check_finite_array(threshold_1, "threshold_1", ndim=0))
@@ -123,6 +132,7 @@ def rcn_halfspace_error(normal, threshold, target_normal, target_threshold, nois
     # Checked here under this function's own names (halfspace_disagreement calls them normal_1/normal_2).
     normal = check_real_array(normal, "normal", ndim=1)
     target_normal = check_real_array(target_normal, "target_normal", ndim=1)
+    _check_same_dimension(normal, "normal", target_normal, "target_normal")
     threshold = float(check_real_array(threshold, "threshold", ndim=0))
     target_threshold = float(check_real_array(target_threshold, "target_threshold", ndim=0))
     disagreement = halfspace_disagreement(normal, threshold, target_normal, target_threshold)

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from .._validation import as_rng, check_epsilon, check_epsilon_sweep, check_int, check_real_array
+from .._validation import as_rng, check_callable, check_epsilon, check_epsilon_sweep, check_int, check_real_array
 from ..audit import audit
 from ._progress import check_repetitions, progress
 
@@ -35,6 +35,9 @@ def audit_sweep(setups, claimed_epsilons, n_trials, rng=None):
     """
     n_trials = check_repetitions(n_trials, "n_trials")
     claimed_epsilons = check_epsilon_sweep(claimed_epsilons, "claimed_epsilons")
+    if not isinstance(setups, dict) or not setups:
+        raise TypeError(f"setups must be a non-empty dict name -> (mechanism, dataset, neighbour, events), "
+                        f"got {type(setups).__name__}")
     rng = as_rng(rng)
     results = {name: [] for name in setups}
     for epsilon in progress(claimed_epsilons, "audits"):
@@ -55,6 +58,7 @@ def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_run
     ndarray, shape (len(thresholds),)
     """
     n_runs = check_int(n_runs, "n_runs", minimum=1)
+    check_callable(mechanism, "mechanism", "mechanism(data, n_runs, rng, epsilon) -> n_runs outputs")
     epsilon = check_epsilon(epsilon)
     min_count = check_int(min_count, "min_count", minimum=0)
     rng = as_rng(rng)

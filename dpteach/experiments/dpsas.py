@@ -16,8 +16,9 @@ import math
 import numpy as np
 
 from .. import dpsas as _dpsas
-from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_finite_array, check_int,
-                           check_positive, check_probability, check_real_array, check_size, check_sizes)
+from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_finite_array,
+                           check_finite_scalar, check_int, check_positive, check_probability, check_real_array,
+                           check_size, check_sizes)
 from ..data import gaussian_halfspace_data, rcn_halfspace_error
 from ._progress import check_repetitions, progress
 
@@ -50,11 +51,23 @@ def target_normal(d):
     return np.ones(d) / math.sqrt(d)
 
 
+def _check_normal_for(X, normal):
+    """``normal`` as a 1-D array of X's dimension, named as the runners' callers spell it (dpsas says w_star)."""
+    normal = check_real_array(normal, "normal", ndim=1)
+    X = check_real_array(X, "X", ndim=2)
+    if X.shape[1] != normal.size:
+        raise ValueError(f"normal must have one entry per column of X (d = {X.shape[1]}), got {normal.size}")
+    return normal
+
+
 def halfspace_error(w, tau, normal, threshold, noise_rate):
     """Exact error of sign(⟨w, x⟩ + τ) under RCN around sign(⟨w*, x⟩ − t*): the data's t is −τ."""
     w = check_real_array(w, "w", ndim=1)
     normal = check_real_array(normal, "normal", ndim=1)
     tau = float(check_real_array(tau, "tau", ndim=0))
+    if w.shape != normal.shape:
+        raise ValueError(f"w and normal must have the same length (one dimension d), got {w.size} and {normal.size}")
+    threshold = check_finite_scalar(threshold, "threshold")  # rcn_halfspace_error calls it target_threshold
     return rcn_halfspace_error(w, -tau, normal, threshold, noise_rate)
 
 
@@ -149,7 +162,7 @@ def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_
     ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
     """
     epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
-    normal = check_real_array(normal, "normal", ndim=1)
+    normal = _check_normal_for(X, normal)
     rng = as_rng(rng)
     out = {}
     for eps in epsilons:
@@ -223,7 +236,8 @@ def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.0
     dict rule → {"angle_deg": (T_r + 1,), "error": float, "step_size": float}.
     ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
     """
-    normal = check_real_array(normal, "normal", ndim=1)
+    normal = _check_normal_for(X, normal)
+    threshold = check_finite_scalar(threshold, "threshold")  # rcn_halfspace_error calls it target_threshold
     rng = as_rng(rng)
     out = {}
     for rule in _dpsas.STEP_RULES:

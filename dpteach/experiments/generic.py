@@ -13,9 +13,9 @@ from functools import partial
 
 import numpy as np
 
-from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_array, check_int, check_labels,
-                           check_positive, check_probability, check_real_array, check_same_length, check_size,
-                           check_sizes, check_sweep)
+from .._validation import (as_rng, check_callable, check_epsilon, check_epsilon_sweep, check_finite_array, check_int,
+                           check_labels, check_positive, check_probability, check_real_array, check_same_length,
+                           check_sequence, check_size, check_sizes, check_sweep)
 from ..data import halfspace_data, parity_data, threshold_data
 from ..generic import select_hypotheses
 from ..hypotheses import check_class, halfspaces, parities, thresholds
@@ -50,6 +50,7 @@ def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progre
     Cost: Σ_n n_datasets × (one fast error-count pass of size n).
     """
     hypotheses = check_class(hypotheses)
+    check_callable(sample, "sample", "sample(n, n_datasets=..., rng=...) -> (X, y)")
     n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
     rng = as_rng(rng)
     n_values = check_sizes(n_values, "n_values")
@@ -71,6 +72,7 @@ def excess_error_summary(count_table, true_errors, epsilon, rng=None, quantile=0
     """
     quantile = check_probability(quantile, "quantile", low_open=False, high_open=False)
     rng = as_rng(rng)
+    count_table = check_sequence(count_table, "count_table", "error-count arrays (one per sample size)")
     excess = [excess_errors(select_hypotheses(counts, epsilon, rng), true_errors) for counts in count_table]
     return (np.array([e.mean() for e in excess]),
             np.array([np.quantile(e, quantile) for e in excess]))
@@ -209,6 +211,7 @@ def time_error_counts(hypotheses, X, y, method="fast", repeats=3):
     fast paths). ``repeats`` >= 1.
     """
     repeats = check_int(repeats, "repeats", minimum=1)
+    hypotheses = check_class(hypotheses)
     best = math.inf
     for _ in range(repeats):
         start = time.perf_counter()
@@ -249,6 +252,7 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
     """
     n_datasets = check_repetitions(n_datasets, "n_datasets")
     n = check_size(n, "n")
+    n_public = check_size(n_public, "n_public")  # halfspace_data would call it n
     rng = as_rng(rng)
     setups = []
     for d in _progress_bar(check_sizes(dimensions, "dimensions"), "(b) halfspaces"):

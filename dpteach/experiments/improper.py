@@ -13,8 +13,8 @@ import numpy as np
 from scipy import optimize, stats
 
 from .. import data
-from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sweep, check_finite_array, check_int,
-                           check_probability, check_sizes, check_sweep)
+from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sweep, check_finite_array,
+                           check_finite_scalar, check_int, check_probability, check_size, check_sizes, check_sweep)
 from ..hermite import clip_features, hermite_1d, hermite_features, threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, threshold_grid, threshold_error_counts
 from ._progress import check_repetitions, progress
@@ -64,9 +64,19 @@ def approximation_errors(degrees, theta=0.0, n_grid=4001):
     return {key: np.array(value) for key, value in out.items()}
 
 
+def _check_noise(noise, kind):
+    """η under RCN (in [0, 1)) or the structured noise mass (in [0, 0.5)), named ``noise`` as callers spell it."""
+    noise = check_probability(noise, "noise", low_open=False, high_open=True)
+    if kind == "structured" and noise >= 0.5:
+        raise ValueError(f"noise must lie in [0, 0.5) for kind='structured' (a noise mass), got {noise!r}")
+    return noise
+
+
 def sample_halfspace_problem(kind, n, d, rng, threshold=0.3, noise=0.1):
     """(X, y, OPT) for ``kind`` "rcn" (OPT = η) or "structured" (OPT computed)."""
     check_choice(kind, "kind", KINDS)
+    noise = _check_noise(noise, kind)
+    threshold = check_finite_scalar(threshold, "threshold")
     if kind == "rcn":
         X, y, _ = data.gaussian_halfspace_data(n, d, threshold=threshold, noise_rate=noise, rng=rng)
         return X, y, noise
@@ -76,6 +86,9 @@ def sample_halfspace_problem(kind, n, d, rng, threshold=0.3, noise=0.1):
 
 def learner_test_error(learner, kind, d, rng, n_test=20_000, threshold=0.3, noise=0.1):
     """Monte Carlo test error of a fitted classifier on n_test fresh points."""
+    n_test = check_size(n_test, "n_test")
+    if not callable(getattr(learner, "score", None)):
+        raise TypeError(f"learner must be a fitted classifier with score(X, y), got {type(learner).__name__}")
     X, y, _ = sample_halfspace_problem(kind, n_test, d, rng, threshold, noise)
     return 1.0 - learner.score(X, y)
 
@@ -246,6 +259,8 @@ def l1_vs_least_squares(ns, d=3, degree=3, epsilon=1.0, n_reps=2, rng=0, noise=0
     """
     ns = check_sizes(ns, "ns", minimum=10)
     n_reps = check_repetitions(n_reps)
+    degree = check_int(degree, "degree", minimum=1)
+    noise = _check_noise(noise, "structured")
     rng = as_rng(rng)
     out = {key: np.empty((len(ns), n_reps)) for key in ("private_l1", "nonprivate_l1", "least_squares")}
     opt = data.structured_noise_opt(0.3, noise)[0]

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._validation import as_rng, check_choice, check_epsilon, check_int, check_probability
+from .._validation import as_rng, check_choice, check_epsilon, check_int, check_probability, check_sequence
 from ..data import (masked_parity_data, masked_parity_distribution, sphere_halfspace_data,
                     threshold_distribution, threshold_error)
 from ..local import (FastLocalSQOracle, GROUP_SIZE_RULES, group_size, query_plan, sample_group_averages,
@@ -52,6 +52,16 @@ def _check_dimensions(ds, name="ds", maximum=30):
 # =============================================================================
 
 
+def _rmse(errors):
+    """√(mean e²); where e² overflows (errors near 1e300 at ε = 1e-300) the same value as m·√(mean (e/m)²), m = max|e|."""
+    with np.errstate(over="ignore"):
+        value = float(np.sqrt(np.mean(errors ** 2)))
+    if math.isinf(value) and np.all(np.isfinite(errors)):
+        scale = float(np.max(np.abs(errors)))
+        value = scale * float(np.sqrt(np.mean((errors / scale) ** 2)))
+    return value
+
+
 def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", rng=None):
     """RMSE of estimating p = Pr[bit = 1] locally (RR, Laplace) and centrally (chapter 3, the figure of the √n gap).
 
@@ -92,7 +102,7 @@ def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", 
         laplace = 0.5 * ((2.0 * k - n + noise) / n + 1)
         central = laplace_mechanism(k / n, 1.0 / n, epsilon, rng)
         for name, estimate in (("rr", rr), ("laplace", laplace), ("central", central)):
-            result[name].append(float(np.sqrt(np.mean((np.asarray(estimate) - truth) ** 2))))
+            result[name].append(_rmse(np.asarray(estimate) - truth))
     for name in ("rr", "laplace", "central"):
         result[name] = np.array(result[name])
     return result
@@ -112,9 +122,9 @@ def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, 
     beta = check_probability(beta, "beta")
     if isinstance(rules, str):
         rules = (rules,)
-    for rule in rules:
+    for rule in check_sequence(rules, "rules", "group-size rule names"):
         check_choice(rule, "rule", GROUP_SIZE_RULES)
-    settings = list(settings)
+    settings = check_sequence(settings, "settings", "(epsilon, tau) pairs")
     if not settings:
         raise ValueError("settings must be a non-empty list of (epsilon, tau) pairs")
     for pair in settings:
@@ -321,7 +331,8 @@ def parity_sq_experiment(d, tau, n_queries, bucket_sizes=(1,), n_secrets=20, rng
     n_secrets = check_repetitions(n_secrets, "n_secrets")
     if isinstance(bucket_sizes, (int, np.integer)):
         bucket_sizes = (bucket_sizes,)
-    bucket_sizes = [check_int(b, "bucket_sizes", minimum=1, maximum=2 ** d) for b in bucket_sizes]
+    bucket_sizes = [check_int(b, "bucket_sizes", minimum=1, maximum=2 ** d)
+                    for b in check_sequence(bucket_sizes, "bucket_sizes", "integers")]
     if not bucket_sizes:
         raise ValueError("bucket_sizes must contain at least one size")
     rng = as_rng(rng)

@@ -203,7 +203,10 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
         One row per library/variant: release, library, call, test, n,
         statistic, p_value, rejected, expect_reject, and the data tested
         (``samples`` for KS rows; ``counts`` and the reference ``probabilities``
-        of the cells for χ² rows). Cost O(n_samples) per library
+        of the cells for χ² rows). At an ε so large that a law is a point
+        mass (ε ≳ 1000 here), its goodness-of-fit test has nothing to test:
+        ``statistic`` and ``p_value`` are then NaN (and ``rejected`` False).
+        Cost O(n_samples) per library
         (diffprivlib's is a Python loop).
 
     Raises
@@ -359,7 +362,8 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
     Returns
     -------
     list of dict
-        Rows as in :func:`laplace_count_rows`. OpenDP and diffprivlib draw one
+        Rows as in :func:`laplace_count_rows` (NaN statistics for a point-mass law, at a
+        huge ε or a tiny sensitivity). OpenDP and diffprivlib draw one
         selection per call: cost O(n_samples·R) in Python calls.
     """
     scores = check_real_array(scores, "scores", ndim=1)

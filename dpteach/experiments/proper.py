@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 from .. import data, proper
-from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_int, check_probability, check_sizes,
-                           check_sweep)
+from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_scalar, check_int,
+                           check_probability, check_size, check_sizes, check_sweep)
 from ..hermite import hermite_feature_sum
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions, progress
@@ -128,6 +128,7 @@ def excess_error_curves(n_values, epsilons, n_reps, alpha=0.1, d=5, delta=1e-5, 
     epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
     n_values = check_sizes(n_values, "n_values", minimum=2)
     n_reps = check_repetitions(n_reps)
+    threshold = check_finite_scalar(threshold, "threshold")  # gaussian_halfspace_data calls it target_threshold
     rng = as_rng(rng)
     normal = preset_normal(d)
     excess = np.empty((len(epsilons), len(n_values), n_reps))
@@ -192,6 +193,7 @@ def discretization_excess(resolutions, d=5, threshold=PRESET_THRESHOLD, noise_ra
     ndarray, shape (len(a),).
     """
     resolutions = [check_probability(a, "resolutions") for a in check_sweep(resolutions, "resolutions")]
+    threshold = check_finite_scalar(threshold, "threshold")
     normal = preset_normal(d)
     basis = np.eye(d)[:, :2]
     out = []
@@ -219,6 +221,8 @@ def proper_vs_improper(n_values, n_reps, epsilon=1.0, alpha=0.1, d=5, delta=1e-5
 
     n_values = check_sizes(n_values, "n_values", minimum=2)
     n_reps = check_repetitions(n_reps)
+    n_test = check_size(n_test, "n_test")
+    threshold = check_finite_scalar(threshold, "threshold")  # gaussian_halfspace_data calls it target_threshold
     rng = as_rng(rng)
     normal = preset_normal(d)
     X_test, y_test, _ = data.gaussian_halfspace_data(n_test, d, normal, threshold, noise_rate, rng=rng)

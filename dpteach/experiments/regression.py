@@ -52,7 +52,13 @@ def _epsilons(epsilons):
 
 
 def _error(estimate, beta):
-    return float(np.linalg.norm(estimate - beta))
+    """‖β̂ − β‖₂; where the sum of squares overflows (ε = 1e-300 gives entries near 1e300) math.hypot's scaled sum."""
+    difference = np.asarray(estimate - beta, dtype=float)
+    with np.errstate(over="ignore"):
+        value = float(np.linalg.norm(difference))
+    if math.isinf(value) and np.all(np.isfinite(difference)):
+        value = math.hypot(*difference.ravel())
+    return value
 
 
 def _private_and_iht_errors(n, d, s, epsilons, delta, rng):

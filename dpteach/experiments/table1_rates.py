@@ -104,6 +104,9 @@ def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
         low, high = math.log(1e-8), math.log(0.4999)
         if gap(high) >= 0:
             out[index] = 0.5
+        elif gap(low) < 0:  # brentq would fail with "f(a) and f(b) must have different signs"
+            raise ValueError(f"constant = {constant!r} and ns entry {n:g} put the excess-error shape below α = 1e-8, "
+                             f"the end of the root search; valid range: constant·shape(α = 1e-8) >= n")
         else:
             out[index] = math.exp(optimize.brentq(gap, low, high, xtol=1e-10))
     return out

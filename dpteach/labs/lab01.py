@@ -42,6 +42,7 @@ import warnings
 import numpy as np
 from scipy import special, stats
 
+from .._validation import as_rng, check_finite_array, check_int
 from .checking import LabCheckError, call_student, passed, require, require_own_code, require_real
 
 __all__ = [
@@ -520,14 +521,25 @@ def unclipped_noisy_sum(data, n_trials, rng):
     most 1 and Lap(1/ε) noise is calibrated to that. Returns ``n_trials``
     independent releases (the vectorised form :mod:`dpteach.audit` expects).
     """
+    data, n_trials, rng = _check_release_inputs(data, n_trials, rng)
     total = float(np.sum(data))
-    return total + np.random.default_rng(rng).laplace(0.0, 1.0 / AUDIT_EPSILON, size=n_trials)
+    return total + rng.laplace(0.0, 1.0 / AUDIT_EPSILON, size=n_trials)
+
+
+def _check_release_inputs(data, n_trials, rng):
+    """The two releases' inputs, checked by name: finite real records, n_trials >= 1, a seed or Generator.
+
+    (The bug the audit must find is the missing clipping, not missing input checks: a NaN record
+    would otherwise give a NaN release.)
+    """
+    return check_finite_array(data, "data"), check_int(n_trials, "n_trials", minimum=1), as_rng(rng)
 
 
 def clipped_noisy_sum(data, n_trials, rng):
     """The corrected version: clip every record to [0, 1] first, so the sum has sensitivity 1 and Lap(1/ε) is ε-DP."""
+    data, n_trials, rng = _check_release_inputs(data, n_trials, rng)
     total = float(np.sum(np.clip(data, 0.0, 1.0)))
-    return total + np.random.default_rng(rng).laplace(0.0, 1.0 / AUDIT_EPSILON, size=n_trials)
+    return total + rng.laplace(0.0, 1.0 / AUDIT_EPSILON, size=n_trials)
 
 
 def check_audit(fn):

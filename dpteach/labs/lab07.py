@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from .. import proper
+from .._validation import as_rng, check_choice, check_finite_array, check_int, check_positive
 from ..hermite import hermite_feature_sum, multi_indices
 from . import LabCheckError, call_student, passed, require, require_own_code
 
@@ -105,8 +106,14 @@ def ridge_data(n, d, direction, kind, noise=0.5, rng=None):
     ``kind="sign"``: g(z) = sign(z − 0.3); ``kind="square"``: g(z) = (z² − 1)/√2, whose first-order
     correlations E[y·x] vanish, so only the gradient moment finds u.
     """
-    rng = np.random.default_rng(rng)
-    u = np.asarray(direction, dtype=float)
+    n = check_int(n, "n", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    u = check_finite_array(direction, "direction", shape=(d,))
+    if not np.any(u):
+        raise ValueError("direction must be a non-zero vector (it is normalised to unit length), got all zeros")
+    check_choice(kind, "kind", ("sign", "square"))
+    noise = check_positive(noise, "noise", allow_zero=True)
+    rng = as_rng(rng)
     u = u / np.linalg.norm(u)
     X = rng.standard_normal((n, d))
     z = X @ u

@@ -199,6 +199,12 @@ def _no_privacy_terms(d, degree, alpha, epsilon):
     return {"improper": D / alpha ** 2, "proper": D / alpha ** 2 + alpha ** -6, "semi_agnostic": d / alpha ** 2}
 
 
+def _short(value):
+    """A student's return value for a message: its repr, cut short (an array can print hundreds of lines)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def check_choose_learner(fn):
     """Task 3: ``fn(n, d, degree, alpha, epsilon, need_proper, need_agnostic)`` returns a name or None.
 
@@ -212,8 +218,9 @@ def check_choose_learner(fn):
                           "dpsas_sample_complexity_rate", "_requirements", "_choice_reference"), task)
     for case in CHOICE_CASES:
         out = call_student(fn, case, task)
-        require(out is None or out in LEARNER_NAMES,
-                f"{task}: fn{case} should return one of {LEARNER_NAMES} or None, got {out!r}.")
+        # isinstance first: `array in LEARNER_NAMES` compares elementwise and raises instead of reporting.
+        require(out is None or (isinstance(out, str) and out in LEARNER_NAMES),
+                f"{task}: fn{case} should return one of {LEARNER_NAMES} or None, got {_short(out)}.")
         right = _choice_reference(*case)
         if out == right:
             continue
