@@ -129,7 +129,8 @@ def _grid_index(noise, scale):
 
 def _reachable(outputs, value, scale):
     """Boolean mask: is each output ``fl(value + noise(k))`` for some grid index k? (validated inputs)."""
-    outputs = np.asarray(outputs, dtype=float)
+    shape = np.shape(outputs)
+    outputs = np.asarray(outputs, dtype=float).reshape(-1)  # 1-d, so that the masks below are arrays (also for one output)
     # The reals that round to y lie within half a spacing on either side; a
     # full spacing gives a safe superset for the candidate search.
     spacing = np.spacing(np.abs(outputs))
@@ -144,16 +145,14 @@ def _reachable(outputs, value, scale):
     width = 2 * _MARGIN + 4
     # The exact check, only on the outputs not yet decided (each candidate costs one C-library log).
     pending = np.flatnonzero(~found & (k_high - k_low <= 4 * width))
-    flat_found, flat_outputs = found.reshape(-1), outputs.reshape(-1)
-    flat_low, flat_high = k_low.reshape(-1), k_high.reshape(-1)
     for offset in range(4 * width + 1):
         if pending.size == 0:
             break
-        k = np.minimum(flat_low[pending] + offset, flat_high[pending])
-        hit = value + _noise_from_grid(k, scale) == flat_outputs[pending]
-        flat_found[pending[hit]] = True
+        k = np.minimum(k_low[pending] + offset, k_high[pending])
+        hit = value + _noise_from_grid(k, scale) == outputs[pending]
+        found[pending[hit]] = True
         pending = pending[~hit]
-    return found
+    return found.reshape(shape)
 
 
 def reachable_outputs(outputs, value, scale):

@@ -76,6 +76,15 @@ def test_every_real_output_is_reachable(value):
     assert fa.reachable_outputs(outputs, value, 2.0).all()
 
 
+def test_reachability_of_one_output_agrees_with_the_array_version():
+    # The same answer for a scalar, a 1-d and a 2-d array of the same releases (a scalar once came back False).
+    outputs = laplace_mechanism(np.zeros(6), 1.0, 0.5, rng=9)
+    assert fa.reachable_outputs(outputs, 0.0, 2.0).all()
+    assert [bool(fa.reachable_outputs(float(y), 0.0, 2.0)) for y in outputs] == [True] * 6
+    assert fa.reachable_outputs(outputs.reshape(2, 3), 0.0, 2.0).shape == (2, 3)
+    assert np.shape(fa.reachable_outputs(float(outputs[0]), 0.0, 2.0)) == ()
+
+
 def _brute_force_reachable(y, value, scale, window=200):
     """Search 2·window + 1 grid uniforms around the inverse: independent of the module's candidate logic."""
     noise = y - value
