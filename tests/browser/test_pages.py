@@ -174,6 +174,8 @@ def test_equations_are_numbered_per_page_as_in_a_notebook(book_html, page):
 class _OutputText(HTMLParser):
     """Collects the text of every notebook output (``cell_output`` containers) and the classes used in a page."""
 
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
     def __init__(self):
         super().__init__()
         self.outputs, self.classes, self._depth = [], set(), 0
@@ -181,14 +183,19 @@ class _OutputText(HTMLParser):
     def handle_starttag(self, tag, attrs):
         classes = (dict(attrs).get("class") or "").split()
         self.classes.update(classes)
+        if tag in self.VOID:  # no end tag follows
+            return
         if self._depth:
             self._depth += 1
         elif "cell_output" in classes:
             self._depth = 1
             self.outputs.append("")
 
+    def handle_startendtag(self, tag, attrs):
+        self.classes.update((dict(attrs).get("class") or "").split())
+
     def handle_endtag(self, tag):
-        if self._depth:
+        if self._depth and tag not in self.VOID:
             self._depth -= 1
 
     def handle_data(self, data):
