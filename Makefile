@@ -7,7 +7,8 @@
 # book/performance.md), make pages (the generated pages: theorem index, privacy audit
 # report with quick audits, performance page), make audit (the full audits into
 # benchmarks/audit_full.json, minutes), make screenshots (every page
-# into _build/screenshots/), make labs (student versions of the labs).
+# into _build/screenshots/), make labs (student versions of the labs), make lock (refresh the
+# exact versions in requirements.txt / requirements-test.txt from requirements.in / -test.in).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -86,6 +87,15 @@ pages: $(STAMP)
 
 audit: $(STAMP)
 	$(BIN)/python -m tools.audit_report --full
+
+# Refresh the lock: requirements.txt and requirements-test.txt pin every package (transitive ones
+# too, ==) that CI tests and Binder installs. Edit the ranges in requirements.in /
+# requirements-test.in, then run this: it resolves them in a clean temporary venv (never .venv),
+# checks `pip check` and `jupyter labextension list`, and rewrites both files. Needs the package
+# index; use the Python of runtime.txt (3.11), e.g. `make lock PYTHON=python3.11`.
+.PHONY: lock
+lock:
+	$(PYTHON) -m tools.lock
 
 clean:
 	rm -rf _build .pytest_cache

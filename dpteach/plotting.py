@@ -9,6 +9,7 @@ between matplotlib releases (``seaborn-whitegrid`` disappeared in 3.6).
 from __future__ import annotations
 
 import math
+import warnings
 
 import matplotlib as mpl
 import numpy as np
@@ -49,8 +50,15 @@ STYLE = {
 
 
 def use_style():
-    """Apply the book's rcParams to matplotlib (idempotent)."""
+    """Apply the book's rcParams to matplotlib (idempotent).
+
+    Also silences matplotlib's 'Creating legend with loc="best" can be slow'
+    warning: matplotlib emits it when placing a legend took more than one
+    second of wall-clock time, so on a busy build machine it would print into
+    a page (and fail the strict build) although nothing is wrong with the figure.
+    """
     mpl.rcParams.update(STYLE)
+    warnings.filterwarnings("ignore", message='Creating legend with loc="best" can be slow', category=UserWarning)
 
 
 def new_figure(nrows=1, ncols=1, width=None, height=None, **subplots_kwargs):

@@ -613,6 +613,11 @@ add(X + "spectrum_at", dict(precomputed=_proper_experiments.correlation_means(2,
                             epsilon=1.0, alpha=0.3), accepts=INF_IS_REFERENCE)
 add(X + "cover_costs", dict(dims=[1], resolutions=[0.5], n=50, d=2, rng=0))
 add(X + "discretization_excess", dict(resolutions=[0.5], d=2))
+from matplotlib.figure import Figure as _Figure  # noqa: E402
+
+add("dpteach.experiments.proper_figures.draw_covers",
+    dict(fig=_Figure(), costs=_proper_experiments.cover_costs([1], [0.5], n=20, d=2, rng=0), rounding=[0.1],
+         resolution=0.5))
 add(X + "proper_vs_improper", dict(n_values=[200], n_reps=1, alpha=0.3, d=2, n_test=100, rng=0))
 
 # --- chapter 8: DPSAS -------------------------------------------------------------------------

@@ -37,6 +37,26 @@ def test_formula_reproduces_numpy_laplace_bit_for_bit(scale):
     assert np.array_equal(fa.numpy_laplace_from_uniforms(uniforms, scale), noise)
 
 
+def _simd_log_reconstruction(uniforms, scale):
+    """Broken variant: numpy's formula with ``np.log``, which on AVX-512 CPUs is numpy's SIMD log, not C's."""
+    return np.where(uniforms >= 0.5, 0.0 - scale * np.log((2.0 - uniforms) - uniforms),
+                    0.0 + scale * np.log(uniforms + uniforms))
+
+
+def test_bit_for_bit_test_catches_a_reconstruction_with_numpys_simd_log():
+    # The old reconstruction used np.log. Where numpy dispatches a SIMD log (AVX-512 here), it
+    # differs from the C library's log by one ulp on ~0.35 % of inputs, so of 200 000 draws
+    # about 700 differ and the bit-for-bit comparison above must reject it. On a CPU where
+    # np.log *is* C's log the variant is not broken, and there is nothing to catch.
+    uniforms = np.random.default_rng(11).random(200_000)
+    noise = np.random.default_rng(11).laplace(0.0, 1.0, 200_000)
+    broken = _simd_log_reconstruction(uniforms, 1.0)
+    if np.array_equal(broken, noise):
+        pytest.skip("np.log is the C library's log on this CPU (no SIMD log dispatched)")
+    assert not np.array_equal(broken, noise)
+    assert np.array_equal(fa.numpy_laplace_from_uniforms(uniforms, 1.0), noise)
+
+
 def test_formula_matches_laplace_mechanism_itself():
     # laplace_mechanism(value, Δ, ε) = value + numpy noise of scale Δ/ε, with the
     # addition done in floating point: the attack targets exactly this.
@@ -56,16 +76,28 @@ def test_every_real_output_is_reachable(value):
     assert fa.reachable_outputs(outputs, value, 2.0).all()
 
 
+def test_reachability_of_one_output_agrees_with_the_array_version():
+    # The same answer for a scalar, a 1-d and a 2-d array of the same releases (a scalar once came back False).
+    outputs = laplace_mechanism(np.zeros(6), 1.0, 0.5, rng=9)
+    assert fa.reachable_outputs(outputs, 0.0, 2.0).all()
+    assert [bool(fa.reachable_outputs(float(y), 0.0, 2.0)) for y in outputs] == [True] * 6
+    assert fa.reachable_outputs(outputs.reshape(2, 3), 0.0, 2.0).shape == (2, 3)
+    assert np.shape(fa.reachable_outputs(float(outputs[0]), 0.0, 2.0)) == ()
+
+
 def _brute_force_reachable(y, value, scale, window=200):
     """Search 2·window + 1 grid uniforms around the inverse: independent of the module's candidate logic."""
     noise = y - value
     u = 1 - math.exp(-noise / scale) / 2 if noise >= 0 else math.exp(noise / scale) / 2
     centre = int(u * 2.0 ** 53)
-    k = np.arange(max(1, centre - window), min(2 ** 53 - 1, centre + window) + 1, dtype=np.float64)
-    uniforms = k / 2.0 ** 53
-    candidates = np.where(uniforms >= 0.5, 0.0 - scale * np.log((2.0 - uniforms) - uniforms),
-                          0.0 + scale * np.log(uniforms + uniforms))
-    return bool(np.any(value + candidates == y))
+    # numpy's random_laplace, one uniform at a time, with the C library's log (math.log), as numpy's C code
+    # calls it; np.log would be numpy's SIMD log on some CPUs, one ulp off on ~0.35 % of inputs.
+    for k in range(max(1, centre - window), min(2 ** 53 - 1, centre + window) + 1):
+        u = k / 2.0 ** 53
+        noise = 0.0 - scale * math.log((2.0 - u) - u) if u >= 0.5 else 0.0 + scale * math.log(u + u)
+        if value + noise == y:
+            return True
+    return False
 
 
 @pytest.mark.parametrize("value", [0.0, 1.0])
@@ -234,3 +266,66 @@ def test_bad_input_raises_value_error_naming_the_parameter(call, fragment):
 def test_bad_types_raise_type_error_naming_the_parameter(call, fragment):
     with pytest.raises(TypeError, match=fragment):
         call()
+
+
+# --- the same bits on every CPU ----------------------------------------------------------------------
+
+def _numpy_simd_targets():
+    """numpy's dispatched SIMD targets that this CPU has (e.g. X86_V3, X86_V4, AVX512_ICL for numpy 2.4 on AVX-512)."""
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # numpy 1.x
+        from numpy.core import _multiarray_umath as umath
+    return [name for name in umath.__cpu_dispatch__ if umath.__cpu_features__.get(name)]
+
+
+_FINGERPRINT = """
+import hashlib, json, sys
+import numpy as np
+from dpteach import float_attack as fa
+from dpteach.mechanisms import laplace_mechanism
+sys.path.insert(0, {tests!r})
+from test_float_attack import _numpy_simd_targets
+outputs = laplace_mechanism(np.zeros(20_000), 1.0, 0.5, rng=3)
+near = np.concatenate([np.nextafter(outputs, -np.inf), outputs, np.nextafter(outputs, np.inf)])
+guesses = fa.support_attack(near, 0.0, 1.0, 2.0)
+noise = fa.numpy_laplace_from_uniforms(np.random.default_rng(4).random(100_000), 0.37)
+digest = hashlib.sha256(outputs.tobytes() + guesses.tobytes() + noise.tobytes()).hexdigest()
+print(json.dumps({{"simd": _numpy_simd_targets(), "digest": digest}}))
+"""
+
+
+def _run_without_simd(args, targets):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NPY_DISABLE_CPU_FEATURES=" ".join(targets))
+    return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=600,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_float_attack_gives_the_same_bits_with_numpys_simd_dispatch_switched_off():
+    # The issue: on an AVX-512 CPU, np.log is numpy's SIMD log while Generator.laplace calls the
+    # C library's log, so "bit for bit" held only on some CPUs. Rerun the float-attack tests and
+    # appendix A's attack test in a subprocess where numpy dispatches no SIMD target at all
+    # (NPY_DISABLE_CPU_FEATURES lists every dispatched target this CPU has; numpy refuses to
+    # disable its baseline, which has no SIMD log), as on a CPU without AVX2/AVX-512; and
+    # check that the attack's answers on fixed releases are the same bytes in both processes.
+    import json
+    import os
+    # This CPU's targets, plus any this process was already told to switch off (then it sees them as absent).
+    targets = sorted(set(_numpy_simd_targets()) | set(os.environ.get("NPY_DISABLE_CPU_FEATURES", "").split()))
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = _FINGERPRINT.format(tests=here)
+    child = _run_without_simd(["-W", "error::ImportWarning", "-c", script], targets)
+    assert child.returncode == 0, child.stderr
+    seen = json.loads(child.stdout.strip().splitlines()[-1])
+    assert seen["simd"] == [], f"NPY_DISABLE_CPU_FEATURES={' '.join(targets)!r} left {seen['simd']} on"
+    ours = _run_without_simd(["-c", script], [])  # this CPU, its SIMD on
+    assert ours.returncode == 0, ours.stderr
+    assert json.loads(ours.stdout.strip().splitlines()[-1])["digest"] == seen["digest"]
+    tests = _run_without_simd(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not simd_dispatch",
+                               os.path.join(here, "test_float_attack.py"),
+                               os.path.join(here, "test_production.py")
+                               + "::test_attack_separates_dpteach_from_the_production_samplers"], targets)
+    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]

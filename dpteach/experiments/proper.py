@@ -29,6 +29,7 @@ __all__ = [
     "correlation_means",
     "spectrum_at",
     "excess_error_curves",
+    "COVER_COST_MAX_SIZE",
     "cover_costs",
     "discretization_excess",
     "proper_vs_improper",
@@ -148,21 +149,41 @@ def excess_error_curves(n_values, epsilons, n_reps, alpha=0.1, d=5, delta=1e-5, 
     return {"excess": excess, "dim": dims, "seconds": seconds / (n_reps * len(epsilons))}
 
 
-def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, time_limit=2.0):
+#: Covers above this many members are not scored by :func:`cover_costs` (the notebook's time budget).
+COVER_COST_MAX_SIZE = 1_000_000
+
+
+def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, max_size=COVER_COST_MAX_SIZE):
     """|H(q)| and the seconds to build the cover and score it on n points, for each dim V and resolution a.
 
     V is spanned by the first k coordinate axes (the cost does not depend on
-    which subspace). Timings above ``time_limit`` seconds stop the sweep for
-    that k (the rest is NaN): the exponential growth is the point.
+    which subspace). What is computed depends on the settings only, never on
+    the clock: for each k the resolutions are visited from coarse to fine, and
+    the first cover with more than ``max_size`` members is built (its size is
+    recorded) but not scored; finer ones, larger still, are skipped. The
+    seconds are measured and returned for display; they choose nothing.
+
+    Parameters
+    ----------
+    dims : sequence of int, 0 <= k <= d
+    resolutions : sequence of float in (0, 1)
+    n : int >= 1
+        Points scored (n₂ of Algorithm 7.7).
+    d : int >= 1
+    rng : seed or Generator
+    max_size : int, 1 <= max_size <= ``MAX_CANDIDATES``
+        The largest cover that is scored.
 
     Returns
     -------
-    dict: "size" (len(dims), len(a)), "seconds" (same; NaN where skipped).
+    dict: "size" (len(dims), len(a)); "seconds" (same; NaN where not scored); "dims", "resolutions"
+    (as given); "max_size". A size is NaN where the cover was skipped.
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
     dims = [check_int(k, "dims", minimum=0, maximum=d) for k in check_sizes(dims, "dims", minimum=0)]
     resolutions = [check_probability(a, "resolutions") for a in check_sweep(resolutions, "resolutions")]
+    max_size = check_int(max_size, "max_size", minimum=1, maximum=proper.MAX_CANDIDATES)
     rng = as_rng(rng)
     X = rng.standard_normal((n, d))
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
@@ -170,16 +191,16 @@ def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, time_limit=2.0):
     seconds = np.full_like(sizes, np.nan)
     for i, k in enumerate(progress(dims, "covers")):
         basis = np.eye(d)[:, :k]
-        for j, a in enumerate(sorted(resolutions, reverse=True)):
-            column = list(resolutions).index(a)
+        for a in sorted(resolutions, reverse=True):  # coarse to fine: the covers grow
+            column = resolutions.index(a)
             start = time.perf_counter()
             cover = proper.halfspace_cover(basis, a)
-            proper.cover_error_counts(X, y, cover)
-            elapsed = time.perf_counter() - start
-            sizes[i, column], seconds[i, column] = cover.size, elapsed
-            if elapsed > time_limit:
+            sizes[i, column] = cover.size
+            if cover.size > max_size:
                 break
-    return {"size": sizes, "seconds": seconds}
+            proper.cover_error_counts(X, y, cover)
+            seconds[i, column] = time.perf_counter() - start
+    return {"size": sizes, "seconds": seconds, "dims": dims, "resolutions": resolutions, "max_size": max_size}
 
 
 def discretization_excess(resolutions, d=5, threshold=PRESET_THRESHOLD, noise_rate=PRESET_NOISE):

@@ -136,3 +136,16 @@ def test_jupyterlab_extensions_are_compatible():
                             capture_output=True, text=True, timeout=120)
     output = result.stdout + result.stderr
     assert "not compatible" not in output and "jupyterlab-myst" in output, output
+
+
+def test_jupyterlab_meets_the_shared_versions_its_extensions_ask_for():
+    """No "Unsatisfied version ... (required ^4.6.2)" in the console (reader review B8: the widgets manager).
+
+    nbgrader's extension is the documented exception (requirements-test.in: test-only, no release
+    agrees with JupyterLab 4.5, and the tests use its command line only).
+    """
+    sys.path.insert(0, str(ROOT))
+    from tools.lock import unsatisfied_shared_versions
+
+    unmet = [row for row in unsatisfied_shared_versions(Path(sys.prefix)) if row[0] != "@jupyter/nbgrader"]
+    assert not unmet, unmet

@@ -2,6 +2,8 @@
 
 import json
 import re
+import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -167,3 +169,51 @@ def test_equations_are_numbered_per_page_as_in_a_notebook(book_html, page):
     html = (book_html / f"{page}.html").read_text(encoding="utf-8")
     numbers = [int(n) for n in re.findall(r'class="eqno">\((\d+)\)', html)]
     assert numbers == list(range(1, len(numbers) + 1)), f"equation numbers {numbers[:8]}..."
+
+
+class _OutputText(HTMLParser):
+    """Collects the text of every notebook output (``cell_output`` containers) and the classes used in a page."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.outputs, self.classes, self._depth = [], set(), 0
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        self.classes.update(classes)
+        if tag in self.VOID:  # no end tag follows
+            return
+        if self._depth:
+            self._depth += 1
+        elif "cell_output" in classes:
+            self._depth = 1
+            self.outputs.append("")
+
+    def handle_startendtag(self, tag, attrs):
+        self.classes.update((dict(attrs).get("class") or "").split())
+
+    def handle_endtag(self, tag):
+        if self._depth and tag not in self.VOID:
+            self._depth -= 1
+
+    def handle_data(self, data):
+        if self._depth:
+            self.outputs[-1] += data
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_traceback_warning_or_builder_path_in_a_page(book_html, page):
+    # Issue 18: chapter 7 shipped a traceback with the builder's paths. The build itself now fails on
+    # such an output (_ext/dpteach_clean_outputs.py); this reads the HTML that was actually written.
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from dpteach_clean_outputs import problems_in
+
+    parser = _OutputText()
+    parser.feed((book_html / f"{page}.html").read_text(encoding="utf-8"))
+    paths = sorted({str(ROOT), str(ROOT.resolve()), sys.prefix, str(Path(sys.prefix).resolve()), str(Path.home())},
+                   key=len, reverse=True)
+    found = [problem for text in parser.outputs for problem in problems_in(text, set(), paths)]
+    assert not found, found
+    assert not {"traceback", "stderr"} & parser.classes, "an error or stderr output block in the page"

@@ -1,0 +1,89 @@
+"""The drawing behind chapter 7's cover-size figure, kept out of the notebook so that it is tested.
+
+:func:`draw_covers` draws what :func:`dpteach.experiments.proper.cover_costs`
+and :func:`~dpteach.experiments.proper.discretization_excess` computed. It
+never fails on an entry it was handed: NaN (a cover that was skipped) and
+other non-finite values are left out of the curves, and the panel says which
+entries are missing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..bounds import net_size_shape
+from ..plotting import COLORS, fast_log_axes, label_axes, theory_line
+
+__all__ = ["draw_covers"]
+
+
+def _size_label(k, size):
+    """Legend entry: the cover size at the marked resolution, or why there is none."""
+    if np.isfinite(size):
+        return f"dim V = {k}: {int(size)}"
+    return f"dim V = {k}: not built"
+
+
+def _missing_note(costs):
+    """'not built: dim V = 3 at a = 0.05, …' for every skipped (non-finite) size, or '' if none."""
+    missing = [f"dim V = {k} at a = {a:g}" for i, k in enumerate(costs["dims"])
+               for j, a in enumerate(costs["resolutions"]) if not np.isfinite(costs["size"][i, j])]
+    if not missing:
+        return ""
+    return f"not built (cover > {costs['max_size']:,} members): " + ", ".join(missing)
+
+
+def draw_covers(fig, costs, rounding, resolution):
+    """Chapter 7's figure: |H(q)| against the resolution a for each dim V, and the price of rounding.
+
+    Left: the cover sizes of ``costs`` (from ``cover_costs``) with the shape
+    (3/a)³·4/a of Lemma 7.5 times the threshold grid; the legend gives the
+    sizes at the marked ``resolution``. Right: the excess error of the
+    nearest member (``rounding``, from ``discretization_excess``) against the
+    0.2·a of Lemma 7.6. Non-finite entries are not drawn; a note under the
+    left panel lists them.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure (empty)
+    costs : dict from ``cover_costs`` ("size", "dims", "resolutions", "max_size")
+    rounding : array, one excess error per resolution
+    resolution : float, one of ``costs["resolutions"]``
+
+    Returns
+    -------
+    (left, right) axes.
+    """
+    resolutions = list(costs["resolutions"])
+    if resolution not in resolutions:
+        raise ValueError(f"resolution must be one of {resolutions}, got {resolution!r}")
+    a = np.array(resolutions)
+    column = resolutions.index(resolution)
+    rounding = np.asarray(rounding, dtype=float)
+    left, right = fig.subplots(1, 2)
+    for i, k in enumerate(costs["dims"]):
+        size = np.asarray(costs["size"][i], dtype=float)
+        shown = np.isfinite(size) & (size > 0)
+        left.plot(a[shown], size[shown], "o-", color=COLORS[i % len(COLORS)],
+                  label=_size_label(k, size[column]))
+    theory_line(left, a, net_size_shape(3, a) * (2 * 2 / a), label="(3/a)³·4/a (shape)")
+    left.axvline(resolution, color="0.6", linewidth=1)
+    finite = np.isfinite(rounding) & (rounding > 0)
+    right.plot(a[finite], rounding[finite], "o-", color=COLORS[0], label="nearest member, V ∋ w*")
+    theory_line(right, a, 0.2 * a, label="0.2·a (Lemma 7.6)")
+    if finite[column]:
+        right.plot([resolution], [rounding[column]], "k*", markersize=12)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks([0.05, 0.1, 0.2, 0.3])
+    fast_log_axes(left, right)
+    left.set_ylim(0.5, 3e7)
+    right.set_yticks([0.005, 0.01, 0.02, 0.05])
+    label_axes(left, "resolution a", "|H(q)|", f"Cover size (a = {resolution})", legend=False)
+    left.legend(loc="lower left", ncol=2)
+    label_axes(right, "resolution a", "excess error", "Price of rounding")
+    note = _missing_note(costs)
+    if note:
+        left.text(0.0, -0.25, note, transform=left.transAxes, fontsize=8, va="top", wrap=True)
+    return left, right
