@@ -167,7 +167,7 @@ def clip_scaled_rows(mantissa, exponent, radius, transform=None):
 
     With E_i the largest exponent of row i, V_i = mantissa_i·2^{exponent_i − E_i}
     has entries of magnitude ≤ 1 and ψ_i = 2^{E_i}·V_i, so ‖ψ_i‖ = 2^{E_i}‖V_i‖
-    is compared with T in log₂ and never formed. ``transform`` (a (D, D) matrix
+    is compared with T as ‖V_i‖ > T·2^{−E_i} and never formed. ``transform`` (a (D, D) matrix
     A, for ψ = A m as in the log-concave basis) is applied to V first, which is
     linear and so commutes with the scale. The clipped row is T·V/‖V‖ when
     ‖ψ‖ > T, else ψ itself (then ≤ T, hence finite).
@@ -179,9 +179,9 @@ def clip_scaled_rows(mantissa, exponent, radius, transform=None):
     norms = np.sqrt(np.einsum("ij,ij->i", V, V))
     out = np.zeros_like(V)
     nonzero = norms > 0
-    log_norm = np.full(norms.shape, -np.inf)
-    log_norm[nonzero] = np.log2(norms[nonzero]) + top[nonzero, 0]
-    clip = log_norm > math.log2(radius)
+    # ‖ψ‖ > T  ⇔  ‖V‖ > T·2^{−E}: an exact power-of-two rescaling, no log (np.log2's SIMD path may round
+    # differently on another CPU, and a row at the boundary must be clipped the same way everywhere).
+    clip = nonzero & (norms > _ldexp(np.full(norms.shape, float(radius)), -top[:, 0]))
     out[clip] = V[clip] * (radius / norms[clip])[:, None]
     keep = nonzero & ~clip
     out[keep] = _ldexp(V[keep], np.broadcast_to(top[keep], V[keep].shape))
