@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from ._validation import as_rng, check_delta, check_int, check_probability, check_real_array
+from ._validation import as_rng, check_delta, check_int, check_memory, check_probability, check_real_array
 
 __all__ = [
     "AuditResult",
@@ -152,6 +152,7 @@ def _count(event, outputs):
 
 def _check_common(n_trials, delta, confidence):
     n_trials = check_int(n_trials, "n_trials", minimum=1)
+    check_memory(("n_trials", n_trials))  # the mechanism returns n_trials outputs at once, twice
     delta = check_delta(delta)
     confidence = check_probability(confidence, "confidence")
     return n_trials, delta, confidence
@@ -211,6 +212,7 @@ def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, d
     """
     n_trials, delta, confidence = _check_common(n_trials, delta, confidence)
     n_select = n_trials if n_select is None else check_int(n_select, "n_select", minimum=1)
+    check_memory(("n_select", n_select))
     events = list(events)
     if not events:
         raise ValueError("events must be a non-empty sequence of callables, got an empty one")

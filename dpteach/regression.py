@@ -31,7 +31,7 @@ import numpy as np
 from . import composition
 from ._estimator import Estimator
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_positive, check_same_length)
+                          check_positive, check_same_length, check_work)
 from .mechanisms import gaussian_sigma
 from .peeling import _noise_scale, _peel_rows, peel, peeling_epsilon, peeling_noise_scale
 
@@ -448,6 +448,7 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     n_samples, n_features = X.shape
     n_iterations = (max(1, math.ceil(math.log(n_samples))) if n_iterations is None
                     else check_int(n_iterations, "n_iterations", minimum=1))
+    check_work(("n_iterations", n_iterations), ("n", n_samples), ("d", n_features))  # a full gradient per step
     step_size = check_positive(step_size, "step_size")
     x_bound = check_positive(x_bound, "x_bound")
     rng = as_rng(rng)

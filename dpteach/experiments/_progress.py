@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .._validation import check_int
+from .._validation import check_int, check_work
 
 
 def progress(iterable, desc, total=None, enabled=None):
@@ -24,5 +24,11 @@ def progress(iterable, desc, total=None, enabled=None):
 
 
 def check_repetitions(n_reps, name="n_reps"):
-    """Return ``n_reps`` as an int >= 1 (runners refuse 0, negative, fractional or None repetitions)."""
-    return check_int(n_reps, name, minimum=1)
+    """Return ``n_reps`` as an int >= 1 (runners refuse 0, negative, fractional or None repetitions).
+
+    Each repetition is at least one step of work, so a count beyond ``MAX_WORK`` is refused here by
+    name; a runner also checks the product with its sample sizes (:func:`dpteach._validation.check_work`).
+    """
+    n_reps = check_int(n_reps, name, minimum=1)
+    check_work((name, n_reps))
+    return n_reps
