@@ -410,14 +410,3 @@ def check_work(*factors, per_item=1):
     if need > MAX_WORK:
         raise _budget_refusal(pairs, need, MAX_WORK, per_item, lambda s: f"{s:.3g} steps", "MAX_WORK", "steps")
 
-
-def check_bounded_size(value, name, minimum=1, itemsize=8):
-    """:func:`check_size`, then :func:`check_memory` for one array of ``value`` entries: a count that allocates.
-
-    For a lone size (a number of draws, trials, grid points) whose array is allocated at once; sizes
-    that multiply each other are checked together with :func:`check_memory` or :func:`check_work`.
-    """
-    value = check_size(value, name, minimum=minimum)
-    check_memory((name, value), itemsize=itemsize)
-    check_work((name, value))
-    return value

@@ -67,7 +67,8 @@ def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rn
     ------
     ValueError, TypeError
         For n, d < 1, a zero or wrongly shaped ``normal``, a non-finite
-        threshold, or η outside [0, 1/2).
+        threshold, η outside [0, 1/2), or an (n, d) sample beyond
+        ``dpteach._validation.MAX_MEMORY_BYTES`` (refused before drawing).
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
@@ -171,7 +172,8 @@ def structured_noise_halfspace_data(n, d, threshold=0.3, noise_mass=0.1, rng=Non
     Raises
     ------
     ValueError, TypeError
-        For n < 1, d < 2, a non-finite threshold or η₀ ∉ [0, 1/2).
+        For n < 1, d < 2, a non-finite threshold, η₀ ∉ [0, 1/2), or an (n, d)
+        sample beyond ``dpteach._validation.MAX_MEMORY_BYTES``.
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=2)

@@ -34,7 +34,7 @@ def sparse_regression_data(n, d, s, noise_std=1.0, rng=None):
     y : ndarray (n,)
     beta : ndarray (d,), s nonzeros, unit ℓ₂ norm
 
-    Cost O(n·d); X takes 8·n·d bytes.
+    Cost O(n·d); X takes 8·n·d bytes, refused up front beyond ``dpteach._validation.MAX_MEMORY_BYTES``.
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
