@@ -215,7 +215,9 @@ def time_error_counts(hypotheses, X, y, method="fast", repeats=3):
     """
     repeats = check_int(repeats, "repeats", minimum=1)
     # Each repeat counts the errors of every hypothesis on every point (O(n·|H|) naively).
-    check_work(("repeats", repeats), ("n", len(X)), ("|H|", len(hypotheses)))
+    # (X itself is validated by error_counts, which names it; here only its number of rows is read.)
+    n_points = int(np.shape(X)[0]) if np.ndim(X) else 1
+    check_work(("repeats", repeats), ("n", n_points), ("|H|", len(check_class(hypotheses))))
     best = math.inf
     for _ in range(repeats):
         start = time.perf_counter()
