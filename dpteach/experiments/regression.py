@@ -279,6 +279,10 @@ def _per_trial(fit, d):
     return estimator
 
 
+# (n, d) of the two halves of the tracing experiment (chapter 5's classical and sparse settings).
+_TRACING_SIZES = {"classical": (40, 20), "sparse": (400, 200)}
+
+
 def _tracing_setup(kind, epsilon, rng):
     """One half of the tracing experiment: (n, sample, {estimator: fn}, {statistic: fn}).
 
@@ -290,11 +294,11 @@ def _tracing_setup(kind, epsilon, rng):
     generators; records come from ``dpteach.data.regression_records`` (the same Rademacher design
     and N(0, 1) noise), with the adversary's fresh response ỹ in the last column.
     """
+    n, d = _TRACING_SIZES[kind]
     if kind == "classical":
-        n, d = 40, 20
         beta = linear_regression_data(1, d, rng=rng)[2]
     else:
-        n, d, s = 400, 200, 5
+        s = 5
         beta = sparse_regression_data(1, d, s, rng=rng)[2]
     sample = functools.partial(regression_records, beta=beta)
     delta, T = default_delta(n), default_truncation(n)
@@ -346,7 +350,9 @@ def tracing_experiment(epsilon=1.0, n_reps=40, rng=None):
     LASSO; 0.5 means the attack learns nothing. Cost O(n_reps·(n·d² + d³)) per estimator.
     """
     epsilon = check_epsilon(epsilon)
-    n_reps = check_repetitions(n_reps)
+    # Each repetition scores 2n records of dimension d in both settings.
+    entries = sum(2 * n * d for n, d in _TRACING_SIZES.values())
+    n_reps = check_repetitions(n_reps, per_repetition=[("record entries per repetition", entries)])
     rng = as_rng(rng)
     out = {}
     for kind in progress(("classical", "sparse"), "tracing"):
