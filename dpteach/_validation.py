@@ -424,3 +424,74 @@ def check_size(value, name, minimum=1, maximum=None):
     if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
         value = int(value)
     return check_int(value, name, minimum=minimum, maximum=maximum)
+
+
+# --- size limits (issue 17 R2, issue 18): refuse up front a call that cannot finish --------------
+#
+# A size's cost is known before any work starts: an (n, d) float array needs 8·n·d bytes, n_reps
+# repetitions of an n-point experiment touch at least n_reps·n entries. A size of 10**18 used to
+# hang for minutes or die in a numpy MemoryError that never said which argument was too big. Every
+# entry point that allocates or loops over its sizes instead calls :func:`check_memory` or
+# :func:`check_work` with the factors it is about to multiply, right after validating them, and the
+# call is refused by name, with the limit and the largest value that would pass. Closed-form
+# functions (a bound evaluated at n = 10**18) allocate nothing and do not call these.
+
+MAX_MEMORY_BYTES = 4 * 2 ** 30
+"""Memory budget of one call: the arrays it would allocate, 4 GiB (a laptop's share, not a server's)."""
+
+MAX_WORK = 10 ** 11
+"""Work budget of one call, in elementary steps (array entries drawn or computed, loop iterations):
+about 10 to 20 minutes of numpy at 10⁸ entries per second; the book's runs use below 10⁹."""
+
+
+def _budget_refusal(factors, need, limit, per_item, described, constant, unit):
+    """The ValueError for ``factors`` (``(name, value)`` pairs) whose cost ``need`` exceeds ``limit``.
+
+    It names every factor with its value, the cost, the limit and the module constant that holds it,
+    and the largest value of the biggest factor that fits with the others unchanged.
+    """
+    spelled = ", ".join(f"{name}={value}" for name, value in factors)
+    formula = " × ".join([str(per_item)] * (per_item != 1) + [name for name, _ in factors])
+    biggest = max(range(len(factors)), key=lambda i: factors[i][1])
+    culprit = factors[biggest][0]
+    others = per_item * math.prod(v for i, (_, v) in enumerate(factors) if i != biggest)
+    largest = limit // max(others, 1)
+    advice = (f"use {culprit} <= {largest}" if largest >= 1
+              else f"lower {' or '.join(n for i, (n, _) in enumerate(factors) if i != biggest)}")
+    return ValueError(f"{spelled} would need ~{described(need)} ({formula} {unit}); the limit is "
+                      f"{described(limit)} (dpteach._validation.{constant}); {advice}")
+
+
+def _factors(factors):
+    """``factors`` as a list of (name, int >= 0) pairs (already validated by the caller)."""
+    pairs = [(str(name), int(value)) for name, value in factors]
+    if any(value < 0 for _, value in pairs):
+        raise ValueError(f"sizes must be >= 0 here, got {pairs}; validate them first")
+    return pairs
+
+
+def check_memory(*factors, itemsize=8):
+    """Refuse, before allocating, arrays of ∏ values entries of ``itemsize`` bytes beyond :data:`MAX_MEMORY_BYTES`.
+
+    ``factors`` are ``(name, value)`` pairs as the caller spelled them, e.g.
+    ``check_memory(("n", n), ("d", d))`` before drawing an (n, d) float64 matrix. The product is
+    exact (Python ints), so 10**18 × 10**18 cannot wrap around.
+    """
+    pairs = _factors(factors)
+    need = itemsize * math.prod(v for _, v in pairs)
+    if need > MAX_MEMORY_BYTES:
+        raise _budget_refusal(pairs, need, MAX_MEMORY_BYTES, itemsize, lambda b: f"{b / 2 ** 30:.3g} GiB",
+                              "MAX_MEMORY_BYTES", "bytes")
+
+
+def check_work(*factors, per_item=1):
+    """Refuse, before starting, a call of ∏ values × ``per_item`` elementary steps beyond :data:`MAX_WORK`.
+
+    ``factors`` are ``(name, value)`` pairs, e.g. ``check_work(("n_reps", n_reps), ("n", n), ("d", d))``
+    for n_reps repetitions that each draw an (n, d) sample.
+    """
+    pairs = _factors(factors)
+    need = per_item * math.prod(v for _, v in pairs)
+    if need > MAX_WORK:
+        raise _budget_refusal(pairs, need, MAX_WORK, per_item, lambda s: f"{s:.3g} steps", "MAX_WORK", "steps")
+

@@ -28,8 +28,8 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from ._validation import (as_rng, check_callable, check_delta, check_int, check_probability, check_real_array,
-                          check_sequence)
+from ._validation import (as_rng, check_callable, check_delta, check_int, check_memory, check_probability,
+                          check_real_array, check_sequence)
 
 __all__ = [
     "AuditResult",
@@ -153,6 +153,7 @@ def _count(event, outputs):
 
 def _check_common(n_trials, delta, confidence):
     n_trials = check_int(n_trials, "n_trials", minimum=1)
+    check_memory(("n_trials", n_trials))  # the mechanism returns n_trials outputs at once, twice
     delta = check_delta(delta)
     confidence = check_probability(confidence, "confidence")
     return n_trials, delta, confidence
@@ -214,6 +215,7 @@ def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, d
     """
     n_trials, delta, confidence = _check_common(n_trials, delta, confidence)
     n_select = n_trials if n_select is None else check_int(n_select, "n_select", minimum=1)
+    check_memory(("n_select", n_select))
     check_callable(mechanism, "mechanism", "mechanism(data, n_trials, rng) -> n_trials outputs")
     events = [check_callable(e, "events", "event(outputs) -> booleans (each entry)")
               for e in check_sequence(events, "events", "event callables")]

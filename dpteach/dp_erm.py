@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_positive, check_same_length)
+                          check_positive, check_same_length, check_work)
 
 __all__ = [
     "zcdp_rho",
@@ -320,6 +320,7 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
     rng = as_rng(rng)
     n, D = F.shape
+    check_work(("n_iterations", n_iterations), ("n", n), ("D", D))  # each step: a subgradient over all rows
     sigma = _sigma(lipschitz, n, epsilon, delta, n_iterations)
     step = _step_size(radius, n_iterations, lipschitz, D, sigma)
     v = np.zeros(D)

@@ -197,7 +197,8 @@ def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=
     reference = None if w_star is None else _check_unit_vector(w_star, "w_star", d)
     block = n // (n_rounds + 2)
     if block < 1:
-        raise ValueError(f"X has {n} rows, too few for {n_rounds} rounds: need n >= {n_rounds + 2}")
+        raise ValueError(f"X has {n} rows, too few for n_rounds={n_rounds} rounds: "
+                         f"need n >= n_rounds + 2 = {n_rounds + 2}")
     rng = as_rng(rng)
     clip_norm = 2.0 * math.sqrt(d)
     order = rng.permutation(n)

@@ -37,7 +37,7 @@ import numpy as np
 from scipy import special
 
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array,
-                          check_int, check_labels, check_positive, check_probability,
+                          check_int, check_labels, check_memory, check_positive, check_probability,
                           check_same_length)
 from .feature_scaling import radial_clip_factors
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
@@ -413,6 +413,7 @@ def round_schedule(n_rounds, step_size_scale, tau):
         For T_r < 1, s ∉ (0, 8), non-finite τ̂.
     """
     n_rounds = check_int(n_rounds, "n_rounds", minimum=1)
+    check_memory(("n_rounds", n_rounds), itemsize=24)  # three float arrays of length T_r
     step_size_scale = _check_scale(step_size_scale)
     tau = float(check_finite_array(tau, "tau", ndim=0))
     return _schedule(n_rounds, step_size_scale, tau)

@@ -30,8 +30,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_int,
-                          check_positive, check_probability, check_real_array)
+from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_int, check_memory,
+                          check_positive, check_probability, check_real_array, check_work)
 from .attack_targets import (_clipped_gaussian_mean_quarter_noise, _clip_rows, _records,  # noqa: F401
                              _responses, accuracy_noise_sd, clipped_gaussian_mean, exact_mean, noisy_mean,
                              noisy_ols, ols_estimate)
@@ -333,6 +333,7 @@ def membership_scores(sample, estimator, statistic, n, n_trials, rng=None, poole
             raise TypeError(f"{name} must be callable, got {fn!r} of type {type(fn).__name__}")
     n = check_int(n, "n", minimum=1)
     n_trials = check_int(n_trials, "n_trials", minimum=1)
+    check_work(("n_trials", n_trials), ("n", n), per_item=2)  # 2n records drawn per trial (in and out)
     if not isinstance(pooled, (bool, np.bool_)):
         raise TypeError(f"pooled must be True or False, got {pooled!r}")
     rng = as_rng(rng)
@@ -546,6 +547,7 @@ def fingerprinting_lemma_mc(f, n, n_draws, rng=None):
         raise TypeError(f"f must be callable, got {f!r} of type {type(f).__name__}")
     n = check_int(n, "n", minimum=1)
     n_draws = check_int(n_draws, "n_draws", minimum=2)
+    check_memory(("n_draws", n_draws), ("n", n))
     rng = as_rng(rng)
     p = rng.uniform(-1.0, 1.0, size=n_draws)
     x = np.where(rng.random((n_draws, n)) < (1 + p[:, None]) / 2, 1.0, -1.0)
@@ -598,6 +600,7 @@ def gaussian_fingerprinting_mc(f, n, mu, sigma, n_draws, rng=None, step=None):
     mu = float(check_real_array(mu, "mu", ndim=0))
     sigma = check_positive(sigma, "sigma")
     n_draws = check_int(n_draws, "n_draws", minimum=2)
+    check_memory(("n_draws", n_draws), ("n", n))
     step = 0.05 * sigma / math.sqrt(n) if step is None else check_positive(step, "step")
     rng = as_rng(rng)
     noise = rng.standard_normal((n_draws, n)) * sigma

@@ -141,10 +141,12 @@ def _sphere_net(k, resolution):
     # a/2-cover of the unit ball (spacing a/√k, so every point is within a/2 of the grid).
     spacing = resolution / math.sqrt(k)
     half = math.ceil((1.0 + resolution / 2.0) / spacing)
-    if (2 * half + 1) ** k > MAX_CANDIDATES:
-        raise ValueError(f"a direction net for dim V = {k} at resolution {resolution!r} needs about "
-                         f"{(2 * half + 1) ** k:.3g} grid points (> {MAX_CANDIDATES}); lower max_subspace_dim "
-                         f"or raise the resolution")
+    # Compared in logarithms: (2·half + 1)**k itself never finishes for k = 10**18.
+    log10_points = k * math.log10(2 * half + 1)
+    if log10_points > math.log10(MAX_CANDIDATES):
+        raise ValueError(f"a direction net for k = dim V = {k} at resolution {resolution!r} needs about "
+                         f"10^{log10_points:.3g} grid points (> MAX_CANDIDATES = {MAX_CANDIDATES}); lower k "
+                         f"(max_subspace_dim) or raise the resolution")
     axis = spacing * np.arange(-half, half + 1)
     grid = np.stack(np.meshgrid(*([axis] * k), indexing="ij"), axis=-1).reshape(-1, k)
     norms = np.linalg.norm(grid, axis=1)

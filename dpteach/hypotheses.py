@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import (check_bits, check_finite_array, check_int, check_labels, check_positive,
+from ._validation import (check_bits, check_finite_array, check_int, check_labels, check_memory, check_positive,
                           check_probability, check_same_length)
 
 __all__ = ["Hypothesis", "HypothesisClass", "Thresholds", "Intervals", "Halfspaces", "Parities",
@@ -167,6 +167,7 @@ def _one_dimensional_points(X, batched):
 def _check_grid(grid, name="grid"):
     if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
         n_cells = check_int(grid, name, minimum=1)
+        check_memory((name, n_cells))
         return np.linspace(0.0, 1.0, n_cells + 1)
     arr = check_finite_array(grid, name, ndim=1)
     if np.any(np.diff(arr) <= 0):
@@ -260,6 +261,8 @@ class Intervals(HypothesisClass):
 
     def __init__(self, grid):
         self.grid = _check_grid(grid)
+        # The (N+1)(N+2)/2 end-point pairs are two index arrays: refuse a grid whose pairs exceed the budget.
+        check_memory(("grid points", self.grid.size), ("grid points", self.grid.size))
         self._lower, self._upper = np.triu_indices(self.grid.size)
 
     @property
@@ -323,9 +326,14 @@ def public_directions(d, n_directions=None, seed=0):
     in d, like a γ-net of the sphere, which needs about (1 + 2/γ)^d points.
     """
     d = check_int(d, "d", minimum=1)
+    size_name = "n_directions"
     if n_directions is None:
-        n_directions = 2 * 4 ** (d - 1)
+        # The default 2·4^(d−1) grows exponentially, and 4**(10**18) alone would never finish: the exponent
+        # is capped at 40, a net already far beyond the memory limit, which check_memory refuses below.
+        n_directions = 2 * 4 ** min(d - 1, 40)
+        size_name = "n_directions (the default 2·4^(d-1), at least)"
     n_directions = check_int(n_directions, "n_directions", minimum=2)
+    check_memory((size_name, n_directions), ("d", d))
     seed = check_int(seed, "seed", minimum=0)
     if d == 1:
         if n_directions != 2:
@@ -513,6 +521,7 @@ def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     |H| = n_directions·n_offsets.
     """
     n_offsets = check_int(n_offsets, "n_offsets", minimum=1)
+    check_memory(("n_offsets", n_offsets))
     max_offset = check_positive(max_offset, "max_offset", allow_zero=True)
     if max_offset == 0 and n_offsets > 1:  # the offsets would all be 0, a class with repeated members
         raise ValueError(f"max_offset must be > 0 when n_offsets = {n_offsets} > 1 (valid range: 0 < max_offset "

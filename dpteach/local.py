@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_probability
+from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_memory,
+                          check_probability)
 from .composition import parallel_composition
 from .group_sizes import (GROUP_SIZE_RULES, MAX_GROUP_SIZE, _check_rule_randomizer,  # noqa: F401 (re-exported)
                           _group_size, _tolerance_for_group, group_size, tolerance_for_group)
@@ -232,6 +233,7 @@ def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
     mu = float(check_unit_interval(mean_phi, "mean_phi"))
     rng = as_rng(rng)
     shape = () if size is None else (check_int(size, "size", minimum=1),)
+    check_memory(*[("size", s) for s in shape])
     if isinstance(randomizer, OneBitRandomizer):
         c = randomizer.c
         plus = rng.binomial(m, (1 + mu / c) / 2, size=shape)

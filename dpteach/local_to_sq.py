@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import (as_rng, check_bits, check_finite_array, check_finite_scalar, check_int, check_probability,
-                          check_sequence, check_unit_interval)
+from ._validation import (as_rng, check_bits, check_finite_array, check_finite_scalar, check_int, check_memory,
+                          check_probability, check_sequence, check_unit_interval)
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import SQOracle
 
@@ -189,6 +189,7 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     if not isinstance(oracle, SQOracle):
         raise TypeError(f"oracle must be an SQOracle, got {type(oracle).__name__}")
     n_calls = check_int(n_calls, "n_calls", minimum=1)
+    check_memory(("n_calls", n_calls))
     tau = check_probability(tau, "tau")
     beta = check_probability(beta, "beta")
     if max_queries is not None:

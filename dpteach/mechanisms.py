@@ -25,7 +25,7 @@ import numpy as np
 from scipy import optimize, special
 
 from ._validation import (as_rng, check_bits, check_choice, check_delta, check_epsilon,
-                          check_finite_array, check_int, check_positive)
+                          check_finite_array, check_int, check_memory, check_positive)
 
 __all__ = [
     "laplace_mechanism",
@@ -245,6 +245,7 @@ def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
     """
     scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
     n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+    check_memory(("size", n_samples), ("len(scores)", scores.size))
     logits = _logits(scores, sensitivity, epsilon)
     gumbel = as_rng(rng).gumbel(size=(n_samples, scores.size))
     choices = np.argmax(logits + gumbel, axis=1)
@@ -263,6 +264,7 @@ def report_noisy_max(scores, sensitivity, epsilon, rng=None, size=None):
     """
     scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
     n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+    check_memory(("size", n_samples), ("len(scores)", scores.size))
     noise = as_rng(rng).laplace(0.0, 2 * sensitivity / epsilon, size=(n_samples, scores.size))
     choices = np.argmax(scores + noise, axis=1)
     return int(choices[0]) if size is None else choices

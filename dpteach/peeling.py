@@ -26,7 +26,7 @@ import numpy as np
 from scipy import optimize
 
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_positive)
+                          check_memory, check_positive)
 from .composition import _advanced_epsilon
 
 __all__ = ["peeling_noise_scale", "peel", "peeling_epsilon"]
@@ -102,9 +102,10 @@ def peeling_epsilon(sparsity, epsilon, delta):
     Raises
     ------
     TypeError, ValueError
-        For s not an integer >= 1, ε not finite and > 0, δ not in (0, 1).
+        For s not an integer >= 1 (or beyond the memory limit), ε not finite and > 0, δ not in (0, 1).
     """
     sparsity = check_int(sparsity, "sparsity", minimum=1)
+    check_memory(("sparsity", sparsity), itemsize=16)  # the 2s per-step ε of the composition, O(s)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     return _certified_epsilon(sparsity, _paper_epsilon_round(sparsity, epsilon, delta), delta)
@@ -233,6 +234,7 @@ def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="pape
     delta = check_delta(delta, allow_zero=False)
     sensitivity = check_positive(sensitivity, "sensitivity")
     n_releases = 1 if size is None else check_int(size, "size", minimum=1)
+    check_memory(("size", n_releases), ("len(v)", v.size))
     check_choice(calibrate, "calibrate", CALIBRATIONS)
     rng = as_rng(rng)
     scale = _noise_scale(s, epsilon, delta, sensitivity, calibrate)

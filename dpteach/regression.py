@@ -31,7 +31,7 @@ import numpy as np
 from . import composition
 from ._estimator import Estimator
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_positive, check_same_length)
+                          check_positive, check_same_length, check_work)
 from .mechanisms import gaussian_sigma
 from .peeling import _noise_scale, _peel_rows, peel, peeling_epsilon, peeling_noise_scale
 
@@ -581,8 +581,9 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     """
     X, y = _check_design(X, y)
     n_samples, n_features = X.shape
-    sigma = dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations, x_bound)
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
+    check_work(("n_iterations", n_iterations), ("n", n_samples), ("d", n_features))  # a full gradient per step
+    sigma = dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations, x_bound)
     step_size = check_positive(step_size, "step_size")
     rng = as_rng(rng)
     X = np.clip(X, -x_bound, x_bound)

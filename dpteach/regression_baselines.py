@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ._validation import as_rng, check_finite_array, check_int, check_positive
+from ._validation import as_rng, check_finite_array, check_int, check_positive, check_work
 from .regression import _block_indices, _check_design, _gradient_step, default_truncation
 
 __all__ = ["hard_threshold", "split_iht", "lasso_ista", "ols"]
@@ -109,6 +109,7 @@ def lasso_ista(X, y, penalty=None, n_iterations=300):
     penalty = (0.5 * math.sqrt(2 * math.log(max(n_features, 2)) / n_samples) if penalty is None
                else check_positive(penalty, "penalty"))
     n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
+    check_work(("n_iterations", n_iterations), ("d^2", n_features ** 2))  # a d×d Gram product per step
     gram = X.T @ X / n_samples
     correlation = X.T @ y / n_samples
     lipschitz = float(np.linalg.eigvalsh(gram)[-1])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_bits, check_finite_array, check_int, check_probability
+from .._validation import as_rng, check_bits, check_finite_array, check_int, check_memory, check_probability
 
 __all__ = ["bernoulli_bits", "replace_one", "vote_counts"]
 
@@ -24,9 +24,10 @@ def bernoulli_bits(n, p, rng=None):
     Raises
     ------
     ValueError, TypeError
-        n < 1, p outside [0, 1], a bad ``rng``.
+        n < 1, n beyond the memory limit (``MAX_MEMORY_BYTES``), p outside [0, 1], a bad ``rng``.
     """
     n = check_int(n, "n", minimum=1)
+    check_memory(("n", n))
     p = check_probability(p, "p", low_open=False, high_open=False)
     return (as_rng(rng).random(n) < p).astype(int)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_choice, check_int, check_positive, check_real_array
+from .._validation import as_rng, check_choice, check_int, check_memory, check_positive, check_real_array
 
 __all__ = ["uniform_box_mean", "cosine_prior_mean", "gaussian_records", "sign_records", "sparse_coefficients", "regression_records"]
 
@@ -19,6 +19,7 @@ __all__ = ["uniform_box_mean", "cosine_prior_mean", "gaussian_records", "sign_re
 def uniform_box_mean(d, half_width=1.0, rng=None):
     """A population mean μ ~ U[−a, a]^d (the prior of the fingerprinting argument; chapter 4, T1)."""
     d = check_int(d, "d", minimum=1)
+    check_memory(("d", d))
     half_width = check_positive(half_width, "half_width")
     return as_rng(rng).uniform(-half_width, half_width, size=d)
 
@@ -56,6 +57,7 @@ def gaussian_records(n_trials, n_records, mu, sigma=1.0, rng=None):
     n_records = check_int(n_records, "n_records", minimum=1)
     mu = check_real_array(mu, "mu", ndim=1)
     sigma = check_positive(sigma, "sigma")
+    check_memory(("n_trials", n_trials), ("n_records", n_records), ("d", mu.size))
     noise = as_rng(rng).standard_normal((n_trials, n_records, mu.size))
     return mu + sigma * noise
 
@@ -72,6 +74,7 @@ def sign_records(n_trials, n_records, p, rng=None):
     p = check_real_array(p, "p", ndim=1)
     if np.any(np.abs(p) > 1):
         raise ValueError(f"p must lie in [-1, 1] (coordinate means of ±1 data), found {p[np.abs(p) > 1][0]!r}")
+    check_memory(("n_trials", n_trials), ("n_records", n_records), ("d", p.size))
     uniform = as_rng(rng).random((n_trials, n_records, p.size))
     return np.where(uniform < (1 + p) / 2, 1.0, -1.0)
 
@@ -84,6 +87,7 @@ def sparse_coefficients(d, s, magnitude=1.0, signs="symmetric", rng=None):
     ``"positive"`` makes every non-zero coefficient positive.
     """
     d = check_int(d, "d", minimum=1)
+    check_memory(("d", d))
     s = check_int(s, "s", minimum=1, maximum=d)
     magnitude = check_positive(magnitude, "magnitude")
     check_choice(signs, "signs", ("symmetric", "positive"))
@@ -110,6 +114,7 @@ def regression_records(n_trials, n_records, beta, sigma=1.0, rng=None):
     beta = check_real_array(beta, "beta", ndim=1)
     sigma = check_positive(sigma, "sigma")
     rng = as_rng(rng)
+    check_memory(("n_trials", n_trials), ("n_records", n_records), ("d", beta.size + 2))
     x = np.where(rng.random((n_trials, n_records, beta.size)) < 0.5, 1.0, -1.0)
     mean = x @ beta
     noise = sigma * rng.standard_normal((2, n_trials, n_records))

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_finite_array, check_int, check_probability, check_real_array
+from .._validation import as_rng, check_finite_array, check_int, check_memory, check_probability, check_real_array
 
 __all__ = ["threshold_data", "halfspace_data", "parity_data", "flip_labels"]
 
 
-def _chapter2_shape(n, n_datasets):
-    """Validate n (and n_datasets) and return the leading shape (n,) or (n_datasets, n)."""
+def _chapter2_shape(n, n_datasets, d=None):
+    """Validate n (and n_datasets) and return the leading shape (n,) or (n_datasets, n).
+
+    ``d`` (already validated) is the number of features per point: the (n_datasets, n, d) array is
+    refused up front when it would exceed the memory limit.
+    """
     n = check_int(n, "n", minimum=1)
-    if n_datasets is None:
-        return (n,)
-    return (check_int(n_datasets, "n_datasets", minimum=1), n)
+    shape = (n,) if n_datasets is None else (check_int(n_datasets, "n_datasets", minimum=1), n)
+    names = ("n",) if n_datasets is None else ("n_datasets", "n")
+    check_memory(*zip(names, shape), *([("d", d)] if d is not None else []))
+    return shape
 
 
 def flip_labels(labels, noise_rate, rng):
@@ -117,7 +122,7 @@ def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=N
     offset = float(check_finite_array(offset, "offset", ndim=0))
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     rng = as_rng(rng)
-    X = rng.uniform(-1.0, 1.0, _chapter2_shape(n, n_datasets) + (normal.size,))
+    X = rng.uniform(-1.0, 1.0, _chapter2_shape(n, n_datasets, normal.size) + (normal.size,))
     labels = np.where(X @ normal >= offset, 1, -1)
     return X, (labels if clean else _flip_labels(labels, noise_rate, rng))
 
@@ -148,7 +153,7 @@ def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
     secret = check_int(secret, "secret", minimum=0, maximum=2 ** d - 1)
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     rng = as_rng(rng)
-    X = rng.integers(0, 2, size=_chapter2_shape(n, n_datasets) + (d,))
+    X = rng.integers(0, 2, size=_chapter2_shape(n, n_datasets, d) + (d,))
     secret_bits = (secret >> np.arange(d)) & 1
     labels = 1 - 2 * ((X @ secret_bits) & 1)
     return X, _flip_labels(labels, noise_rate, rng)

@@ -16,7 +16,7 @@ from scipy import stats
 import functools
 import math
 
-from .._validation import as_rng, check_finite_array, check_int, check_probability, check_real_array
+from .._validation import as_rng, check_finite_array, check_int, check_memory, check_probability, check_real_array
 from ..logconcave import MARGINALS, sample_marginal
 from .generic import _flip_labels
 
@@ -74,10 +74,12 @@ def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rn
     ------
     ValueError, TypeError
         For n, d < 1, a zero or wrongly shaped ``normal``, a non-finite
-        threshold, or η outside [0, 1/2).
+        threshold, η outside [0, 1/2), or an (n, d) sample beyond
+        ``dpteach._validation.MAX_MEMORY_BYTES`` (refused before drawing).
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
+    check_memory(("n", n), ("d", d))
     normal = _unit_normal(normal, d)
     threshold = float(check_finite_array(threshold, "threshold", ndim=0))
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
@@ -180,10 +182,12 @@ def structured_noise_halfspace_data(n, d, threshold=0.3, noise_mass=0.1, rng=Non
     Raises
     ------
     ValueError, TypeError
-        For n < 1, d < 2, a non-finite threshold or η₀ ∉ [0, 1/2).
+        For n < 1, d < 2, a non-finite threshold, η₀ ∉ [0, 1/2), or an (n, d)
+        sample beyond ``dpteach._validation.MAX_MEMORY_BYTES``.
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=2)
+    check_memory(("n", n), ("d", d))
     threshold, noise_mass = _check_structured(threshold, noise_mass)
     X = as_rng(rng).standard_normal((n, d))
     clean = np.where(X[:, 0] - threshold >= 0, 1.0, -1.0)
@@ -335,6 +339,9 @@ def product_logconcave_sample(n, d, marginal="laplace", rng=None):
     ValueError, TypeError
         For n, d < 1, an unknown marginal or a bad rng.
     """
+    n = check_int(n, "n", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    check_memory(("n", n), ("d", d))
     return sample_marginal(n, d, marginal, rng)
 
 
@@ -361,6 +368,7 @@ def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
+    check_memory(("n", n), ("d", d))
     normal = _unit_normal(normal, d)
     threshold = float(check_finite_array(threshold, "threshold", ndim=0))
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)

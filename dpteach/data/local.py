@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (as_rng, check_bits, check_choice, check_finite_array, check_int,
+from .._validation import (as_rng, check_bits, check_choice, check_finite_array, check_int, check_memory,
                            check_probability)
 from .generic import flip_labels
 
@@ -28,6 +28,7 @@ def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
     theta = check_probability(theta, "theta", low_open=False, high_open=False)
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     n_grid = check_int(n_grid, "n_grid", minimum=2)
+    check_memory(("n_grid", n_grid), itemsize=32)  # support (G·2 floats, twice with noise) and weights
     x = (np.arange(n_grid) + 0.5) / n_grid
     clean = np.where(x >= theta, 1.0, -1.0)
     support = np.column_stack([x, clean])
@@ -74,6 +75,7 @@ def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, 
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
+    check_memory(("n", n), ("d", d))
     marginal = check_choice(marginal, "marginal", ("sphere", "skewed"))
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     if w_star is None:
@@ -109,6 +111,7 @@ def masked_parity_data(n, d, r, a, rng=None):
     """
     n = check_int(n, "n", minimum=1)
     d, r, a = _check_secret(d, r, a)
+    check_memory(("n", n), ("d", d + 3), itemsize=1)  # one int8 array of (n, d + 3)
     rng = as_rng(rng)
     out = np.empty((n, d + 3), dtype=np.int8)
     x = out[:, :d]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_int, check_positive
+from .._validation import as_rng, check_int, check_memory, check_positive
 
 __all__ = ["sparse_regression_data", "linear_regression_data"]
 
@@ -34,10 +34,11 @@ def sparse_regression_data(n, d, s, noise_std=1.0, rng=None):
     y : ndarray (n,)
     beta : ndarray (d,), s nonzeros, unit ℓ₂ norm
 
-    Cost O(n·d); X takes 8·n·d bytes.
+    Cost O(n·d); X takes 8·n·d bytes, refused up front beyond ``dpteach._validation.MAX_MEMORY_BYTES``.
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
+    check_memory(("n", n), ("d", d))
     s = check_int(s, "s", minimum=1, maximum=d)
     noise_std = check_positive(noise_std, "noise_std", allow_zero=True)
     rng = as_rng(rng)
@@ -70,6 +71,7 @@ def linear_regression_data(n, d, noise_std=1.0, rng=None):
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
+    check_memory(("n", n), ("d", d))
     noise_std = check_positive(noise_std, "noise_std", allow_zero=True)
     rng = as_rng(rng)
     beta = rng.normal(size=d)

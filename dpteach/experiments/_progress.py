@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from .._progress import progress  # noqa: F401 (the one home of the helper; re-exported for the runners)
-from .._validation import check_int
+from .._validation import check_int, check_memory, check_work
 
 
-def check_repetitions(n_reps, name="n_reps"):
-    """Return ``n_reps`` as an int >= 1 (runners refuse 0, negative, fractional or None repetitions)."""
-    return check_int(n_reps, name, minimum=1)
+def check_repetitions(n_reps, name="n_reps", per_repetition=()):
+    """Return ``n_reps`` as an int >= 1 (runners refuse 0, negative, fractional or None repetitions).
+
+    Each repetition is at least one step of work and one stored float, so a count beyond ``MAX_WORK``
+    or ``MAX_MEMORY_BYTES`` is refused here by name. ``per_repetition`` lists the (name, value) sizes
+    that one repetition multiplies (sweep lengths, the largest n, d): their product with n_reps is
+    checked against ``MAX_WORK`` too, before the first repetition runs.
+    """
+    n_reps = check_int(n_reps, name, minimum=1)
+    check_work((name, n_reps), *per_repetition)
+    check_memory((name, n_reps))
+    return n_reps

@@ -6,7 +6,8 @@ import functools
 
 import numpy as np
 
-from .._validation import as_rng, check_callable, check_epsilon, check_epsilon_sweep, check_int, check_real_array
+from .._validation import (as_rng, check_callable, check_epsilon, check_epsilon_sweep, check_int, check_memory,
+                           check_real_array)
 from ..audit import audit
 from ._progress import check_repetitions, progress
 
@@ -59,6 +60,7 @@ def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_run
     """
     n_runs = check_int(n_runs, "n_runs", minimum=1)
     check_callable(mechanism, "mechanism", "mechanism(data, n_runs, rng, epsilon) -> n_runs outputs")
+    check_memory(("n_runs", n_runs))  # the mechanism returns n_runs outputs at once
     epsilon = check_epsilon(epsilon)
     min_count = check_int(min_count, "min_count", minimum=0)
     rng = as_rng(rng)

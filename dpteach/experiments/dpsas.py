@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import dpsas as _dpsas
 from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_finite_array,
-                           check_finite_scalar, check_int, check_positive, check_probability, check_real_array,
-                           check_size, check_sizes)
+                           check_finite_scalar, check_int, check_memory, check_positive, check_probability,
+                           check_real_array, check_size, check_sizes, check_work)
 from ..data import gaussian_halfspace_data, rcn_halfspace_error
 from ._progress import check_repetitions, progress
 
@@ -48,6 +48,7 @@ DEMO = {"d": 10, "n": 200_000, "eta": 0.05, "noise_rate": 0.05, "threshold": 0.5
 def target_normal(d):
     """w* = (1, ..., 1)/√d: every coordinate matters (no axis-aligned shortcut)."""
     d = check_int(d, "d", minimum=1)
+    check_memory(("d", d))
     return np.ones(d) / math.sqrt(d)
 
 
@@ -89,6 +90,7 @@ class DatasetCache:
 
     def __init__(self, n, noise_rate, threshold, seed=0):
         self.n = check_int(n, "n", minimum=1)
+        check_memory(("n", self.n))  # every dataset it caches has n rows (times d, checked in get)
         self.noise_rate = check_probability(noise_rate, "noise_rate", low_open=False)
         self.threshold = float(check_finite_array(threshold, "threshold", ndim=0))
         self.seed = check_int(seed, "seed", minimum=0)
@@ -141,6 +143,8 @@ def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, th
     epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
     n = check_size(n, "n")
     rates = check_real_array(noise_rates, "noise_rates", ndim=1)
+    check_work(("n_reps", n_reps), ("len(noise_rates)", rates.size), ("len(epsilons)", len(epsilons)), ("n", n),
+               ("d", check_int(d, "d", minimum=1)))
     rng = as_rng(rng)
     out = {eps: np.empty((rates.size, n_reps)) for eps in epsilons}
     for i in progress(range(rates.size), "noise rates"):
@@ -183,6 +187,8 @@ def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, t
     n_reps = check_repetitions(n_reps)
     epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
     sizes = check_sizes(n_values, "n_values")
+    check_work(("n_reps", n_reps), ("len(n_values)", len(sizes)), ("len(epsilons)", len(epsilons)),
+               ("n_values", max(sizes)), ("d", check_int(d, "d", minimum=1)))
     rng = as_rng(rng)
     out = {eps: np.empty((len(sizes), n_reps)) for eps in epsilons}
     for r in progress(range(n_reps), "repetitions"):
@@ -209,6 +215,8 @@ def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, n
     epsilon = check_epsilon(epsilon, allow_inf=True)
     d_values = check_sizes(d_values, "d_values")
     n_grid = check_sizes(n_grid, "n_grid")
+    check_work(("n_reps", n_reps), ("len(d_values)", len(d_values)), ("len(n_grid)", len(n_grid)),
+               ("n_grid", max(n_grid)), ("d_values", max(d_values)))
     target = check_positive(target, "target")
     delta = check_delta(delta, allow_zero=False)
     rng = as_rng(rng)
@@ -261,6 +269,8 @@ def fresh_vs_reuse(n_values, epsilon, n_reps=3, d=10, eta=0.05, noise_rate=0.05,
     epsilon = check_epsilon(epsilon, allow_inf=True)
     rng = as_rng(rng)
     sizes = check_sizes(n_values, "n_values")
+    check_work(("n_reps", n_reps), ("len(n_values)", len(sizes)), ("n_values", max(sizes)),
+               ("d", check_int(d, "d", minimum=1)))
     out = {"fresh": np.empty((len(sizes), n_reps)), "reuse": np.empty((len(sizes), n_reps))}
     for r in progress(range(n_reps), "repetitions"):
         X, y, normal = rcn_dataset(max(sizes), d, threshold, noise_rate, rng)

@@ -111,7 +111,9 @@ def auc_vs_ratio(ds, ns, epsilons, n_scores=2000, sigma=1.0, rng=None):
     if np.any(ns < 2):
         raise ValueError(f"ns must be >= 2 (δ = n^-1.1 < 1), got {ns.tolist()}")
     epsilons = _epsilons(epsilons)
-    n_scores = check_repetitions(n_scores, "n_scores")
+    # Each score draws 2n records of dimension d, for every (d, n) cell of the grid.
+    n_scores = check_repetitions(n_scores, "n_scores", per_repetition=[
+        ("len(ds)", ds.size), ("len(ns)", ns.size), ("ns", int(ns.max())), ("ds", int(ds.max()))])
     sigma = check_positive(sigma, "sigma")
     rng = as_rng(rng)
     shape = (ds.size, ns.size)
@@ -143,7 +145,7 @@ def roc_experiment(d, n, epsilon, n_trials=20, sigma=1.0, rng=None, estimators=(
     d = check_int(d, "d", minimum=1)
     n = check_int(n, "n", minimum=2)
     epsilon = check_epsilon(epsilon)
-    n_trials = check_repetitions(n_trials, "n_trials")
+    n_trials = check_repetitions(n_trials, "n_trials", per_repetition=[("n", n), ("d", d)])
     sigma = check_positive(sigma, "sigma")
     for name in estimators:
         if name not in ("exact", "dp", "quarter"):
@@ -174,7 +176,8 @@ def phase_diagram(d, ns, alpha_fractions, n_scores=2000, sigma=1.0, rng=None):
     fractions = check_real_array(alpha_fractions, "alpha_fractions", ndim=1)
     if np.any(fractions <= 0):
         raise ValueError(f"alpha_fractions must be > 0, got {fractions.tolist()}")
-    n_scores = check_repetitions(n_scores, "n_scores")
+    n_scores = check_repetitions(n_scores, "n_scores", per_repetition=[
+        ("len(ns)", ns.size), ("len(alpha_fractions)", fractions.size), ("ns", int(ns.max())), ("d", d)])
     sigma = check_positive(sigma, "sigma")
     rng = as_rng(rng)
     alphas = fractions * sigma * math.sqrt(d)
@@ -255,7 +258,7 @@ def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
     targets = check_real_array(target_fprs, "target_fprs", ndim=1)
     if np.any((targets <= 0) | (targets >= 1)):
         raise ValueError(f"target_fprs must lie in (0, 1), got {targets.tolist()}")
-    n_trials = check_repetitions(n_trials, "n_trials")
+    n_trials = check_repetitions(n_trials, "n_trials", per_repetition=[("n", n), ("d", d)])
     sigma = check_positive(sigma, "sigma")
     rng = as_rng(rng)
     _, sample, statistic = _mean_attack(d, sigma, rng)
@@ -392,7 +395,8 @@ def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magn
     if np.any(ratios < 1):
         raise ValueError(f"ratios n/d must be >= 1 (OLS needs n >= d), got {ratios.tolist()}")
     epsilons = _epsilons(epsilons)
-    n_scores = check_repetitions(n_scores, "n_scores")
+    # n_scores scores per ratio, each a record of dimension d scored by every estimator.
+    n_scores = check_repetitions(n_scores, "n_scores", per_repetition=[("len(ratios)", ratios.size), ("d", d)])
     sigma = check_positive(sigma, "sigma")
     magnitude = check_positive(magnitude, "magnitude")
     rng = as_rng(rng)

@@ -14,8 +14,8 @@ from functools import partial
 import numpy as np
 
 from .._validation import (as_rng, check_callable, check_epsilon, check_epsilon_sweep, check_finite_array, check_int,
-                           check_labels, check_positive, check_probability, check_real_array, check_same_length,
-                           check_sequence, check_size, check_sizes, check_sweep)
+                           check_labels, check_memory, check_positive, check_probability, check_real_array,
+                           check_same_length, check_sequence, check_size, check_sizes, check_sweep, check_work)
 from ..data import halfspace_data, parity_data, threshold_data
 from ..generic import select_hypotheses
 from ..hypotheses import check_class, halfspaces, parities, thresholds
@@ -54,6 +54,9 @@ def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progre
     n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
     rng = as_rng(rng)
     n_values = check_sizes(n_values, "n_values")
+    # Per n: n_datasets samples of n points and an (n_datasets, |H|) int64 table, refused before drawing.
+    check_memory(("n_datasets", n_datasets), ("n_values", max(n_values)))
+    check_memory(("n_datasets", n_datasets), ("|H|", len(hypotheses)))
     n_values_iter = _progress_bar(n_values, f"error counts ({hypotheses.name})", enabled=None if progress else False)
     table = []
     for n in n_values_iter:
@@ -93,6 +96,7 @@ def padding_group_sizes(n, n_padding, n_datasets, rng=None):
     n = check_int(n, "n", minimum=1)
     n_padding = check_int(n_padding, "n_padding", minimum=0)
     n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
+    check_memory(("n_datasets", n_datasets), ("n", n + 1))  # the (S, n + 1) table of counts
     probabilities = stats.binom.pmf(np.arange(n + 1), n, 0.5)
     return as_rng(rng).multinomial(n_padding, probabilities / probabilities.sum(), size=n_datasets)
 
@@ -212,6 +216,10 @@ def time_error_counts(hypotheses, X, y, method="fast", repeats=3):
     """
     repeats = check_int(repeats, "repeats", minimum=1)
     hypotheses = check_class(hypotheses)
+    # Each repeat counts the errors of every hypothesis on every point (O(n·|H|) naively).
+    # (X itself is validated by error_counts, which names it; here only its number of rows is read.)
+    n_points = int(np.shape(X)[0]) if np.ndim(X) else 1
+    check_work(("repeats", repeats), ("n", n_points), ("|H|", len(hypotheses)))
     best = math.inf
     for _ in range(repeats):
         start = time.perf_counter()
@@ -234,10 +242,14 @@ def grid_size_setups(grid_sizes, theta, noise_rate, n, n_datasets, rng=None):
     """
     n_datasets = check_repetitions(n_datasets, "n_datasets")
     n = check_size(n, "n")
+    grid_sizes = check_sizes(grid_sizes, "grid_sizes")
+    # Per grid: n_datasets samples of n points and an (n_datasets, 2(N + 1)) table of error counts.
+    check_memory(("n_datasets", n_datasets), ("n", n))
+    check_memory(("n_datasets", n_datasets), ("grid_sizes", max(grid_sizes) + 1), itemsize=16)
     rng = as_rng(rng)
     sample = partial(threshold_data, theta=theta, noise_rate=noise_rate)
     setups = []
-    for grid_size in _progress_bar(check_sizes(grid_sizes, "grid_sizes"), "(a) thresholds"):
+    for grid_size in _progress_bar(grid_sizes, "(a) thresholds"):
         H = thresholds(grid_size)
         table = error_count_table(H, sample, [n], n_datasets, rng)
         setups.append((H, table, H.true_errors_uniform(theta, noise_rate)))
@@ -253,9 +265,12 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
     n_datasets = check_repetitions(n_datasets, "n_datasets")
     n = check_size(n, "n")
     n_public = check_size(n_public, "n_public")  # halfspace_data would call it n
+    dimensions = check_sizes(dimensions, "dimensions")
+    check_memory(("n_public", n_public), ("dimensions", max(dimensions)))
+    check_memory(("n_datasets", n_datasets), ("n", n), ("dimensions", max(dimensions)))
     rng = as_rng(rng)
     setups = []
-    for d in _progress_bar(check_sizes(dimensions, "dimensions"), "(b) halfspaces"):
+    for d in _progress_bar(dimensions, "(b) halfspaces"):
         H = halfspaces(d, n_offsets=21, max_offset=1.0)
         normal = rng.standard_normal(d)
         normal /= np.linalg.norm(normal)

@@ -14,7 +14,8 @@ from scipy import optimize, stats
 
 from .. import data
 from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sweep, check_finite_array,
-                           check_finite_scalar, check_int, check_probability, check_size, check_sizes, check_sweep)
+                           check_finite_scalar, check_int, check_memory, check_probability, check_size, check_sizes,
+                           check_sweep)
 from ..hermite import clip_features, hermite_1d, hermite_features, threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, threshold_grid, threshold_error_counts
 from ._progress import check_repetitions, progress
@@ -40,6 +41,7 @@ def approximation_errors(degrees, theta=0.0, n_grid=4001):
     degrees = check_sizes(degrees, "degrees")
     theta = float(check_finite_array(theta, "theta", ndim=0))
     n_grid = check_int(n_grid, "n_grid", minimum=101)
+    check_memory(("n_grid", n_grid), ("degrees", max(degrees) + 1))  # the Hermite table (degree + 1, grid)
     z = np.linspace(-7, 7, n_grid)
     w = stats.norm.pdf(z) * (z[1] - z[0])
     w /= w.sum()
@@ -89,6 +91,7 @@ def learner_test_error(learner, kind, d, rng, n_test=20_000, threshold=0.3, nois
     n_test = check_size(n_test, "n_test")
     if not callable(getattr(learner, "score", None)):
         raise TypeError(f"learner must be a fitted classifier with score(X, y), got {type(learner).__name__}")
+    check_memory(("n_test", n_test), ("d", check_int(d, "d", minimum=1)))
     X, y, _ = sample_halfspace_problem(kind, n_test, d, rng, threshold, noise)
     return 1.0 - learner.score(X, y)
 
@@ -103,7 +106,8 @@ def excess_error_vs_n(ns, epsilons, d=3, alpha=0.1, n_reps=2, kind="rcn", rng=0)
     """Excess error err − OPT of Algorithm 6.10 for each (ε, n), ``n_reps`` seeds: array (len ε, len n, reps)."""
     ns = check_sizes(ns, "ns", minimum=10)
     epsilons = check_epsilon_sweep(epsilons)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("len(epsilons)", len(epsilons)),
+                                                       ("ns", max(ns))])
     rng = as_rng(rng)
     out = np.empty((len(epsilons), len(ns), n_reps))
     for i, eps in enumerate(progress(list(epsilons), "ε")):
@@ -122,7 +126,8 @@ def error_grid(epsilons, alphas, ds, n=4000, n_reps=1, kind="rcn", rng=0):
     alphas = [check_probability(a, "alphas") for a in check_sweep(alphas, "alphas")]
     ds = check_sizes(ds, "ds")
     n = check_int(n, "n", minimum=10)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(epsilons)", len(epsilons)), ("len(alphas)", len(alphas)),
+                                                       ("len(ds)", len(ds)), ("n", n), ("ds", max(ds))])
     rng = as_rng(rng)
     out = np.zeros((len(epsilons), len(alphas), len(ds)))
     degrees = np.zeros((len(alphas), len(ds)), dtype=int)
@@ -193,7 +198,7 @@ def error_vs_alpha(alphas, n=4000, d=3, epsilon=1.0, n_reps=3, kind="rcn", rng=0
     n = check_int(n, "n", minimum=10)
     d = check_int(d, "d", minimum=1)
     epsilon = check_epsilon(epsilon)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(alphas)", len(alphas)), ("n", n), ("d", d)])
     check_choice(kind, "kind", KINDS)
     rng = as_rng(rng)
     errors, degrees = _seeded_sweep([(d, float(a)) for a in alphas], n, epsilon, n_reps, kind, rng, "α")
@@ -229,7 +234,7 @@ def error_vs_d(ds, n=4000, alpha=0.1, epsilon=1.0, n_reps=3, kind="rcn", rng=0):
     n = check_int(n, "n", minimum=10)
     alpha = check_probability(alpha, "alpha")
     epsilon = check_epsilon(epsilon)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(ds)", len(ds)), ("n", n), ("ds", max(ds))])
     check_choice(kind, "kind", KINDS)
     rng = as_rng(rng)
     errors, degrees = _seeded_sweep([(int(d), alpha) for d in ds], n, epsilon, n_reps, kind, rng, "d")
@@ -258,7 +263,7 @@ def l1_vs_least_squares(ns, d=3, degree=3, epsilon=1.0, n_reps=2, rng=0, noise=0
     dict: "private_l1", "nonprivate_l1", "least_squares" arrays (len n, reps), and "opt".
     """
     ns = check_sizes(ns, "ns", minimum=10)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("ns", max(ns))])
     degree = check_int(degree, "degree", minimum=1)
     noise = _check_noise(noise, "structured")
     rng = as_rng(rng)

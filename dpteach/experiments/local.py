@@ -206,7 +206,7 @@ def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20
     ns = _check_user_counts(ns, maximum=10 ** 7)
     d = check_int(d, "d", minimum=1, maximum=1000)
     epsilon = check_epsilon(epsilon)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("ns", int(max(ns))), ("d", d)])
     n_test = check_int(n_test, "n_test", minimum=1, maximum=10 ** 7)
     rng = as_rng(rng)
     X_test, y_test, w_star = sphere_halfspace_data(n_test, d, marginal=marginal, rng=rng)
@@ -238,7 +238,9 @@ def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", u
     ds = _check_dimensions(ds, maximum=16 if method == "bruteforce" else 30)
     ns = _check_user_counts(ns, maximum=10 ** 7 if users == "real" else None)
     epsilon = check_epsilon(epsilon)
-    n_reps = check_repetitions(n_reps)
+    # With real users each repetition draws n records of d + 3 bytes per (d, n) cell.
+    per_rep = [("len(ds)", len(ds)), ("len(ns)", len(ns)), ("ns", int(max(ns))), ("ds", int(max(ds)))]
+    n_reps = check_repetitions(n_reps, per_repetition=per_rep if users == "real" else ())
     rng = as_rng(rng)
     algorithm = masked_parity_interactive if method == "interactive" else masked_parity_bruteforce
     success = np.zeros((len(ds), len(ns)))

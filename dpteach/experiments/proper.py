@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from .. import data, proper
-from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_scalar, check_int,
+from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_scalar, check_int, check_memory,
                            check_probability, check_size, check_sizes, check_sweep)
 from ..hermite import hermite_feature_sum
 from ..mechanisms import gaussian_sigma
@@ -42,6 +42,7 @@ PRESET_NOISE = 0.1
 def preset_normal(d):
     """w* = (0.6, 0.8, 0, …, 0) in ℝ^d (d ≥ 2): the chapter's target normal."""
     d = check_int(d, "d", minimum=2)
+    check_memory(("d", d))
     normal = np.zeros(d)
     normal[:2] = (0.6, 0.8)
     return normal
@@ -128,7 +129,8 @@ def excess_error_curves(n_values, epsilons, n_reps, alpha=0.1, d=5, delta=1e-5, 
     """
     epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
     n_values = check_sizes(n_values, "n_values", minimum=2)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(epsilons)", len(epsilons)),
+                                                       ("len(n_values)", len(n_values)), ("n_values", max(n_values))])
     threshold = check_finite_scalar(threshold, "threshold")  # gaussian_halfspace_data calls it target_threshold
     rng = as_rng(rng)
     normal = preset_normal(d)
@@ -181,6 +183,7 @@ def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, max_size=COVER_COST_
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
+    check_memory(("n", n), ("d", d))
     dims = [check_int(k, "dims", minimum=0, maximum=d) for k in check_sizes(dims, "dims", minimum=0)]
     resolutions = [check_probability(a, "resolutions") for a in check_sweep(resolutions, "resolutions")]
     max_size = check_int(max_size, "max_size", minimum=1, maximum=proper.MAX_CANDIDATES)
@@ -241,11 +244,13 @@ def proper_vs_improper(n_values, n_reps, epsilon=1.0, alpha=0.1, d=5, delta=1e-5
     from .. import improper  # chapter 6's learner
 
     n_values = check_sizes(n_values, "n_values", minimum=2)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(n_values)", len(n_values)), ("n_values", max(n_values))])
     n_test = check_size(n_test, "n_test")
     threshold = check_finite_scalar(threshold, "threshold")  # gaussian_halfspace_data calls it target_threshold
     rng = as_rng(rng)
     normal = preset_normal(d)
+    n_test = check_int(n_test, "n_test", minimum=1)
+    check_memory(("n_test", n_test), ("d", d))
     X_test, y_test, _ = data.gaussian_halfspace_data(n_test, d, normal, threshold, noise_rate, rng=rng)
     result = {key: np.empty((len(n_values), n_reps)) for key in ("proper", "improper")}
     seconds = {key: np.zeros(len(n_values)) for key in ("proper", "improper")}

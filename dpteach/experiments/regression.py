@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from .. import audit, fingerprinting
-from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_int, check_sizes,
-                           check_sweep)
+from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_int, check_memory,
+                           check_sizes, check_sweep)
 from ..data import linear_regression_data, regression_records, sparse_regression_data
 from ..peeling import _peel_forgotten_sqrt_s, peel, peeling_epsilon
 from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
@@ -99,7 +99,8 @@ def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None)
     epsilons = _epsilons(epsilons)
     d = check_int(d, "d", minimum=2)
     s = check_int(s, "s", minimum=1, maximum=d - 1)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("len(epsilons)", len(epsilons)),
+                                                       ("ns", max(ns)), ("d", d)])
     lasso_max_n = check_int(lasso_max_n, "lasso_max_n", minimum=0)
     rng = as_rng(rng)
     dp = np.full((len(epsilons), len(ns), n_reps), np.nan)
@@ -129,7 +130,8 @@ def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None)
     d = check_int(d, "d", minimum=2)
     if max(sparsities) >= d / 2:
         raise ValueError(f"sparsities must all be < d/2 = {d / 2} (ŝ = 2s <= d), got {max(sparsities)}")
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(sparsities)", len(sparsities)),
+                                                       ("len(epsilons)", len(epsilons)), ("n", n), ("d", d)])
     rng = as_rng(rng)
     delta = default_delta(n)
     dp = np.full((len(epsilons), len(sparsities), n_reps), np.nan)
@@ -153,8 +155,10 @@ def error_vs_dimension(dimensions, epsilons, n=30_000, s=5, n_reps=2, rng=None):
     n = check_int(n, "n", minimum=20)
     s = check_int(s, "s", minimum=1)
     if 2 * s > min(dimensions):
-        raise ValueError(f"dimensions must all be >= 2s = {2 * s}, got {min(dimensions)}")
-    n_reps = check_repetitions(n_reps)
+        raise ValueError(f"dimensions must all be >= 2 * s = {2 * s} (s={s}), got {min(dimensions)}")
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(dimensions)", len(dimensions)),
+                                                       ("len(epsilons)", len(epsilons)), ("n", n),
+                                                       ("dimensions", max(dimensions))])
     rng = as_rng(rng)
     delta = default_delta(n)
     dp = np.full((len(epsilons), len(dimensions), n_reps), np.nan)
@@ -176,7 +180,7 @@ def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
     d = check_int(d, "d", minimum=2)
     s = check_int(s, "s", minimum=1, maximum=d // 4)
     epsilon = check_epsilon(epsilon)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("n", n), ("d", d)])
     rng = as_rng(rng)
     delta = default_delta(n)
     log_n = math.ceil(math.log(n))
@@ -214,7 +218,9 @@ def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0)
     multipliers = check_sweep(noise_multipliers, "noise_multipliers")
     if min(multipliers) <= 0:
         raise ValueError(f"noise_multipliers must all be > 0, got {noise_multipliers!r}")
-    n_reps = check_repetitions(n_reps)
+    # OLS costs n·d² per fit.
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("len(epsilons)", len(epsilons)),
+                                                       ("ns", max(ns)), ("d^2", d * d)])
     rng = as_rng(rng)
     noisy = np.full((len(multipliers), len(epsilons), len(ns), n_reps), np.nan)
     gd = np.full((len(epsilons), len(ns), n_reps), np.nan)
@@ -247,6 +253,8 @@ def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     n_trials = check_int(n_trials, "n_trials", minimum=10)
+    # Each audit releases n_trials vectors of 2s + 1 <= 3s coordinates at once.
+    check_memory(("n_trials", n_trials), ("sparsities", max(sparsities)), itemsize=24)
     rng = as_rng(rng)
     out = {"sparsities": np.array(sparsities), "right": [], "broken": [], "certified": [], "results": []}
     for s in progress(sparsities, "E7: s"):
@@ -277,6 +285,10 @@ def _per_trial(fit, d):
     return estimator
 
 
+# (n, d) of the two halves of the tracing experiment (chapter 5's classical and sparse settings).
+_TRACING_SIZES = {"classical": (40, 20), "sparse": (400, 200)}
+
+
 def _tracing_setup(kind, epsilon, rng):
     """One half of the tracing experiment: (n, sample, {estimator: fn}, {statistic: fn}).
 
@@ -288,11 +300,11 @@ def _tracing_setup(kind, epsilon, rng):
     generators; records come from ``dpteach.data.regression_records`` (the same Rademacher design
     and N(0, 1) noise), with the adversary's fresh response ỹ in the last column.
     """
+    n, d = _TRACING_SIZES[kind]
     if kind == "classical":
-        n, d = 40, 20
         beta = linear_regression_data(1, d, rng=rng)[2]
     else:
-        n, d, s = 400, 200, 5
+        s = 5
         beta = sparse_regression_data(1, d, s, rng=rng)[2]
     sample = functools.partial(regression_records, beta=beta)
     delta, T = default_delta(n), default_truncation(n)
@@ -344,7 +356,9 @@ def tracing_experiment(epsilon=1.0, n_reps=40, rng=None):
     LASSO; 0.5 means the attack learns nothing. Cost O(n_reps·(n·d² + d³)) per estimator.
     """
     epsilon = check_epsilon(epsilon)
-    n_reps = check_repetitions(n_reps)
+    # Each repetition scores 2n records of dimension d in both settings.
+    entries = sum(2 * n * d for n, d in _TRACING_SIZES.values())
+    n_reps = check_repetitions(n_reps, per_repetition=[("record entries per repetition", entries)])
     rng = as_rng(rng)
     out = {}
     for kind in progress(("classical", "sparse"), "tracing"):

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import data
 from .._validation import (as_rng, check_choice, check_delta, check_epsilon, check_epsilon_sweep,
-                           check_int, check_labels,
+                           check_int, check_labels, check_memory,
                            check_probability, check_real_array, check_same_length, check_sizes, check_sweep)
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
@@ -319,8 +319,11 @@ def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], lear
     ns = check_sizes(ns, "ns", minimum=100)
     learners = _check_names(learners, "learners")
     d = check_int(d, "d", minimum=2)
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(kinds)", len(kinds)), ("len(epsilons)", len(epsilons)),
+                                                       ("len(ns)", len(ns)), ("ns", max(ns)), ("d", d)])
     n_test = check_int(n_test, "n_test", minimum=100)
+    check_memory(("n_test", n_test), ("d", d))
+    check_memory(("ns", max(ns)), ("d", d))
     threshold, noise = _check_kind_problem(kinds[0], threshold, noise)
     delta = check_delta(delta, allow_zero=False)
     settings = _settings(settings)
@@ -401,7 +404,7 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
     n = check_int(n, "n", minimum=100)
     epsilon = check_epsilon(epsilon)
     learners = _check_names(learners, "learners")
-    n_reps = check_repetitions(n_reps)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(ds)", len(ds)), ("n", n), ("ds", max(ds))])
     check_choice(kind, "kind", KINDS)
     settings = _settings(settings)
     rng = as_rng(rng)
@@ -451,6 +454,8 @@ def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
     n = check_int(n, "n", minimum=100)
     d = check_int(d, "d", minimum=2)
     n_test = check_int(n_test, "n_test", minimum=100)
+    check_memory(("n", n), ("d", d))
+    check_memory(("n_test", n_test), ("d", d))
     rng = as_rng(rng)
     ok, message = peers_available(["logistic"])
     if not ok:
