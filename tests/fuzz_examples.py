@@ -535,6 +535,7 @@ add(B + "algorithm_6_7_sizes", dict(n_features=10, clip_radius=6.0, radius=1.0, 
     accepts={("n_features", "inf"): _INF_D, ("clip_radius", "inf"): _INF_D})
 X = "dpteach.experiments.improper."
 add(X + "approximation_errors", dict(degrees=[1, 3], n_grid=101))
+add(X + "optimiser_bound_vs_epsilon", dict(epsilons=[1.0], n=400, d=2, alpha=0.3), arrays={"epsilons": (0, 1)})
 add(X + "sample_halfspace_problem", dict(kind="rcn", n=5, d=2, rng=0))
 add(X + "learner_test_error", dict(learner=__import__("dpteach.improper", fromlist=["x"]).PrivateHermiteL1Learner(
     0.3, 1.0, 1e-5, degree=2, n_iterations=5, random_state=0).fit(_XL, _YL), kind="rcn", d=2, rng=0, n_test=50))
