@@ -679,6 +679,34 @@ def test_ch06_unconstrained_l1_coefficients_explode_while_projections_stay_in_th
     assert np.all(approx["projection_norm"] <= 1)
 
 
+@pytest.mark.claim("ch06-audit-catches-forgotten-radius")
+def test_ch06_one_step_audit_passes_the_correct_step_and_catches_the_forgotten_radius():
+    # The chapter's audit (T = 4, n = 50, ε = 1, δ = 1e-5, 16 threshold events, 1e5 trials per neighbour). The audit's
+    # ε is a confidence lower bound, so a correct mechanism stays ≤ ε except with the audit's small failure probability
+    # (measured 0.38 on the book's seed); the broken step adds T = 4 times too little noise, so its true loss on these
+    # events is far above 1 (measured 2.26).
+    from dpteach import audit, dp_erm
+    T, n, epsilon, delta = 4.0, 50, 1.0, 1e-5
+    F = np.zeros((n, 2))
+    F[0, 0] = T
+    y_a = np.ones(n)
+    y_b = y_a.copy()
+    y_a[0] = -1.0
+
+    def one_step(step):
+        def mechanism(data_, n_trials, rng_):
+            return step(data_[0], data_[1], np.zeros(2), T, epsilon, delta, rng=rng_, size=n_trials)[:, 0]
+        return mechanism
+
+    events = audit.threshold_events(np.linspace(0.1, 1.6, 16))
+    for seed in CLAIM_SEEDS:
+        good = audit.audit(one_step(dp_erm.noisy_average_subgradient), (F, y_a), (F, y_b), events,
+                           n_trials=100_000, delta=delta, rng=seed)
+        broken = audit.audit(one_step(dp_erm._noisy_average_subgradient_forgotten_sensitivity), (F, y_a), (F, y_b),
+                             events, n_trials=100_000, delta=delta, rng=seed)
+        assert good.epsilon_lower <= epsilon < broken.epsilon_lower, (seed, good.epsilon_lower, broken.epsilon_lower)
+
+
 @functools.lru_cache(maxsize=None)
 def _ch06_flat(seed):
     """Section 6.5's Remark 2 measurement (n = 4000, d = 3, α = 0.1), mean excess of 3 data sets per ε."""
