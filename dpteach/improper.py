@@ -20,6 +20,7 @@ import numpy as np
 
 from . import dp_erm
 from ._estimator import Estimator
+from .bounds.improper import algorithm_6_7_sizes
 from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_labels,
                           check_positive, check_probability, check_representable, check_same_length)
 from ._progress import progress
@@ -146,7 +147,8 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     value the threshold grid allows, C = 1/(2c) = 2, for p = ⌈C/α²⌉ and
     M = ⌈C/α⌉. The block size n₀ and iteration count K are those that make
     each of the three error terms of Algorithm 6.7's bound ≤ cα/3
-    (2√(D/n₀), 2D√(2/ρ)/n₀ and 2√(D/K)), and m inverts Lemma 6.9. All of this
+    (2√(D/n₀), 2D√(2/ρ)/n₀ and 2√(D/K);
+    :func:`dpteach.bounds.algorithm_6_7_sizes`), and m inverts Lemma 6.9. All of this
     is our reconstruction of Eqs. (15)–(17); the point is the order of magnitude.
 
     Parameters
@@ -177,17 +179,20 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     degree = math.ceil(check_representable(_or_inf(lambda: constant / alpha ** 2), "the degree C/α²",
                                            "alpha >= 1e-150", alpha=alpha))
     D = math.comb(d + degree, degree)
-    ca = C_SMALL * alpha
+    T = _or_inf(lambda: 2 * math.sqrt(D))  # inf once D is beyond the largest float (α ≲ 1e-100)
     rho = dp_erm.zcdp_rho(epsilon, delta)
+    check_representable(_or_inf(lambda: 1 / rho), "1/ρ, the zCDP noise scale", "epsilon >= 1e-150", epsilon=epsilon)
     k = math.ceil(math.log2(2 / beta))
     M = math.ceil(constant / alpha)
-    n0 = math.ceil(check_representable(
-        _or_inf(lambda: max(36 * D / ca ** 2, 6 * D * math.sqrt(2 / rho) / ca)), "the block size n₀",
-        "alpha and epsilon with 36·D/(cα)² and 6·D·√(2/ρ)/(cα) below 1.8e308", alpha=alpha, epsilon=epsilon))
+    # n₀ = max(36D/(cα)², 6D√(2/ρ)/(cα)) and K = 36D/(cα)²: Algorithm 6.7's terms at R = 1, T = 2√D.
+    sizes = algorithm_6_7_sizes(_or_inf(lambda: float(D)), T, 1.0, C_SMALL * alpha, rho)
+    n0 = check_representable(sizes["block_size"], "the block size n₀",
+                             "alpha and epsilon with 36·D/(cα)² and 6·D·√(2/ρ)/(cα) below 1.8e308",
+                             alpha=alpha, epsilon=epsilon)
     m = _validation_size(k, M, alpha, epsilon, beta)
-    return {"degree": degree, "n_features": D, "clip_radius": 2 * math.sqrt(D), "n_blocks": k,
+    return {"degree": degree, "n_features": D, "clip_radius": T, "n_blocks": k,
             "n_thresholds": M, "block_size": n0, "validation_size": m,
-            "n_iterations": math.ceil(36 * D / ca ** 2), "n_samples": k * n0 + m}
+            "n_iterations": sizes["n_iterations"], "n_samples": k * n0 + m}
 
 
 def _or_inf(compute):

@@ -317,8 +317,22 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
         return float(self.coefficient_radius)
 
     def _theorem(self, d, alpha, epsilon, delta, beta):
+        """Theorem 6.13's (the paper's Theorem D.1) parameters, every size recomputed from its own D_p, T and R₀.
+
+        Only k, M and m (which do not depend on the basis) are shared with Theorem 6.12.
+        p = exp(C/α) with C = 2 (already e^20 ≈ 5·10⁸ at α = 0.1, so D_p is usually inf);
+        T = √(D_p/(cα)), the Markov radius that bounds Eq. (25)'s; radius R₀ = ``coefficient_radius``;
+        n₀ and K from :func:`dpteach.bounds.algorithm_6_7_sizes` with these T and R₀.
+        """
+        from . import dp_erm  # local: keeps this module's import block free of merge conflicts
+        from .bounds.improper import algorithm_6_7_sizes
         params = theorem_parameters(d, alpha, epsilon, delta, beta)
-        # Theorem D.1: p = ⌈exp(C/α)⌉ — with C = 2 already e^20 ≈ 5·10⁸ at α = 0.1.
-        params["degree"] = float(math.exp(2.0 / alpha))
-        params["n_features"] = float("inf") if params["degree"] > 1e6 else math.comb(d + math.ceil(params["degree"]), d)
+        degree = float(math.exp(2.0 / alpha))
+        D = math.inf if degree > 1e6 else float(math.comb(d + math.ceil(degree), d))
+        T = math.sqrt(D / (C_SMALL * alpha))
+        sizes = algorithm_6_7_sizes(D, T, float(self.coefficient_radius), C_SMALL * alpha,
+                                    dp_erm.zcdp_rho(epsilon, delta))
+        params.update(degree=degree, n_features=D, clip_radius=T, block_size=sizes["block_size"],
+                      n_iterations=sizes["n_iterations"],
+                      n_samples=params["n_blocks"] * sizes["block_size"] + params["validation_size"])
         return params

@@ -561,8 +561,14 @@ add(D + "logconcave_halfspace_data", dict(n=5, d=2, rng=0))
 B = "dpteach.bounds.improper."
 add(B + "hermite_l1_sample_complexity", dict(d=2, degree=3, alpha=0.1, epsilon=1.0))
 add(B + "hermite_l1_excess_error", dict(n=1000, d=2, degree=3, epsilon=1.0))
+add(B + "algorithm_6_7_error_terms", dict(block_size=100, n_features=10, clip_radius=6.0, radius=1.0, rho=0.01,
+                                         n_iterations=50))
+_INF_D = "+inf is documented: Theorem 6.13's D_p (and the radius it drives) overflows, and the sizes are then inf"
+add(B + "algorithm_6_7_sizes", dict(n_features=10, clip_radius=6.0, radius=1.0, accuracy=0.05, rho=0.01),
+    accepts={("n_features", "inf"): _INF_D, ("clip_radius", "inf"): _INF_D})
 X = "dpteach.experiments.improper."
 add(X + "approximation_errors", dict(degrees=[1, 3], n_grid=101))
+add(X + "optimiser_bound_vs_epsilon", dict(epsilons=[1.0], n=400, d=2, alpha=0.3), arrays={"epsilons": (0, 1)})
 add(X + "sample_halfspace_problem", dict(kind="rcn", n=5, d=2, rng=0))
 add(X + "learner_test_error", dict(learner=__import__("dpteach.improper", fromlist=["x"]).PrivateHermiteL1Learner(
     0.3, 1.0, 1e-5, degree=2, n_iterations=5, random_state=0).fit(_XL, _YL), kind="rcn", d=2, rng=0, n_test=50))

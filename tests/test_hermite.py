@@ -246,3 +246,22 @@ def test_eq25_solver_on_a_hand_example():
 def test_bad_input_raises_named_errors(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+@pytest.mark.parametrize("d, expected", [(1, [6, 33, 204, 1395]), (2, [13, 116, 964, 7985])])
+def test_second_moment_of_the_feature_norm_matches_the_mehler_formula(d, expected):
+    # Lemma 6.4's proof: E[K_p(X)²] = Σ_k 4^k (d/2)_k / k! · C(d+p, p−k)², with K_p = ‖ψ_p‖². K_p² is a polynomial of
+    # degree 4p ≤ 16, so a 20-node Gauss–Hermite_e rule per coordinate integrates it exactly (up to rounding).
+    # The expected values are the review's independent quadrature; a wrong exponent (4^k → 2^k) or a missing
+    # square misses them by far more than the 1e-8 relative tolerance.
+    from numpy.polynomial.hermite_e import hermegauss
+    from scipy.special import poch
+    nodes, weights = hermegauss(20)
+    weights = weights / weights.sum()
+    grid = np.stack(np.meshgrid(*[nodes] * d, indexing="ij"), -1).reshape(-1, d)
+    w = np.prod(np.stack(np.meshgrid(*[weights] * d, indexing="ij"), -1).reshape(-1, d), axis=1)
+    for p, value in zip(range(1, 5), expected):
+        K = np.sum(H.hermite_features(grid, p) ** 2, axis=1)
+        formula = sum(4 ** k * poch(d / 2, k) / math.factorial(k) * math.comb(d + p, p - k) ** 2 for k in range(p + 1))
+        assert formula == pytest.approx(value, rel=1e-12)
+        assert w @ K ** 2 == pytest.approx(value, rel=1e-8)

@@ -198,3 +198,18 @@ def test_error_vs_d_fixed_degree_growing_features():
         R.error_vs_alpha([0.1, 1.0])
     with pytest.raises(ValueError, match="kind"):
         R.error_vs_d([2], kind="massart")
+
+
+def test_algorithm_6_7_sizes_make_each_term_at_most_a_third_and_match_theorem_6_12():
+    # Inverting the three terms must put each at (or just under, by the ceiling) a/3; a wrong inversion
+    # (e.g. the old 2D√(2/ρ)/n₀ written with T = 1) misses one of them.
+    from dpteach import bounds, dp_erm
+    D, a, rho = 20, 0.025, dp_erm.zcdp_rho(1.0, 1e-5)
+    for T, R in [(2 * D ** 0.5, 1.0), (30.0, 2.0)]:
+        sizes = bounds.algorithm_6_7_sizes(D, T, R, a, rho)
+        terms = bounds.algorithm_6_7_error_terms(sizes["block_size"], D, T, R, rho, sizes["n_iterations"])
+        assert max(terms.values()) <= a / 3 * (1 + 1e-12), terms
+        assert max(terms.values()) >= a / 3 * (1 - 1e-3), terms   # the binding term is not slack
+    params = I.theorem_parameters(3, 0.1, 1.0, 1e-5)
+    D_p = params["n_features"]
+    assert params["block_size"] == math.ceil(max(36 * D_p / 0.025 ** 2, 6 * D_p * math.sqrt(2 / rho) / 0.025))

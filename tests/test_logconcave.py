@@ -97,3 +97,23 @@ def test_learner_on_laplace_rcn():
 def test_bad_input(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_theorem_parameters_are_theorem_6_13s_own_not_theorem_6_12s():
+    # Review row 16: _theorem used to replace only degree and n_features, leaving Theorem 6.12's block size,
+    # steps and radius 2√D at p = ⌈2/α²⌉ beside a D.1 feature count. Every size must follow D.1's D_p, T, R₀.
+    from dpteach import bounds, dp_erm
+    from dpteach.improper import C_SMALL, theorem_parameters
+    alpha, R0 = 0.5, 3.0
+    learner = L.PrivateLogConcaveL1Learner(alpha, 1.0, 1e-5, coefficient_radius=R0)
+    params = learner._theorem(2, alpha, 1.0, 1e-5, 0.25)
+    D = math.comb(2 + math.ceil(math.exp(2 / alpha)), 2)
+    assert params["n_features"] == D
+    assert params["clip_radius"] == pytest.approx(math.sqrt(D / (C_SMALL * alpha)))
+    sizes = bounds.algorithm_6_7_sizes(D, params["clip_radius"], R0, C_SMALL * alpha, dp_erm.zcdp_rho(1.0, 1e-5))
+    assert params["block_size"] == sizes["block_size"] and params["n_iterations"] == sizes["n_iterations"]
+    assert params["n_samples"] == params["n_blocks"] * params["block_size"] + params["validation_size"]
+    gaussian = theorem_parameters(2, alpha, 1.0, 1e-5, 0.25)
+    assert params["block_size"] != gaussian["block_size"] and params["clip_radius"] != gaussian["clip_radius"]
+    huge = learner._theorem(2, 0.1, 1.0, 1e-5, 0.25)   # p = e^20: D_p and every size it drives are inf
+    assert huge["n_features"] == math.inf and huge["block_size"] == math.inf and huge["n_samples"] == math.inf

@@ -1,4 +1,5 @@
-"""Chapter 6 rates: the Table 1 row of Algorithm 6.10 (private L1 polynomial regression, the paper's Theorem 2.1).
+"""Chapter 6 rates: the Table 1 row of Algorithm 6.10 (private L1 polynomial regression, the paper's Theorem 2.1),
+and the explicit error terms and sizes of one run of Algorithm 6.7 used in the proof of Theorem 6.12.
 
 n = Õ(D_p/α² + D_p/(εα)) with D_p = C(d + p, p) and p = O(1/α²). The paper
 leaves the constants and logarithms unspecified, so these are shapes only:
@@ -11,10 +12,11 @@ import math
 
 import numpy as np
 
-from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive_array, check_probability,
-                           scalar_or_array)
+from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive, check_positive_array,
+                           check_probability, scalar_or_array)
 
-__all__ = ["hermite_l1_sample_complexity", "hermite_l1_excess_error"]
+__all__ = ["hermite_l1_sample_complexity", "hermite_l1_excess_error", "algorithm_6_7_error_terms",
+           "algorithm_6_7_sizes"]
 
 
 @np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
@@ -72,3 +74,85 @@ def hermite_l1_excess_error(n, d, degree, epsilon):
     eps = check_epsilon_array(epsilon)
     D = math.comb(d + degree, degree)
     return scalar_or_array((D / n) ** 0.5 + D / (eps * n))
+
+
+def _positive_or_inf(value, name):
+    """``value`` as a float > 0; +inf is allowed (Theorem 6.13's D_p overflows any integer type)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number > 0 (+inf allowed), got {value!r}")
+    x = float(value)
+    if not x > 0:  # also rejects NaN
+        raise ValueError(f"{name} must be > 0 (+inf allowed), got {value!r}")
+    return x
+
+
+def algorithm_6_7_error_terms(block_size, n_features, clip_radius, radius, rho, n_iterations):
+    """The three terms of the excess-L1-loss bound of one run of Algorithm 6.7 (proof of Theorem 6.12).
+
+    For a block of n₀ rows with clipped features of norm ≤ T, E‖ψ̄‖² ≤ D, the
+    ball of radius R and K steps at zCDP budget ρ:
+
+    * statistical: 2R√(D/n₀) (uniform deviation, the paper's Lemma B.7),
+    * optimisation: RT/√K (projected subgradient descent),
+    * privacy: RT√(2D/ρ)/n₀ (the noise σ = (2T/n₀)√(K/(2ρ)) of Algorithm 6.7, Lemma 6.6).
+
+    The expected excess L1 loss of the run is at most their sum; the classifier's
+    excess 0-1 error is at most half of it (Lemma 6.8) plus the grid and selection terms.
+
+    Parameters
+    ----------
+    block_size, n_features, clip_radius, radius, rho, n_iterations : float > 0
+
+    Returns
+    -------
+    dict of floats: "statistical", "optimisation", "privacy". Cost O(1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-real or non-positive (or NaN/inf) argument.
+    """
+    n0 = check_positive(block_size, "block_size")
+    D = check_positive(n_features, "n_features")
+    T = check_positive(clip_radius, "clip_radius")
+    R = check_positive(radius, "radius")
+    rho = check_positive(rho, "rho")
+    K = check_positive(n_iterations, "n_iterations")
+    return {"statistical": 2 * R * math.sqrt(D / n0), "optimisation": R * T / math.sqrt(K),
+            "privacy": R * T * math.sqrt(2 * D / rho) / n0}
+
+
+def _ceil_or_inf(x):
+    return math.ceil(x) if math.isfinite(x) else math.inf
+
+
+def algorithm_6_7_sizes(n_features, clip_radius, radius, accuracy, rho):
+    """Block size n₀ and step count K that make each term of :func:`algorithm_6_7_error_terms` ≤ accuracy/3.
+
+    Inverting 2R√(D/n₀) ≤ a/3, RT√(2D/ρ)/n₀ ≤ a/3 and RT/√K ≤ a/3 (a = cα in
+    Theorem 6.12) gives n₀ = ⌈max(36R²D/a², 3RT√(2D/ρ)/a)⌉ and K = ⌈9R²T²/a²⌉.
+    With R = 1 and T = 2√D these are Theorem 6.12's 36D/(cα)² and 6D√(2/ρ)/(cα);
+    Theorem 6.13 uses R = R₀ and the Markov radius T = √(D/(cα)). The one home
+    of these sizes: ``improper.theorem_parameters`` and the log-concave learner call it.
+
+    Parameters
+    ----------
+    n_features, clip_radius : float > 0, +inf allowed (then the sizes are inf)
+    radius, accuracy, rho : float > 0
+
+    Returns
+    -------
+    dict: "block_size", "n_iterations" (int, or math.inf). Cost O(1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-real, non-positive or NaN argument (or inf where not allowed).
+    """
+    D = _positive_or_inf(n_features, "n_features")
+    T = _positive_or_inf(clip_radius, "clip_radius")
+    R = check_positive(radius, "radius")
+    a = check_positive(accuracy, "accuracy")
+    rho = check_positive(rho, "rho")
+    n0 = max(36 * R ** 2 * D / a ** 2, 3 * R * T * math.sqrt(2 * D / rho) / a)
+    return {"block_size": _ceil_or_inf(n0), "n_iterations": _ceil_or_inf(9 * R ** 2 * T ** 2 / a ** 2)}

@@ -12,16 +12,17 @@ import math
 import numpy as np
 from scipy import optimize, stats
 
-from .. import data
+from .. import data, dp_erm
 from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sweep, check_finite_array,
                            check_finite_scalar, check_int, check_memory, check_probability, check_size, check_sizes,
                            check_sweep)
+from ..bounds.improper import algorithm_6_7_error_terms
 from ..hermite import clip_features, hermite_1d, hermite_features, threshold_hermite_coefficients
-from ..improper import PrivateHermiteL1Learner, threshold_grid, threshold_error_counts
+from ..improper import PrivateHermiteL1Learner, practical_parameters, threshold_grid, threshold_error_counts
 from ._progress import check_repetitions, progress
 
 __all__ = ["approximation_errors", "sample_halfspace_problem", "learner_test_error", "excess_error_vs_n",
-           "error_grid", "error_vs_alpha", "error_vs_d", "l1_vs_least_squares"]
+           "error_grid", "error_vs_alpha", "error_vs_d", "l1_vs_least_squares", "optimiser_bound_vs_epsilon"]
 
 KINDS = ("rcn", "structured")
 NONPRIVATE_EPSILON = 1e6  # "ε = ∞": the same code path with negligible noise
@@ -282,3 +283,59 @@ def l1_vs_least_squares(ns, d=3, degree=3, epsilon=1.0, n_reps=2, rng=0, noise=0
             out["least_squares"][j, r] = np.mean(np.where(z - t >= 0, 1.0, -1.0) != yt)
     out["opt"] = opt
     return out
+
+
+def optimiser_bound_vs_epsilon(epsilons, n=4000, d=3, alpha=0.1, delta=1e-5, beta=0.25):
+    """The three terms of Algorithm 6.7's bound at the learner's own n₀, K, T for each ε (why Remark 2 is asymptotic).
+
+    Uses the sizes :class:`~dpteach.improper.PrivateHermiteL1Learner` picks by default
+    (:func:`dpteach.improper.practical_parameters`, as in :func:`excess_error_vs_n`) and
+    :func:`dpteach.bounds.algorithm_6_7_error_terms` with radius 1. The privacy term
+    2D√(2/ρ)/n₀ hides ρ ≈ ε²/(4 log(1/δ)); ``crossing_epsilon`` is the ε at which it
+    equals the statistical term 2√(D/n₀) (found by root finding on the terms). The optimisation
+    term 2√D/√K falls with ε too, as long as the default K (which grows like ε²) is below its cap.
+
+    Parameters
+    ----------
+    epsilons : sequence of floats > 0
+    n : int ≥ 10; d : int ≥ 1; alpha, beta : float in (0, 1); delta : float in (0, 1)
+
+    Returns
+    -------
+    dict: "statistical", "optimisation", "privacy", "n_iterations" (arrays over ε),
+    "block_size", "n_features" (ints), "crossing_epsilon" and "iterations_cap_epsilon" (the ε from
+    which the learner's default step count K stays at its cap; floats). Cost O(len ε).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For any argument out of range.
+    """
+    epsilons = check_epsilon_sweep(epsilons)
+    n = check_int(n, "n", minimum=10)
+    d = check_int(d, "d", minimum=1)
+    alpha = check_probability(alpha, "alpha")
+    delta = check_probability(delta, "delta")
+    beta = check_probability(beta, "beta")
+
+    def terms(eps):
+        P = practical_parameters(n, d, alpha, eps, delta, beta)
+        out = algorithm_6_7_error_terms(P["block_size"], P["n_features"], P["clip_radius"], 1.0,
+                                        dp_erm.zcdp_rho(eps, delta), P["n_iterations"])
+        return out, P
+
+    rows = [terms(float(eps)) for eps in epsilons]
+    result = {key: np.array([r[0][key] for r in rows]) for key in ("statistical", "optimisation", "privacy")}
+    result["n_iterations"] = np.array([r[1]["n_iterations"] for r in rows])
+    result["block_size"], result["n_features"] = rows[0][1]["block_size"], rows[0][1]["n_features"]
+    def gap(log_eps):
+        t = terms(math.exp(log_eps))[0]
+        return t["privacy"] - t["statistical"]
+
+    def steps_below_cap(log_eps):   # the practical K is non-decreasing in ε and capped
+        return terms(math.exp(log_eps))[1]["n_iterations"] - (k_max - 0.5)
+
+    result["crossing_epsilon"] = math.exp(optimize.brentq(gap, math.log(1e-4), math.log(1e4)))
+    k_max = terms(1e4)[1]["n_iterations"]
+    result["iterations_cap_epsilon"] = math.exp(optimize.brentq(steps_below_cap, math.log(1e-4), math.log(1e4)))
+    return result
