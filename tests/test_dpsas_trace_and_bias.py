@@ -47,6 +47,12 @@ def test_non_private_gradient_norms_only_on_explicit_request():
         dpsas.dpsas(X, y, 1.0, 1e-6, 0.1, rng=1, debug_nonprivate_grad_norm="yes")
 
 
+def test_sample_reuse_trace_holds_only_private_quantities():
+    X, y, normal = _data()
+    _, _, trace = dpsas.dpsas_sample_reuse(X, y, 1.0, 1e-6, 0.1, rng=1, w_star=normal)
+    assert set(trace) <= set(dpsas.PRIVATE_TRACE_KEYS)
+
+
 def test_trajectories_release_no_grad_norm():
     X, y, normal = _data()
     runs = ex.trajectories(X, y, normal, [1.0, math.inf], eta=0.1, rng=0)
