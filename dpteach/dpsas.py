@@ -92,7 +92,7 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
     n_rounds : None or int ≥ 1
         T_r; None gives :func:`default_n_rounds` (η, s).
     step_rule : {"reconstructed", "as_printed", "constant"}
-        λ = e^{τ̂²/2}s (our reconstruction, default), e^{π²/2}s (printed), or s.
+        λ = e^{τ̂²/2}s (our reading, default; not proven to converge), e^{π²/2}s (printed), or s.
     rng : None, int or numpy.random.Generator
     w_star : None or array_like, shape (d,)
         A reference normal, *only* to record the angle θ_t = ∠(ŵ_t, w*) in the
