@@ -56,8 +56,15 @@ VALIDATION_FRACTION = 0.2
 
 # --- Algorithm 8.3 (the paper's Algorithm 3): DPSAS ---------------------------------------------
 
+#: The keys of the trace :func:`dpsas` returns by default. Each is a function of the private outputs
+#: (τ̂ and ŵ₀..ŵ_{T_r}), of public parameters (n, d, ε, δ, η, s) or of the caller's ``w_star``: releasing the
+#: trace costs no privacy beyond the run's (ε, δ).
+PRIVATE_TRACE_KEYS = ("phi", "a", "b", "w", "w0", "step_size", "sigma", "block_size", "n_rounds", "clip_norm",
+                      "kappa", "angle_deg")
+
+
 def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_rule="reconstructed",
-          rng=None, w_star=None):
+          rng=None, w_star=None, debug_nonprivate_grad_norm=False):
     """DPSAS, the DP semi-agnostic subroutine (chapter 8, Algorithm 8.3; the paper's Algorithm 3).
 
     1. s = ``step_size_scale``, T_r = ``n_rounds`` (default :func:`default_n_rounds`);
@@ -86,31 +93,37 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
     n_rounds : None or int ≥ 1
         T_r; None gives :func:`default_n_rounds` (η, s).
     step_rule : {"reconstructed", "as_printed", "constant"}
-        λ = e^{τ̂²/2}s (our reconstruction, default), e^{π²/2}s (printed), or s.
+        λ = e^{τ̂²/2}s (our reading, default; not proven to converge), e^{π²/2}s (printed), or s.
     rng : None, int or numpy.random.Generator
     w_star : None or array_like, shape (d,)
         A reference normal, *only* to record the angle θ_t = ∠(ŵ_t, w*) in the
         trace for plots; it does not influence the algorithm.
+    debug_nonprivate_grad_norm : bool
+        False (default): the trace holds only private quantities
+        (:data:`PRIVATE_TRACE_KEYS`). True adds ``grad_norm``, the norms of the
+        *noise-free* block gradients: a statistic of the raw data that is
+        **not** covered by the privacy guarantee (for debugging only).
 
     Returns
     -------
     (w, tau, trace)
         ``w`` the unit normal ŵ_{T_r}; ``tau`` the threshold τ̂ of
         h(x) = sign(⟨w, x⟩ + τ̂); ``trace`` a dict with arrays ``phi``, ``a``,
-        ``b`` (shape (T_r,)), ``grad_norm`` (norms of the noise-free gradients),
-        ``w`` (shape (T_r + 1, d), ŵ₀..ŵ_{T_r}), ``angle_deg`` (T_r + 1 angles in
-        degrees, only with ``w_star``), and scalars ``step_size``, ``sigma``,
-        ``block_size``, ``n_rounds``, ``clip_norm``, ``kappa``, ``w0``.
-        The trace's ``grad_norm`` reads the data without noise: it is for
-        plots, not for release.
+        ``b`` (shape (T_r,)), ``w`` (shape (T_r + 1, d), ŵ₀..ŵ_{T_r}),
+        ``angle_deg`` (T_r + 1 angles in degrees, only with ``w_star``), and
+        scalars ``step_size``, ``sigma``, ``block_size``, ``n_rounds``,
+        ``clip_norm``, ``kappa``, ``w0``; plus ``grad_norm`` (shape (T_r,),
+        not private) only if ``debug_nonprivate_grad_norm`` is True.
 
     Privacy
     -------
+    The output (ŵ, τ̂) and the default trace are together
     (ε, δ)-DP (Proposition 8.4; the paper's Prop. F.1, which states O(ε), O(δ)):
     each example lies in exactly one block, and each block is read by one
     mechanism only: D_τ by an ε-DP Laplace mechanism, D_init and each D_t by an
     (ε, δ)-DP Gaussian mechanism (adaptively chosen w_t is fine: it depends on
     other blocks only). Parallel composition over disjoint blocks gives (ε, δ).
+    With ``debug_nonprivate_grad_norm=True`` the extra ``grad_norm`` is not private.
 
     Cost
     ----
@@ -136,10 +149,13 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
     if block < 1:
         raise ValueError(f"X has {X.shape[0]} rows, too few for {n_rounds} rounds: DPSAS needs "
                          f"n >= n_rounds + 2 = {n_rounds + 2} (one fresh block per round)")
-    return _dpsas(X, y, epsilon, delta, eta, step_size_scale, n_rounds, step_rule, as_rng(rng), reference)
+    if not isinstance(debug_nonprivate_grad_norm, (bool, np.bool_)):
+        raise TypeError(f"debug_nonprivate_grad_norm must be True or False, got {debug_nonprivate_grad_norm!r}")
+    return _dpsas(X, y, epsilon, delta, eta, step_size_scale, n_rounds, step_rule, as_rng(rng), reference,
+                  bool(debug_nonprivate_grad_norm))
 
 
-def _dpsas(X, y, epsilon, delta, eta, s, n_rounds, step_rule, rng, reference):
+def _dpsas(X, y, epsilon, delta, eta, s, n_rounds, step_rule, rng, reference, record_grad_norm=False):
     n, d = X.shape
     block = n // (n_rounds + 2)
     clip_norm = 2.0 * math.sqrt(d)
@@ -158,10 +174,12 @@ def _dpsas(X, y, epsilon, delta, eta, s, n_rounds, step_rule, rng, reference):
         rows = order[t + 2]
         w, gradient = _round(w, X[rows], y[rows], a[t], b[t], lam, sigma, rng)
         path[t + 1] = w
-        grad_norm[t] = np.linalg.norm(gradient)
-    trace = {"phi": phi, "a": a, "b": b, "grad_norm": grad_norm, "w": path, "w0": path[0].copy(),
+        grad_norm[t] = np.linalg.norm(gradient)  # noise-free: kept only on explicit request, below
+    trace = {"phi": phi, "a": a, "b": b, "w": path, "w0": path[0].copy(),
              "step_size": lam, "sigma": sigma, "block_size": block, "n_rounds": n_rounds,
              "clip_norm": clip_norm, "kappa": kappa}
+    if record_grad_norm:
+        trace["grad_norm"] = grad_norm  # NOT private: a statistic of the raw blocks
     if reference is not None:
         trace["angle_deg"] = np.degrees(np.arccos(np.clip(path @ reference, -1.0, 1.0)))
     return w, tau, trace

@@ -483,10 +483,13 @@ def _step_size(step_rule, step_size_scale, tau):
 def step_size(step_rule, step_size_scale, tau):
     """The step size λ of line 8 under one of :data:`STEP_RULES`.
 
-    * ``"reconstructed"`` (default of DPSAS, our reconstruction): λ = e^{τ̂²/2}·s.
+    * ``"reconstructed"`` (default of DPSAS, our reading, a conjecture): λ = e^{τ̂²/2}·s.
       The population drift towards w* scales like sin θ·e^{−τ²/2}, so this λ
       makes the angle change per round about s·sin θ whatever the threshold.
-    * ``"as_printed"``: λ = e^{π²/2}·s ≈ 139·s, as the paper prints it; it stalls.
+      Nothing proves it converges; λ also multiplies the privacy noise, and with
+      noise and a large |t*| the plain λ = s does as well or better (chapter 8's ablation).
+    * ``"as_printed"``: λ = e^{π²/2}·s ≈ 139·s, as the paper prints it; at the
+      demo's s = 2 (λ ≈ 278) it overshoots and stalls.
     * ``"constant"``: λ = s.
 
     Returns

@@ -657,6 +657,7 @@ add(DP + "PrivateSemiAgnosticLearner", dict(alpha=0.3, epsilon=1.0, delta=1e-5, 
 B = "dpteach.bounds.dpsas."
 add(B + "dpsas_sample_complexity_rate", dict(d=2, alpha=0.1, epsilon=1.0))
 add(B + "semi_agnostic_error_bound", dict(opt=0.1, alpha=0.1))
+add(B + "rcn_threshold_bias_error", dict(threshold=0.5, noise_rate=0.05, kappa=0.05))
 X = "dpteach.experiments.dpsas."
 add(X + "target_normal", dict(d=2))
 add(X + "halfspace_error", dict(w=_W, tau=-0.2, normal=_W, threshold=0.2, noise_rate=0.05),
@@ -676,6 +677,10 @@ add(X + "step_rule_ablation", dict(X=_XD, y=_YD, normal=_W, threshold=0.2, noise
                                    rng=0), arrays={"X": 2, "y": 1, "normal": 1})
 add(X + "fresh_vs_reuse", dict(n_values=[400], epsilon=1.0, n_reps=1, d=2, eta=0.2, n_rounds=3, rng=0),
     accepts=INF_IS_REFERENCE)
+add(X + "step_rule_ablation_seeds", dict(thresholds=[0.2], epsilons=[1.0], n_seeds=1, d=2, n=400, eta=0.2, rng=0),
+    accepts=INF_IN_SWEEP)
+add(X + "structured_noise_error", dict(w=_W, tau=-0.2, threshold=0.2, noise_mass=0.05), arrays={"w": 1})
+add(X + "structured_noise_runs", dict(epsilons=[1.0], n_reps=1, n=400, d=2, eta=0.2, rng=0), accepts=INF_IN_SWEEP)
 
 # --- chapter 9: DP-SGD logistic regression and the Table 1 runners --------------------------------
 LG = "dpteach.dp_logistic."

@@ -1416,6 +1416,209 @@ def test_ch06_nonprivate_l1_ends_within_0_02_of_opt():
 # ---------------------------------------------------------------------------------------------
 
 
+# Chapter 8 runs its experiments with SEED = 20240808 and DELTA = 5e-8; these tests rerun the same dpteach runners on
+# CLAIM_SEEDS (smaller repetition counts where the chapter's sizes would break the time budget).
+CH08_DELTA = 5e-8
+
+
+@pytest.mark.claim("ch08-trajectory-large-eps-follows")
+def test_ch08_private_trajectory_follows_the_non_private_one_at_large_epsilon():
+    import math
+    from dpteach.experiments import dpsas as ex
+    # The slider's upper end eps = 20 at d = 5, n = 1e5: sigma is 20 times smaller than at eps = 1, so the private
+    # final angle must be within 2 degrees of the non-private one (the non-private angle itself is ~1-2 degrees).
+    for seed in CLAIM_SEEDS:
+        X, y, normal = ex.DatasetCache(100_000, noise_rate=0.05, threshold=0.5, seed=seed).get(5)
+        runs = ex.trajectories(X, y, normal, [20.0, math.inf], delta=CH08_DELTA, rng=seed)
+        assert abs(runs[20.0]["angle_deg"][-1] - runs[math.inf]["angle_deg"][-1]) < 2.0
+
+
+@pytest.mark.claim("ch08-trajectory-small-eps-floor")
+def test_ch08_private_trajectory_stalls_far_above_the_non_private_one_at_small_epsilon():
+    import math
+    from dpteach.experiments import dpsas as ex
+    # eps = 0.1, d = 20: "far above" = more than 3 times the non-private final angle and above 10 degrees.
+    for seed in CLAIM_SEEDS:
+        X, y, normal = ex.DatasetCache(100_000, noise_rate=0.05, threshold=0.5, seed=seed).get(20)
+        runs = ex.trajectories(X, y, normal, [0.1, math.inf], delta=CH08_DELTA, rng=seed)
+        private, plain = runs[0.1]["angle_deg"][-1], runs[math.inf]["angle_deg"][-1]
+        assert private > max(3 * plain, 10.0), (private, plain)
+
+
+@pytest.fixture(scope="module")
+def ch08_ablation():
+    import math
+    from dpteach import dpsas
+    from dpteach.experiments import dpsas as ex
+    # The chapter's ablation (d = 10, n = 1e5, eta0 = eta = 0.05, 4 datasets per t*), with all three rules.
+    return [ex.step_rule_ablation_seeds([0.0, 1.0, 2.0], [1.0, math.inf], n_seeds=4, rules=dpsas.STEP_RULES,
+                                        delta=CH08_DELTA, rng=seed) for seed in CLAIM_SEEDS]
+
+
+@pytest.mark.claim("ch08-printed-step-stalls")
+def test_ch08_printed_step_size_ends_far_from_the_target(ch08_ablation):
+    import math
+    # "Overshoots ... keeps jumping around the sphere": the printed rule's median final angle is above 20 degrees at
+    # every (eps, t*), while without noise at t* = 0 the other two rules end below 5 degrees (measured ~2).
+    for ablation in ch08_ablation:
+        for key, by_rule in ablation.items():
+            assert np.median(by_rule["as_printed"]["angle_deg"]) > 20.0, key
+        for rule in ("reconstructed", "constant"):
+            assert np.median(ablation[(math.inf, 0.0)][rule]["angle_deg"]) < 5.0
+
+
+@pytest.mark.claim("ch08-step-rules-tie-without-privacy")
+def test_ch08_reading_and_constant_step_tie_without_privacy(ch08_ablation):
+    import math
+    # Without noise the two rules' mean errors over 4 datasets differ by at most 0.02: the per-run sd of the error is
+    # about 0.01 here (measured), so the sd of a difference of two 4-run means is about 0.007 and 0.02 is ~3 sd.
+    for ablation in ch08_ablation:
+        for t_star in (0.0, 1.0, 2.0):
+            runs = ablation[(math.inf, t_star)]
+            assert abs(runs["reconstructed"]["error"].mean() - runs["constant"]["error"].mean()) <= 0.02, t_star
+
+
+@pytest.mark.claim("ch08-constant-step-no-worse-with-privacy")
+def test_ch08_constant_step_does_as_well_or_better_with_privacy_at_large_threshold(ch08_ablation):
+    # eps = 1, t* in {1, 2}: the mean error of lambda = s is at most that of the reading (no tolerance: "as well or
+    # better"), and at t* = 2 its median final angle is smaller.
+    for ablation in ch08_ablation:
+        for t_star in (1.0, 2.0):
+            runs = ablation[(1.0, t_star)]
+            assert runs["constant"]["error"].mean() <= runs["reconstructed"]["error"].mean(), t_star
+        runs = ablation[(1.0, 2.0)]
+        assert np.median(runs["constant"]["angle_deg"]) < np.median(runs["reconstructed"]["angle_deg"])
+
+
+@pytest.fixture(scope="module")
+def ch08_versus_opt():
+    import math
+    from dpteach.experiments import dpsas as ex
+    rates = np.array([0.01, 0.02, 0.05, 0.1, 0.2])
+    return rates, [ex.error_vs_opt(rates, [1.0, math.inf], n_reps=3, delta=CH08_DELTA, rng=seed)
+                   for seed in CLAIM_SEEDS]
+
+
+@pytest.mark.claim("ch08-learner-above-opt-without-privacy")
+def test_ch08_non_private_learner_lands_above_opt(ch08_versus_opt):
+    import math
+    # "Above OPT, at a multiple of it": every 3-run mean error is at least 1.1 OPT (the threshold bias alone gives
+    # 1.345 OPT at t* = 0.5; the book measured 1.18-2.1) and at most 2 OPT + alpha (the learner's test target).
+    rates, results = ch08_versus_opt
+    for result in results:
+        ratio = result[math.inf].mean(axis=1) / rates
+        assert np.all(ratio >= 1.1) and np.all(result[math.inf].mean(axis=1) <= 2 * rates + 0.05), ratio
+
+
+@pytest.mark.claim("ch08-learner-privacy-adds-error")
+def test_ch08_privacy_adds_error_at_every_opt(ch08_versus_opt):
+    import math
+    # On the same datasets, the eps = 1 mean error exceeds the non-private one at every OPT of the grid.
+    rates, results = ch08_versus_opt
+    for result in results:
+        assert np.all(result[1.0].mean(axis=1) > result[math.inf].mean(axis=1)), (result[1.0], result[math.inf])
+
+
+@pytest.mark.claim("ch08-plateau-is-threshold-bias")
+def test_ch08_single_run_plateau_is_the_threshold_bias():
+    import math
+    from dpteach import bounds, dpsas
+    from dpteach.experiments import dpsas as ex
+    # 9 noise-free runs (d = 10, n = 2e5, t* = 0.5, eta0 = eta = 0.05). err/OPT from tau_hat has sd 0.14 per run (the
+    # chapter's formula: 0.9 sqrt(p(1-p)/m0)/0.05, m0 = 3571), so the mean of 9 has sd 0.047; we allow 4 sd = 0.19
+    # around the closed form 1.345. The direction must be good (final angle < 5 degrees), else the plateau could
+    # come from the angle.
+    closed_form = bounds.rcn_threshold_bias_error(0.5, 0.05) / 0.05
+    ratios = []
+    for seed in CLAIM_SEEDS:
+        for rep in range(3):
+            X, y, normal = ex.rcn_dataset(200_000, 10, 0.5, 0.05, np.random.default_rng([seed, rep]))
+            w, tau, trace = dpsas.dpsas(X, y, math.inf, CH08_DELTA, 0.05, rng=rep, w_star=normal)
+            assert trace["angle_deg"][-1] < 5.0
+            ratios.append(ex.halfspace_error(w, tau, normal, 0.5, 0.05) / 0.05)
+    assert abs(np.mean(ratios) - closed_form) < 0.19, ratios
+
+
+@pytest.fixture(scope="module")
+def ch08_structured():
+    import math
+    from dpteach.experiments import dpsas as ex
+    # The chapter's setting exactly: 3 datasets, n = 2e5, d = 10, t* = 0.5, eta0 = eta = 0.05, eps in {1, inf}.
+    return [ex.structured_noise_runs([1.0, math.inf], n_reps=3, n=200_000, d=10, threshold=0.5, noise_mass=0.05,
+                                     eta=0.05, delta=CH08_DELTA, rng=seed) for seed in CLAIM_SEEDS]
+
+
+@pytest.mark.claim("ch08-structured-noise-nonprivate-below-two-opt")
+def test_ch08_structured_noise_non_private_errors_below_two_opt(ch08_structured):
+    import math
+    # Every non-private run below 2 OPT (the book measured 1.27-1.48 OPT). (A first version also claimed this with
+    # eps = 1; one claim-seed run reached 2.36 OPT, so the chapter no longer says it.)
+    for result in ch08_structured:
+        assert np.all(result["errors"][math.inf] < 2 * result["opt"]), result["errors"][math.inf] / result["opt"]
+
+
+@pytest.mark.claim("ch08-structured-noise-privacy-adds-error")
+def test_ch08_structured_noise_privacy_adds_error(ch08_structured):
+    import math
+    # "On every dataset": the eps = 1 error exceeds the non-private error on the same dataset, run by run.
+    for result in ch08_structured:
+        assert np.all(result["errors"][1.0] > result["errors"][math.inf]), result["errors"]
+
+
+@pytest.fixture(scope="module")
+def ch08_needed():
+    import math
+    from dpteach.experiments import dpsas as ex
+    # The chapter's sweep (target 0.1, 40 rounds, 3 runs, doubling grid from 2500) in full without privacy, and at
+    # eps = 1 for d = 4 and 16 only (the full private sweep takes ~9 s per seed).
+    grid = 2500 * 2 ** np.arange(10)
+    out = []
+    for seed in CLAIM_SEEDS:
+        plain = ex.samples_needed_vs_d([2, 4, 8, 16, 32], math.inf, 0.1, grid, n_reps=3, delta=CH08_DELTA, rng=seed)
+        private = ex.samples_needed_vs_d([4, 16], 1.0, 0.1, grid, n_reps=3, delta=CH08_DELTA, rng=seed)
+        out.append((plain, private))
+    return out
+
+
+@pytest.mark.claim("ch08-samples-grow-far-slower-than-d4")
+def test_ch08_samples_needed_grow_far_slower_than_d4(ch08_needed):
+    # "Far slower than d^4": the fitted log-log slope without privacy is below 2 (d^4 has slope 4), and with privacy
+    # n(16)/n(4) <= 16 = 4^2 (d^4 would give 256). Each grid point is known up to a factor 2, which moves a slope over
+    # d = 2..32 by at most log 2/log 16 = 0.25 per end.
+    for plain, private in ch08_needed:
+        assert np.all(np.isfinite(plain)) and np.all(np.isfinite(private))
+        slope = np.polyfit(np.log([2, 4, 8, 16, 32]), np.log(plain), 1)[0]
+        assert slope < 2.0 and private[1] / private[0] <= 16, (slope, private)
+
+
+@pytest.mark.claim("ch08-privacy-needs-more-samples")
+def test_ch08_private_runs_need_more_samples(ch08_needed):
+    # "More": at d = 4 and 16 the private n is at least 2 grid steps (4x) above the non-private one (the book: 4-32x).
+    for plain, private in ch08_needed:
+        assert np.all(private >= 4 * plain[[1, 3]]), (plain, private)
+
+
+@pytest.fixture(scope="module")
+def ch08_reuse():
+    from dpteach.experiments import dpsas as ex
+    # The chapter's comparison at its smallest and largest n (d = 10, eps = 1, 40 rounds, 3 repetitions).
+    return [ex.fresh_vs_reuse([20_000, 200_000], 1.0, n_reps=3, delta=CH08_DELTA, rng=seed) for seed in CLAIM_SEEDS]
+
+
+@pytest.mark.claim("ch08-reuse-better-at-small-n")
+def test_ch08_sample_reuse_is_much_better_at_small_n(ch08_reuse):
+    # "Much better": the reuse mean error is below the fresh one by at least 0.05 at n = 2e4.
+    for result in ch08_reuse:
+        assert result["reuse"][0].mean() < result["fresh"][0].mean() - 0.05, result
+
+
+@pytest.mark.claim("ch08-reuse-and-fresh-close-at-large-n")
+def test_ch08_sample_reuse_and_fresh_blocks_are_close_at_large_n(ch08_reuse):
+    # "Close": 3-run means within 0.02 at n = 2e5 (per-run sd about 0.01 there, so a difference of means has sd ~0.008).
+    for result in ch08_reuse:
+        assert abs(result["reuse"][1].mean() - result["fresh"][1].mean()) <= 0.02, result
+
+
 # ---------------------------------------------------------------------------------------------
 # Chapter 9
 # ---------------------------------------------------------------------------------------------

@@ -268,12 +268,14 @@ def test_non_private_clean_labels_converge_in_angle_and_threshold():
         assert abs(tau + t_star) < 6 * sd_tau
 
 
-def test_printed_step_size_stalls_where_the_reconstruction_converges():
+def test_printed_step_size_stalls_at_s_2_where_both_smaller_rules_get_close():
+    # At s = 2 the printed lambda = e^{pi^2/2} s = 278 overshoots; e^{tau^2/2} s and s (both about 2) end within 5
+    # degrees without noise. This is all the test shows: it does not prove that either smaller rule converges.
     X, y, normal = gaussian_halfspace_data(200_000, 10, normal=np.ones(10), threshold=0.5, noise_rate=0.05,
                                            rng=11)
     angles = {rule: dpsas.dpsas(X, y, math.inf, 1e-5, 0.05, n_rounds=40, step_rule=rule, rng=12,
-                                w_star=normal)[2]["angle_deg"][-1] for rule in ("reconstructed", "as_printed")}
-    assert angles["reconstructed"] < 5.0 < 20.0 < angles["as_printed"]
+                                w_star=normal)[2]["angle_deg"][-1] for rule in dpsas.STEP_RULES}
+    assert max(angles["reconstructed"], angles["constant"]) < 5.0 < 20.0 < angles["as_printed"]
 
 
 def test_learner_error_at_most_two_opt_plus_alpha_in_90_percent_of_50_seeds():

@@ -1,11 +1,16 @@
-"""Chapter 8 rates: Theorem 4.1's sample complexity (Table 1, last row) and its C·OPT + α guarantee."""
+"""Chapter 8 rates: Theorem 4.1's sample complexity (Table 1, last row), its C·OPT + α guarantee, and the
+closed-form error that DPSAS's noise-biased threshold alone causes under random classification noise."""
 
 from __future__ import annotations
 
-from .._validation import (check_count_array, check_epsilon_array, check_positive, check_positive_array,
-                           check_probability, scalar_or_array)
+import math
 
-__all__ = ["dpsas_sample_complexity_rate", "semi_agnostic_error_bound"]
+from scipy import special
+
+from .._validation import (check_count_array, check_epsilon_array, check_finite_array, check_positive,
+                           check_positive_array, check_probability, scalar_or_array)
+
+__all__ = ["dpsas_sample_complexity_rate", "semi_agnostic_error_bound", "rcn_threshold_bias_error"]
 
 
 def dpsas_sample_complexity_rate(d, alpha, epsilon):
@@ -46,8 +51,10 @@ def dpsas_sample_complexity_rate(d, alpha, epsilon):
 def semi_agnostic_error_bound(opt, alpha, constant=2.0):
     """C·OPT + α: the semi-agnostic guarantee of Theorem 4.1 (err_P(h) ≤ C·OPT + α w.p. ≥ 1 − β).
 
-    The theorem's C is an unspecified universal constant; ``constant`` = 2 is
-    the value our tests and figures use (the measured plateau is ≈ 1.35·OPT).
+    The theorem's C is an unspecified universal constant (its proof gives
+    2·C_DPSAS); ``constant`` = 2 is our test target, not a constant of the
+    theorem. Under RCN the threshold bias alone gives
+    :func:`rcn_threshold_bias_error` (1.345·OPT at t* = 0.5, η₀ = 0.05).
 
     Parameters
     ----------
@@ -76,3 +83,50 @@ def semi_agnostic_error_bound(opt, alpha, constant=2.0):
         raise ValueError(f"constant must be >= 1 (C·OPT + alpha with C < 1 is not a semi-agnostic guarantee), "
                          f"got {constant!r}")
     return scalar_or_array(constant * opt + alpha)
+
+
+def rcn_threshold_bias_error(threshold, noise_rate, kappa=None):
+    """Error of the target direction with DPSAS's *population* threshold under RCN (chapter 8, "Where C·OPT comes from").
+
+    Data: y = sign(⟨w*, x⟩ − t*) flipped independently with probability η₀,
+    x ~ N(0, I_d). Lines 4–5 of Algorithm 8.3 estimate Pr[y = +1], whose
+    population value is p = η₀ + (1 − 2η₀)Φ(−t*), and set τ̄ = Φ⁻¹(clip_[κ,1−κ](p)).
+    The halfspace sign(⟨w*, x⟩ + τ̄) disagrees with the target on a slab of
+    mass |Φ(τ̄) − Φ(−t*)| = |clip(p) − Φ(−t*)| (= 2η₀|Φ(t*) − ½| without
+    clipping), so its error is
+
+        η₀ + (1 − 2η₀)·|clip(p) − Φ(−t*)|,
+
+    e.g. 1.345·η₀ at t* = 0.5, η₀ = 0.05. Even with the exact direction and
+    infinitely many examples, DPSAS does not get below this.
+
+    Parameters
+    ----------
+    threshold : float
+        t*, finite.
+    noise_rate : float
+        η₀ ∈ [0, 1/2).
+    kappa : None or float
+        κ ∈ (0, 1/2), the clip of line 5 (DPSAS uses κ = η); None: no clipping.
+
+    Returns
+    -------
+    float, the error (≥ η₀ = OPT).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a non-finite t*, η₀ ∉ [0, 1/2), κ ∉ (0, 1/2).
+    """
+    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
+    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False)
+    if noise_rate >= 0.5:
+        raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
+    clean_positive = float(special.ndtr(-threshold))  # Pr[h*(x) = +1]
+    p = noise_rate + (1.0 - 2.0 * noise_rate) * clean_positive
+    if kappa is not None:
+        kappa = check_probability(kappa, "kappa")
+        if kappa >= 0.5:
+            raise ValueError(f"kappa must lie in (0, 0.5), got {kappa!r}")
+        p = min(max(p, kappa), 1.0 - kappa)
+    return noise_rate + (1.0 - 2.0 * noise_rate) * math.fabs(p - clean_positive)

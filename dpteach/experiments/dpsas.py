@@ -19,7 +19,8 @@ from .. import dpsas as _dpsas
 from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_finite_array,
                            check_finite_scalar, check_int, check_memory, check_positive, check_probability,
                            check_real_array, check_size, check_sizes, check_work)
-from ..data import gaussian_halfspace_data, rcn_halfspace_error
+from ..data import (gaussian_halfspace_data, rcn_halfspace_error, structured_noise_halfspace_data,
+                    structured_noise_halfspace_error, structured_noise_opt)
 from ._progress import check_repetitions, progress
 
 __all__ = [
@@ -35,7 +36,10 @@ __all__ = [
     "error_vs_n",
     "samples_needed_vs_d",
     "step_rule_ablation",
+    "step_rule_ablation_seeds",
     "fresh_vs_reuse",
+    "structured_noise_error",
+    "structured_noise_runs",
 ]
 
 #: The utility test's preset for Algorithm 8.9: error <= 2·OPT + α in >= 90 % of seeds.
@@ -163,6 +167,7 @@ def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_
     Returns
     -------
     dict ε → trace (the dict returned by :func:`dpteach.dpsas.dpsas`, with ``angle_deg``) plus ``tau``.
+    The trace holds only private quantities (no noise-free gradient norms).
     ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
     """
     epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
@@ -254,6 +259,113 @@ def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.0
         out[rule] = {"angle_deg": trace["angle_deg"], "step_size": trace["step_size"],
                      "error": halfspace_error(w, tau, normal, threshold, noise_rate)}
     return out
+
+
+def step_rule_ablation_seeds(thresholds, epsilons, n_seeds=4, d=10, n=100_000, noise_rate=0.05, eta=0.05,
+                             rules=("reconstructed", "constant"), delta=1e-6, rng=None):
+    """The step-rule ablation over seeds: final error and final angle for each (ε, t*, rule).
+
+    For each threshold t* and seed one RCN dataset (d, n, η₀) is drawn; every
+    rule and every ε runs on it (so the rules are compared on the same data).
+
+    Returns
+    -------
+    dict (ε, t*) → rule → {"error": ndarray (n_seeds,), "angle_deg": ndarray (n_seeds,)} (final angle θ_{T_r}).
+    ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
+    """
+    n_seeds = check_repetitions(n_seeds, "n_seeds")
+    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
+    thresholds = check_real_array(thresholds, "thresholds", ndim=1)
+    d = check_int(d, "d", minimum=1)
+    n = check_size(n, "n")
+    for rule in rules:
+        if rule not in _dpsas.STEP_RULES:
+            raise ValueError(f"rules must be drawn from {_dpsas.STEP_RULES}, got {rule!r}")
+    rng = as_rng(rng)
+    out = {(eps, float(t)): {rule: {"error": np.empty(n_seeds), "angle_deg": np.empty(n_seeds)} for rule in rules}
+           for eps in epsilons for t in thresholds}
+    for t in progress(thresholds, "thresholds"):
+        for i in range(n_seeds):
+            X, y, normal = rcn_dataset(n, d, float(t), noise_rate, rng)
+            for eps in epsilons:
+                for rule in rules:
+                    w, tau, trace = _dpsas.dpsas(X, y, eps, delta, eta, step_rule=rule, rng=rng, w_star=normal)
+                    cell = out[(eps, float(t))][rule]
+                    cell["error"][i] = halfspace_error(w, tau, normal, float(t), noise_rate)
+                    cell["angle_deg"][i] = trace["angle_deg"][-1]
+    return out
+
+
+_HERMITE_NODES, _HERMITE_WEIGHTS = np.polynomial.hermite_e.hermegauss(80)
+_HERMITE_WEIGHTS = _HERMITE_WEIGHTS / math.sqrt(2 * math.pi)  # weights of E over g ~ N(0, 1)
+
+
+def structured_noise_error(w, tau, threshold=0.5, noise_mass=0.05):
+    """Exact error of sign(⟨w, x⟩ + τ), any w ∈ R^d, under chapter 6's structured noise (``structured_noise_halfspace_data``).
+
+    The labels depend on (x₁, x₂) only. Write ⟨w, x⟩ = w₁x₁ + w₂x₂ + r·g with
+    r = ‖(w₃, ..., w_d)‖ and g ~ N(0, 1) independent of (x₁, x₂, y); given g the
+    halfspace is sign(ρ⟨u, (x₁, x₂)⟩ − (−τ − r g)) with u = (w₁, w₂)/ρ, whose error
+    ``structured_noise_halfspace_error`` integrates exactly. The outer mean over g
+    uses 80-node Gauss–Hermite quadrature (error far below 10⁻⁶).
+    """
+    w = check_finite_array(w, "w", ndim=1)
+    if w.size < 2 or not np.any(w):
+        raise ValueError(f"w must be a non-zero vector of length >= 2, got {w!r}")
+    tau = float(check_finite_array(tau, "tau", ndim=0))
+    w = w / np.linalg.norm(w)
+    rho = float(np.hypot(w[0], w[1]))
+    r = float(np.linalg.norm(w[2:]))
+    plane = w[:2] / rho if rho > 1e-12 else np.array([1.0, 0.0])
+    scale = max(rho, 1e-12)
+    errors = [structured_noise_halfspace_error(plane, (-tau - r * g) / scale, threshold, noise_mass)
+              for g in _HERMITE_NODES]
+    return float(np.dot(_HERMITE_WEIGHTS, errors))
+
+
+def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, noise_mass=0.05, eta=0.05,
+                          delta=1e-7, rng=None):
+    """Algorithm 8.3 on labels that are *not* random classification noise: chapter 6's structured noise.
+
+    y = sign(x₁ − t*), flipped deterministically on the slab {x₂ > z_{1−η₀}}
+    (``dpteach.data.structured_noise_halfspace_data``). The flips depend on x,
+    so the threshold estimate and the gradients see a different bias than
+    under RCN. Each repetition draws one dataset and runs every ε on it.
+
+    Returns
+    -------
+    dict with ``errors`` (ε → ndarray (n_reps,), exact errors by :func:`structured_noise_error`),
+    ``angle_deg`` (ε → ndarray (n_reps,), final angle to e₁), ``opt`` (``structured_noise_opt``),
+    and ``bias_error`` (the error of sign(x₁ + τ̄) with the population threshold τ̄ of lines 4–5, κ = η).
+    """
+    n_reps = check_repetitions(n_reps)
+    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
+    n = check_size(n, "n")
+    d = check_int(d, "d", minimum=2)
+    rng = as_rng(rng)
+    opt = structured_noise_opt(threshold, noise_mass)[0]
+    # Population Pr[y = +1]: the slab x₂ > z_{1−η₀} is independent of x₁ and flips every label in it.
+    clean_positive = float(1.0 - _norm_cdf(threshold))
+    p = min(max((1 - noise_mass) * clean_positive + noise_mass * (1 - clean_positive), eta), 1 - eta)
+    bias_error = structured_noise_error(np.eye(d)[0], _norm_ppf(p), threshold, noise_mass)
+    errors = {eps: np.empty(n_reps) for eps in epsilons}
+    angles = {eps: np.empty(n_reps) for eps in epsilons}
+    for r in progress(range(n_reps), "repetitions"):
+        X, y = structured_noise_halfspace_data(n, d, threshold, noise_mass, rng)
+        for eps in epsilons:
+            w, tau, trace = _dpsas.dpsas(X, y, eps, delta, eta, rng=rng, w_star=np.eye(d)[0])
+            errors[eps][r] = structured_noise_error(w, tau, threshold, noise_mass)
+            angles[eps][r] = trace["angle_deg"][-1]
+    return {"errors": errors, "angle_deg": angles, "opt": opt, "bias_error": bias_error}
+
+
+def _norm_cdf(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def _norm_ppf(p):
+    from scipy import special
+    return float(special.ndtri(p))
 
 
 def fresh_vs_reuse(n_values, epsilon, n_reps=3, d=10, eta=0.05, noise_rate=0.05, threshold=0.5, n_rounds=40,
