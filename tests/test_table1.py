@@ -59,6 +59,50 @@ def test_complexity_shapes_scale_as_stated():
     np.testing.assert_allclose(semi / semi[0], ds / 2)
 
 
+# --- diffprivlib where Chaudhuri et al.'s Theorem 9 covers it -----------------------------------
+
+def test_unit_ball_rows_append_a_constant_scale_and_keep_every_halfspace():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((2000, 3)) * np.where(rng.random((2000, 1)) < 0.1, 10.0, 1.0)  # some rows beyond 2√3
+    bound = 2 * math.sqrt(3)
+    rows = T.unit_ball_rows(X, bound)
+    assert rows.shape == (2000, 4) and np.all(np.linalg.norm(rows, axis=1) <= 1 + 1e-12)
+    inside = np.linalg.norm(X, axis=1) <= bound
+    # Rows within the public bound are only scaled, by exactly 1/√(bound² + 1), constant feature included.
+    np.testing.assert_allclose(rows[inside], np.hstack([X, np.ones((2000, 1))])[inside] / math.sqrt(bound ** 2 + 1))
+    assert np.all(np.abs(np.linalg.norm(rows[~inside], axis=1) - 1) < 1e-12) and (~inside).sum() > 50
+    # Every halfspace on the mapped rows is the same classifier as sign(<v[:d], x> + v[d]) on the raw ones.
+    for v in rng.standard_normal((20, 4)):
+        assert np.array_equal(rows @ v >= 0, X @ v[:3] + v[3] >= 0)
+
+
+def test_diffprivlib_peer_is_fitted_in_the_setting_of_theorem_9(monkeypatch):
+    """Rows of norm ≤ 1 with a constant feature, data_norm = 1, no unregularised intercept (review A1).
+
+    The spy records what diffprivlib is given: the chapter's old call (raw rows, data_norm = 2√d, the default
+    fit_intercept=True) fails every assertion below.
+    """
+    pytest.importorskip("diffprivlib", reason="diffprivlib is not installed (pip install -r requirements.txt)")
+    from diffprivlib.models import LogisticRegression
+    seen = {}
+    original = LogisticRegression.fit
+
+    def spy(self, X, y, *args, **kwargs):
+        seen.update(X=np.array(X), data_norm=self.data_norm, fit_intercept=self.fit_intercept)
+        return original(self, X, y, *args, **kwargs)
+
+    monkeypatch.setattr(LogisticRegression, "fit", spy)
+    X, y, _ = T.make_problem("rcn", 3000, 3, rng=4)
+    model = T.fit_learner("diffprivlib", X, y, 2.0, rng=5)
+    assert seen["fit_intercept"] is False and seen["data_norm"] == 1.0
+    assert seen["X"].shape == (3000, 4) and np.max(np.linalg.norm(seen["X"], axis=1)) <= 1 + 1e-12
+    np.testing.assert_allclose(seen["X"], T.unit_ball_rows(X, T.SETTINGS["diffprivlib"]["data_norm_factor"] * math.sqrt(3)))
+    # The returned model scores raw rows through the same map, and it learns (error ≈ 0.1 + a few 0.01 at ε = 2).
+    X_test, y_test, _ = T.make_problem("rcn", 20_000, 3, rng=6)
+    assert np.array_equal(model.predict(X_test), model.model.predict(T.unit_ball_rows(X_test, 2 * math.sqrt(3))))
+    assert model.score(X_test, y_test) > 0.8
+
+
 # --- the comparison itself, with the peers ----------------------------------------------------
 
 @pytest.fixture(scope="module")
