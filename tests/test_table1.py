@@ -103,6 +103,45 @@ def test_diffprivlib_peer_is_fitted_in_the_setting_of_theorem_9(monkeypatch):
     assert model.score(X_test, y_test) > 0.8
 
 
+# --- the population logistic minimiser (table1_surrogate) ---------------------------------------
+
+def test_rcn_logistic_threshold_solves_the_first_order_conditions():
+    from scipy import integrate, special, stats
+    from dpteach.experiments import table1_surrogate as S
+    centred = S.rcn_logistic_threshold(0.0, 0.1)
+    assert abs(centred["threshold"]) < 1e-9 and centred["excess_error"] < 1e-9
+    t, eta = 0.3, 0.1
+    result = S.rcn_logistic_threshold(t, eta)
+    w, b = result["coef"][0], result["intercept"]
+    assert abs(result["coef"][1]) < 1e-8
+
+    # Independent check by adaptive quadrature in x₁: E[(σ(wx + b) − p(x))·(x, 1)] = 0 at the minimiser.
+    def moment(power):
+        def f(x):
+            return (special.expit(w * x + b) - (1 - eta if x > t else eta)) * x ** power * stats.norm.pdf(x)
+        return integrate.quad(f, -12, 12, points=[t], limit=200, epsabs=1e-13)[0]
+
+    assert abs(moment(0)) < 1e-9 and abs(moment(1)) < 1e-9
+    # The threshold is off the target's, to the right, and the excess is (1 − 2η)|Φ(τ) − Φ(t*)|.
+    assert result["threshold"] > t
+    assert result["excess_error"] == pytest.approx((1 - 2 * eta) * (stats.norm.cdf(result["threshold"]) -
+                                                                     stats.norm.cdf(t)), rel=1e-9)
+
+
+def test_massart_example_errors_match_a_monte_carlo_of_the_same_law():
+    from dpteach.experiments import table1_surrogate as S
+    result = S.massart_example(0.5, 0.45)
+    rng = np.random.default_rng(8)
+    n = 1_000_000
+    X = rng.standard_normal((n, 2))
+    y = np.where(X[:, 0] >= 0, 1.0, -1.0)
+    y[(X[:, 0] > 0.5) & (X[:, 1] > 0) & (rng.random(n) < 0.45)] *= -1
+    prediction = np.where(X @ np.array(result["coef"]) + result["intercept"] >= 0, 1.0, -1.0)
+    # Standard error of a Monte Carlo error at n = 10⁶ is ≤ 0.0005: 0.002 is 4 of them.
+    assert np.mean(prediction != y) == pytest.approx(result["logistic_error"], abs=0.002)
+    assert np.mean(np.where(X[:, 0] >= 0, 1.0, -1.0) != y) == pytest.approx(result["bayes_error"], abs=0.002)
+
+
 # --- the comparison itself, with the peers ----------------------------------------------------
 
 @pytest.fixture(scope="module")
