@@ -310,16 +310,20 @@ def _epsilon_zcdp(sigma, sensitivity, n_epochs, delta):
 
 def _gaussian_epsilon(sigma, sensitivity, target):
     """The smallest ε with ``gaussian_delta(σ, Δ, ε) ≤ target`` (rounded up), or inf if none is finite."""
-    # gaussian_delta decreases in ε.
-    if gaussian_delta(sigma, sensitivity, 1e-12) <= target:
-        return 1e-12
-    high = 1.0
-    while gaussian_delta(sigma, sensitivity, high) > target:
-        high *= 2.0
-        if high > 1e300:
-            return math.inf  # so little noise that no finite ε can be certified
-    epsilon = optimize.brentq(lambda e: gaussian_delta(sigma, sensitivity, e) - target, 1e-12, high,
-                              xtol=1e-13, rtol=1e-12)
+    # gaussian_delta decreases in ε. For σ ≪ Δ the root lies near ε ≈ Δ²/(2σ²), where e^ε·Φ(·) can overflow in
+    # floating point: no ε is then certified (inf), which never under-reports.
+    try:
+        if gaussian_delta(sigma, sensitivity, 1e-12) <= target:
+            return 1e-12
+        high = 1.0
+        while gaussian_delta(sigma, sensitivity, high) > target:
+            high *= 2.0
+            if high > 1e300:
+                return math.inf  # so little noise that no finite ε can be certified
+        epsilon = optimize.brentq(lambda e: gaussian_delta(sigma, sensitivity, e) - target, 1e-12, high,
+                                  xtol=1e-13, rtol=1e-12)
+    except OverflowError:
+        return math.inf
     return epsilon * (1 + 1e-9)  # round up: an accountant must never under-report
 
 

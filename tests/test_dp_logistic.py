@@ -170,6 +170,16 @@ def test_exact_accountant_is_the_smallest_and_best_picks_it():
             assert L._calibration(1.0, epochs, epsilon, 1e-5, "best") == (exact, "exact")
 
 
+def test_accountants_never_crash_on_tiny_sigma_and_never_under_report():
+    # For σ ≪ C the δ(ε) root lies near ε ≈ 2C²E/σ², where e^ε·Φ(·) overflowed (an OverflowError from a
+    # public function). Now every accountant answers; where floating point cannot certify, the answer is inf.
+    for sigma in (1e-20, 1e-10, 1e-5):
+        for epochs in (1, 7):
+            for accountant in L.ACCOUNTANTS:
+                epsilon = L.dp_sgd_epsilon(sigma, 1.0, epochs, 1e-5, accountant)
+                assert epsilon == math.inf or epsilon > 1e9, (sigma, epochs, accountant, epsilon)
+
+
 def test_default_dp_sgd_and_the_chapter_9_comparison_use_the_exact_accountant():
     from dpteach.experiments import table1
     X, y, _ = gaussian_halfspace_data(400, 3, threshold=0.3, noise_rate=0.1, rng=11)
