@@ -10,16 +10,23 @@ provable form (Algorithm 9.2 of the chapter):
 3. θ moves against the noisy mean gradient; the output is the average of the last epoch's iterates.
 
 Accounting (Theorem 9.3): inside an epoch an example sits in exactly one batch, so one epoch costs
-one Gaussian mechanism per example (parallel composition); E epochs compose. Two accountants are
-implemented and either may be chosen before seeing the data:
+one Gaussian mechanism per example (parallel composition); E epochs compose. Three accountants are
+implemented; any of them may be chosen before seeing the data:
 
 * ``"zcdp"``: one epoch is (2C)²/(2σ²)-zCDP, E epochs are E·(2C)²/(2σ²)-zCDP, converted to (ε, δ) by
   ``dpteach.dp_erm.zcdp_rho`` (Bun & Steinke 2016; Lemma 6.6 of chapter 6);
 * ``"composition"``: one epoch is (ε₀, δ/(2E))-DP with σ from ``dpteach.mechanisms.gaussian_sigma``
   (the analytic Gaussian mechanism of chapter 1) and E epochs compose by
   ``dpteach.composition.advanced_composition_epsilon_per_step`` (advanced or basic, whichever is smaller);
-* ``"best"`` (the default): the smaller of the two σ's. Both are valid and the choice depends only on
-  (C, E, ε, δ), never on the data, so the minimum is valid too.
+* ``"exact"``: E adaptively composed Gaussian mechanisms of sensitivity 2C are exactly as private as *one*
+  Gaussian mechanism of sensitivity 2C·√E (Gaussian differential privacy: each epoch is (2C/σ)-GDP and
+  μ-GDP composes to √(Σμ²)-GDP; Dong, Roth & Su 2022, Cor. 3.3), so σ = ``gaussian_sigma(2C·√E, ε, δ)``
+  (the analytic calibration of chapter 1) certifies (ε, δ) with no slack: ``gaussian_delta(σ, 2C√E, ε) = δ``.
+  The same pattern as chapter 5's DP-GD (``regression.dp_gradient_descent_sigma``) and chapter 8's
+  sample-reuse variant (``dpsas_steps``);
+* ``"best"`` (the default): the smallest of the three σ's. All are valid and the choice depends only on
+  (C, E, ε, δ), never on the data, so the minimum is valid too. Since the exact accountant is tight, it
+  is the one "best" picks (up to rounding); the fitted model says which in ``privacy_["calibrated_by"]``.
 
 Unlike production DP-SGD (Opacus, TensorFlow Privacy) we do **not** use privacy amplification by
 subsampling: the batches are a shuffle, not Poisson samples, and the accountant charges every epoch in
@@ -58,7 +65,7 @@ __all__ = [
 ]
 
 #: The accountants :func:`dp_sgd_sigma` knows (see the module docstring).
-ACCOUNTANTS = ("zcdp", "composition", "best")
+ACCOUNTANTS = ("zcdp", "composition", "exact", "best")
 
 #: Stated limits, refused up front (a teaching library; the chapter needs far less). More epochs than
 #: this make the composition accountant's O(E) arithmetic and a fit's O(E·n·d) work unreasonable.
@@ -224,19 +231,35 @@ def _sigma_composition(sensitivity, n_epochs, epsilon, delta):
     return sigma if 0 < sigma < math.inf else None
 
 
-def _sigma(clip_norm, n_epochs, epsilon, delta, accountant):
+def _sigma_exact(sensitivity, n_epochs, epsilon, delta):
+    # E adaptive Gaussian mechanisms of sensitivity Δ, each (Δ/σ)-GDP, compose to (Δ√E/σ)-GDP (Dong, Roth & Su
+    # 2022, Cor. 3.3): one Gaussian mechanism of sensitivity Δ√E, for which the analytic σ is exact.
+    # At extreme ε (about 1e150) the analytic calibration's e^ε·Φ(·) overflows: no σ to offer, as for "zcdp".
+    try:
+        sigma = gaussian_sigma(sensitivity * math.sqrt(n_epochs), epsilon, delta)
+    except OverflowError:
+        return None
+    return sigma if 0 < sigma < math.inf else None
+
+
+_SIGMA_BY_ACCOUNTANT = {"zcdp": _sigma_zcdp, "composition": _sigma_composition, "exact": _sigma_exact}
+
+
+def _calibration(clip_norm, n_epochs, epsilon, delta, accountant):
+    """(σ, the accountant that gave it): ``accountant``'s σ, or for "best" the smallest of all of them."""
     sensitivity = 2.0 * clip_norm
-    candidates = []
-    if accountant in ("zcdp", "best"):
-        candidates.append(_sigma_zcdp(sensitivity, n_epochs, epsilon, delta))
-    if accountant in ("composition", "best"):
-        candidates.append(_sigma_composition(sensitivity, n_epochs, epsilon, delta))
-    candidates = [sigma for sigma in candidates if sigma is not None]
+    names = tuple(_SIGMA_BY_ACCOUNTANT) if accountant == "best" else (accountant,)
+    candidates = [(_SIGMA_BY_ACCOUNTANT[name](sensitivity, n_epochs, epsilon, delta), name) for name in names]
+    candidates = [(sigma, name) for sigma, name in candidates if sigma is not None]
     if not candidates:
         raise ValueError(f"epsilon = {epsilon!r} is beyond what the {accountant!r} accountant can calibrate in "
                          f"floating point (its σ is 0 or infinite); use accountant='best' or "
                          f"'composition', or an epsilon within about 1e-150 < epsilon < 1e150")
     return min(candidates)
+
+
+def _sigma(clip_norm, n_epochs, epsilon, delta, accountant):
+    return _calibration(clip_norm, n_epochs, epsilon, delta, accountant)[0]
 
 
 def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
@@ -245,7 +268,10 @@ def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
     * ``"zcdp"``: σ = 2C·√(E/(2ρ)) with ρ = ``dpteach.dp_erm.zcdp_rho(ε, δ)``;
     * ``"composition"``: σ = ``gaussian_sigma(2C, ε₀, δ/(2E))`` (analytic), with ε₀ the per-epoch
       budget of ``advanced_composition_epsilon_per_step(ε, E, δ/2)``;
-    * ``"best"``: the smaller of the two (data-independent, hence valid).
+    * ``"exact"``: σ = ``gaussian_sigma(2C·√E, ε, δ)``: the E epochs compose exactly into one Gaussian
+      mechanism of sensitivity 2C·√E (Dong, Roth & Su 2022), so this σ is the smallest that certifies
+      (ε, δ) for Algorithm 9.2 as analysed (no slack);
+    * ``"best"``: the smallest of the three (data-independent, hence valid; in practice the exact one).
 
     σ does not depend on the batch size or on n: each example is charged once per epoch whatever
     the batches are (no amplification by subsampling is claimed).
@@ -258,7 +284,7 @@ def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
         E.
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    accountant : {"zcdp", "composition", "best"}
+    accountant : {"zcdp", "composition", "exact", "best"}
 
     Returns
     -------
@@ -284,22 +310,40 @@ def _epsilon_zcdp(sigma, sensitivity, n_epochs, delta):
     return zcdp_epsilon(max(rho, sys.float_info.min), delta)
 
 
-def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
-    target = delta / (2 * n_epochs)
-    # gaussian_delta decreases in ε: the smallest per-epoch ε₀ with δ(ε₀) ≤ δ/(2E).
-    if gaussian_delta(sigma, sensitivity, 1e-12) <= target:
-        per_epoch = 1e-12
-    else:
+def _gaussian_epsilon(sigma, sensitivity, target):
+    """The smallest ε with ``gaussian_delta(σ, Δ, ε) ≤ target`` (rounded up), or inf if none is finite."""
+    # gaussian_delta decreases in ε. For σ ≪ Δ the root lies near ε ≈ Δ²/(2σ²), where e^ε·Φ(·) can overflow in
+    # floating point: no ε is then certified (inf), which never under-reports.
+    try:
+        if gaussian_delta(sigma, sensitivity, 1e-12) <= target:
+            return 1e-12
         high = 1.0
         while gaussian_delta(sigma, sensitivity, high) > target:
             high *= 2.0
             if high > 1e300:
                 return math.inf  # so little noise that no finite ε can be certified
-        per_epoch = optimize.brentq(lambda e: gaussian_delta(sigma, sensitivity, e) - target, 1e-12, high,
-                                    xtol=1e-13, rtol=1e-12)
-        per_epoch *= 1 + 1e-9  # round up: an accountant must never under-report
+        epsilon = optimize.brentq(lambda e: gaussian_delta(sigma, sensitivity, e) - target, 1e-12, high,
+                                  xtol=1e-13, rtol=1e-12)
+    except OverflowError:
+        return math.inf
+    return epsilon * (1 + 1e-9)  # round up: an accountant must never under-report
+
+
+def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
+    # The smallest per-epoch ε₀ with δ(ε₀) ≤ δ/(2E), then E-fold advanced (or basic) composition at slack δ/2.
+    per_epoch = _gaussian_epsilon(sigma, sensitivity, delta / (2 * n_epochs))
+    if per_epoch == math.inf:
+        return math.inf
     advanced = advanced_composition(per_epoch, 0.0, n_epochs, delta / 2)[0]
     return min(advanced, n_epochs * per_epoch)
+
+
+def _epsilon_exact(sigma, sensitivity, n_epochs, delta):
+    # The E epochs are one Gaussian mechanism of sensitivity Δ√E (see _sigma_exact).
+    return _gaussian_epsilon(sigma, sensitivity * math.sqrt(n_epochs), delta)
+
+
+_EPSILON_BY_ACCOUNTANT = {"zcdp": _epsilon_zcdp, "composition": _epsilon_composition, "exact": _epsilon_exact}
 
 
 def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
@@ -312,7 +356,7 @@ def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
     clip_norm : float > 0
     n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
     delta : float, 0 < δ < 1
-    accountant : {"zcdp", "composition", "best"}
+    accountant : {"zcdp", "composition", "exact", "best"}
 
     Returns
     -------
@@ -331,12 +375,8 @@ def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
     delta = check_delta(delta, allow_zero=False)
     check_choice(accountant, "accountant", ACCOUNTANTS)
     sensitivity = 2.0 * clip_norm
-    if accountant == "zcdp":
-        return _epsilon_zcdp(sigma, sensitivity, n_epochs, delta)
-    if accountant == "composition":
-        return _epsilon_composition(sigma, sensitivity, n_epochs, delta)
-    return min(_epsilon_zcdp(sigma, sensitivity, n_epochs, delta),
-               _epsilon_composition(sigma, sensitivity, n_epochs, delta))
+    names = tuple(_EPSILON_BY_ACCOUNTANT) if accountant == "best" else (accountant,)
+    return min(_EPSILON_BY_ACCOUNTANT[name](sigma, sensitivity, n_epochs, delta) for name in names)
 
 
 def _check_step(X, y, coef, intercept, clip_norm, sigma, size):
@@ -428,8 +468,8 @@ class DPSGDLogisticRegression(Estimator):
         Step size η of θ ← θ − η(noisy mean gradient + λθ).
     l2_penalty : float ≥ 0
         λ (default 0). The penalty's gradient λθ is data-independent.
-    accountant : {"zcdp", "composition", "best"}
-        How σ is calibrated (:func:`dp_sgd_sigma`).
+    accountant : {"zcdp", "composition", "exact", "best"}
+        How σ is calibrated (:func:`dp_sgd_sigma`); "best" (the default) uses the smallest σ, the exact one.
     random_state : seed or Generator, optional
 
     Attributes
@@ -443,7 +483,8 @@ class DPSGDLogisticRegression(Estimator):
         Fraction of per-example gradients that were clipped (computed on private data, so it is
         **not** private: for diagnostics only, never release it).
     privacy_ : dict
-        The guarantee, the accountant and the per-epoch charge.
+        The guarantee, the accountant asked for, the one whose σ was used (``"calibrated_by"``) and the
+        per-epoch charge.
     n_features_in_ : int
 
     Privacy (Theorem 9.3)
@@ -455,7 +496,8 @@ class DPSGDLogisticRegression(Estimator):
     N(0, σ²I): a Gaussian mechanism. Hence one epoch is (2C)²/(2σ²)-zCDP — and (ε₀, δ₀)-DP when
     σ = gaussian_sigma(2C, ε₀, δ₀) — with respect to k, and by adaptive composition E epochs are
     E(2C)²/(2σ²)-zCDP, i.e. (ε, δ)-DP for σ from :func:`dp_sgd_sigma` (Lemma 6.6; or, for the
-    composition accountant, (ε, δ)-DP by advanced composition). The parameter updates, the averaging
+    composition accountant, (ε, δ)-DP by advanced composition; or, for the exact accountant, (2C√E/σ)-GDP,
+    i.e. one Gaussian mechanism of sensitivity 2C√E, which is (ε, δ)-DP by Theorem 1.10). The parameter updates, the averaging
     and ``predict`` are post-processing. The data touch: every example, through its clipped gradient
     only, once per epoch.
 
@@ -501,7 +543,7 @@ class DPSGDLogisticRegression(Estimator):
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "
                              f"MAX_FIT_WORK = {MAX_FIT_WORK:.0e} gradient coordinates; use fewer n_epochs or rows")
         rng = as_rng(self.random_state, "random_state")
-        sigma = _sigma(clip_norm, n_epochs, epsilon, delta, self.accountant)
+        sigma, calibrated_by = _calibration(clip_norm, n_epochs, epsilon, delta, self.accountant)
         steps_per_epoch = n // batch
 
         theta = np.zeros(d + 1)
@@ -530,6 +572,7 @@ class DPSGDLogisticRegression(Estimator):
         self.clipped_fraction_ = clipped / (n_epochs * steps_per_epoch * batch)
         self.n_features_in_ = d
         self.privacy_ = {"epsilon": epsilon, "delta": delta, "accountant": self.accountant,
+                         "calibrated_by": calibrated_by,
                          "per_epoch_zcdp_rho": (2 * clip_norm) ** 2 / (2 * sigma ** 2),
                          "why": "each example is in one batch per epoch (a Gaussian mechanism with "
                                 "sensitivity 2C); the epochs compose"}

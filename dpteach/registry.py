@@ -638,8 +638,11 @@ NOT_AUDITED = {
     "dpteach.peeling.peeling_epsilon": "accountant of the audited Peeling",
     "dpteach.peeling.peeling_noise_scale": "calibration of the audited Peeling",
     "dpteach.dpsas_steps.dpsas_noise_sigma": "calibration of the audited DPSAS round",
-    "dpteach.dp_logistic.dp_sgd_sigma": "calibration of the audited DP-SGD step (zCDP or advanced composition)",
+    "dpteach.dp_logistic.dp_sgd_sigma": "calibration of the audited DP-SGD step (exact Gaussian composition by "
+                                        "default; tests/test_dp_logistic.py integrates the loss)",
     "dpteach.experiments.table1.fit_learner": "fits one of the audited learners or a production peer (chapter 9)",
+    "dpteach.experiments.table1.unit_ball_rows": "a fixed public row-by-row map (diffprivlib's input in chapter 9), "
+                                                 "not a release",
     "dpteach.fingerprinting.dp_roc_envelope": "a bound every (ε, δ)-DP test obeys, not a release",
     "dpteach.experiments.generic.neighbour_privacy_losses": "exact privacy losses of the audited generic "
                                                              "learner over all neighbours (chapter 2's figure)",

@@ -724,6 +724,9 @@ add("dpteach.experiments.table1_rates." + "complexity_shape", dict(name="dp_sgd"
 add(X + "runtime_vs_d", dict(ds=[2], n=100, epsilon=1.0, learners=("dp_sgd",), n_reps=1, rng=0))
 add("dpteach.experiments.table1_tables." + "winner_table", dict(result=_T1_RESULT))
 add("dpteach.experiments.table1_tables." + "format_winner_table", dict(rows=_T1_ROWS))
+add(X + "unit_ball_rows", dict(X=X2, x_bound=2.0), arrays={"X": 2})
+add("dpteach.experiments.table1_surrogate." + "rcn_logistic_threshold", dict(threshold=0.3, noise=0.1))
+add("dpteach.experiments.table1_surrogate." + "massart_example", dict(corner=0.5, flip=0.45))
 add(X + "surrogate_gap", dict(thresholds=[0.3], noises=[0.1], n=100, d=2, n_test=100, rng=0),
     arrays={"thresholds": (0, 1), "noises": (0, 1)})
 

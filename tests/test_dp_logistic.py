@@ -1,10 +1,10 @@
-"""Tests of dpteach.dp_logistic: gradients, clipping, the two accountants, an audited step, the estimator, bad input."""
+"""Tests of dpteach.dp_logistic: gradients, clipping, the three accountants, an audited step, the estimator, bad input."""
 
 import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import integrate, stats
 
 from dpteach import audit, composition, dp_erm, mechanisms
 from dpteach import dp_logistic as L
@@ -101,13 +101,95 @@ def test_composition_sigma_meets_the_budget(epsilon, delta, epochs):
     assert L.dp_sgd_epsilon(sigma, C, epochs, delta, "composition") == pytest.approx(epsilon, rel=1e-6)
 
 
-def test_best_accountant_is_the_smaller_sigma_and_monotone():
+def test_best_accountant_is_the_smallest_sigma_and_monotone():
     for epochs in (1, 3, 30):
-        both = [L.dp_sgd_sigma(1.0, epochs, 1.0, 1e-5, a) for a in ("zcdp", "composition")]
-        assert L.dp_sgd_sigma(1.0, epochs, 1.0, 1e-5, "best") == min(both)
+        every = [L.dp_sgd_sigma(1.0, epochs, 1.0, 1e-5, a) for a in ("zcdp", "composition", "exact")]
+        assert L.dp_sgd_sigma(1.0, epochs, 1.0, 1e-5, "best") == min(every)
     sigmas = [L.dp_sgd_sigma(1.0, 5, eps, 1e-5) for eps in (0.25, 0.5, 1, 2, 4)]
     assert all(a > b for a, b in zip(sigmas, sigmas[1:]))                 # more budget, less noise
     assert L.dp_sgd_sigma(1.0, 10, 1.0, 1e-5) > L.dp_sgd_sigma(1.0, 5, 1.0, 1e-5)  # more epochs, more noise
+
+
+def _composed_gaussian_delta(sigma, clip_norm, epochs, epsilon):
+    """δ(ε) of E epochs of a 2C-sensitive Gaussian step, from the privacy-loss distribution (independent of the code).
+
+    Neither ``mechanisms.gaussian_delta`` nor the factor √E is used: at the worst pair (the sum moves by 2C,
+    Lemma 9.1) one epoch's privacy loss is L₁ = (2C/σ)·Z + η₁ with η₁ = (2C)²/(2σ²) and Z ~ N(0, 1), i.e.
+    L₁ ~ N(η₁, 2η₁); the E epochs draw fresh noise, so their losses add: L ~ N(Eη₁, 2Eη₁). The hockey-stick
+    divergence is δ(ε) = E[(1 − e^{ε − L})₊], integrated here by quadrature.
+    """
+    eta = epochs * (2 * clip_norm) ** 2 / (2 * sigma ** 2)
+    sd = math.sqrt(2 * eta)
+
+    def integrand(loss):
+        return -math.expm1(epsilon - loss) * stats.norm.pdf(loss, eta, sd)
+
+    upper = max(epsilon, eta) + 40 * sd
+    return integrate.quad(integrand, epsilon, upper, points=[max(epsilon, eta)], limit=400,
+                          epsabs=0, epsrel=1e-11)[0]
+
+
+def test_privacy_loss_quadrature_matches_the_closed_form_of_one_gaussian():
+    # The independent δ(ε) above against Balle & Wang's closed form for one mechanism (E = 1): they must agree.
+    for sigma, epsilon in ((3.0, 0.5), (7.5, 1.0), (2.0, 4.0)):
+        assert _composed_gaussian_delta(sigma, 1.0, 1, epsilon) == pytest.approx(
+            mechanisms.gaussian_delta(sigma, 2.0, epsilon), rel=1e-7)
+
+
+@pytest.mark.parametrize("epsilon, delta, epochs", [(0.5, 1e-5, 1), (1.0, 1e-5, 5), (1.0, 1e-6, 20), (4.0, 1e-5, 7)])
+def test_exact_sigma_certifies_the_budget_with_no_slack(epsilon, delta, epochs):
+    C = 0.7
+    sigma = L.dp_sgd_sigma(C, epochs, epsilon, delta, "exact")
+    # (ε, δ) holds for the E composed epochs, and exactly: δ(ε) = δ up to the root finder's rounding ...
+    reached = _composed_gaussian_delta(sigma, C, epochs, epsilon)
+    assert reached <= delta * (1 + 1e-6)
+    assert reached == pytest.approx(delta, rel=1e-5)
+    # ... so 1 % less noise already breaks it (tightness: no smaller σ is valid for this analysis).
+    assert _composed_gaussian_delta(0.99 * sigma, C, epochs, epsilon) > 1.05 * delta
+    assert L.dp_sgd_epsilon(sigma, C, epochs, delta, "exact") == pytest.approx(epsilon, rel=1e-7)
+
+
+def test_exact_accountant_catches_a_forgotten_root_e_and_too_little_noise():
+    """Broken variants of the exact calibration fail the independent δ(ε) check."""
+    C, epochs, epsilon, delta = 1.0, 5, 1.0, 1e-5
+    # √E forgotten: one epoch's σ used for all E epochs. Its composed δ(ε) is thousands of times the budget.
+    forgot_root_e = mechanisms.gaussian_sigma(2 * C, epsilon, delta)
+    assert _composed_gaussian_delta(forgot_root_e, C, epochs, epsilon) > 1000 * delta
+    # σ 10 % too small.
+    assert _composed_gaussian_delta(L.dp_sgd_sigma(C, epochs, epsilon, delta, "exact") / 1.1, C, epochs,
+                                    epsilon) > 2 * delta
+
+
+def test_exact_accountant_is_the_smallest_and_best_picks_it():
+    # Every valid accountant must give at least the exact (tight) σ; "best" then returns the exact one.
+    for epochs in (1, 2, 5, 20, 100):
+        for epsilon in (0.25, 1.0, 4.0):
+            exact = L.dp_sgd_sigma(1.0, epochs, epsilon, 1e-5, "exact")
+            assert exact <= L.dp_sgd_sigma(1.0, epochs, epsilon, 1e-5, "zcdp") * (1 + 1e-12)
+            assert exact <= L.dp_sgd_sigma(1.0, epochs, epsilon, 1e-5, "composition") * (1 + 1e-12)
+            assert L._calibration(1.0, epochs, epsilon, 1e-5, "best") == (exact, "exact")
+
+
+def test_accountants_never_crash_on_tiny_sigma_and_never_under_report():
+    # For σ ≪ C the δ(ε) root lies near ε ≈ 2C²E/σ², where e^ε·Φ(·) overflowed (an OverflowError from a
+    # public function). Now every accountant answers; where floating point cannot certify, the answer is inf.
+    for sigma in (1e-20, 1e-10, 1e-5):
+        for epochs in (1, 7):
+            for accountant in L.ACCOUNTANTS:
+                epsilon = L.dp_sgd_epsilon(sigma, 1.0, epochs, 1e-5, accountant)
+                assert epsilon == math.inf or epsilon > 1e9, (sigma, epochs, accountant, epsilon)
+
+
+def test_default_dp_sgd_and_the_chapter_9_comparison_use_the_exact_accountant():
+    from dpteach.experiments import table1
+    X, y, _ = gaussian_halfspace_data(400, 3, threshold=0.3, noise_rate=0.1, rng=11)
+    model = L.DPSGDLogisticRegression(1.0, 1e-5, random_state=1).fit(X, y)
+    assert model.privacy_["calibrated_by"] == "exact"
+    assert model.sigma_ == L.dp_sgd_sigma(1.0, 5, 1.0, 1e-5, "exact")
+    peer = table1.fit_learner("dp_sgd", X, y, 2.0, 1e-5, rng=2)
+    s = table1.SETTINGS["dp_sgd"]
+    assert peer.privacy_["calibrated_by"] == "exact"
+    assert _composed_gaussian_delta(peer.sigma_, s["clip_norm"], s["n_epochs"], 2.0) <= 1e-5 * (1 + 1e-6)
 
 
 # --- the noisy step: its law, and an audit ------------------------------------------------

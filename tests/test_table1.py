@@ -59,6 +59,89 @@ def test_complexity_shapes_scale_as_stated():
     np.testing.assert_allclose(semi / semi[0], ds / 2)
 
 
+# --- diffprivlib where Chaudhuri et al.'s Theorem 9 covers it -----------------------------------
+
+def test_unit_ball_rows_append_a_constant_scale_and_keep_every_halfspace():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((2000, 3)) * np.where(rng.random((2000, 1)) < 0.1, 10.0, 1.0)  # some rows beyond 2√3
+    bound = 2 * math.sqrt(3)
+    rows = T.unit_ball_rows(X, bound)
+    assert rows.shape == (2000, 4) and np.all(np.linalg.norm(rows, axis=1) <= 1 + 1e-12)
+    inside = np.linalg.norm(X, axis=1) <= bound
+    # Rows within the public bound are only scaled, by exactly 1/√(bound² + 1), constant feature included.
+    np.testing.assert_allclose(rows[inside], np.hstack([X, np.ones((2000, 1))])[inside] / math.sqrt(bound ** 2 + 1))
+    assert np.all(np.abs(np.linalg.norm(rows[~inside], axis=1) - 1) < 1e-12) and (~inside).sum() > 50
+    # Every halfspace on the mapped rows is the same classifier as sign(<v[:d], x> + v[d]) on the raw ones.
+    for v in rng.standard_normal((20, 4)):
+        assert np.array_equal(rows @ v >= 0, X @ v[:3] + v[3] >= 0)
+
+
+def test_diffprivlib_peer_is_fitted_in_the_setting_of_theorem_9(monkeypatch):
+    """Rows of norm ≤ 1 with a constant feature, data_norm = 1, no unregularised intercept (review A1).
+
+    The spy records what diffprivlib is given: the chapter's old call (raw rows, data_norm = 2√d, the default
+    fit_intercept=True) fails every assertion below.
+    """
+    pytest.importorskip("diffprivlib", reason="diffprivlib is not installed (pip install -r requirements.txt)")
+    from diffprivlib.models import LogisticRegression
+    seen = {}
+    original = LogisticRegression.fit
+
+    def spy(self, X, y, *args, **kwargs):
+        seen.update(X=np.array(X), data_norm=self.data_norm, fit_intercept=self.fit_intercept)
+        return original(self, X, y, *args, **kwargs)
+
+    monkeypatch.setattr(LogisticRegression, "fit", spy)
+    X, y, _ = T.make_problem("rcn", 3000, 3, rng=4)
+    model = T.fit_learner("diffprivlib", X, y, 2.0, rng=5)
+    assert seen["fit_intercept"] is False and seen["data_norm"] == 1.0
+    assert seen["X"].shape == (3000, 4) and np.max(np.linalg.norm(seen["X"], axis=1)) <= 1 + 1e-12
+    np.testing.assert_allclose(seen["X"], T.unit_ball_rows(X, T.SETTINGS["diffprivlib"]["data_norm_factor"] * math.sqrt(3)))
+    # The returned model scores raw rows through the same map, and it learns (error ≈ 0.1 + a few 0.01 at ε = 2).
+    X_test, y_test, _ = T.make_problem("rcn", 20_000, 3, rng=6)
+    assert np.array_equal(model.predict(X_test), model.model.predict(T.unit_ball_rows(X_test, 2 * math.sqrt(3))))
+    assert model.score(X_test, y_test) > 0.8
+
+
+# --- the population logistic minimiser (table1_surrogate) ---------------------------------------
+
+def test_rcn_logistic_threshold_solves_the_first_order_conditions():
+    from scipy import integrate, special, stats
+    from dpteach.experiments import table1_surrogate as S
+    centred = S.rcn_logistic_threshold(0.0, 0.1)
+    assert abs(centred["threshold"]) < 1e-9 and centred["excess_error"] < 1e-9
+    t, eta = 0.3, 0.1
+    result = S.rcn_logistic_threshold(t, eta)
+    w, b = result["coef"][0], result["intercept"]
+    assert abs(result["coef"][1]) < 1e-8
+
+    # Independent check by adaptive quadrature in x₁: E[(σ(wx + b) − p(x))·(x, 1)] = 0 at the minimiser.
+    def moment(power):
+        def f(x):
+            return (special.expit(w * x + b) - (1 - eta if x > t else eta)) * x ** power * stats.norm.pdf(x)
+        return integrate.quad(f, -12, 12, points=[t], limit=200, epsabs=1e-13)[0]
+
+    assert abs(moment(0)) < 1e-9 and abs(moment(1)) < 1e-9
+    # The threshold is off the target's, to the right, and the excess is (1 − 2η)|Φ(τ) − Φ(t*)|.
+    assert result["threshold"] > t
+    assert result["excess_error"] == pytest.approx((1 - 2 * eta) * (stats.norm.cdf(result["threshold"]) -
+                                                                     stats.norm.cdf(t)), rel=1e-9)
+
+
+def test_massart_example_errors_match_a_monte_carlo_of_the_same_law():
+    from dpteach.experiments import table1_surrogate as S
+    result = S.massart_example(0.5, 0.45)
+    rng = np.random.default_rng(8)
+    n = 1_000_000
+    X = rng.standard_normal((n, 2))
+    y = np.where(X[:, 0] >= 0, 1.0, -1.0)
+    y[(X[:, 0] > 0.5) & (X[:, 1] > 0) & (rng.random(n) < 0.45)] *= -1
+    prediction = np.where(X @ np.array(result["coef"]) + result["intercept"] >= 0, 1.0, -1.0)
+    # Standard error of a Monte Carlo error at n = 10⁶ is ≤ 0.0005: 0.002 is 4 of them.
+    assert np.mean(prediction != y) == pytest.approx(result["logistic_error"], abs=0.002)
+    assert np.mean(np.where(X[:, 0] >= 0, 1.0, -1.0) != y) == pytest.approx(result["bayes_error"], abs=0.002)
+
+
 # --- the comparison itself, with the peers ----------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,9 @@ The learners (one name each, used as keys everywhere):
 * ``"proper"`` — :class:`dpteach.proper.PrivateProperLearner` (Algorithm 7.7; row 3);
 * ``"semi_agnostic"`` — :class:`dpteach.dpsas.PrivateSemiAgnosticLearner` (Algorithm 8.9; row 4);
 * ``"dp_sgd"`` — :class:`dpteach.dp_logistic.DPSGDLogisticRegression` (Algorithm 9.2);
-* ``"diffprivlib"`` — ``diffprivlib.models.LogisticRegression`` (objective perturbation, ε-DP);
+* ``"diffprivlib"`` — ``diffprivlib.models.LogisticRegression`` (objective perturbation), run where Chaudhuri,
+  Monteleoni & Sarwate's Theorem 9 covers it: on the rows of :func:`unit_ball_rows` (a constant feature appended,
+  scaled to norm ≤ 1) with ``data_norm=1, fit_intercept=False`` (see :func:`fit_learner`);
 * ``"logistic"`` — ``sklearn.linear_model.LogisticRegression`` (non-private baseline).
 
 diffprivlib and scikit-learn are optional: they are imported inside the functions that use them,
@@ -30,7 +32,7 @@ import numpy as np
 
 from .. import data
 from .._validation import (as_rng, check_choice, check_delta, check_epsilon, check_epsilon_sweep,
-                           check_int, check_labels, check_memory,
+                           check_int, check_labels, check_memory, check_positive,
                            check_probability, check_real_array, check_same_length, check_sizes, check_sweep)
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
@@ -52,6 +54,7 @@ __all__ = [
     "run_comparison",
     "runtime_vs_d",
     "surrogate_gap",
+    "unit_ball_rows",
 ]
 
 KINDS = ("rcn", "structured")
@@ -66,7 +69,8 @@ LABELS = {"improper": "Algorithm 6.10 (improper, L1 poly.)", "proper": "Algorith
 _REQUIRES = {"diffprivlib": ("diffprivlib", "sklearn"), "logistic": ("sklearn",)}
 
 #: The learners' parameters at notebook scale (our choices; the theorems' constants are far larger).
-#: ``data_norm_factor``: diffprivlib's public row-norm bound is this times √d (rows beyond it are clipped).
+#: ``data_norm_factor``: the public bound on ‖x‖ for diffprivlib is this times √d; :func:`unit_ball_rows` maps
+#: (x, 1) divided by √(bound² + 1) onto the unit ball (the rows with ‖x‖ beyond the bound are shrunk onto it).
 SETTINGS = {
     "improper": {"alpha": 0.1, "beta": 0.25, "n_iterations": 300},
     "proper": {"alpha": 0.1},
@@ -199,6 +203,62 @@ def make_problem(kind, n, d, rng=None, threshold=0.3, noise=0.1):
     return _problem(kind, n, d, as_rng(rng), threshold, noise)
 
 
+def unit_ball_rows(X, x_bound):
+    """The fixed record-by-record map x ↦ (x, 1)/√(x_bound² + 1), then projected onto the unit ball.
+
+    What diffprivlib's objective perturbation needs to be covered by Chaudhuri, Monteleoni & Sarwate (2011),
+    Theorem 9: every row of norm ≤ 1, and no unregularised intercept (the constant feature carries it and
+    is regularised like every other weight). A row with ‖x‖ ≤ x_bound keeps its direction and has norm ≤ 1;
+    a longer one is shrunk to norm 1. The map uses only the public ``x_bound`` and the row itself, so
+    replace-one neighbours stay replace-one neighbours: an ε-DP learner run on the mapped rows is ε-DP
+    with respect to the raw rows. A halfspace sign(⟨v, x̃⟩) on the mapped rows is the halfspace
+    sign(⟨v[:d], x⟩ + v[d]) on the raw ones (the scaling is positive).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    x_bound : float > 0
+        The public bound on ‖x‖₂.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d + 1), every row of norm ≤ 1. Cost O(n·d).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN/inf or a non-2-D X, x_bound ≤ 0.
+    """
+    X = check_real_array(X, "X", ndim=2)
+    x_bound = check_positive(x_bound, "x_bound")
+    return _unit_ball_rows(X, x_bound)
+
+
+def _unit_ball_rows(X, x_bound):
+    rows = np.hstack([X, np.ones((X.shape[0], 1))]) / math.hypot(x_bound, 1.0)
+    # Norms computed on rows divided by their largest entry (≥ the constant feature > 0), so that a huge
+    # row (1e155) cannot overflow to inf and be shrunk to 0: it keeps its direction like any other.
+    top = np.max(np.abs(rows), axis=1, keepdims=True)
+    unit = rows / top
+    unit_norm = np.sqrt(np.einsum("ij,ij->i", unit, unit))[:, None]
+    with np.errstate(over="ignore"):
+        too_long = top * unit_norm > 1.0
+    return np.where(too_long, unit / unit_norm, rows)
+
+
+class _UnitBallModel:
+    """A model fitted on :func:`unit_ball_rows` of the data; predicts raw rows through the same fixed map."""
+
+    def __init__(self, model, x_bound):
+        self.model, self.x_bound = model, x_bound
+
+    def predict(self, X):
+        return self.model.predict(_unit_ball_rows(check_real_array(X, "X", ndim=2), self.x_bound))
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
 def _fit(name, X, y, epsilon, delta, rng, settings):
     s = settings[name]
     seed = int(rng.integers(2 ** 31))
@@ -216,13 +276,19 @@ def _fit(name, X, y, epsilon, delta, rng, settings):
         from diffprivlib.accountant import BudgetAccountant
         from diffprivlib.models import LogisticRegression
 
+        # Theorem 9's setting: rows of norm ≤ 1 with a constant feature, data_norm = 1 and no separate
+        # (unregularised) intercept. Then diffprivlib's ε' = ε − 2 ln(1 + c/(nΛ)) and its noise density
+        # ∝ e^{−ε'‖b‖/2} are those of Chaudhuri et al.'s Algorithm 2 (c = 1/4, nΛ = 1/C). With data_norm = R ≠ 1
+        # diffprivlib subtracts 2 ln(1 + cR/(nΛ)) where the proof needs cR², and with fit_intercept=True the
+        # intercept is not regularised: neither is covered by the theorem.
         # A fresh accountant per fit: diffprivlib's default one is global and would add up every fit.
-        norm = s["data_norm_factor"] * math.sqrt(X.shape[1])
-        model = LogisticRegression(epsilon=epsilon, data_norm=norm, random_state=seed, accountant=BudgetAccountant())
+        x_bound = s["data_norm_factor"] * math.sqrt(X.shape[1])
+        model = LogisticRegression(epsilon=epsilon, data_norm=1.0, fit_intercept=False, random_state=seed,
+                                   accountant=BudgetAccountant())
         with warnings.catch_warnings():
             # diffprivlib 0.6.6 passes an L-BFGS-B option that SciPy ≥ 1.15 deprecates: not our reader's concern.
             warnings.filterwarnings("ignore", message=".*L-BFGS-B.*", category=DeprecationWarning)
-            return model.fit(X, y)
+            return _UnitBallModel(model.fit(_unit_ball_rows(X, x_bound), y), x_bound)
     from sklearn.linear_model import LogisticRegression
 
     return LogisticRegression().fit(X, y)
@@ -243,8 +309,11 @@ def _settings(settings):
 def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
     """Fit one of :data:`LEARNERS` with the chapter's settings (:data:`SETTINGS`, overridable); returns it.
 
-    The private learners are (ε, δ)-DP (diffprivlib's is ε-DP); ``"logistic"`` ignores ε and δ
-    and is not private.
+    The private learners are (ε, δ)-DP; diffprivlib's is ε-DP by Chaudhuri, Monteleoni & Sarwate (2011),
+    Theorem 9, for its exact minimiser: it is fitted on :func:`unit_ball_rows` (public bound
+    ``data_norm_factor``·√d on ‖x‖) with ``data_norm=1, fit_intercept=False``, and the returned object
+    applies the same map before predicting (its diffprivlib model is ``.model``). Every other learner
+    gets the raw rows. ``"logistic"`` ignores ε and δ and is not private.
 
     Parameters
     ----------
