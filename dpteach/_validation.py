@@ -495,3 +495,17 @@ def check_work(*factors, per_item=1):
     if need > MAX_WORK:
         raise _budget_refusal(pairs, need, MAX_WORK, per_item, lambda s: f"{s:.3g} steps", "MAX_WORK", "steps")
 
+
+def check_second_moments(gram, moment, x, y, names="X and y"):
+    """Refuse a design whose Gram matrix x'x or moment x'y is not a double (a record near 1e154 or beyond).
+
+    The non-private least-squares baselines (OLS, ISTA) form these sums; a single
+    huge record makes them inf, and the estimate NaN. This says so, naming the
+    arrays, instead of returning NaN. (The private routines clip first and never
+    get here.)
+    """
+    if not (np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
+        raise ValueError(f"{names}: x'x or x'y overflows double precision (largest |x| = {np.max(np.abs(x)):.3g}, "
+                         f"largest |y| = {np.max(np.abs(y)):.3g}); least squares needs |x|·|y| and |x|² below "
+                         f"about 1e308/n")
+

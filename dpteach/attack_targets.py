@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
+from ._validation import (as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array,
+                          check_second_moments)
 from .mechanisms import gaussian_sigma
 from .feature_scaling import radial_clip_factors
 
@@ -192,12 +193,10 @@ def ols_estimate(x, y):
     y = _responses(y, "y", x)
     if x.shape[-2] < x.shape[-1]:
         raise ValueError(f"x must have at least as many rows as columns for OLS, got shape {x.shape}")
-    gram = np.einsum("...nd,...ne->...de", x, x)
-    moment = np.einsum("...nd,...n->...d", x, y)
-    if not (np.all(np.isfinite(gram)) and np.all(np.isfinite(moment))):
-        # A record near 1e154 or beyond: x'x (or x'y) is not a double; say so instead of returning NaN.
-        raise ValueError(f"x and y: x'x or x'y overflows double precision (largest |x| = {np.max(np.abs(x)):.3g}, "
-                         f"largest |y| = {np.max(np.abs(y)):.3g}); OLS needs |x|·|y| and |x|² below about 1e308/n")
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, by name
+        gram = np.einsum("...nd,...ne->...de", x, x)
+        moment = np.einsum("...nd,...n->...d", x, y)
+    check_second_moments(gram, moment, x, y, "x and y")
     try:
         return np.linalg.solve(gram, moment[..., None])[..., 0]
     except np.linalg.LinAlgError:

@@ -281,7 +281,11 @@ class OneBitRandomizer(LocalRandomizer):
 _RANDOMIZERS = {"rr": RandomizedResponse, "laplace": LaplaceRandomizer, "onebit": OneBitRandomizer}
 
 
-def make_randomizer(name, epsilon):
-    """The randomizer called ``name`` ("rr", "laplace" or "onebit") at privacy ε."""
-    check_choice(name, "randomizer", tuple(_RANDOMIZERS))
+def make_randomizer(name, epsilon, parameter="name"):
+    """The randomizer called ``name`` ("rr", "laplace" or "onebit") at privacy ε.
+
+    ``parameter`` is the name a bad ``name`` is reported under: a caller that
+    takes the choice as ``randomizer=`` passes ``parameter="randomizer"``.
+    """
+    check_choice(name, parameter, tuple(_RANDOMIZERS))
     return _RANDOMIZERS[name](epsilon)

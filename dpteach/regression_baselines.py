@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ._validation import as_rng, check_finite_array, check_int, check_positive, check_work
+from ._validation import as_rng, check_finite_array, check_int, check_positive, check_second_moments, check_work
 from .regression import _block_indices, _check_design, _gradient_step, default_truncation
 
 __all__ = ["hard_threshold", "split_iht", "lasso_ista", "ols"]
@@ -110,8 +110,10 @@ def lasso_ista(X, y, penalty=None, n_iterations=300):
                else check_positive(penalty, "penalty"))
     n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
     check_work(("n_iterations", n_iterations), ("d^2", n_features ** 2))  # a d×d Gram product per step
-    gram = X.T @ X / n_samples
-    correlation = X.T @ y / n_samples
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, by name
+        gram = X.T @ X / n_samples
+        correlation = X.T @ y / n_samples
+    check_second_moments(gram, correlation, X, y)
     lipschitz = float(np.linalg.eigvalsh(gram)[-1])
     if lipschitz <= 0:
         return np.zeros(n_features)

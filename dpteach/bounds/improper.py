@@ -86,6 +86,14 @@ def _positive_or_inf(value, name):
     return x
 
 
+def _count_or_inf(value, name):
+    """A count (D, n₀, K) as a float: a whole number > 0, or +inf where it overflows (:func:`_positive_or_inf`)."""
+    x = _positive_or_inf(value, name)
+    if math.isfinite(x) and not x.is_integer():
+        raise ValueError(f"{name} must be a whole number > 0 (a count; +inf allowed), got {value!r}")
+    return x
+
+
 def algorithm_6_7_error_terms(block_size, n_features, clip_radius, radius, rho, n_iterations):
     """The three terms of the excess-L1-loss bound of one run of Algorithm 6.7 (proof of Theorem 6.12).
 
@@ -101,7 +109,8 @@ def algorithm_6_7_error_terms(block_size, n_features, clip_radius, radius, rho, 
 
     Parameters
     ----------
-    block_size, n_features, clip_radius, radius, rho, n_iterations : float > 0
+    block_size, n_features, n_iterations : whole numbers > 0 (+inf allowed: Theorem 6.13's D_p overflows)
+    clip_radius, radius, rho : float > 0
 
     Returns
     -------
@@ -112,12 +121,12 @@ def algorithm_6_7_error_terms(block_size, n_features, clip_radius, radius, rho, 
     TypeError, ValueError
         For a non-real or non-positive (or NaN/inf) argument.
     """
-    n0 = check_positive(block_size, "block_size")
-    D = check_positive(n_features, "n_features")
+    n0 = _count_or_inf(block_size, "block_size")
+    D = _count_or_inf(n_features, "n_features")
     T = check_positive(clip_radius, "clip_radius")
     R = check_positive(radius, "radius")
     rho = check_positive(rho, "rho")
-    K = check_positive(n_iterations, "n_iterations")
+    K = _count_or_inf(n_iterations, "n_iterations")
     return {"statistical": 2 * R * math.sqrt(D / n0), "optimisation": R * T / math.sqrt(K),
             "privacy": R * T * math.sqrt(2 * D / rho) / n0}
 
@@ -149,7 +158,7 @@ def algorithm_6_7_sizes(n_features, clip_radius, radius, accuracy, rho):
     TypeError, ValueError
         For a non-real, non-positive or NaN argument (or inf where not allowed).
     """
-    D = _positive_or_inf(n_features, "n_features")
+    D = _count_or_inf(n_features, "n_features")
     T = _positive_or_inf(clip_radius, "clip_radius")
     R = check_positive(radius, "radius")
     a = check_positive(accuracy, "accuracy")

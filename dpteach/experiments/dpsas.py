@@ -342,6 +342,9 @@ def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, no
     epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
     n = check_size(n, "n")
     d = check_int(d, "d", minimum=2)
+    threshold = check_finite_scalar(threshold, "threshold")
+    noise_mass = check_probability(noise_mass, "noise_mass", low_open=False)
+    eta = check_probability(eta, "eta")  # read below before dpsas would check it
     rng = as_rng(rng)
     opt = structured_noise_opt(threshold, noise_mass)[0]
     # Population Pr[y = +1]: the slab x₂ > z_{1−η₀} is independent of x₁ and flips every label in it.

@@ -305,6 +305,8 @@ def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_
     """
     epsilons = check_epsilon_sweep(epsilons)
     sensitivities = check_sweep(sensitivities, "sensitivities")
+    for s in sensitivities:  # checked here so that a bad one is reported under the caller's plural name
+        check_positive(s, "sensitivities")
     worst = {s: [] for s in sensitivities}
     for epsilon in _progress_bar(epsilons, "exact privacy losses"):
         for s in sensitivities:
