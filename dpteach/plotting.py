@@ -16,7 +16,10 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib import ticker
 
-from ._validation import check_int
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from ._validation import check_int, check_positive, check_same_length
 
 __all__ = ["STYLE", "COLORS", "PLAIN_NUMBERS", "use_style", "new_figure", "label_axes", "theory_line",
            "fast_log_axes", "ReadableLogLocator", "readable_legends"]
@@ -61,19 +64,54 @@ def use_style():
     warnings.filterwarnings("ignore", message='Creating legend with loc="best" can be slow', category=UserWarning)
 
 
+#: Most panels per row or column of one figure (more would not be legible in the book's column).
+MAX_PANELS = 12
+
+
+def check_axes(ax, name="ax"):
+    """``ax`` if it is a matplotlib Axes, else a TypeError naming ``name`` (not matplotlib's AttributeError)."""
+    if not isinstance(ax, Axes):
+        raise TypeError(f"{name} must be a matplotlib Axes (e.g. from new_figure), got {type(ax).__name__}")
+    return ax
+
+
+def check_text(value, name, allow_none=False):
+    """``value`` if it is a string (or None when allowed), else a TypeError naming ``name``."""
+    if (value is None and allow_none) or isinstance(value, str):
+        return value
+    raise TypeError(f"{name} must be a string{' or None' if allow_none else ''}, got {value!r}")
+
+
+def _curve(values, name):
+    """A 1-D array of real numbers (NaN/inf allowed: gaps in a curve), else an error naming ``name``."""
+    kind = "U" if isinstance(values, (str, bytes)) else np.asarray(values).dtype.kind
+    if kind not in "iuf":
+        raise TypeError(f"{name} must be a 1-D array of real numbers, got {values!r}")
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    return arr
+
+
 def new_figure(nrows=1, ncols=1, width=None, height=None, **subplots_kwargs):
     """Create a figure in the book's style; returns ``(fig, axes)`` like ``plt.subplots``.
 
     The default size grows with the number of panels so labels never overlap.
     """
+    nrows = check_int(nrows, "nrows", minimum=1, maximum=MAX_PANELS)
+    ncols = check_int(ncols, "ncols", minimum=1, maximum=MAX_PANELS)
+    width = 4.2 * ncols + 0.8 if width is None else check_positive(width, "width")
+    height = 3.4 * nrows + 0.4 if height is None else check_positive(height, "height")
     use_style()
-    width = width if width is not None else 4.2 * ncols + 0.8
-    height = height if height is not None else 3.4 * nrows + 0.4
     return plt.subplots(nrows, ncols, figsize=(width, height), squeeze=True, **subplots_kwargs)
 
 
 def label_axes(ax, xlabel, ylabel, title=None, legend=True):
     """Label both axes (and the title); add a legend when the axes has labelled artists."""
+    check_axes(ax)
+    check_text(xlabel, "xlabel")
+    check_text(ylabel, "ylabel")
+    check_text(title, "title", allow_none=True)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -84,7 +122,15 @@ def label_axes(ax, xlabel, ylabel, title=None, legend=True):
 
 
 def theory_line(ax, x, y, label="theory", **kwargs):
-    """Draw a theorem's prediction in the one style used for theory curves (black, dashed)."""
+    """Draw a theorem's prediction in the one style used for theory curves (black, dashed).
+
+    ``x`` and ``y`` are 1-D real arrays of one length. NaN or inf entries are allowed (a bound that
+    is infinite below its sample size): matplotlib leaves a gap there.
+    """
+    check_axes(ax)
+    x, y = _curve(x, "x"), _curve(y, "y")
+    check_same_length(x, y, "x", "y")
+    check_text(label, "label", allow_none=True)
     kwargs.setdefault("color", "black")
     kwargs.setdefault("linestyle", "--")
     kwargs.setdefault("linewidth", 1.5)
@@ -142,6 +188,9 @@ class ReadableLogLocator(ticker.LogLocator):
 
 def readable_legends(fig, min_points=9):
     """Enlarge every legend text of ``fig`` smaller than ``min_points`` (the book's floor at ~700 px)."""
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    min_points = check_positive(min_points, "min_points")
     for ax in fig.axes:
         legend = ax.get_legend()
         if legend is not None:

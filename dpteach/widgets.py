@@ -39,7 +39,8 @@ from matplotlib.figure import Figure
 from PIL import Image as PILImage
 
 from . import plotting
-from ._validation import check_int, check_positive
+from ._validation import check_finite_scalar, check_int, check_positive, check_sequence
+from .plotting import check_text
 
 __all__ = ["epsilon_slider", "alpha_slider", "dimension_slider", "int_slider", "float_slider",
            "choice_slider", "LiveFigure", "live_figure", "frame_values", "static_frames_enabled"]
@@ -49,6 +50,8 @@ _LAYOUT = dict(style={"description_width": "initial"}, layout=w.Layout(width="38
 
 def _check_range(value, low, high, name):
     # ipywidgets would silently clip a default outside the range; say so instead.
+    value, low, high = (check_finite_scalar(value, "value"), check_finite_scalar(low, "min"),
+                        check_finite_scalar(high, "max"))
     if not (low < high and low <= value <= high):
         raise ValueError(f"{name}: need min < max and min <= value <= max, "
                          f"got min={low!r}, value={value!r}, max={high!r}")
@@ -56,6 +59,7 @@ def _check_range(value, low, high, name):
 
 def epsilon_slider(value=1.0, min=0.01, max=10.0, description="ε (privacy)"):
     """A log-scale slider for ε in [min, max] (base 10), redrawing on release."""
+    check_text(description, "description")
     _check_range(value, check_positive(min, "min"), check_positive(max, "max"), "epsilon_slider")
     return w.FloatLogSlider(value=value, base=10, min=math.log10(min), max=math.log10(max), step=0.05,
                             description=description, continuous_update=False, readout_format=".3g",
@@ -64,6 +68,7 @@ def epsilon_slider(value=1.0, min=0.01, max=10.0, description="ε (privacy)"):
 
 def alpha_slider(value=0.1, min=0.01, max=0.5, step=0.01, description="α (accuracy)"):
     """A linear slider for the accuracy α, redrawing on release."""
+    check_positive(min, "min")
     _check_range(value, min, max, "alpha_slider")
     return float_slider(value, min, max, step, description)
 
@@ -76,6 +81,8 @@ def dimension_slider(value=5, min=1, max=20, step=1, description="d (dimension)"
 
 def int_slider(value, min, max, step=1, description=""):
     """Any other integer parameter (n, k, number of candidates)."""
+    check_int(step, "step", minimum=1)
+    check_text(description, "description")
     _check_range(check_int(value, "value"), check_int(min, "min"), check_int(max, "max"), "int_slider")
     return w.IntSlider(value=value, min=min, max=max, step=step, description=description,
                        continuous_update=False, **_LAYOUT)
@@ -83,6 +90,8 @@ def int_slider(value, min, max, step=1, description=""):
 
 def float_slider(value, min, max, step, description=""):
     """Any other linear real parameter (δ exponent, noise rate η)."""
+    check_positive(step, "step")
+    check_text(description, "description")
     _check_range(value, min, max, "float_slider")
     return w.FloatSlider(value=value, min=min, max=max, step=step, description=description,
                          continuous_update=False, readout_format=".3g", **_LAYOUT)
@@ -90,7 +99,12 @@ def float_slider(value, min, max, step, description=""):
 
 def choice_slider(options, value=None, description=""):
     """A slider over fixed values (e.g. the ε grid of a precomputed experiment)."""
-    options = list(options)
+    options = list(check_sequence(options, "options", "slider values"))
+    if not options:
+        raise ValueError("options must be a non-empty sequence of slider values, got an empty one")
+    if value is not None and value not in options:
+        raise ValueError(f"value must be one of options {options!r}, got {value!r}")
+    check_text(description, "description")
     return w.SelectionSlider(options=options, value=options[0] if value is None else value,
                              description=description, continuous_update=False, **_LAYOUT)
 
@@ -217,7 +231,13 @@ class LiveFigure:
     def __init__(self, draw, sliders, figsize=None, main_slider=None, n_frames=7):
         if not callable(draw):
             raise TypeError(f"draw must be callable, got {draw!r}")
+        if not isinstance(sliders, dict):
+            raise TypeError(f"sliders must be a dict of name -> ipywidgets slider, got {type(sliders).__name__}")
         self.sliders = dict(sliders)
+        if figsize is not None:
+            if not isinstance(figsize, (tuple, list)) or len(figsize) != 2:
+                raise TypeError(f"figsize must be None or a (width, height) pair in inches, got {figsize!r}")
+            figsize = (check_positive(figsize[0], "figsize"), check_positive(figsize[1], "figsize"))
         for name, slider in self.sliders.items():
             if not isinstance(slider, w.ValueWidget):
                 raise TypeError(f"slider {name!r} must be an ipywidgets slider, got {slider!r}")

@@ -232,3 +232,65 @@ def test_fast_log_axes_labels_at_least_two_ticks_on_every_log_axis(low, high):
         assert 2 <= len(visible) <= 9, visible
         assert all("$" not in label for label in visible)  # plain text, no mathtext
     plt.close(fig)
+
+
+# Bad arguments of the figure helpers (reliability review: 150 raw traitlets/matplotlib errors). Each must
+# raise ValueError/TypeError naming the parameter the caller passed, before ipywidgets or matplotlib sees it.
+def _bad_helper_calls():
+    from dpteach import plotting as p, widgets as wd
+    fig, ax = p.new_figure()
+    slider = wd.epsilon_slider()
+    return [
+        ("step", lambda: wd.int_slider(5, 1, 10, step=0)),
+        ("step", lambda: wd.int_slider(5, 1, 10, step=2.5)),
+        ("step", lambda: wd.float_slider(0.5, 0.0, 1.0, step=-0.1)),
+        ("step", lambda: wd.alpha_slider(step=float("nan"))),
+        ("step", lambda: wd.dimension_slider(step="1")),
+        ("min", lambda: wd.float_slider(0.5, "0", 1.0, 0.1)),
+        ("max", lambda: wd.float_slider(0.5, 0.0, None, 0.1)),
+        ("value", lambda: wd.float_slider(float("nan"), 0.0, 1.0, 0.1)),
+        ("min", lambda: wd.alpha_slider(min=-1.0)),
+        ("description", lambda: wd.float_slider(0.5, 0.0, 1.0, 0.1, description=None)),
+        ("description", lambda: wd.epsilon_slider(description=3)),
+        ("options", lambda: wd.choice_slider([])),
+        ("options", lambda: wd.choice_slider(None)),
+        ("value", lambda: wd.choice_slider([1, 2], value=3)),
+        ("sliders", lambda: wd.LiveFigure(lambda fig, epsilon: None, "x")),
+        ("figsize", lambda: wd.LiveFigure(lambda fig, epsilon: None, {"epsilon": slider}, figsize=(-1, 3))),
+        ("figsize", lambda: wd.LiveFigure(lambda fig, epsilon: None, {"epsilon": slider}, figsize="big")),
+        ("nrows", lambda: p.new_figure(nrows=0)),
+        ("ncols", lambda: p.new_figure(ncols=10 ** 18)),
+        ("nrows", lambda: p.new_figure(nrows="1")),
+        ("width", lambda: p.new_figure(width=-1)),
+        ("height", lambda: p.new_figure(height=float("inf"))),
+        ("ax", lambda: p.label_axes(None, "x", "y")),
+        ("xlabel", lambda: p.label_axes(ax, None, "y")),
+        ("title", lambda: p.label_axes(ax, "x", "y", title=5)),
+        ("ax", lambda: p.theory_line("ax", [1, 2], [1, 2])),
+        ("x", lambda: p.theory_line(ax, ["a", "b"], [1, 2])),
+        ("y", lambda: p.theory_line(ax, [1, 2], [[1, 2]])),
+        ("x", lambda: p.theory_line(ax, [1, 2, 3], [1, 2])),
+        ("fig", lambda: p.readable_legends(None)),
+        ("min_points", lambda: p.readable_legends(fig, min_points=0)),
+    ]
+
+
+@pytest.mark.parametrize("index", range(31))
+def test_figure_helpers_refuse_bad_arguments_by_name(index):
+    import re
+    name, call = _bad_helper_calls()[index]
+    try:
+        with pytest.raises((ValueError, TypeError)) as info:
+            call()
+    finally:
+        plt.close("all")
+    assert re.search(rf"\b{re.escape(name)}\b", str(info.value)), (name, str(info.value))
+
+
+def test_theory_line_leaves_gaps_for_infinite_bounds():
+    # A bound that is infinite below its sample size is drawn with a gap, not refused.
+    from dpteach import plotting as p
+    fig, ax = p.new_figure()
+    (line,) = p.theory_line(ax, [1.0, 2.0, 3.0], [float("inf"), 2.0, 1.0])
+    assert line.get_ydata()[0] == float("inf")
+    plt.close(fig)
