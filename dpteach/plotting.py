@@ -88,8 +88,8 @@ def _curve(values, name):
     if kind not in "iuf":
         raise TypeError(f"{name} must be a 1-D array of real numbers, got {values!r}")
     arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    if arr.ndim != 1:  # empty is fine: a masked theory curve with nothing left to draw
+        raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
     return arr
 
 
