@@ -76,6 +76,13 @@ ANSWERS_AT_HUGE = {
     "dpteach.regression.dp_lasso_sensitivity": ({"block_size"}, "closed form"),
     "dpteach.regression.default_truncation": ({"n_samples"}, "closed form in log n"),
     "dpteach.regression.noisy_ols_noise_std": ({"n_samples", "n_features"}, "closed-form noise scale"),
+    "dpteach.regression.noisy_ols_sensitivity": ({"n_samples", "n_features"}, "closed form 8Λc_x√d·T/n"),
+    "dpteach.regression.dp_gradient_descent_sigma": ({"n_samples", "n_features", "n_iterations"},
+                                                     "closed-form noise scale (analytic Gaussian σ at Δ₂√K)"),
+    "dpteach.experiments.improper.optimiser_bound_vs_epsilon": ({"n"}, "closed-form bound terms at the learner's "
+                                                                       "sizes, roots found in O(log n) steps"),
+    "dpteach.experiments.fingerprinting.sparse_threshold_fpr": ({"s"}, "the Rademacher sum is one binomial draw, "
+                                                                       "O(1) in s"),
     "dpteach.experiments.fingerprinting.clipping_radius": ({"d"}, "closed form √d-scaled radius"),
     "dpteach.experiments.fingerprinting.dp_delta": ({"n"}, "closed form n^-1.1"),
     "dpteach.experiments.regression.default_delta": ({"n"}, "closed form n^-1.1"),

@@ -342,6 +342,7 @@ def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, no
     epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
     n = check_size(n, "n")
     d = check_int(d, "d", minimum=2)
+    check_work(("n_reps", n_reps), ("len(epsilons)", len(epsilons)), ("n", n), ("d", d))
     rng = as_rng(rng)
     opt = structured_noise_opt(threshold, noise_mass)[0]
     # Population Pr[y = +1]: the slab x₂ > z_{1−η₀} is independent of x₁ and flips every label in it.
