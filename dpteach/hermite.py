@@ -151,8 +151,19 @@ def hermite_1d(x, degree):
     """
     x = check_finite_array(x, "x")
     degree = check_int(degree, "degree", minimum=1)
+    _check_univariate_table(x.size, degree, "x")
     rows = _hermite_rows(x.ravel(), degree)
     return np.moveaxis(rows.reshape((degree + 1,) + x.shape), 0, -1)
+
+
+def _check_univariate_table(n_points, degree, name):
+    """Refuse up front the (p + 1) × n table of h_0..h_p at n points beyond the feature-size limits.
+
+    In one dimension the p + 1 values are the degree-p feature map at d = 1 (D = C(1 + p, p) = p + 1),
+    so the limits are those of every feature map: the degree by :func:`feature_dimension_or_refuse`,
+    the table by :func:`check_feature_matrix` (naming ``name``, the points).
+    """
+    check_feature_matrix(n_points, feature_dimension_or_refuse(1, degree), name, "the table h_0..h_p")
 
 
 def _parents(kappas):
@@ -569,6 +580,7 @@ def threshold_hermite_coefficients(theta, degree):
     """
     theta = float(check_finite_array(theta, "theta", ndim=0))
     degree = check_int(degree, "degree", minimum=1)
+    _check_univariate_table(1, degree, "theta")
     h = _hermite_rows(np.array([theta]), degree)[:, 0]
     density = math.exp(-0.5 * theta * theta) / math.sqrt(2.0 * math.pi)
     coefficients = np.empty(degree + 1)
@@ -608,6 +620,8 @@ def halfspace_hermite_coefficients(normal, threshold, degree):
     w = w / norm
     degree = check_int(degree, "degree", minimum=1)
     threshold = check_finite_scalar(threshold, "threshold")  # named as the caller spelled it, not "theta"
+    # The multi-index table and the result are (D, d) and (D,): refuse D above the feature-size limit.
+    feature_dimension_or_refuse(w.size, degree)
     c = threshold_hermite_coefficients(threshold, degree)
     kappas = _multi_indices(w.size, degree)
     total = kappas.sum(axis=1)

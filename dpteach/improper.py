@@ -22,7 +22,7 @@ from . import dp_erm
 from ._estimator import Estimator
 from .bounds.improper import algorithm_6_7_sizes
 from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_labels,
-                          check_positive, check_probability, check_representable, check_same_length)
+                          check_memory, check_positive, check_probability, check_representable, check_same_length)
 from ._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
 from .hermite import _clipped_features, _unchecked_features, clip_features, clip_radius as _hermite_clip_radius
@@ -62,6 +62,7 @@ def threshold_grid(n_thresholds):
         For a non-integer or M < 1.
     """
     M = check_int(n_thresholds, "n_thresholds", minimum=1)
+    check_memory(("n_thresholds", M), itemsize=16)  # the index range and the grid, M floats each
     return -1.0 + (2.0 * np.arange(1, M + 1) - 1.0) / M
 
 
@@ -186,9 +187,10 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     M = math.ceil(constant / alpha)
     # n₀ = max(36D/(cα)², 6D√(2/ρ)/(cα)) and K = 36D/(cα)²: Algorithm 6.7's terms at R = 1, T = 2√D.
     sizes = algorithm_6_7_sizes(_or_inf(lambda: float(D)), T, 1.0, C_SMALL * alpha, rho)
+    # D = C(d + p, p) grows with d as well as with 1/α: d = 10¹⁸ overflows n₀ at any α, so d is named too.
     n0 = check_representable(sizes["block_size"], "the block size n₀",
-                             "alpha and epsilon with 36·D/(cα)² and 6·D·√(2/ρ)/(cα) below 1.8e308",
-                             alpha=alpha, epsilon=epsilon)
+                             "d, alpha and epsilon with 36·D/(cα)² and 6·D·√(2/ρ)/(cα) below 1.8e308",
+                             d=d, alpha=alpha, epsilon=epsilon)
     m = _validation_size(k, M, alpha, epsilon, beta)
     return {"degree": degree, "n_features": D, "clip_radius": T, "n_blocks": k,
             "n_thresholds": M, "block_size": n0, "validation_size": m,

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_positive,
-                          check_probability)
+from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_memory, check_positive,
+                          check_probability, check_work)
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 from .hermite import _clip_scale_or_overflow, _eq25_radius, _plan, multi_indices
@@ -58,11 +58,39 @@ def marginal_moments(marginal, max_order):
     """
     check_choice(marginal, "marginal", MARGINALS)
     max_order = check_int(max_order, "max_order", minimum=0)
-    moments = np.zeros(max_order + 1)
-    for k in range(0, max_order + 1, 2):
-        j = k // 2
-        moments[k] = 3.0 ** j / (2 * j + 1) if marginal == "uniform" else math.factorial(k) / 2.0 ** j
-    return moments
+    return _moments(marginal, max_order, "max_order")
+
+
+def _even_moment(marginal, j):
+    """E X^{2j} as a float, or None beyond the largest float (uniform from 2j = 1294, Laplace from 2j = 184)."""
+    try:
+        if marginal == "uniform":
+            return 3.0 ** j / (2 * j + 1)
+        # (2j)!/2^j is an integer ((2j − 1)!!·j!); the shift is exact, and rounds as (2j)!/2.0**j did.
+        return float(math.factorial(2 * j) >> j)
+    except OverflowError:
+        return None
+
+
+def _moments(marginal, max_order, name, orders_per_unit=1):
+    """E[X^k], k = 0..max_order, or a ValueError naming ``name`` once a moment overflows.
+
+    ``name`` is the caller's parameter, with max_order = ``orders_per_unit`` × its value (2 for a
+    degree p, whose Gram matrix needs moments up to 2p); the message gives its largest valid value.
+
+    The moments grow factorially (Laplace) or geometrically (uniform), so the loop meets the first
+    moment beyond the largest float within a few hundred steps: a huge ``max_order`` is refused
+    there, before anything of its size is allocated.
+    """
+    moments = []
+    for k in range(max_order + 1):
+        moment = 0.0 if k % 2 else _even_moment(marginal, k // 2)
+        if moment is None:
+            raise ValueError(f"{name} = {max_order // orders_per_unit} needs E[X^k] up to k = {max_order} for the "
+                             f"{marginal} marginal, but E[X^{k}] exceeds the largest float (about 1.8e308); "
+                             f"valid range: {name} <= {(k - 1) // orders_per_unit}")
+        moments.append(moment)
+    return np.array(moments)
 
 
 def sample_marginal(n, d, marginal, rng=None):
@@ -86,6 +114,7 @@ def sample_marginal(n, d, marginal, rng=None):
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
     check_choice(marginal, "marginal", MARGINALS)
+    check_memory(("n", n), ("d", d))
     rng = as_rng(rng)
     if marginal == "uniform":
         return rng.uniform(-math.sqrt(3.0), math.sqrt(3.0), size=(n, d))
@@ -179,7 +208,11 @@ def monomial_gram(marginal, d, degree):
     """
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
-    moments = marginal_moments(marginal, 2 * degree)
+    check_choice(marginal, "marginal", MARGINALS)
+    D = feature_dimension_or_refuse(d, degree)
+    # κ + κ' and the gathered moments are (D, D, d) tables: D² rows of d entries.
+    check_feature_matrix(D * D, d, "degree", "the Gram moment table (D² x d entries)")
+    moments = _moments(marginal, 2 * degree, "degree", orders_per_unit=2)  # E X^k up to k = 2p
     kappas = multi_indices(d, degree)
     return np.prod(moments[kappas[:, None, :] + kappas[None, :, :]], axis=2)
 
@@ -266,6 +299,12 @@ def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0)
     """
     c_alpha = check_probability(c_alpha, "c_alpha")
     n_draws = check_int(n_draws, "n_draws", minimum=100)
+    d = check_int(d, "d", minimum=1)
+    degree = check_int(degree, "degree", minimum=1)
+    D = feature_dimension_or_refuse(d, degree)
+    # The draws' monomial power table is (n_draws, D, d); ψ = m·Aᵀ costs n_draws·D² steps.
+    check_feature_matrix(n_draws, D * d, "n_draws", "the monomial power table of the draws (n_draws x D x d)")
+    check_work(("n_draws", n_draws), ("D", D), ("D", D))
     X = sample_marginal(n_draws, d, marginal, rng)
     F = logconcave_features(X, marginal, degree)
     return _eq25_radius(np.linalg.norm(F, axis=1), c_alpha)

@@ -561,10 +561,12 @@ add(D + "logconcave_halfspace_data", dict(n=5, d=2, rng=0))
 B = "dpteach.bounds.improper."
 add(B + "hermite_l1_sample_complexity", dict(d=2, degree=3, alpha=0.1, epsilon=1.0))
 add(B + "hermite_l1_excess_error", dict(n=1000, d=2, degree=3, epsilon=1.0))
-add(B + "algorithm_6_7_error_terms", dict(block_size=100, n_features=10, clip_radius=6.0, radius=1.0, rho=0.01,
-                                         n_iterations=50))
+# The bound's sizes are documented reals (float > 0): theorem_parameters passes D as a float, +inf when it
+# overflows, so the example spells them as floats (a fractional n₀ is a point of the formula, not an error).
+add(B + "algorithm_6_7_error_terms", dict(block_size=100.0, n_features=10.0, clip_radius=6.0, radius=1.0, rho=0.01,
+                                         n_iterations=50.0))
 _INF_D = "+inf is documented: Theorem 6.13's D_p (and the radius it drives) overflows, and the sizes are then inf"
-add(B + "algorithm_6_7_sizes", dict(n_features=10, clip_radius=6.0, radius=1.0, accuracy=0.05, rho=0.01),
+add(B + "algorithm_6_7_sizes", dict(n_features=10.0, clip_radius=6.0, radius=1.0, accuracy=0.05, rho=0.01),
     accepts={("n_features", "inf"): _INF_D, ("clip_radius", "inf"): _INF_D})
 X = "dpteach.experiments.improper."
 add(X + "approximation_errors", dict(degrees=[1, 3], n_grid=101))

@@ -413,13 +413,15 @@ def nan_paths(obj, path="", depth=0):
     return []
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 @pytest.mark.parametrize("key, part, name, value, label", extreme_calls())
 def test_extreme_valid_value_answers_or_names_the_limit(key, part, name, value, label):
     """ε ∈ {1e-300, 1e300} and α = 1e-300 are in range: the call answers without NaN, or refuses by name.
 
     A raw OverflowError / ZeroDivisionError / numpy size error, a NaN in the output or a run past the
-    time limit fails. An infinite answer is allowed: it is the true value of a bound that exceeds
-    the largest float (e.g. a sample size at α = 1e-300).
+    time limit fails, and so does a RuntimeWarning (overflow, divide by zero: an error, here). An
+    infinite answer is allowed: it is the true value of a bound that exceeds the largest float (e.g.
+    a sample size at α = 1e-300), computed where needed under ``np.errstate`` with a comment why.
     """
     example = EXAMPLES[key]
     call_kwargs = copy.deepcopy(example.kwargs)

@@ -39,6 +39,29 @@ def test_basis_is_orthonormal_under_the_marginal(marginal, d, degree):
     assert np.allclose(A @ G @ A.T, np.eye(D), atol=1e-8)
 
 
+@pytest.mark.parametrize("marginal, largest", [("laplace", 183), ("uniform", 1293)])
+def test_moments_are_exact_up_to_the_largest_float_and_refused_by_name_beyond(marginal, largest):
+    # Laplace: E X^{2j} = (2j)!/2^j, an integer ((2j − 1)!!·j!), so the float is the exact integer rounded
+    # once; (2j)! alone overflows a float from 2j = 172, which the old (2j)!/2.0**j turned into an
+    # OverflowError although E X^172 ≈ 2.8e285. Uniform: 3^j/(2j + 1), computed as 3.0**j/(2j + 1) (two
+    # roundings, so compared to the exact rational within a few ulp). The first order past the largest
+    # float (1.8e308) is 184 (Laplace: 184!/2^92 ≈ 4.5e310) and 1294 (uniform: 3^647 overflows).
+    m = L.marginal_moments(marginal, largest)
+    for k in (172, largest - 1 if largest % 2 else largest):
+        j = k // 2
+        if marginal == "laplace":
+            assert m[k] == float(math.factorial(k) // 2 ** j)
+        else:
+            assert m[k] == pytest.approx(3 ** j / (2 * j + 1), rel=1e-14)
+        assert math.isfinite(m[k])
+    assert np.all(m[1::2] == 0)
+    with pytest.raises(ValueError, match=rf"max_order = {largest + 1}\b.*max_order <= {largest}"):
+        L.marginal_moments(marginal, largest + 1)
+    # Through the Gram matrix the limit is on the degree: moments up to 2p.
+    with pytest.raises(ValueError, match=rf"degree <= {largest // 2}"):
+        L.monomial_gram(marginal, 1, largest // 2 + 1)
+
+
 def test_hermite_basis_is_misspecified_for_laplace():
     # Exactly, from the moments: the Hermite Gram matrix under Laplace is not I, and E‖ψ‖² ≠ D.
     # h_2 = (x² − 1)/√2 gives E h_2² = (E x⁴ − 2E x² + 1)/2 = (6 − 2 + 1)/2 = 2.5 under Laplace.

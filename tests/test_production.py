@@ -230,6 +230,7 @@ def test_moved_names_still_import_from_production():
     (lambda: prod.laplace_count_rows(2 ** 31 - 1, 1.0, 10), ValueError, "count"),
     (lambda: prod.laplace_count_rows(3, 1e-9, 10), ValueError, "epsilon"),
     (lambda: prod.randomized_response_rows(40.0, 10), ValueError, "epsilon"),
+    (lambda: prod.gaussian_mean_rows([0.5], 710.0, 1e-5, 10), ValueError, "epsilon"),  # e^ε overflows (diffprivlib)
     (lambda: prod.privacy_claims(1e30, 1e-5, 10), ValueError, "epsilon"),
     (lambda: prod.privacy_claims(1.0, 1e-5, 2 ** 31), ValueError, "n_records"),
     (lambda: attack.floating_point_attack(1.0, prod.MAX_SAMPLES + 1), ValueError, "n_trials"),

@@ -76,6 +76,13 @@ ANSWERS_AT_HUGE = {
     "dpteach.regression.dp_lasso_sensitivity": ({"block_size"}, "closed form"),
     "dpteach.regression.default_truncation": ({"n_samples"}, "closed form in log n"),
     "dpteach.regression.noisy_ols_noise_std": ({"n_samples", "n_features"}, "closed-form noise scale"),
+    "dpteach.regression.noisy_ols_sensitivity": ({"n_samples", "n_features"}, "closed form 8Λc_x√d·T/n"),
+    "dpteach.regression.dp_gradient_descent_sigma": ({"n_samples", "n_features", "n_iterations"},
+                                                     "closed-form noise scale (analytic Gaussian σ at Δ₂√K)"),
+    "dpteach.experiments.improper.optimiser_bound_vs_epsilon": ({"n"}, "closed-form bound terms at the learner's "
+                                                                       "sizes, roots found in O(log n) steps"),
+    "dpteach.experiments.fingerprinting.sparse_threshold_fpr": ({"s"}, "the Rademacher sum is one binomial draw, "
+                                                                       "O(1) in s"),
     "dpteach.experiments.fingerprinting.clipping_radius": ({"d"}, "closed form √d-scaled radius"),
     "dpteach.experiments.fingerprinting.dp_delta": ({"n"}, "closed form n^-1.1"),
     "dpteach.experiments.regression.default_delta": ({"n"}, "closed form n^-1.1"),
@@ -106,6 +113,8 @@ ANSWERS_AT_HUGE = {
     "dpteach.local.LocalSimulatedSQOracle": ({"max_queries"}, "a cap on queries; nothing is allocated by it"),
     "dpteach.local.ReusingLocalSQOracle": ({"max_queries"}, "a cap on queries; nothing is allocated by it"),
     "dpteach.proper.PrivateProperLearner": ({"max_subspace_dim"}, "a cap: min(max_subspace_dim, d) is used"),
+    "dpteach.hermite.iter_hermite_features": ({"chunk_size"}, "a cap: chunks of min(chunk_size, n) rows, whose "
+                                                              "(rows × D) size is checked"),
     "dpteach.experiments.proper.excess_error_curves": ({"max_subspace_dim"}, "a cap: min(max_subspace_dim, d)"),
     "dpteach.subspace.relevant_subspace": ({"max_dim"}, "a cap: min(max_dim, d) is used"),
     "dpteach.experiments.generic.parity_timings": ({"naive_dims"}, "only selects which of fast_dims also run "
@@ -119,31 +128,6 @@ for _key in ("dpteach.local.LocalRun", "dpteach.audit.AuditResult"):
         for _label in ("10**18", "-1"):
             EXEMPT[(_key, _name, _label)] = ("a result record filled in by the library after the run; "
                                              "it stores the counts it is given and allocates nothing")
-
-# Sizes whose code another branch owns (issue 17 R3 and the feature maps: hermite.py, logconcave.py and
-# improper.py, branch ``privacy``). Each (key, parameter) below fails at 10**18 on this branch (numpy's
-# own error, a MemoryError, a hang or an OverflowError) and is marked xfail (not strict) until that
-# branch is merged; the lead then deletes the entries that pass. Listed one by one, so that nothing
-# else in those modules is hidden.
-_PRIVACY = "owned by branch privacy (hermite/logconcave/improper sizes)"
-OWNED_ELSEWHERE = {(key, name): _PRIVACY for key, name in [
-    ("dpteach.hermite.halfspace_hermite_coefficients", "degree"), ("dpteach.hermite.hermite_1d", "degree"),
-    ("dpteach.hermite.hermite_feature_sum", "degree"), ("dpteach.hermite.hermite_features", "degree"),
-    ("dpteach.hermite.iter_hermite_features", "chunk_size"), ("dpteach.hermite.iter_hermite_features", "degree"),
-    ("dpteach.hermite.multi_indices", "d"), ("dpteach.hermite.multi_indices", "degree"),
-    ("dpteach.hermite.threshold_hermite_coefficients", "degree"),
-    ("dpteach.improper.PrivateHermiteL1Learner", "degree"), ("dpteach.improper.theorem_parameters", "d"),
-    ("dpteach.improper.threshold_grid", "n_thresholds"),
-    ("dpteach.logconcave.logconcave_clip_radius", "d"), ("dpteach.logconcave.logconcave_clip_radius", "degree"),
-    ("dpteach.logconcave.logconcave_clip_radius", "n_draws"), ("dpteach.logconcave.logconcave_features", "degree"),
-    ("dpteach.logconcave.marginal_moments", "max_order"), ("dpteach.logconcave.monomial_features", "degree"),
-    ("dpteach.logconcave.monomial_gram", "d"), ("dpteach.logconcave.monomial_gram", "degree"),
-    ("dpteach.logconcave.sample_marginal", "d"), ("dpteach.logconcave.sample_marginal", "n"),
-    # degree only reaches the Hermite feature maps, which refuse it by name once branch privacy is merged
-    ("dpteach.proper.PrivateProperLearner", "degree"), ("dpteach.proper.private_hermite_correlations", "degree"),
-    ("dpteach.experiments.improper.l1_vs_least_squares", "degree"),
-    ("dpteach.experiments.proper.correlation_means", "degrees"),
-]}
 
 BAD_SCALARS = [(HUGE, "10**18"), (-1, "-1")]
 BAD_SWEEPS = [([HUGE], "[10**18]"), ([-1], "[-1]")]
@@ -190,9 +174,6 @@ def size_calls():
                     marks.append(pytest.mark.skip(reason=missing))
                 elif reason:
                     marks.append(pytest.mark.skip(reason=f"exempt: {reason}"))
-                owner = OWNED_ELSEWHERE.get((key, name)) if "10**18" in label else None
-                if owner:
-                    marks.append(pytest.mark.xfail(reason=f"owned elsewhere: {owner}", strict=False))
                 params.append(pytest.param(key, part, name, bad, label, marks=marks,
                                            id=f"{key}-{part}-{name}={label}"))
     return params
@@ -227,6 +208,7 @@ def test_size_parameters_are_found():
         assert must in keys, must
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # a closed form answers at 10**18 without an overflow warning
 @pytest.mark.parametrize("key, part, name, bad, label", size_calls())
 def test_huge_or_negative_size_is_refused_by_name(key, part, name, bad, label):
     huge = label in ("10**18", "[10**18]")

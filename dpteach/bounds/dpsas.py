@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import special
 
 from .._validation import (check_count_array, check_epsilon_array, check_finite_array, check_positive,
@@ -45,7 +46,10 @@ def dpsas_sample_complexity_rate(d, alpha, epsilon):
     if (alpha >= 1).any():
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     epsilon = check_epsilon_array(epsilon)
-    return scalar_or_array(d / alpha ** 2 + d / (epsilon * alpha))
+    # At α = 1e-300 (or ε·α below 1e-308) α² or εα underflows to 0 and d/0 = inf; the true rate, at
+    # least d/α² > 1e308, exceeds the largest float too, so inf is the right answer, not a warning.
+    with np.errstate(over="ignore", divide="ignore"):
+        return scalar_or_array(d / alpha ** 2 + d / (epsilon * alpha))
 
 
 def semi_agnostic_error_bound(opt, alpha, constant=2.0):

@@ -233,8 +233,10 @@ def masked_parity_lower_bound_shape(d, epsilon):
     if np.any(d != np.round(d)):
         raise ValueError(f"d must be a positive integer (or an array of them), got {d!r}")
     epsilon = check_epsilon(epsilon)
-    with np.errstate(over="ignore"):
-        value = 2.0 ** d / np.float64(epsilon) ** 2  # numpy: ε² = inf at ε = 1e300 gives 0, not OverflowError
+    # numpy: ε² = inf at ε = 1e300 gives 0, not OverflowError; ε² underflows to 0 for ε < 1e-162, where
+    # the true 2^d/ε² > 1e324 exceeds the largest float, so the division's inf is the right answer.
+    with np.errstate(over="ignore", divide="ignore"):
+        value = 2.0 ** d / np.float64(epsilon) ** 2
     return scalar_or_array(value)
 
 

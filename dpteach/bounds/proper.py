@@ -85,7 +85,9 @@ def proper_log_runtime_shape(alpha):
     alphas = check_positive_array(alpha, "alpha")
     if np.any(alphas >= 0.5):
         raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
-    return scalar_or_array(alphas ** -4 * np.log(1.0 / alphas))
+    # α⁻⁴ overflows for α < 1e-77: the shape is then beyond the largest float and inf is its value.
+    with np.errstate(over="ignore"):
+        return scalar_or_array(alphas ** -4 * np.log(1.0 / alphas))
 
 
 def selection_slack(n_candidates, n, epsilon, beta):
@@ -146,4 +148,6 @@ def net_size_shape(k, resolution):
     a = check_positive_array(resolution, "resolution")
     if np.any(a >= 1):
         raise ValueError(f"resolution must lie in (0, 1), got {resolution!r}")
-    return scalar_or_array((3.0 / a) ** k)
+    # (3/a)^k is beyond the largest float once k·log(3/a) > 709.8: inf is then its value, not a warning.
+    with np.errstate(over="ignore"):
+        return scalar_or_array((3.0 / a) ** k)

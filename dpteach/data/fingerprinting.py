@@ -35,6 +35,8 @@ def cosine_prior_mean(d, half_width=1.0, rng=None):
     d = check_int(d, "d", minimum=1)
     half_width = check_positive(half_width, "half_width")
     rng = as_rng(rng)
+    # Peak memory: the 2d proposals, 2d uniforms for the test and the accepted draws (< 4d more floats).
+    check_memory(("d", d), itemsize=64)
     out = np.empty(0)
     while out.size < d:
         proposal = rng.uniform(-half_width, half_width, size=2 * d)

@@ -21,6 +21,7 @@ from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_swe
                            check_real_array, check_size, check_sizes, check_work)
 from ..data import (gaussian_halfspace_data, rcn_halfspace_error, structured_noise_halfspace_data,
                     structured_noise_halfspace_error, structured_noise_opt)
+from ..dpsas_steps import _check_eta
 from ._progress import check_repetitions, progress
 
 __all__ = [
@@ -344,7 +345,8 @@ def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, no
     d = check_int(d, "d", minimum=2)
     threshold = check_finite_scalar(threshold, "threshold")
     noise_mass = check_probability(noise_mass, "noise_mass", low_open=False)
-    eta = check_probability(eta, "eta")  # read below before dpsas would check it
+    eta = _check_eta(eta)  # used below (the population threshold's clip) before dpsas would check it
+    check_work(("n_reps", n_reps), ("len(epsilons)", len(epsilons)), ("n", n), ("d", d))
     rng = as_rng(rng)
     opt = structured_noise_opt(threshold, noise_mass)[0]
     # Population Pr[y = +1]: the slab x₂ > z_{1−η₀} is independent of x₁ and flips every label in it.

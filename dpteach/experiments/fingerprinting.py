@@ -19,7 +19,8 @@ import math
 import numpy as np
 
 from .. import bounds, data, fingerprinting, regression, regression_baselines
-from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
+from .._validation import (as_rng, check_delta, check_epsilon, check_int, check_memory, check_positive,
+                           check_real_array, check_work)
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions, progress
 
@@ -225,6 +226,10 @@ def lower_bound_experiment(d, ns, epsilon, delta, n_trials=100, sigma=1.0, rng=N
     delta = check_delta(delta, allow_zero=False)
     n_trials = check_int(n_trials, "n_trials", minimum=2)
     sigma = check_positive(sigma, "sigma")
+    # Each trial draws an (n, d) sample: refuse up front what the loop below could not finish or hold.
+    check_work(("len(ns)", ns.size), ("n_trials", n_trials), ("ns", int(ns.max())), ("d", d))
+    check_memory(("ns", int(ns.max())), ("d", d))
+    check_memory(("len(ns)", ns.size), ("n_trials", n_trials))
     rng = as_rng(rng)
     radius = clipping_radius(d, sigma, half_width=sigma)
     errors = np.empty((ns.size, n_trials))
@@ -296,6 +301,10 @@ def sparse_threshold_fpr(s, deltas, n_draws=1_000_000, sigma=1.0, rng=None):
         check_delta(float(value), "deltas", allow_zero=False)
     n_draws = check_int(n_draws, "n_draws", minimum=1)
     sigma = check_positive(sigma, "sigma")
+    # Five float arrays of n_draws at the peak (the binomial draw, two normals, their product, one
+    # comparison), then one comparison per δ. s costs nothing: the sum is one binomial draw, O(1) in s.
+    check_memory(("n_draws", n_draws), itemsize=40)
+    check_work(("len(deltas)", deltas.size), ("n_draws", n_draws))
     rng = as_rng(rng)
     support_sum = 2.0 * rng.binomial(s, 0.5, size=n_draws) - s
     statistic = support_sum * sigma * (rng.standard_normal(n_draws) - rng.standard_normal(n_draws))

@@ -332,10 +332,34 @@ def optimiser_bound_vs_epsilon(epsilons, n=4000, d=3, alpha=0.1, delta=1e-5, bet
         t = terms(math.exp(log_eps))[0]
         return t["privacy"] - t["statistical"]
 
-    def steps_below_cap(log_eps):   # the practical K is non-decreasing in ε and capped
-        return terms(math.exp(log_eps))[1]["n_iterations"] - (k_max - 0.5)
+    def steps_below_cap(log_eps):   # the practical K is non-decreasing in ε and capped: > 0 below the cap
+        return (k_max - 0.5) - terms(math.exp(log_eps))[1]["n_iterations"]
 
-    result["crossing_epsilon"] = math.exp(optimize.brentq(gap, math.log(1e-4), math.log(1e4)))
+    result["crossing_epsilon"] = math.exp(_root_in_log_epsilon(gap, "n", n))
     k_max = terms(1e4)[1]["n_iterations"]
-    result["iterations_cap_epsilon"] = math.exp(optimize.brentq(steps_below_cap, math.log(1e-4), math.log(1e4)))
+    result["iterations_cap_epsilon"] = math.exp(_root_in_log_epsilon(steps_below_cap, "n", n))
     return result
+
+
+def _root_in_log_epsilon(f, name, value, widenings=30):
+    """The root in log ε of ``f``, positive at small ε and negative at large ε (``f`` is monotone in ε).
+
+    The search starts on [10⁻⁴, 10⁴], which brackets the root at the book's sizes; at a larger n the
+    crossing moves below 10⁻⁴ (the privacy term ∝ 1/(n₀ε) meets the statistical term ∝ 1/√n₀ at
+    ε ∝ 1/√n₀), so each end is widened by factors of 100 until ``f`` changes sign across the bracket.
+    Raises a ValueError naming ``name`` if 30 widenings (ε in [10⁻⁶⁴, 10⁶⁴]) do not bracket it.
+    """
+    low, high = math.log(1e-4), math.log(1e4)
+    step = math.log(100.0)
+    for _ in range(widenings):
+        if f(low) > 0:
+            break
+        low -= step
+    for _ in range(widenings):
+        if f(high) < 0:
+            break
+        high += step
+    if not (f(low) > 0 > f(high)):
+        raise ValueError(f"{name}={value}: no sign change of the bound's terms for ε in "
+                         f"[{math.exp(low):.3g}, {math.exp(high):.3g}]; use a {name} nearer the book's sizes")
+    return optimize.brentq(f, low, high)

@@ -168,6 +168,20 @@ def _keep_probability(epsilon):
     return float(special.expit(epsilon))
 
 
+# diffprivlib's GaussianAnalytic finds σ by bisection on exp(ε)·Φ(·): beyond ε = ln(largest float) ≈ 709.78
+# exp(ε) is inf, inf·0 is NaN, and the bisection returns a wrong σ (46 % above the analytic σ at ε = 800).
+_MAX_GAUSSIAN_EPSILON = math.log(np.finfo(float).max)
+
+
+def _gaussian_epsilon(epsilon):
+    """A validated ε <= 709.78, or an error naming epsilon: diffprivlib's analytic σ needs e^ε as a float."""
+    if epsilon > _MAX_GAUSSIAN_EPSILON:
+        raise ValueError(f"epsilon must be at most {_MAX_GAUSSIAN_EPSILON:.2f} here (valid range: 0 < epsilon <= "
+                         f"{_MAX_GAUSSIAN_EPSILON:.2f}; beyond it e^ε overflows inside diffprivlib's "
+                         f"GaussianAnalytic and its σ is wrong), got {epsilon!r}")
+    return epsilon
+
+
 def _seed(rng):
     """A seed for diffprivlib's legacy ``random_state`` drawn from our generator (so runs stay reproducible)."""
     return int(rng.integers(2 ** 31 - 1))
@@ -274,7 +288,7 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     Parameters
     ----------
     data : array_like, shape (n,), values in [0, 1]
-    epsilon : float, 0 < ε < inf
+    epsilon : float, 0 < ε <= 709.78 (beyond it diffprivlib's analytic σ overflows)
     delta : float, 0 < δ < 1
     n_samples : int, 1 <= n_samples <= MAX_SAMPLES (10⁶)
     rng : None, int or numpy.random.Generator
@@ -288,7 +302,7 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     if np.any((data < 0) | (data > 1)):
         raise ValueError("data must lie in [0, 1] (the mean's sensitivity 1/n assumes it), "
                          f"found {data[(data < 0) | (data > 1)][0]!r}")
-    epsilon = check_epsilon(epsilon)
+    epsilon = _gaussian_epsilon(check_epsilon(epsilon))
     delta = check_delta(delta, allow_zero=False)
     n_samples = _check_samples(n_samples)
     rng = as_rng(rng)
