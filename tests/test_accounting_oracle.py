@@ -102,3 +102,10 @@ def test_looseness_file_matches_the_oracle(rows):
     ratios = {name: entry["max_ratio"] for name, entry in record["looseness"].items()}
     assert np.isclose(ratios["dp_logistic.dp_sgd_sigma[exact]"], 1.0, atol=0.01)
     assert ratios["peeling.peeling_epsilon"] > 1.3
+
+
+def test_audit_page_shows_the_looseness_table():
+    from tools import audit_report
+    section = "\n".join(audit_report._looseness_section())
+    assert "## Looseness against a numerical accountant" in section
+    assert "| `peeling.peeling_epsilon` |" in section
