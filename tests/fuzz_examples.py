@@ -156,6 +156,8 @@ add(C + "heterogeneous_advanced_composition", dict(epsilons=[0.5, 1.0], delta_pr
     arrays={"epsilons": (0, 1)})
 add(C + "parallel_composition", dict(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5]),
     arrays={"epsilons": (0, 1), "deltas": (0, 1)})
+# The tight accountant needs Google's dp-accounting (imported lazily; issue 24).
+add(C + "pld_epsilon", dict(steps=[("laplace", 10.0, 3)], delta=1e-5), requires=("dp_accounting",))
 A = "dpteach.audit."
 add(A + "AuditResult", dict(epsilon_lower=0.5, p_hat=0.4, q_hat=0.2, n_trials=100, confidence=0.95, delta=0.0),
     exempt={("epsilon_lower", "*"): "a result record the audit fills in: a measured lower bound, 0 when "

@@ -36,7 +36,7 @@ def test_every_certified_epsilon_is_at_least_the_tight_one(rows):
     routines = {row["routine"].split("[")[0] for row in rows}
     for name in ("composition.basic_composition", "composition.advanced_composition",
                  "composition.heterogeneous_advanced_composition", "dp_erm.zcdp_epsilon",
-                 "peeling.peeling_epsilon", "dp_erm.dp_erm_sigma", "regression.dp_gradient_descent_sigma",
+                 "peeling.peeling_epsilon", "dp_erm.dp_erm_sigma", "composition.pld_epsilon", "regression.dp_gradient_descent_sigma",
                  "dp_logistic.dp_sgd_sigma", "dp_logistic.dp_sgd_epsilon", "dpsas_steps.dpsas_noise_sigma",
                  "local.LocalSimulatedSQOracle.max_user_epsilon", "local.ReusingLocalSQOracle.max_user_epsilon"):
         assert name in routines
@@ -102,6 +102,49 @@ def test_looseness_file_matches_the_oracle(rows):
     ratios = {name: entry["max_ratio"] for name, entry in record["looseness"].items()}
     assert np.isclose(ratios["dp_logistic.dp_sgd_sigma[exact]"], 1.0, atol=0.01)
     assert ratios["peeling.peeling_epsilon"] > 1.3
+    # The PLD accountants are tight up to their grid (pessimistic PLD vs pessimistic PLD: equal).
+    assert ratios["peeling.peeling_epsilon[pld]"] == pytest.approx(1.0, abs=0.01)
+    assert ratios["composition.pld_epsilon[laplace]"] == pytest.approx(1.0, abs=0.01)
+
+
+# --- the tight accountant (issue 24, step 2) ----------------------------------------------------
+
+def test_pld_epsilon_reproduces_the_issue_and_beats_the_theorems():
+    # 50 Laplace steps at ε₀ = 0.1 (b = 10Δ), δ = 1e-5: advanced composition 3.92, PLD 2.80 (the issue).
+    tight = composition.pld_epsilon([("laplace", 10.0, 50)], 1e-5)
+    assert tight == pytest.approx(2.80, abs=0.01)
+    assert tight < composition.advanced_composition(0.1, 0.0, 50, 1e-5)[0]
+    # Generic 0.1-DP steps are worse off than Laplace ones (randomized response is their worst case) ...
+    generic = composition.pld_epsilon([("pure", 0.1, 50)], 1e-5)
+    assert tight < generic < composition.advanced_composition(0.1, 0.0, 50, 1e-5)[0]
+    # ... and composing in one call or in two pieces is the same mechanism.
+    split = composition.pld_epsilon([("pure", 0.1, 20), ("pure", 0.1, 30)], 1e-5)
+    assert split == pytest.approx(generic, abs=50 * oracle.GRID)
+
+
+def test_pld_epsilon_gaussian_matches_exact_gaussian_composition():
+    # k Gaussian steps of σ/Δ = r are one Gaussian of σ/Δ = r/√k (GDP): dp_sgd_epsilon's "exact" is tight,
+    # so the two accountants agree up to the grid (k·h).
+    from dpteach.dp_logistic import dp_sgd_epsilon
+    exact = dp_sgd_epsilon(20.0, 1.0, 10, 1e-5, accountant="exact")
+    pld = composition.pld_epsilon([("gaussian", 10.0, 10)], 1e-5)
+    assert exact - 1e-6 <= pld <= exact + 10 * oracle.GRID
+
+
+def test_peeling_pld_calibration_is_certified_and_needs_less_noise():
+    from dpteach import peeling
+    s, eps, delta = 50, 1.0, 1e-3
+    assert peeling.peeling_epsilon(s, eps, delta, accountant="pld") == pytest.approx(0.58, abs=0.01)
+    scale = peeling.peeling_noise_scale(s, eps, delta, 1.0, calibrate="pld")
+    theorem = peeling.peeling_noise_scale(s, eps, delta, 1.0, calibrate="accountant")
+    assert scale < 0.7 * theorem  # about 40.7 against 62.8
+    # b = 2λ/ε_r: the ε_r behind it composes (optimally) to at most ε, and 0.1 % more would not fit.
+    eps_round = 2.0 / scale
+    assert peeling._certified_epsilon(s, eps_round, delta, "pld") <= eps
+    assert peeling._certified_epsilon(s, eps_round * 1.001, delta, "pld") > eps
+    # Its tight ε (the oracle's lower bound) is also at most ε: the calibration is private.
+    lower, _ = oracle.generic([((eps_round, 0.0), s), ((eps_round / 2, 0.0), s)], delta)
+    assert lower <= eps
 
 
 def test_audit_page_shows_the_looseness_table():

@@ -119,6 +119,10 @@ def _composition_rows():
                 rows.append(_row("composition.advanced_composition",
                                  {"epsilon": eps0, "delta": delta0, "k": k, "delta_prime": 1e-5},
                                  eps, generic([((eps0, delta0), k)], delta)))
+    for scale, k in ((10.0, 50), (2.0, 10), (50.0, 200)):  # the tight accountant itself, on Laplace steps
+        rows.append(_row("composition.pld_epsilon[laplace]", {"scale_over_sensitivity": scale, "k": k,
+                                                             "delta": 1e-5},
+                         composition.pld_epsilon([("laplace", scale, k)], 1e-5), laplace(scale, k, 1e-5)))
     for small, large, count in ((0.05, 0.2, 20), (0.1, 0.5, 50)):
         epsilons = np.r_[np.full(count, small), np.full(count, large)]
         eps = composition.heterogeneous_advanced_composition(epsilons, 1e-5)
@@ -147,9 +151,11 @@ def _peeling_rows():
             delta = 1e-3
             # Each of the s selections is ε_r-DP and each of the s released values ε_r/2-DP (Theorem 5.3).
             eps_round = peeling._paper_epsilon_round(s, eps, delta)
-            rows.append(_row("peeling.peeling_epsilon", {"s": s, "epsilon": eps, "delta": delta},
-                             peeling.peeling_epsilon(s, eps, delta),
-                             generic([((eps_round, 0.0), s), ((eps_round / 2, 0.0), s)], delta)))
+            tight = generic([((eps_round, 0.0), s), ((eps_round / 2, 0.0), s)], delta)
+            for accountant in peeling.ACCOUNTANTS:
+                name = "peeling.peeling_epsilon" + ("" if accountant == "composition" else f"[{accountant}]")
+                rows.append(_row(name, {"s": s, "epsilon": eps, "delta": delta},
+                                 peeling.peeling_epsilon(s, eps, delta, accountant=accountant), tight))
     return rows
 
 
