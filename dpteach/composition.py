@@ -43,6 +43,12 @@ PLD_STEPS = ("gaussian", "laplace", "pure", "poisson_gaussian")
 PLD_GRID = 1e-4
 #: Most steps one :func:`pld_epsilon` call composes (each distinct kind costs one FFT-based self-composition).
 MAX_PLD_STEPS = 10 ** 6
+#: Stated limits that keep the PLD's grid small (its support is about the losses' range / PLD_GRID): the
+#: least noise σ/Δ or b/Δ of one step, the largest ε₀ of a pure step, and the largest expected privacy
+#: loss Σ KL of the composition (any ε is then at least about that: nothing to learn from a PLD).
+PLD_MIN_NOISE = 0.2
+PLD_MAX_PURE_EPSILON = 50.0
+PLD_MAX_EXPECTED_LOSS = 200.0
 
 
 def _budgets(epsilons, deltas):
@@ -278,11 +284,36 @@ def _check_pld_steps(steps):
             rate = check_positive(step[3], f"steps[{i}][3]")
             if rate > 1:
                 raise ValueError(f"steps[{i}][3] (the sampling rate) = {rate!r} is outside 0 < q <= 1")
+        if kind == "pure" and parameter > PLD_MAX_PURE_EPSILON:
+            raise ValueError(f"steps[{i}][1] = {parameter!r} (the ε₀ of a pure step) exceeds the stated limit "
+                             f"(valid range: 0 < ε₀ <= {PLD_MAX_PURE_EPSILON:g})")
+        if kind != "pure" and parameter < PLD_MIN_NOISE:
+            raise ValueError(f"steps[{i}][1] = {parameter!r} (the noise over the sensitivity) is below the stated "
+                             f"limit (valid range: {PLD_MIN_NOISE:g} <= σ/Δ or b/Δ < inf)")
         checked.append((kind, parameter, count, rate))
     if sum(count for _, _, count, _ in checked) > MAX_PLD_STEPS:
         raise ValueError(f"steps compose {sum(c for _, _, c, _ in checked)} steps in all; at most "
                          f"MAX_PLD_STEPS = {MAX_PLD_STEPS} (valid range: 1 <= total <= {MAX_PLD_STEPS})")
+    expected = sum(count * _expected_loss(kind, parameter, rate) for kind, parameter, count, rate in checked)
+    if expected > PLD_MAX_EXPECTED_LOSS:
+        raise ValueError(f"steps have an expected privacy loss (Σ KL) of {expected:.4g} > {PLD_MAX_EXPECTED_LOSS:g}: "
+                         f"every ε of them is about that large or more; use more noise or fewer steps "
+                         f"(valid range: Σ KL <= {PLD_MAX_EXPECTED_LOSS:g})")
     return checked
+
+
+def _expected_loss(kind, parameter, rate):
+    """An upper bound on one step's KL divergence, i.e. the mean of its privacy loss (to size the PLD).
+
+    Gaussian, σ/Δ = r: Δ²/(2σ²) = 1/(2r²). Poisson-sampled: by convexity of KL at most q times that of the
+    sampled pair N(−Δ, σ²), N(Δ, σ²), i.e. q·2/r². Laplace with ε₀ = Δ/b, and pure ε₀-DP steps: ε₀·tanh(ε₀/2).
+    """
+    if kind == "gaussian":
+        return 1.0 / (2 * parameter ** 2)
+    if kind == "poisson_gaussian":
+        return rate * 2.0 / parameter ** 2
+    eps0 = parameter if kind == "pure" else 1.0 / parameter
+    return eps0 * math.tanh(eps0 / 2)
 
 
 def _one_pld(kind, parameter, rate):
@@ -292,7 +323,14 @@ def _one_pld(kind, parameter, rate):
                                            value_discretization_interval=PLD_GRID)
     if kind == "laplace":
         return pld.from_laplace_mechanism(parameter, value_discretization_interval=PLD_GRID)
-    return pld.from_gaussian_mechanism(parameter, value_discretization_interval=PLD_GRID, sampling_prob=rate)
+    if kind == "gaussian":
+        return pld.from_gaussian_mechanism(parameter, value_discretization_interval=PLD_GRID)
+    # Replace-one neighbours on a Poisson sample: the record's slot is sampled with probability q, and its
+    # contribution (norm <= Δ) is swapped for another (norm <= Δ), so the worst pair of outputs is
+    # (1−q)N(0, σ²) + qN(−Δ, σ²) against (1−q)N(0, σ²) + qN(Δ, σ²) (dp-accounting's REPLACE_ONE).
+    from dp_accounting import privacy_accountant
+    return pld.from_gaussian_mechanism(parameter, value_discretization_interval=PLD_GRID, sampling_prob=rate,
+                                       neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
 
 
 def pld_epsilon(steps, delta):
@@ -312,10 +350,14 @@ def pld_epsilon(steps, delta):
         ``("laplace", b/Δ, k)``: k Laplace mechanisms of scale b and ℓ₁ sensitivity Δ;
         ``("pure", ε₀, k)``: k steps known only to be ε₀-DP (e.g. report-noisy-max; their worst case is
         randomized response, so this is the optimal composition of Kairouz, Oh & Viswanath 2015);
-        ``("poisson_gaussian", σ/Δ, k, q)``: k Gaussian mechanisms on a Poisson sample that contains each
-        record independently with probability q, *add-or-remove* neighbours (one record's contribution has
-        norm <= Δ); the amplification by subsampling is in the PLD (chapter 9, Poisson DP-SGD).
-        Every parameter > 0 and finite, 1 <= k, at most MAX_PLD_STEPS (10⁶) steps in all, 0 < q <= 1.
+        ``("poisson_gaussian", σ/Δ, k, q)``: k Gaussian mechanisms, each on a fresh Poisson sample that
+        contains each record independently with probability q, where each record contributes a vector of
+        norm <= Δ (so replacing one record moves the sum by up to 2Δ when it is sampled, and not at all
+        otherwise); the amplification by subsampling is in the PLD (chapter 9, Poisson DP-SGD). At q = 1 it
+        is ``("gaussian", σ/(2Δ), k)``.
+        Every parameter finite, noise σ/Δ and b/Δ >= PLD_MIN_NOISE (0.2), pure ε₀ in (0, 50], 1 <= k,
+        at most MAX_PLD_STEPS (10⁶) steps in all, 0 < q <= 1, and an expected privacy loss Σ KL <= 200
+        (stated limits that keep the PLD's grid to a few million points).
     delta : float, 0 < δ < 1
 
     Returns

@@ -697,6 +697,14 @@ add(LG + "noisy_clipped_gradient_sum", dict(X=X2, y=Y, coef=_COEF, intercept=0.1
                                             size=2), arrays={"X": 2, "y": 1, "coef": 1})
 add(LG + "DPSGDLogisticRegression", dict(epsilon=1.0, delta=1e-5, n_epochs=2, random_state=0), fit=dict(X=X2, y=Y),
     arrays={"X": 2, "y": 1})
+PS = "dpteach.dp_sgd_poisson."
+# Poisson DP-SGD's accountant is dp-accounting's PLD (issue 24); tiny sizes keep each PLD under a second.
+add(PS + "poisson_sgd_epsilon", dict(sigma=5.0, clip_norm=1.0, sampling_rate=0.5, n_steps=2, delta=1e-5),
+    requires=("dp_accounting",))
+add(PS + "poisson_sgd_sigma", dict(clip_norm=1.0, sampling_rate=0.5, n_steps=2, epsilon=1.0, delta=1e-5),
+    requires=("dp_accounting",))
+add(PS + "PoissonDPSGDLogisticRegression", dict(epsilon=1.0, delta=1e-5, n_epochs=1, batch_size=6, random_state=0),
+    fit=dict(X=X2, y=Y), arrays={"X": 2, "y": 1}, requires=("dp_accounting",))
 X = "dpteach.experiments.table1."
 # Only the cheap learner (DP-SGD at n = 100, d = 2): every runner below takes a few milliseconds.
 _T1_RESULT = {"error": {"dp_sgd": np.full((1, 1, 2, 1), 0.3), "logistic": np.full((1, 1, 2, 1), 0.2)},

@@ -74,6 +74,25 @@ def laplace(scale_over_sensitivity, steps, delta):
     return tuple(bounds)
 
 
+def poisson_gaussian(noise_over_contribution, sampling_rate, steps, delta):
+    """(lower, upper) tight ε of ``steps`` Poisson-subsampled Gaussian sums, replace-one neighbours.
+
+    Each record contributes a vector of norm <= Δ and joins each sum with probability q; σ/Δ is
+    ``noise_over_contribution``. dp-accounting's REPLACE_ONE pair (1−q)N(0, σ²) + qN(∓Δ, σ²), optimistic
+    and pessimistic as for :func:`gaussian`.
+    """
+    from dp_accounting import privacy_accountant
+    _, pld = _pld()
+    bounds = []
+    for pessimistic in (False, True):
+        one = pld.from_gaussian_mechanism(
+            noise_over_contribution, pessimistic_estimate=pessimistic, value_discretization_interval=GRID,
+            use_connect_dots=pessimistic, sampling_prob=sampling_rate,
+            neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
+        bounds.append(one.self_compose(steps).get_epsilon_for_delta(delta))
+    return tuple(bounds)
+
+
 def generic(steps, delta):
     """(lower, upper) optimal-composition ε of generic steps at total δ.
 
@@ -199,6 +218,16 @@ def _gaussian_calibration_rows():
     return rows
 
 
+def _poisson_rows():
+    from dpteach import dp_sgd_poisson
+    rows = []
+    for eps, rate, steps in ((1.0, 0.01, 500), (1.0, 0.1, 50), (4.0, 0.05, 100)):
+        sigma = dp_sgd_poisson.poisson_sgd_sigma(1.0, rate, steps, eps, 1e-5)
+        rows.append(_row("dp_sgd_poisson.poisson_sgd_sigma", {"epsilon": eps, "q": rate, "steps": steps},
+                         eps, poisson_gaussian(sigma, rate, steps, 1e-5)))
+    return rows
+
+
 def _local_rows():
     from dpteach.local import LocalSimulatedSQOracle, ReusingLocalSQOracle
     rows = []
@@ -224,7 +253,7 @@ def _local_rows():
 def cases():
     """Every (routine, parameters, certified ε, tight ε bracket) row of the grid (about 150 PLDs, ~20 s)."""
     return (_composition_rows() + _zcdp_rows() + _peeling_rows() + _gaussian_calibration_rows()
-            + _local_rows())
+            + _poisson_rows() + _local_rows())
 
 
 def looseness(rows):
