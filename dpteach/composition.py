@@ -259,7 +259,7 @@ def _dp_accounting():
     try:
         from dp_accounting.pld import common, privacy_loss_distribution
     except ImportError as error:
-        raise ImportError("accountant='pld' needs the 'dp-accounting' package (pip install dp-accounting; "
+        raise ImportError("the tight (PLD) accountant needs the 'dp-accounting' package (pip install dp-accounting; "
                           "it is in requirements.txt); the other accountants work without it") from error
     return common, privacy_loss_distribution
 
