@@ -630,6 +630,15 @@ NOT_AUDITED = {
     "dpteach.mechanisms.exponential_mechanism_probabilities": "exact law; its sampler is audited",
     "dpteach.composition.advanced_composition": "accountant (tests/test_composition.py)",
     "dpteach.composition.heterogeneous_advanced_composition": "accountant (tests/test_composition.py)",
+    "dpteach.composition.pld_epsilon": "tight accountant (dp-accounting's PLD; tests/test_accounting_oracle.py "
+                                       "brackets it with the same library's optimistic bound)",
+    "dpteach.dp_sgd_poisson.poisson_sgd_epsilon": "accountant (PLD; tests/test_dp_sgd_poisson.py checks it "
+                                                  "against the oracle)",
+    "dpteach.dp_sgd_poisson.poisson_sgd_sigma": "calibration of Poisson DP-SGD (tests/test_dp_sgd_poisson.py audits "
+                                                "the Poisson-sampled sums and catches shuffled batches "
+                                                "accounted as Poisson)",
+    "dpteach.dp_sgd_poisson.PoissonDPSGDLogisticRegression": "post-processing of the Poisson-sampled noisy sums "
+                                                             "audited in tests/test_dp_sgd_poisson.py",
     "dpteach.dp_erm.zcdp_rho": "accountant (tests/test_dp_erm.py)",
     "dpteach.dp_erm.zcdp_epsilon": "accountant (tests/test_dp_erm.py)",
     "dpteach.dp_erm.dp_erm_sigma": "calibration of the audited DP-ERM step",

@@ -156,6 +156,8 @@ add(C + "heterogeneous_advanced_composition", dict(epsilons=[0.5, 1.0], delta_pr
     arrays={"epsilons": (0, 1)})
 add(C + "parallel_composition", dict(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5]),
     arrays={"epsilons": (0, 1), "deltas": (0, 1)})
+# The tight accountant needs Google's dp-accounting (imported lazily; issue 24).
+add(C + "pld_epsilon", dict(steps=[("laplace", 10.0, 3)], delta=1e-5), requires=("dp_accounting",))
 A = "dpteach.audit."
 add(A + "AuditResult", dict(epsilon_lower=0.5, p_hat=0.4, q_hat=0.2, n_trials=100, confidence=0.95, delta=0.0),
     exempt={("epsilon_lower", "*"): "a result record the audit fills in: a measured lower bound, 0 when "
@@ -697,6 +699,14 @@ add(LG + "noisy_clipped_gradient_sum", dict(X=X2, y=Y, coef=_COEF, intercept=0.1
                                             size=2), arrays={"X": 2, "y": 1, "coef": 1})
 add(LG + "DPSGDLogisticRegression", dict(epsilon=1.0, delta=1e-5, n_epochs=2, random_state=0), fit=dict(X=X2, y=Y),
     arrays={"X": 2, "y": 1})
+PS = "dpteach.dp_sgd_poisson."
+# Poisson DP-SGD's accountant is dp-accounting's PLD (issue 24); tiny sizes keep each PLD under a second.
+add(PS + "poisson_sgd_epsilon", dict(sigma=5.0, clip_norm=1.0, sampling_rate=0.5, n_steps=2, delta=1e-5),
+    requires=("dp_accounting",))
+add(PS + "poisson_sgd_sigma", dict(clip_norm=1.0, sampling_rate=0.5, n_steps=2, epsilon=1.0, delta=1e-5),
+    requires=("dp_accounting",))
+add(PS + "PoissonDPSGDLogisticRegression", dict(epsilon=1.0, delta=1e-5, n_epochs=1, batch_size=6, random_state=0),
+    fit=dict(X=X2, y=Y), arrays={"X": 2, "y": 1}, requires=("dp_accounting",))
 X = "dpteach.experiments.table1."
 # Only the cheap learner (DP-SGD at n = 100, d = 2): every runner below takes a few milliseconds.
 _T1_RESULT = {"error": {"dp_sgd": np.full((1, 1, 2, 1), 0.3), "logistic": np.full((1, 1, 2, 1), 0.2)},

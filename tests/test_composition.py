@@ -1,6 +1,7 @@
 """Composition theorems: closed forms, invariants and round trips."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -118,3 +119,26 @@ def test_heterogeneous_advanced_composition_formula_and_reduction():
         c.heterogeneous_advanced_composition(steps, 0.0)
     with pytest.raises(ValueError, match="epsilons"):
         c.heterogeneous_advanced_composition([0.1, -0.2], 1e-5)
+
+
+def test_pld_epsilon_without_dp_accounting_names_the_package(monkeypatch):
+    # The algorithm modules import without dp-accounting; only the "pld" accountant needs it, and says so.
+    import sys
+    monkeypatch.setitem(sys.modules, "dp_accounting", None)
+    monkeypatch.setitem(sys.modules, "dp_accounting.pld", None)
+    with pytest.raises(ImportError, match="dp-accounting"):
+        c.pld_epsilon([("laplace", 10.0, 3)], 1e-5)
+    from dpteach import peeling
+    with pytest.raises(ImportError, match="dp-accounting"):
+        peeling.peeling_epsilon(5, 1.0, 1e-3, accountant="pld")
+    assert peeling.peeling_epsilon(5, 1.0, 1e-3) > 0  # the theorems' accountant still works
+
+
+@pytest.mark.parametrize("steps, name", [([], "steps"), ([("laplace", 1.0)], "steps[0]"),
+                                         ([("gauss", 1.0, 2)], "steps[0][0]"), ([("laplace", 0.0, 2)], "steps[0][1]"),
+                                         ([("laplace", 1.0, 0)], "steps[0][2]"),
+                                         ([("poisson_gaussian", 1.0, 2, 1.5)], "steps[0][3]"),
+                                         ([("laplace", 1.0, 10 ** 6), ("pure", 1.0, 1)], "steps")])
+def test_pld_epsilon_names_bad_steps(steps, name):
+    with pytest.raises(ValueError, match=re.escape(name)):
+        c.pld_epsilon(steps, 1e-5)

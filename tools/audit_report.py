@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "book" / "privacy_audit.md"
 FULL = ROOT / "benchmarks" / "audit_full.json"
+#: Written by `python -m tools.accounting_oracle` (needs dp-accounting); read here, so the page builds without it.
+LOOSENESS = ROOT / "benchmarks" / "accounting_looseness.json"
 
 
 #: A docstring that says a routine gives differential privacy (not a bare mention of "privacy").
@@ -229,6 +231,7 @@ def render(rows, full=None, extreme=None):
               "raises).", ""]
     lines += _extreme_table(extreme)
     lines += [""]
+    lines += _looseness_section()
     lines += ["## Routines that claim privacy but are not audited on their own", "",
               "Their claim follows from audited parts (composition, parallel composition, post-processing), "
               "or they compute a calibration rather than release data.", "",
@@ -237,6 +240,27 @@ def render(rows, full=None, extreme=None):
         lines.append(f"| `{_short(name)}` | {reason} |")
     lines.append("")
     return "\n".join(lines)
+
+
+def _looseness_section():
+    """'Looseness against a numerical accountant': benchmarks/accounting_looseness.json as a table (issue 24)."""
+    if not LOOSENESS.exists():
+        return []
+    record = json.loads(LOOSENESS.read_text(encoding="utf-8"))
+    lines = ["## Looseness against a numerical accountant", "",
+             "An audit bounds ε from below; an accountant bounds it from above. Google's `dp-accounting` "
+             f"(version {record['dp_accounting']}, privacy loss distributions on a grid of width "
+             f"{record['grid']:g}) computes the *tight* ε of the same mechanisms, bracketed from both sides. "
+             "`tests/test_accounting_oracle.py` checks that no certified ε on the grid of "
+             "`tools/accounting_oracle.py` falls below the tight one (that would be a privacy bug); the table "
+             "gives how far above it each accountant stays: certified ε / tight ε (1 = tight).", "",
+             "| Routine or accountant | Grid points | Looseness (min – max) |", "|---|---|---|"]
+    counts = {}
+    for row in record["rows"]:
+        counts[row["routine"]] = counts.get(row["routine"], 0) + 1
+    for name, entry in record["looseness"].items():
+        lines.append(f"| `{name}` | {counts[name]} | {entry['min_ratio']:.2f} – {entry['max_ratio']:.2f} |")
+    return lines + [""]
 
 
 def _full_stamp(full):
