@@ -236,6 +236,12 @@ def _inner_callables(fn):
             yield value
 
 
+def _from_lab_module(obj):
+    """True for the lab checker modules themselves and what they define (their reference helpers)."""
+    module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None) or ""
+    return module.startswith("dpteach.labs.") or module == "dpteach.labs"
+
+
 def _forbidden_uses(fn, forbidden, seen, depth=0):
     """Names in ``forbidden`` that ``fn`` reaches (see :func:`require_own_code`)."""
     if id(fn) in seen or depth > 8:
@@ -244,6 +250,8 @@ def _forbidden_uses(fn, forbidden, seen, depth=0):
     hits = set()
     if _from_dpteach(fn):
         name = getattr(fn, "__name__", "")
+        if _from_lab_module(fn) and not isinstance(fn, types.ModuleType):
+            return {f"{fn.__module__}.{name}"}  # a checker's own helper computes the reference answer
         return {name} if name in forbidden else set()
     if isinstance(fn, types.ModuleType):
         return set()
@@ -278,6 +286,9 @@ def _forbidden_uses(fn, forbidden, seen, depth=0):
     closure_modules = any(isinstance(c, types.ModuleType) and _from_dpteach(c) for c in _inner_callables(fn))
     if imports_dpteach or uses_dpteach_module or closure_modules:
         hits |= names & forbidden  # `module.forbidden_name` or an imported forbidden name
+    for module in [*objects.values(), *_inner_callables(fn)]:
+        if isinstance(module, types.ModuleType) and _from_lab_module(module):  # `lab09._sigma_reference`
+            hits |= {f"{module.__name__}.{n}" for n in names if callable(vars(module).get(n))}
     for name, obj in objects.items():
         if isinstance(obj, types.ModuleType):
             continue
@@ -302,6 +313,10 @@ def require_own_code(fn, forbidden, task):
     default arguments and closure variables; and the student's own helper
     functions that ``fn`` calls through a global name.
 
+    Anything defined in a lab checker module (``dpteach.labs.labNN``: the
+    checkers and their reference helpers) is always refused, whatever
+    ``forbidden`` says.
+
     What it does not cover: names built at run time (``getattr(module, "la" +
     "place_mechanism")``, ``importlib``, ``eval``/``exec``, ``sys.modules``),
     functions reached through containers (a dict of functions), or a copy of
@@ -312,7 +327,8 @@ def require_own_code(fn, forbidden, task):
     require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
     hits = _forbidden_uses(fn, set(forbidden), set())
     require(not hits, f"{task}: write this yourself — your function uses {', '.join(sorted(hits))} from "
-                      f"dpteach, which is the answer. (numpy and scipy are fine.)")
+                      f"dpteach, which is the answer (a checker's helpers in dpteach.labs are off limits too). "
+                      f"(numpy and scipy are fine.)")
 
 
 def check_formula_answers(fn, cases, reference, bugs, task, what, fallback_hint, rtol=1e-6):
