@@ -20,6 +20,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 
 from dpteach.labs import BEGIN_HIDDEN, strip_hidden_tests, strip_solutions
 from lab_helpers import ROOT, SOLUTIONS, cells
@@ -197,3 +199,30 @@ def test_the_grader_restores_what_it_poisons():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr
+
+
+def test_every_cell_but_the_answers_is_locked():
+    """Statements, the import cell, seeds and demonstrations are restored by nbgrader: a student cannot edit them."""
+    for notebook in sorted(SOLUTIONS.glob("*.ipynb")):
+        for index, cell in enumerate(cells(notebook)):
+            meta = cell["metadata"].get("nbgrader", {})
+            assert meta.get("solution") or meta.get("locked"), f"{notebook.name} cell {index} is not locked"
+
+
+def test_the_course_source_has_the_student_versions_links_and_dpteachs_stub(tmp_path):
+    """What make_course writes, without running nbgrader: the release can then equal the student version."""
+    from dpteach.labs import STUB, student_notebook
+    from dpteach.labs.course import course_source_notebook, make_course, nbgrader_config
+
+    for notebook in sorted(SOLUTIONS.glob("*.ipynb")):
+        source = course_source_notebook(notebook)
+        student = student_notebook(notebook, ROOT / "book" / "labs")
+        for mine, theirs in zip(source["cells"], student["cells"]):
+            if mine["cell_type"] == "markdown" and not mine["metadata"]["nbgrader"].get("solution"):
+                assert "".join(mine["source"]) == "".join(theirs["source"]), notebook.name
+    config = nbgrader_config()
+    assert repr(STUB) in config and "c.CourseDirectory.course_id = 'dpteach'" in config
+    course = make_course(tmp_path / "course", SOLUTIONS, run=False)
+    assert sorted(p.name for p in (course / "source").iterdir()) == sorted(p.stem for p in SOLUTIONS.glob("*.ipynb"))
+    with pytest.raises(ValueError, match="out=.*not empty"):
+        make_course(course, SOLUTIONS, run=False)

@@ -66,10 +66,15 @@ def strip_solutions(source, cell_index=None):
     ``cell_index`` when given) for a misspelled or lowercase marker, a marker
     with other text on its line, and an unmatched or nested marker — each of
     which would otherwise leak a solution.
+
+    Lines are split on "\\n" and joined with "\\n", as nbgrader's
+    ``ClearSolutions`` does (a block at the end of the cell leaves no trailing
+    newline), so the student version's cells have the same source, hence the
+    same checksum, as nbgrader's release.
     """
     where = _cell_label(cell_index)
     out, inside = [], False
-    lines = source.splitlines(keepends=True)
+    lines = source.split("\n")
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if stripped in (BEGIN, END):
@@ -78,7 +83,7 @@ def strip_solutions(source, cell_index=None):
                 raise ValueError(f"{where}{kind} {stripped!r} marker on line {number} in:\n{source}")
             if stripped == BEGIN:
                 indent = line[:len(line) - len(line.lstrip())]
-                out.append(f"{indent}{STUB}\n")
+                out.append(f"{indent}{STUB}")
             inside = stripped == BEGIN
             continue
         if _MARKER_LIKE.search(line) and stripped not in (BEGIN_HIDDEN, END_HIDDEN):
@@ -88,7 +93,7 @@ def strip_solutions(source, cell_index=None):
             out.append(line)
     if inside:
         raise ValueError(f"{where}unmatched {BEGIN!r} marker (no {END!r}) in:\n{source}")
-    return "".join(out)
+    return "\n".join(out)
 
 
 def strip_hidden_tests(source, cell_index=None):
