@@ -146,11 +146,53 @@ def test_task3_accepts_reference(capsys):
 
 @pytest.mark.parametrize("wrong, hint", [
     (select_argmin, "non-private argmin"),
-    (select_no_half, "missing the 1/2"),
+    (select_no_half, "1/2 is missing"),
     (select_edges, "midpoints"),
     (lambda *a: str(select_right(*a)), "float"),
 ])
 def test_task3_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_select_threshold(wrong)
+
+
+def select_sign0_minus(z, y, M, eps, rng):
+    grid = _grid(M)
+    errors = np.sum(np.where(z[:, None] - grid[None, :] > 0, 1.0, -1.0) != y[:, None], axis=0)  # sign(0) = −1
+    return float(grid[np.argmax(-eps * errors / 2 + rng.gumbel(size=M))])
+
+
+def select_unstable(z, y, M, eps, rng):
+    grid = _grid(M)
+    weights = np.exp(-eps * _errors(z, y, grid) / 2)  # no max-shift: 0/0 on many points
+    return float(grid[rng.choice(M, p=weights / weights.sum())])
+
+
+def select_global_rng(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmax(-eps * _errors(z, y, grid) / 2 + np.random.gumbel(size=M))])
+
+
+def select_noisy_min_laplace(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmin(_errors(z, y, grid) + rng.laplace(scale=2 / eps, size=M))])
+
+
+def select_noisy_min_laplace_sharp(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmin(_errors(z, y, grid) + rng.laplace(scale=1 / eps, size=M))])
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (select_sign0_minus, r"sign\(0\) = \+1"),
+    (select_unstable, "underflows"),
+    (select_global_rng, "rng argument"),
+    (select_noisy_min_laplace, "report-noisy-min with Laplace"),
+    (select_noisy_min_laplace_sharp, "report-noisy-min with Laplace"),
+    (select_no_half, "the 1/2 is missing"),
+])
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_task3_rejects_the_reviews_accepted_answers(wrong, hint):
+    """Each passed the old χ² test on one 60-point problem; each breaks a property checked on its own input."""
     with pytest.raises(LabCheckError, match=hint):
         lab06.check_select_threshold(wrong)
 

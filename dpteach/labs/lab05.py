@@ -130,6 +130,46 @@ def _peel_audit(fn, task):
                                rng=_seeded(77)), epsilon
 
 
+def _fresh_noise_exclusion(scale, gap, d, n_runs, rng):
+    """Monte Carlo law of Peeling with fresh Lap(scale) noise in every round: P(coordinate 0 is not selected).
+
+    v = (gap, 0, ..., 0) of length d, s = d − 1 rounds with masking; vectorised over ``n_runs`` runs.
+    """
+    remaining = np.ones((n_runs, d), dtype=bool)
+    v = np.zeros(d)
+    v[0] = gap
+    for _ in range(d - 1):
+        noisy = np.where(remaining, v + rng.laplace(scale=scale, size=(n_runs, d)), -np.inf)
+        remaining[np.arange(n_runs), np.argmax(noisy, axis=1)] = False
+    return float(np.mean(remaining[:, 0]))
+
+
+def _check_fresh_noise(fn, task):
+    """Peeling draws fresh noise in every round; one noise vector reused in every round has another law.
+
+    v = (2b, 0, 0, 0), s = 3: coordinate 0 is left out when it loses three rounds. With fresh Lap(b) noise
+    per round that happens with p ≈ 0.008; with one vector reused (top-3 of |v| + w) it is left out whenever
+    2b + w₀ is the smallest of four, p ≈ 0.036. In N = 3000 runs the fresh count is 25 ± 5; the test rejects
+    above N·p + 4.9·√(Np(1 − p)) (one-sided false alarm below 1e-6) plus the reference's own Monte Carlo
+    error (5 sd of 200 000 runs), about 51, while a reused vector gives about 107.
+    """
+    s, epsilon, delta, lam = 3, 1.0, 1e-5, 1.0
+    b = _peel_scale(s, epsilon, delta, lam)
+    v = np.array([2 * b, 0.0, 0.0, 0.0])
+    rng = _seeded(41)
+    n_runs = 3000
+    left_out = sum(_as_release(call_student(fn, (v, s, epsilon, delta, lam, rng), task), 4, task,
+                               f"fn(v, {s}, {epsilon}, {delta}, {lam}, rng)")[0] == 0 for _ in range(n_runs))
+    n_ref = 200_000
+    p = _fresh_noise_exclusion(b, 2 * b, 4, n_ref, _seeded(42))
+    limit = n_runs * p + 4.9 * math.sqrt(n_runs * p * (1 - p)) + 5 * n_runs * math.sqrt(p * (1 - p) / n_ref)
+    require(left_out <= limit,
+            f"{task}: with v = (2b, 0, 0, 0), s = 3 and b = {b:.3g}, your function left out the largest |v_j| in "
+            f"{left_out} of {n_runs} runs; Peeling does so about {n_runs * p:.0f} times (at most {limit:.0f} by "
+            f"chance). That is what happens when one noise vector is drawn once and reused in every round. Hint: "
+            f"Algorithm 5.2 draws fresh Lap(b) noise for every remaining coordinate in every round.")
+
+
 def check_peel(fn):
     """Task 1: ``fn(v, s, epsilon, delta, sensitivity, rng)`` must implement Peeling (Algorithm 5.2).
 
@@ -140,7 +180,9 @@ def check_peel(fn):
     Lap(λ·2√(3s ln(1/δ))/ε) (a scale 15 % off is rejected; the measured scale
     names the bug); and an audit (1500 runs per neighbour) on neighbours whose
     top-2 set flips must not find a privacy loss above ε = 1, which catches a
-    selection without noise. Runs in about a second.
+    selection without noise; before it, how often the largest of v = (2b, 0, 0, 0)
+    is left out, which catches one noise vector reused in every round. Runs in
+    about a second.
     """
     task = "Task 1 (Peeling)"
     require_own_code(fn, ("peel", "_peel_rows", "_peel_forgotten_sqrt_s", "hard_threshold", "split_iht",
@@ -209,6 +251,7 @@ def check_peel(fn):
             f"Lap(b) with b = λ·2√(3s ln(1/δ))/ε = {_peel_scale(s, epsilon, delta, lam):.4g} (KS p-value "
             f"{p_values[worst]:.1e}); your scale is about {measured[worst]:.4g}.\n" + _diagnose_scale(measured))
 
+    _check_fresh_noise(fn, task)  # after the scale: a wrong scale also changes how often the top one is left out
     result, epsilon = _peel_audit(fn, task)
     if result.epsilon_lower > epsilon:
         raise LabCheckError(f"{task}: an audit on neighbours at the sensitivity bound proves ε >= "
