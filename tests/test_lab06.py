@@ -60,6 +60,28 @@ def test_task1_rejects_typical_mistakes(wrong, hint):
         lab06.check_hermite_1d(wrong)
 
 
+def hermite_monomials(x, degree):
+    x = np.asarray(x, dtype=float)
+    return np.stack([np.polynomial.polynomial.polyval(x, np.polynomial.hermite_e.herme2poly(np.eye(degree + 1)[m]))
+                     / math.sqrt(math.factorial(m)) for m in range(degree + 1)], axis=-1)
+
+
+def hermite_flattened(x, degree):
+    x = np.asarray(x, dtype=float).ravel()
+    out = np.empty((x.size, degree + 1))
+    out[:, 0], out[:, 1] = 1.0, x
+    for k in range(1, degree):
+        out[:, k + 1] = (x * out[:, k] - math.sqrt(k) * out[:, k - 1]) / math.sqrt(k + 1)
+    return out
+
+
+@pytest.mark.parametrize("wrong, hint", [(hermite_monomials, "monomials"), (hermite_flattened, r"\(4, 6, 4\)")])
+def test_task1_rejects_monomial_coefficients_and_flattened_input(wrong, hint):
+    """Both passed the old checker (a 1-D x up to degree 10, where monomial sums are still accurate)."""
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_hermite_1d(wrong)
+
+
 def test_task1_refuses_the_library():
     from dpteach.hermite import hermite_1d
     with pytest.raises(LabCheckError, match="write this yourself"):

@@ -67,10 +67,15 @@ def test_gradient_moment_rejects(wrong, hint):
 
 # --- Task 2 -----------------------------------------------------------------------------------------------------
 
-def direction_with(pick="top", normalise=True, linear=False):
+def direction_with(pick="top", normalise=True, linear=False, fixed_degree=None):
     def direction(X, y, degree):
+        degree = degree if fixed_degree is None else fixed_degree
         if linear:
             v = X.T @ y / len(y)
+        elif pick in ("eig first", "eig last"):  # np.linalg.eig: eigenvalues in no particular order
+            m_hat = hermite_features(X, degree).T @ y / len(y)
+            _, vectors = np.linalg.eig(proper.gradient_second_moment(m_hat, degree, X.shape[1]))
+            v = np.real(vectors[:, 0 if pick == "eig first" else -1])
         else:
             m_hat = hermite_features(X, degree).T @ y / len(y)
             _, vectors = np.linalg.eigh(proper.gradient_second_moment(m_hat, degree, X.shape[1]))
@@ -93,6 +98,10 @@ def test_relevant_direction_accepts_reference():
     (direction_with(linear=True), "first-order correlation"),
     (direction_with(normalise=False), "unit vector"),
     (direction_random, "away from the true one"),
+    (direction_with(fixed_degree=2), "you used degree 2"),
+    # np.linalg.eig's *last* column; its first column happens to be the top eigenvector on every input the
+    # checker tries (LAPACK's order for a nearly rank-one M), so that slip is not caught.
+    (direction_with(pick="eig last"), "not the top one|smallest"),
 ])
 def test_relevant_direction_rejects(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):

@@ -55,7 +55,34 @@ def check_hermite_1d(fn):
         raise LabCheckError(f"{task}: column {k} (h_{k}) is wrong at degree {degree}: e.g. at x = {x[0]:g} "
                             f"you return {out[0, k]:.6g}, expected {want[0, k]:.6g}. Hint: h_0 = 1, h_1 = x, "
                             "h_(k+1) = (x·h_k − √k·h_(k−1))/√(k+1).")
+    _check_hermite_shapes_and_stability(fn, task)
     passed(task)
+
+
+def _check_hermite_shapes_and_stability(fn, task):
+    """A 2-D input keeps its shape; degree 50 stays accurate (the recurrence does, monomial coefficients do not).
+
+    At degree 50 on [−6, 6] the recurrence is within 1e-11 of numpy's Clenshaw evaluation, while summing
+    monomial coefficients (herme2poly, then polyval) is off by about 1e-2 — cancellation between terms of
+    size up to 10²⁰; the tolerance 1e-8·max|h| ≈ 6e-5 separates them by three orders of magnitude either way.
+    """
+    x = np.random.default_rng(61).normal(size=(4, 6))
+    out = call_student(fn, (x, 3), task)
+    require(isinstance(out, np.ndarray) and out.shape == (4, 6, 4),
+            f"{task}: for x of shape (4, 6) and degree 3 the result must have shape (4, 6, 4) (x.shape + "
+            f"(degree + 1,)), got {getattr(out, 'shape', type(out).__name__)}. Hint: work with x[..., None] or "
+            f"out[..., k], not with x.ravel() or a loop over a 1-D x.")
+    require(np.allclose(out, _reference_h(x, 3), rtol=1e-10, atol=1e-10),
+            f"{task}: for a 2-D x of shape (4, 6) your values differ from h_k(x) entry by entry. Hint: each entry "
+            f"of x gets its own h_0..h_degree; do not flatten or sort x.")
+    x = np.linspace(-6, 6, 121)
+    out = np.asarray(call_student(fn, (x, 50), task), dtype=float)
+    want = _reference_h(x, 50)
+    error = float(np.max(np.abs(out - want))) if out.shape == want.shape else math.inf
+    require(error <= 1e-8 * np.abs(want).max(),
+            f"{task}: at degree 50 on [−6, 6] your values are off by {error:.3g} (h_50 is at most "
+            f"{np.abs(want).max():.4g} there). Hint: expanding He_k in monomials cancels terms of size up to 1e20; "
+            f"the three-term recurrence h_(k+1) = (x·h_k − √k·h_(k−1))/√(k+1) (Lemma 6.2) is stable — use it.")
 
 
 def _is_real(value):
