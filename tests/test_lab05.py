@@ -148,7 +148,10 @@ def test_truncation_checker_accepts_reference_solution(capsys):
 
 
 @pytest.mark.parametrize("wrong, hint", [
-    (lambda n, e, c, rng: c[-1], "largest error"),
+    (lambda n, e, c, rng: c[-1], "would suit a larger ε"),  # was "minimise, do not maximise": not the mistake
+    (lambda n, e, c, rng: c[1], "same candidate at ε = 1 and at ε = 8"),  # hard-coded: right at ε = 1 only
+    (lambda n, e, c, rng: best_truncation_right(n, 1.0, c, rng), "same candidate"),  # ignores its epsilon
+    (lambda n, e, c, rng: best_truncation_right(n, 1e6, c, rng), "would suit a larger ε"),  # the review's ε = 10⁶
     (lambda n, e, c, rng: c[2], "default T is not the best"),
     (lambda n, e, c, rng: c[0], "too small a T"),
     (lambda n, e, c, rng: 1, "not one of the candidates"),
