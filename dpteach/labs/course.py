@@ -14,10 +14,11 @@ rewritten as in the committed student versions (``../01_dp_basics.ipynb``
 from ``book/labs/``), and ``nbgrader_config.py`` sets
 ``ClearSolutions.code_stub`` to dpteach's stub, so nbgrader's release is the
 web book's student version cell for cell: same sources, hence the same
-checksums, so a student who submits the book's download gets no
-"checksum has changed" warning. The hidden grading cells (see
-:mod:`dpteach.labs.grader`) stay in the source and are removed from the
-release by nbgrader itself.
+checksums, so a student may submit the book's download instead of the
+release. The hidden grading cells (see :mod:`dpteach.labs.grader`) stay in
+the source and are removed from the release by nbgrader itself (which is
+why nbgrader reports a checksum change for each graded cell at autograde,
+for its own release as for the download: it puts the hidden tests back).
 """
 
 from __future__ import annotations
