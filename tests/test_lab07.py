@@ -136,6 +136,20 @@ def test_circle_net_rejects(wrong, hint):
         lab07.check_circle_net(wrong)
 
 
+def circle_net_with_endpoint(a):
+    """The minimal N, but from np.linspace(0, 2π, N): the last point repeats the first."""
+    n_points = math.ceil(math.pi / (2 * math.asin(a / 2)))
+    angles = np.linspace(0, 2 * math.pi, n_points)
+    return np.column_stack([np.cos(angles), np.sin(angles)])
+
+
+@pytest.mark.parametrize("wrong,hint", [(circle_net_with_endpoint, "repeat another one.*endpoint=False")])
+def test_circle_net_names_a_duplicated_point_instead_of_asking_for_more_points(wrong, hint):
+    """The review's misleading hint: this net has N ≥ the minimum, so "you need N ≥ ..." blamed the wrong thing."""
+    with pytest.raises(LabCheckError, match=hint):
+        lab07.check_circle_net(wrong)
+
+
 # --- Task 4 -----------------------------------------------------------------------------------------------------
 
 def radius_with(form="right", wrap=True):

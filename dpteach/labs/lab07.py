@@ -213,6 +213,13 @@ def check_circle_net(fn):
             if angles.max() < math.pi + 1e-9:
                 raise LabCheckError(f"{task}: your points only cover half of the circle (angles in [0, π]); "
                                     f"the unit sphere of V contains u and −u.")
+            distinct = np.unique(np.round(answer, 9), axis=0)
+            if len(distinct) < len(answer):
+                raise LabCheckError(f"{task}: at resolution a = {a}, {len(answer) - len(distinct)} of your "
+                                    f"{len(answer)} points repeat another one, so only {len(distinct)} count, and "
+                                    f"they leave a point of the circle at distance {radius:.4f} > a. Hint: "
+                                    f"np.linspace(0, 2π, N) contains both 0 and 2π, the same point; use "
+                                    f"endpoint=False.")
             raise LabCheckError(f"{task}: at resolution a = {a} your {len(answer)} points leave a point of the circle "
                                 f"at distance {radius:.4f} > a. N equally spaced points have covering radius "
                                 f"2·sin(π/(2N)) (a chord, not the arc 2π/N); you need N ≥ {minimal}.")
