@@ -131,6 +131,25 @@ def test_task2_rejects_typical_mistakes(wrong, hint):
         lab06.check_step_sigma(wrong)
 
 
+def test_task2_hint_gives_the_formula_only_after_repeated_tries():
+    """The review: the T2 hints handed over the complete formula at the first wrong σ."""
+    from dpteach.labs import checking
+
+    def sigma_eps_squared(T, n, eps, delta, K):  # ρ = ε²/2, a conversion the checker does not name
+        s = 2 * T / n
+        return s, s * math.sqrt(K / eps ** 2)
+
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab06.check_step_sigma(sigma_eps_squared)
+        messages.append(str(caught.value))
+    assert all("zCDP budget ρ" in m for m in messages)
+    assert all("√(K/(2ρ))" not in m for m in messages[:-1]) and "√(K/(2ρ))" in messages[-1]
+    checking._failed_tries.clear()
+
+
 # --- task 3 ---------------------------------------------------------------------------------
 
 def _grid(M):

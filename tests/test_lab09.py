@@ -107,6 +107,22 @@ def test_sigma_checker_rejects_typical_mistakes(wrong, hint):
         lab09.check_dp_sgd_sigma(wrong)
 
 
+def test_sigma_hint_points_first_and_gives_the_formula_only_after_repeated_tries():
+    """Issue 22: a hint that hands over the formula at once turns the task into transcription."""
+    from dpteach.labs import checking
+
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab09.check_dp_sgd_sigma(lambda n, B, C, E, e, dl: 3.0 * sigma_right(n, B, C, E, e, dl))  # no named bug
+        messages.append(str(caught.value))
+    assert all("Theorem 9.3" in m and "3 × too large" in m for m in messages)  # where to look, and by how much
+    assert all("√(E/(2ρ))" not in m for m in messages[:-1])
+    assert "√(E/(2ρ))" in messages[-1]
+    checking._failed_tries.clear()
+
+
 def test_sigma_bugs_are_distinguishable_from_the_right_answer():
     # A bug may coincide with the right σ at one case (e.g. E = 1) but must differ at another, by far more than
     # the checker's 1e-6 tolerance; and two bugs must not coincide everywhere (each needs its own hint).

@@ -15,6 +15,7 @@ that all labs give feedback the same way:
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
 import numbers
@@ -26,7 +27,8 @@ import types
 import numpy as np
 
 __all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
-           "require_integer", "require_own_code", "call_student_counting_lines", "check_formula_answers"]
+           "require_integer", "require_own_code", "call_student_counting_lines", "check_formula_answers",
+           "FORMULA_AFTER", "teaching_hint"]
 
 
 class LabCheckError(AssertionError):
@@ -331,23 +333,48 @@ def require_own_code(fn, forbidden, task):
                       f"(numpy and scipy are fine.)")
 
 
-def check_formula_answers(fn, cases, reference, bugs, task, what, fallback_hint, rtol=1e-6):
+# --- hints that teach: a pointer first, the formula only after repeated tries ------------------
+
+#: From this failed try of a task on (in this kernel), :func:`teaching_hint` also gives the formula.
+FORMULA_AFTER = 3
+_failed_tries = collections.Counter()
+
+
+def teaching_hint(task, pointer, formula):
+    """The hint for a failed check of ``task``: ``pointer`` (where to look), plus ``formula`` after repeated tries.
+
+    Counts the failures of ``task`` in this Python process (a number of tries, not a time, so the same
+    sequence of answers always gets the same hints). The first ``FORMULA_AFTER − 1`` failures get only
+    the pointer — which lemma, which quantity — so that the student derives the formula; from the
+    ``FORMULA_AFTER``-th on, the formula is given too.
+    """
+    _failed_tries[task] += 1
+    tries = _failed_tries[task]
+    if tries >= FORMULA_AFTER:
+        return f"{pointer} After {tries} tries, here is the formula: {formula}"
+    return f"{pointer} (The formula itself is shown from the {FORMULA_AFTER}rd failed try on.)"
+
+
+def check_formula_answers(fn, cases, reference, bugs, task, what, fallback_hint, rtol=1e-6, formula=None):
     """Check ``fn(*case)`` against ``reference(*case)`` on every case; name the likely bug when it is wrong.
 
     The answer must be one real number (a string or an array is refused, see
     :func:`require_real`) within relative tolerance ``rtol``. A wrong answer is
     compared with each typical mistake ``(hint, formula)`` in ``bugs``; the
     first formula it matches gives the hint, otherwise ``fallback_hint`` and
-    the ratio to the right value are shown. ``what`` names the quantity ("σ").
+    the ratio to the right value are shown (with ``formula``, the fallback is a
+    :func:`teaching_hint`: the formula only after repeated tries). ``what``
+    names the quantity ("σ").
     """
     for case in cases:
         out = require_real(call_student(fn, case, task), task, f"fn{case}")
         right = reference(*case)
         if abs(out / right - 1) <= rtol:
             continue
-        for hint, formula in bugs:
-            if abs(out / formula(*case) - 1) <= rtol:
+        for hint, bug in bugs:
+            if abs(out / bug(*case) - 1) <= rtol:
                 raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right {what} is {right:.5g}. "
                                     f"Hint: {hint}.")
+        hint = fallback_hint if formula is None else teaching_hint(task, fallback_hint, formula)
         raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right {what} is {right:.5g} "
-                            f"({out / right:.3g} × too {'large' if out > right else 'small'}). Hint: {fallback_hint}")
+                            f"({out / right:.3g} × too {'large' if out > right else 'small'}). Hint: {hint}")

@@ -17,6 +17,7 @@ from numpy.polynomial import hermite_e as _prob
 from scipy import stats
 
 from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import teaching_hint
 
 __all__ = ["check_hermite_1d", "check_step_sigma", "check_select_threshold"]
 
@@ -117,9 +118,13 @@ def check_step_sigma(fn):
             if math.isclose(sigma, want_sens * math.sqrt(1 / (2 * rho)), rel_tol=1e-6) and K > 1:
                 raise LabCheckError(f"{task}: σ = {sigma:.4g} pays for one step only. Hint: K steps of "
                                     "Δ²/(2σ²)-zCDP compose to K·Δ²/(2σ²); set that equal to ρ.")
+            hint = teaching_hint(task, "convert (ε, δ) to a zCDP budget ρ (the chapter's zCDP-to-(ε, δ) "
+                                       "conversion, solved for ρ), and spend it on K Gaussian steps of "
+                                       "sensitivity Δ, each Δ²/(2σ²)-zCDP.",
+                                 "ρ = (√(log(1/δ) + ε) − √log(1/δ))², σ = Δ·√(K/(2ρ)).")
             raise LabCheckError(f"{task}: σ = {sigma:.4g}, expected {want_sigma:.4g} for T = {T}, n = {n}, "
-                                f"ε = {eps}, δ = {delta}, K = {K}. Hint: ρ = (√(log(1/δ)+ε) − √log(1/δ))², "
-                                "σ = Δ·√(K/(2ρ)).")
+                                f"ε = {eps}, δ = {delta}, K = {K} ({sigma / want_sigma:.3g} × the right σ). "
+                                f"Hint: {hint}")
     passed(task)
 
 

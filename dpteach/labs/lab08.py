@@ -145,8 +145,11 @@ def check_round_sigma(fn):
     require_own_code(fn, ("dpsas_noise_sigma", "_sigma"), task)
     # Δ = L/m₀ and L = √d give the same number: one hint names both.
     check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
-                          "m₀ = n // (n_rounds + 2) examples per block, sensitivity 2L/m₀ with L = 2√d, "
-                          "and the analytic Gaussian σ.")
+                          "Algorithm 8.3 splits the data into n_rounds + 2 disjoint blocks, one per round, so "
+                          "each round is one Gaussian mechanism on its own block: find the block size, the "
+                          "sensitivity of the block's mean gradient under replace-one (the clipping bound L of Algorithm 8.3), and calibrate.",
+                          formula="m₀ = n // (n_rounds + 2), L = 2√d, σ = gaussian_sigma(2L/m₀, ε, δ) (the "
+                                  "analytic Gaussian σ).")
     print(f"σ = {_sigma_reference(*SIGMA_CASES[0]):.5f} at n = 200 000, d = 10, 54 rounds, ε = 1.")
     passed(task)
 

@@ -163,7 +163,10 @@ def check_dp_sgd_sigma(fn):
     task = "Task 2 (DP-SGD noise)"
     require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_zcdp", "dp_erm_sigma"), task)
     check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
-                          "E epochs × (2C)²/(2σ²) must equal ρ = zcdp_rho(ε, δ).")
+                          "Theorem 9.3: each epoch is one Gaussian mechanism per example (disjoint batches); "
+                          "compose the epochs in zCDP, match the total to ρ(ε, δ) = zcdp_rho(ε, δ), and take the "
+                          "sensitivity of a batch sum under replacing one example (Lemma 9.1).",
+                          formula="E·(2C)²/(2σ²) = ρ, i.e. σ = 2C·√(E/(2ρ)).")
     print(f"σ = {_sigma_reference(*SIGMA_CASES[0]):.4f} for C = 1, E = 5, ε = 1, δ = 1e-5 (whatever n and B).")
     passed(task)
 
