@@ -7,7 +7,7 @@
 # book/performance.md), make pages (the generated pages: theorem index, privacy audit
 # report with quick audits, performance page), make audit (the full audits into
 # benchmarks/audit_full.json, minutes), make screenshots (every page
-# into _build/screenshots/), make labs (student versions of the labs), make lock (refresh the
+# into _build/screenshots/), make labs (student versions of the labs), make course (an nbgrader course for all labs), make lock (refresh the
 # exact versions in requirements.txt / requirements-test.txt from requirements.in / -test.in).
 PYTHON ?= python3
 VENV   := .venv
@@ -21,7 +21,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export DPTEACH_PROGRESS ?= 0
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: book test unit notebooks markup browser screenshots labs bench clean
+.PHONY: book test unit notebooks markup browser screenshots labs course bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,11 @@ screenshots: $(STAMP)
 
 labs: $(STAMP)
 	$(BIN)/python -m dpteach.labs student --src book/labs/solutions --out book/labs
+
+# A ready nbgrader course for all labs (book/instructors.md): config, one assignment per lab, releases, gradebook.
+COURSE ?= course
+course: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m dpteach.labs course --src book/labs/solutions --out $(COURSE)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --json benchmarks/results.json; status=$$?; \

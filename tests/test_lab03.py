@@ -75,9 +75,14 @@ def test_group_sizes_checker_accepts_reference_and_agrees_with_the_module(capsys
         assert group_sizes_right(epsilon, tau, beta, t)[0] == local.group_size(epsilon, tau, beta / t)
 
 
+# The checker's own diagnosis formulas, kept in a dict: the public checker refuses an answer that visibly uses
+# anything of dpteach.labs (a reference helper), and these test answers are wrong on purpose, not cheats.
+_CHECKER_FORMULAS = {"m": lab03._m_variant}
+
+
 def _variant(name):
     def wrong(epsilon, tau, beta, t):
-        m = lab03._m_variant(epsilon, tau, beta, t, name)
+        m = _CHECKER_FORMULAS["m"](epsilon, tau, beta, t, name)
         return m, t * m
     return wrong
 

@@ -24,15 +24,16 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" /
 # --- Task 1: Peeling ------------------------------------------------------------------------------
 
 def make_peel(scale_of=lambda s, e, dl, lam: lam * 2 * math.sqrt(3 * s * math.log(1 / dl)) / e,
-              mask=True, by_abs=True, noisy_selection=True, noisy_values=True):
+              mask=True, by_abs=True, noisy_selection=True, noisy_values=True, reuse_noise=False):
     def my_peel(v, s, epsilon, delta, sensitivity, rng):
         v = np.asarray(v, dtype=float)
         b = scale_of(s, epsilon, delta, sensitivity)
         selected = []
+        once = rng.laplace(0.0, b, size=v.size)  # the reused vector of the reuse_noise bug
         for _ in range(s):
             score = np.abs(v) if by_abs else v.copy()
             if noisy_selection:
-                score = score + rng.laplace(0.0, b, size=v.size)
+                score = score + (once if reuse_noise else rng.laplace(0.0, b, size=v.size))
             if mask:
                 score[selected] = -np.inf
             selected.append(int(np.argmax(score)))
@@ -81,6 +82,7 @@ def test_named_peel_bugs_are_far_from_the_right_scale_in_some_setting():
     (make_peel(noisy_values=False), "no noise"),
     (make_peel(lambda s, e, dl, lam: 1.3 * lam * 2 * math.sqrt(3 * s * math.log(1 / dl)) / e), "not Lap"),
     (peel_global_rng, "same seed"),
+    (make_peel(reuse_noise=True), "reused in every round"),
     (peel_via_dpteach, "yourself"),
     (peel, "yourself"),
 ])
@@ -146,7 +148,10 @@ def test_truncation_checker_accepts_reference_solution(capsys):
 
 
 @pytest.mark.parametrize("wrong, hint", [
-    (lambda n, e, c, rng: c[-1], "largest error"),
+    (lambda n, e, c, rng: c[-1], "would suit a larger ε"),  # was "minimise, do not maximise": not the mistake
+    (lambda n, e, c, rng: c[1], "same candidate at ε = 1 and at ε = 8"),  # hard-coded: right at ε = 1 only
+    (lambda n, e, c, rng: best_truncation_right(n, 1.0, c, rng), "same candidate"),  # ignores its epsilon
+    (lambda n, e, c, rng: best_truncation_right(n, 1e6, c, rng), "would suit a larger ε"),  # the review's ε = 10⁶
     (lambda n, e, c, rng: c[2], "default T is not the best"),
     (lambda n, e, c, rng: c[0], "too small a T"),
     (lambda n, e, c, rng: 1, "not one of the candidates"),

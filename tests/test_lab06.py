@@ -60,6 +60,28 @@ def test_task1_rejects_typical_mistakes(wrong, hint):
         lab06.check_hermite_1d(wrong)
 
 
+def hermite_monomials(x, degree):
+    x = np.asarray(x, dtype=float)
+    return np.stack([np.polynomial.polynomial.polyval(x, np.polynomial.hermite_e.herme2poly(np.eye(degree + 1)[m]))
+                     / math.sqrt(math.factorial(m)) for m in range(degree + 1)], axis=-1)
+
+
+def hermite_flattened(x, degree):
+    x = np.asarray(x, dtype=float).ravel()
+    out = np.empty((x.size, degree + 1))
+    out[:, 0], out[:, 1] = 1.0, x
+    for k in range(1, degree):
+        out[:, k + 1] = (x * out[:, k] - math.sqrt(k) * out[:, k - 1]) / math.sqrt(k + 1)
+    return out
+
+
+@pytest.mark.parametrize("wrong, hint", [(hermite_monomials, "monomials"), (hermite_flattened, r"\(4, 6, 4\)")])
+def test_task1_rejects_monomial_coefficients_and_flattened_input(wrong, hint):
+    """Both passed the old checker (a 1-D x up to degree 10, where monomial sums are still accurate)."""
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_hermite_1d(wrong)
+
+
 def test_task1_refuses_the_library():
     from dpteach.hermite import hermite_1d
     with pytest.raises(LabCheckError, match="write this yourself"):
@@ -109,6 +131,25 @@ def test_task2_rejects_typical_mistakes(wrong, hint):
         lab06.check_step_sigma(wrong)
 
 
+def test_task2_hint_gives_the_formula_only_after_repeated_tries():
+    """The review: the T2 hints handed over the complete formula at the first wrong σ."""
+    from dpteach.labs import checking
+
+    def sigma_eps_squared(T, n, eps, delta, K):  # ρ = ε²/2, a conversion the checker does not name
+        s = 2 * T / n
+        return s, s * math.sqrt(K / eps ** 2)
+
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab06.check_step_sigma(sigma_eps_squared)
+        messages.append(str(caught.value))
+    assert all("zCDP budget ρ" in m for m in messages)
+    assert all("√(K/(2ρ))" not in m for m in messages[:-1]) and "√(K/(2ρ))" in messages[-1]
+    checking._failed_tries.clear()
+
+
 # --- task 3 ---------------------------------------------------------------------------------
 
 def _grid(M):
@@ -146,11 +187,53 @@ def test_task3_accepts_reference(capsys):
 
 @pytest.mark.parametrize("wrong, hint", [
     (select_argmin, "non-private argmin"),
-    (select_no_half, "missing the 1/2"),
+    (select_no_half, "1/2 is missing"),
     (select_edges, "midpoints"),
     (lambda *a: str(select_right(*a)), "float"),
 ])
 def test_task3_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_select_threshold(wrong)
+
+
+def select_sign0_minus(z, y, M, eps, rng):
+    grid = _grid(M)
+    errors = np.sum(np.where(z[:, None] - grid[None, :] > 0, 1.0, -1.0) != y[:, None], axis=0)  # sign(0) = −1
+    return float(grid[np.argmax(-eps * errors / 2 + rng.gumbel(size=M))])
+
+
+def select_unstable(z, y, M, eps, rng):
+    grid = _grid(M)
+    weights = np.exp(-eps * _errors(z, y, grid) / 2)  # no max-shift: 0/0 on many points
+    return float(grid[rng.choice(M, p=weights / weights.sum())])
+
+
+def select_global_rng(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmax(-eps * _errors(z, y, grid) / 2 + np.random.gumbel(size=M))])
+
+
+def select_noisy_min_laplace(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmin(_errors(z, y, grid) + rng.laplace(scale=2 / eps, size=M))])
+
+
+def select_noisy_min_laplace_sharp(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmin(_errors(z, y, grid) + rng.laplace(scale=1 / eps, size=M))])
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (select_sign0_minus, r"sign\(0\) = \+1"),
+    (select_unstable, "underflows"),
+    (select_global_rng, "rng argument"),
+    (select_noisy_min_laplace, "report-noisy-min with Laplace"),
+    (select_noisy_min_laplace_sharp, "report-noisy-min with Laplace"),
+    (select_no_half, "the 1/2 is missing"),
+])
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_task3_rejects_the_reviews_accepted_answers(wrong, hint):
+    """Each passed the old χ² test on one 60-point problem; each breaks a property checked on its own input."""
     with pytest.raises(LabCheckError, match=hint):
         lab06.check_select_threshold(wrong)
 

@@ -67,10 +67,15 @@ def test_gradient_moment_rejects(wrong, hint):
 
 # --- Task 2 -----------------------------------------------------------------------------------------------------
 
-def direction_with(pick="top", normalise=True, linear=False):
+def direction_with(pick="top", normalise=True, linear=False, fixed_degree=None):
     def direction(X, y, degree):
+        degree = degree if fixed_degree is None else fixed_degree
         if linear:
             v = X.T @ y / len(y)
+        elif pick in ("eig first", "eig last"):  # np.linalg.eig: eigenvalues in no particular order
+            m_hat = hermite_features(X, degree).T @ y / len(y)
+            _, vectors = np.linalg.eig(proper.gradient_second_moment(m_hat, degree, X.shape[1]))
+            v = np.real(vectors[:, 0 if pick == "eig first" else -1])
         else:
             m_hat = hermite_features(X, degree).T @ y / len(y)
             _, vectors = np.linalg.eigh(proper.gradient_second_moment(m_hat, degree, X.shape[1]))
@@ -93,6 +98,10 @@ def test_relevant_direction_accepts_reference():
     (direction_with(linear=True), "first-order correlation"),
     (direction_with(normalise=False), "unit vector"),
     (direction_random, "away from the true one"),
+    (direction_with(fixed_degree=2), "you used degree 2"),
+    # np.linalg.eig's *last* column; its first column happens to be the top eigenvector on every input the
+    # checker tries (LAPACK's order for a nearly rank-one M), so that slip is not caught.
+    (direction_with(pick="eig last"), "not the top one|smallest"),
 ])
 def test_relevant_direction_rejects(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
@@ -123,6 +132,20 @@ def test_circle_net_accepts_reference_and_pi_over_a():
     (lambda a: [[1.0, 0.0], [-1.0, 0.0]], "numpy array"),
 ])
 def test_circle_net_rejects(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab07.check_circle_net(wrong)
+
+
+def circle_net_with_endpoint(a):
+    """The minimal N, but from np.linspace(0, 2π, N): the last point repeats the first."""
+    n_points = math.ceil(math.pi / (2 * math.asin(a / 2)))
+    angles = np.linspace(0, 2 * math.pi, n_points)
+    return np.column_stack([np.cos(angles), np.sin(angles)])
+
+
+@pytest.mark.parametrize("wrong,hint", [(circle_net_with_endpoint, "repeat another one.*endpoint=False")])
+def test_circle_net_names_a_duplicated_point_instead_of_asking_for_more_points(wrong, hint):
+    """The review's misleading hint: this net has N ≥ the minimum, so "you need N ≥ ..." blamed the wrong thing."""
     with pytest.raises(LabCheckError, match=hint):
         lab07.check_circle_net(wrong)
 

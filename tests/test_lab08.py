@@ -155,6 +155,9 @@ def _with(grid=None, size=None):
      "each of the two terms"),
     (_with(size=lambda a, e, b, k: 8 * math.log(8 * k / b) / a ** 2 + 4 * math.log(4 * k / b) / (e * a)), "an int"),
     (_with(size=lambda a, e, b, k: 1000), "solve"),
+    # the smallest m making each term ≤ α/2: a sound size, but not Algorithm 8.9's sum form (the statement says so)
+    (_with(size=lambda a, e, b, k: math.ceil(max(8 * math.log(8 * k / b) / a ** 2, 4 * math.log(4 * k / b) / (e * a)))),
+     r"max\(m₁, m₂\).*sum form"),
     (lambda a, e, b: [1, 2], "tuple"),
     (lambda a, e, b: (dpsas.eta_grid(a), dpsas.validation_size(a, e, b, dpsas.eta_grid(a).size)),
      "write this yourself"),

@@ -52,6 +52,31 @@ def test_clipping_checker_rejects_typical_mistakes(wrong, hint):
         lab09.check_clipping(wrong)
 
 
+def clip_in_place(gradients, clip_norm):
+    norms = np.linalg.norm(gradients, axis=1, keepdims=True)
+    gradients *= np.minimum(1.0, clip_norm / np.maximum(norms, 1e-300))
+    return gradients
+
+
+def clip_nan_on_zero_rows(gradients, clip_norm):
+    norms = np.linalg.norm(gradients, axis=1, keepdims=True)
+    return gradients * np.minimum(1.0, clip_norm / norms)  # C/0 = inf: right values, after a warning
+
+
+def clip_zero_rows_to_nan(gradients, clip_norm):
+    norms = np.linalg.norm(gradients, axis=1, keepdims=True)
+    return gradients * (np.minimum(norms, clip_norm) / norms)  # 0/0 = NaN on zero rows
+
+
+@pytest.mark.parametrize("wrong, hint", [(clip_in_place, "in place"), (clip_nan_on_zero_rows, "zero gradient"),
+                                         (clip_zero_rows_to_nan, "zero gradient")])
+def test_clipping_checker_rejects_in_place_and_zero_row_mistakes(wrong, hint):
+    """The review's accepted answers: the input modified in place (the checker used to pass a copy), and a
+    division by a zero norm (the lab's cases had one zero row, where C/0 = inf happens to give the right row)."""
+    with pytest.raises(LabCheckError, match=hint):
+        lab09.check_clipping(wrong)
+
+
 # --- Task 2 --------------------------------------------------------------------------------------
 
 def sigma_right(n, batch_size, clip_norm, n_epochs, epsilon, delta):
@@ -80,6 +105,22 @@ def test_sigma_checker_accepts_right_answer_and_agrees_with_the_library(capsys):
 def test_sigma_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         lab09.check_dp_sgd_sigma(wrong)
+
+
+def test_sigma_hint_points_first_and_gives_the_formula_only_after_repeated_tries():
+    """Issue 22: a hint that hands over the formula at once turns the task into transcription."""
+    from dpteach.labs import checking
+
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab09.check_dp_sgd_sigma(lambda n, B, C, E, e, dl: 3.0 * sigma_right(n, B, C, E, e, dl))  # no named bug
+        messages.append(str(caught.value))
+    assert all("Theorem 9.3" in m and "3 × too large" in m for m in messages)  # where to look, and by how much
+    assert all("√(E/(2ρ))" not in m for m in messages[:-1])
+    assert "√(E/(2ρ))" in messages[-1]
+    checking._failed_tries.clear()
 
 
 def test_sigma_bugs_are_distinguishable_from_the_right_answer():
@@ -137,6 +178,23 @@ def choose_without_privacy(n, d, degree, alpha, epsilon, need_proper, need_agnos
     (lambda *case: "Algorithm 6.10", "one of"),
 ])
 def test_choice_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab09.check_choose_learner(wrong)
+
+
+def choose_strictly_below_n(n, d, degree, alpha, epsilon, need_proper, need_agnostic):
+    return choose_right(n - 1e-9 * n, d, degree, alpha, epsilon, need_proper, need_agnostic)  # size < n
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (choose_strictly_below_n, "at most n"),
+    (lambda *case: np.array(choose_right(*case) or ""), "array"),
+    (lambda *case: np.array([choose_right(*case)]), "array"),
+    (lambda *case: np.array([]), "array"),
+    (lambda *case: [choose_right(*case)], "sequence"),
+])
+def test_choice_checker_rejects_strict_inequality_and_arrays(wrong, hint):
+    """`< n` differs from "at most n" only on a shape exactly n: the cases include two (60 and 156, exact floats)."""
     with pytest.raises(LabCheckError, match=hint):
         lab09.check_choose_learner(wrong)
 

@@ -62,7 +62,29 @@ def test_strip_solutions_handles_several_blocks_and_keeps_the_text_between():
 
 
 def test_strip_solutions_handles_a_block_at_the_end_without_newline():
-    assert strip_solutions(f"x = 1\n{BEGIN}\ny = 2\n{END}") == f"x = 1\n{STUB}\n"
+    # As nbgrader's ClearSolutions (split and join on "\n"): no newline is added after the stub, so the
+    # student version's cell equals nbgrader's release (tests/test_nbgrader.py compares them).
+    assert strip_solutions(f"x = 1\n{BEGIN}\ny = 2\n{END}") == f"x = 1\n{STUB}"
+
+
+def test_strip_solutions_and_hidden_tests_match_nbgrader_on_every_lab_cell():
+    """The student generator and nbgrader's own preprocessors give the same source for every code cell."""
+    nbformat = pytest.importorskip("nbformat")
+    clear = pytest.importorskip("nbgrader.preprocessors")
+    from dpteach.labs import strip_hidden_tests
+    from lab_helpers import SOLUTIONS
+
+    solutions = clear.ClearSolutions(code_stub={"python": STUB})
+    hidden = clear.ClearHiddenTests()
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            mine = strip_solutions(strip_hidden_tests(cell.source))
+            theirs = nbformat.from_dict(dict(cell))
+            hidden._remove_hidden_test_region(theirs)
+            solutions._replace_solution_region(theirs, "python")
+            assert mine == theirs.source, (path.name, cell.source[:80])
 
 
 @pytest.mark.parametrize("source, message", [

@@ -1,34 +1,43 @@
-"""nbgrader end to end on every lab: generate_assignment, then autograde a correct and an empty submission.
+"""nbgrader end to end on every lab, in the course `make course` builds: release, autograde, cheating.
 
-Every lab solution notebook (book/labs/solutions/*.ipynb, and any solution
-still in book/labs/) goes into one assignment of a throw-away course. The
-test checks what an instructor relies on:
+Every lab solution notebook goes into one assignment of a throw-away course
+written by :func:`dpteach.labs.course.make_course` (the instructors' command,
+with its ``nbgrader_config.py``). The test checks what an instructor relies on:
 
-* ``nbgrader generate_assignment`` accepts the notebooks (it fails on
-  markers in a cell without nbgrader metadata) and its release leaks no
-  solution line and no model answer;
-* ``nbgrader autograde`` gives the solution notebooks full marks on every
-  autograded cell, marks the written proofs for manual grading, and gives
-  the released (student) notebooks 0 autograded points.
+* ``nbgrader generate_assignment`` accepts the notebooks, its release leaks
+  no solution line, no model answer and no hidden test, and every cell of
+  the release has the source of the committed student version (dpteach's
+  stub, the same links), so submitting the web book's download restores no
+  cell but the graded ones (nbgrader puts their hidden tests back, and logs
+  a checksum change for each, as for its own release);
+* ``nbgrader autograde`` gives the solutions full marks and leaves the
+  written proofs for manual grading, gives the web book's student versions
+  0, and gives a cheating student 0 for each cheat: checkers replaced by
+  ``setattr`` and in ``sys.modules`` (lab 9, no answers), an answer that
+  calls a checker's reference helper (lab 4, Task 2), an answer that calls
+  the library routine it was asked to write (lab 1, Task 1), and nothing
+  else lost.
 
 nbgrader is a test requirement (requirements-test.txt, installed by
-``make test``); without it the test is skipped with a message. It runs
-nbgrader as the instructor would, on the command line, with the kernel of
-this environment; one assignment for all labs keeps it to one
-generate/autograde run (about 30–40 s on two cores, most of it executing the
-labs' checkers).
+``make test``); without it the test is skipped with a message. One
+assignment for all labs keeps it to one generate and one autograde run of
+three students (a few minutes on two cores, most of it executing the labs'
+checkers).
 """
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 import pytest
 
-from dpteach.labs import BEGIN, TEXT_STUB
-from lab_helpers import ROOT, lab_solution_notebooks, solution_lines
+from dpteach.labs import BEGIN, BEGIN_HIDDEN, TEXT_STUB
+from dpteach.labs.course import make_course
+from lab_helpers import LABS, ROOT, cells, lab_solution_notebooks, solution_lines
+from test_lab_grading import LIBRARY, PATCHER
 
 try:
     import nbgrader  # noqa: F401
@@ -50,31 +59,60 @@ if shutil.which("alembic") is None:  # pragma: no cover - depends on the environ
 def _nbgrader(course, *args):
     env = dict(os.environ, DPTEACH_PROGRESS="0", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    result = subprocess.run([sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}",
-                             "--Execute.timeout=300", "--Execute.allow_errors=True"],
-                            cwd=course, env=env, capture_output=True, text=True, timeout=600)
+    # The course's nbgrader_config.py sets the stub, the timeout (120 s) and allow_errors; on a loaded
+    # machine a cell can take longer, so the timeout is raised here only.
+    result = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--Execute.timeout=300"],
+                            cwd=course, env=env, capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, f"nbgrader {args[0]} failed:\n{result.stdout}\n{result.stderr}"
     return result
+
+
+def _with_answers(path, answers, prepend=None):
+    """The notebook at ``path`` (a dict) with answer cells replaced: {grade_id: source}; ``prepend`` too."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    found = set()
+    for cell in notebook["cells"]:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell["source"] = answers[grade_id]
+            found.add(grade_id)
+        if prepend and grade_id == prepend[0]:
+            cell["source"] = prepend[1] + "".join(cell["source"])
+            found.add(grade_id)
+    assert found == set(answers) | ({prepend[0]} if prepend else set()), found
+    return json.dumps(notebook, indent=1, ensure_ascii=False)
+
+
+HELPER_ENVELOPE = "def dp_envelope(fpr, epsilon, delta):\n    return lab04._envelope(fpr, epsilon, delta)\n"
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     labs = lab_solution_notebooks()
     assert labs, "no lab solution notebooks found"
-    root = tmp_path_factory.mktemp("course")
+    root = make_course(tmp_path_factory.mktemp("course") / "course", src_dir=labs[0].parent, assignment=ASSIGNMENT,
+                       run=False)
+    generated = _nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
     source = root / "source" / ASSIGNMENT
-    source.mkdir(parents=True)
-    for path in labs:
-        shutil.copy(path, source / path.name)
-    _nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
-    release = root / "release" / ASSIGNMENT
-    for student, folder in (("solved", source), ("blank", release)):
+    cheats = {
+        # no answers; every checker replaced, also in sys.modules
+        "lab09_table1.ipynb": _with_answers(LABS / "lab09_table1.ipynb", {}, prepend=("task1-solution", PATCHER)),
+        # the checker's reference helper as the answer of Task 2 (2 points); the other answers right
+        "lab04_fingerprinting.ipynb": _with_answers(source / "lab04_fingerprinting.ipynb",
+                                                    {"task2-solution": HELPER_ENVELOPE}),
+        # the library's laplace_mechanism, by a run-time name, as the answer of Task 1 (2 points)
+        "lab01_mechanisms.ipynb": _with_answers(source / "lab01_mechanisms.ipynb", {"task1-solution": LIBRARY}),
+    }
+    for student in ("solved", "webbook", "cheater"):
         submitted = root / "submitted" / student / ASSIGNMENT
         submitted.mkdir(parents=True)
         for path in labs:
-            shutil.copy(folder / path.name, submitted / path.name)
-    _nbgrader(root, "autograde", ASSIGNMENT, "--create", "--force")
-    return root, labs
+            if student == "cheater" and path.name in cheats:
+                (submitted / path.name).write_text(cheats[path.name], encoding="utf-8")
+            else:
+                shutil.copy((source if student == "solved" else LABS) / path.name, submitted / path.name)
+    graded = _nbgrader(root, "autograde", ASSIGNMENT, "--create", "--force")
+    return root, labs, generated.stdout + generated.stderr + graded.stdout + graded.stderr
 
 
 def _scores(root, notebook, student):
@@ -88,7 +126,7 @@ def _scores(root, notebook, student):
 
 
 def test_generate_assignment_releases_student_versions_without_solutions(course):
-    root, labs = course
+    root, labs, _ = course
     for path in labs:
         released = (root / "release" / ASSIGNMENT / path.name).read_text(encoding="utf-8")
         original = json.loads(path.read_text(encoding="utf-8"))
@@ -101,14 +139,48 @@ def test_generate_assignment_releases_student_versions_without_solutions(course)
             if cell["cell_type"] == "markdown" and cell["metadata"].get("nbgrader", {}).get("solution"):
                 assert text.strip()[:80] not in released, f"{path.name}: model answer released"
         assert TEXT_STUB in released, f"{path.name}: the written-proof cell is not blanked"
+        assert BEGIN_HIDDEN not in released and "_grader" not in released, f"{path.name}: hidden test released"
+
+
+def test_the_release_is_the_web_books_student_version_and_submitting_it_warns_nothing(course):
+    root, labs, log = course
+    for path in labs:
+        released = [("".join(c["source"]), c["cell_type"]) for c in cells(root / "release" / ASSIGNMENT / path.name)]
+        student = [("".join(c["source"]), c["cell_type"]) for c in cells(LABS / path.name)]
+        assert released == student, f"{path.name}: nbgrader's release differs from book/labs/{path.name}"
+    # nbgrader restores every locked cell whose source differs from the gradebook's, and says so. The graded
+    # cells differ by design (the gradebook keeps their hidden tests, the release does not), so each of them is
+    # reported for every submission, the official release included; any other cell (the review saw the intro
+    # cells of labs 4, 5 and 7) would mean the web book's version is not the release.
+    hidden = {c["metadata"]["nbgrader"]["grade_id"] for path in labs for c in cells(path)
+              if BEGIN_HIDDEN in "".join(c["source"])}
+    changed = set(re.findall(r"Attribute 'checksum' for cell (\S+) has changed", log))
+    assert changed <= hidden, f"locked cells changed in the web book's version: {sorted(changed - hidden)}"
+    assert "No nbgrader_config.py file found" not in log
 
 
 def test_autograde_gives_the_solutions_full_marks_and_the_blank_release_zero(course):
-    root, labs = course
+    root, labs, _ = course
     for path in labs:
         notebook = path.stem
         score, maximum, manual = _scores(root, notebook, "solved")
         assert maximum > 0 and score == maximum, f"{path.name}: the solution scores {score} of {maximum}"
         assert manual >= 1, f"{path.name}: the written proof is not left for manual grading"
-        blank, _, _ = _scores(root, notebook, "blank")
+        blank, _, _ = _scores(root, notebook, "webbook")
         assert blank == 0, f"{path.name}: the unsolved student version scores {blank} points"
+
+
+def _task_scores(root, notebook, student):
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission_notebook(notebook, ASSIGNMENT, student)
+        return {g.name: (g.score, g.max_score) for g in submission.grades if g.cell.cell_type == "code"}
+
+
+def test_autograde_gives_each_cheat_zero_for_its_task(course):
+    root, _, _ = course
+    patcher = _task_scores(root, "lab09_table1", "cheater")
+    assert patcher and all(score == 0 for score, _ in patcher.values()), patcher
+    for notebook, task in (("lab04_fingerprinting", "task2-check"), ("lab01_mechanisms", "task1-check")):
+        scores = _task_scores(root, notebook, "cheater")
+        assert scores[task][0] == 0, (notebook, scores)
+        assert all(score == maximum for name, (score, maximum) in scores.items() if name != task), (notebook, scores)

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from .checking import (LabCheckError, call_student, expect_student_raises, passed, require, require_integer,
                        require_own_code, require_real)
-from .student import (BEGIN, END, SOLUTIONS_DIR, STUB, STUDENT_DIR, TEXT_STUB, make_student_notebook,
-                      make_student_versions, strip_solutions, student_notebook, student_version_drift,
-                      validate_lab_notebook)
+from .student import (BEGIN, BEGIN_HIDDEN, END, END_HIDDEN, SOLUTIONS_DIR, STUB, STUDENT_DIR, TEXT_STUB,
+                      make_student_notebook, make_student_versions, strip_hidden_tests, strip_solutions,
+                      student_notebook, student_version_drift, validate_lab_notebook)
 
 __all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
-           "require_integer", "require_own_code", "BEGIN", "END", "STUB", "TEXT_STUB", "SOLUTIONS_DIR",
-           "STUDENT_DIR", "strip_solutions", "validate_lab_notebook", "student_notebook",
-           "make_student_notebook", "make_student_versions", "student_version_drift"]
+           "require_integer", "require_own_code", "BEGIN", "END", "BEGIN_HIDDEN", "END_HIDDEN", "STUB", "TEXT_STUB",
+           "SOLUTIONS_DIR", "STUDENT_DIR", "strip_solutions", "strip_hidden_tests", "validate_lab_notebook",
+           "student_notebook", "make_student_notebook", "make_student_versions", "student_version_drift"]

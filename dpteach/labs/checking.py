@@ -15,6 +15,7 @@ that all labs give feedback the same way:
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
 import numbers
@@ -26,7 +27,8 @@ import types
 import numpy as np
 
 __all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
-           "require_integer", "require_own_code", "call_student_counting_lines", "check_formula_answers"]
+           "require_integer", "require_own_code", "call_student_counting_lines", "check_formula_answers",
+           "FORMULA_AFTER", "teaching_hint"]
 
 
 class LabCheckError(AssertionError):
@@ -236,6 +238,12 @@ def _inner_callables(fn):
             yield value
 
 
+def _from_lab_module(obj):
+    """True for the lab checker modules themselves and what they define (their reference helpers)."""
+    module = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None) or ""
+    return module.startswith("dpteach.labs.") or module == "dpteach.labs"
+
+
 def _forbidden_uses(fn, forbidden, seen, depth=0):
     """Names in ``forbidden`` that ``fn`` reaches (see :func:`require_own_code`)."""
     if id(fn) in seen or depth > 8:
@@ -244,6 +252,8 @@ def _forbidden_uses(fn, forbidden, seen, depth=0):
     hits = set()
     if _from_dpteach(fn):
         name = getattr(fn, "__name__", "")
+        if _from_lab_module(fn) and not isinstance(fn, types.ModuleType):
+            return {f"{fn.__module__}.{name}"}  # a checker's own helper computes the reference answer
         return {name} if name in forbidden else set()
     if isinstance(fn, types.ModuleType):
         return set()
@@ -278,6 +288,9 @@ def _forbidden_uses(fn, forbidden, seen, depth=0):
     closure_modules = any(isinstance(c, types.ModuleType) and _from_dpteach(c) for c in _inner_callables(fn))
     if imports_dpteach or uses_dpteach_module or closure_modules:
         hits |= names & forbidden  # `module.forbidden_name` or an imported forbidden name
+    for module in [*objects.values(), *_inner_callables(fn)]:
+        if isinstance(module, types.ModuleType) and _from_lab_module(module):  # `lab09._sigma_reference`
+            hits |= {f"{module.__name__}.{n}" for n in names if callable(vars(module).get(n))}
     for name, obj in objects.items():
         if isinstance(obj, types.ModuleType):
             continue
@@ -302,6 +315,10 @@ def require_own_code(fn, forbidden, task):
     default arguments and closure variables; and the student's own helper
     functions that ``fn`` calls through a global name.
 
+    Anything defined in a lab checker module (``dpteach.labs.labNN``: the
+    checkers and their reference helpers) is always refused, whatever
+    ``forbidden`` says.
+
     What it does not cover: names built at run time (``getattr(module, "la" +
     "place_mechanism")``, ``importlib``, ``eval``/``exec``, ``sys.modules``),
     functions reached through containers (a dict of functions), or a copy of
@@ -312,26 +329,52 @@ def require_own_code(fn, forbidden, task):
     require(callable(fn), f"{task}: pass your function itself, e.g. check(my_function), got {type(fn).__name__}")
     hits = _forbidden_uses(fn, set(forbidden), set())
     require(not hits, f"{task}: write this yourself — your function uses {', '.join(sorted(hits))} from "
-                      f"dpteach, which is the answer. (numpy and scipy are fine.)")
+                      f"dpteach, which is the answer (a checker's helpers in dpteach.labs are off limits too). "
+                      f"(numpy and scipy are fine.)")
 
 
-def check_formula_answers(fn, cases, reference, bugs, task, what, fallback_hint, rtol=1e-6):
+# --- hints that teach: a pointer first, the formula only after repeated tries ------------------
+
+#: From this failed try of a task on (in this kernel), :func:`teaching_hint` also gives the formula.
+FORMULA_AFTER = 3
+_failed_tries = collections.Counter()
+
+
+def teaching_hint(task, pointer, formula):
+    """The hint for a failed check of ``task``: ``pointer`` (where to look), plus ``formula`` after repeated tries.
+
+    Counts the failures of ``task`` in this Python process (a number of tries, not a time, so the same
+    sequence of answers always gets the same hints). The first ``FORMULA_AFTER − 1`` failures get only
+    the pointer — which lemma, which quantity — so that the student derives the formula; from the
+    ``FORMULA_AFTER``-th on, the formula is given too.
+    """
+    _failed_tries[task] += 1
+    tries = _failed_tries[task]
+    if tries >= FORMULA_AFTER:
+        return f"{pointer} After {tries} tries, here is the formula: {formula}"
+    return f"{pointer} (The formula itself is shown from the {FORMULA_AFTER}rd failed try on.)"
+
+
+def check_formula_answers(fn, cases, reference, bugs, task, what, fallback_hint, rtol=1e-6, formula=None):
     """Check ``fn(*case)`` against ``reference(*case)`` on every case; name the likely bug when it is wrong.
 
     The answer must be one real number (a string or an array is refused, see
     :func:`require_real`) within relative tolerance ``rtol``. A wrong answer is
     compared with each typical mistake ``(hint, formula)`` in ``bugs``; the
     first formula it matches gives the hint, otherwise ``fallback_hint`` and
-    the ratio to the right value are shown. ``what`` names the quantity ("σ").
+    the ratio to the right value are shown (with ``formula``, the fallback is a
+    :func:`teaching_hint`: the formula only after repeated tries). ``what``
+    names the quantity ("σ").
     """
     for case in cases:
         out = require_real(call_student(fn, case, task), task, f"fn{case}")
         right = reference(*case)
         if abs(out / right - 1) <= rtol:
             continue
-        for hint, formula in bugs:
-            if abs(out / formula(*case) - 1) <= rtol:
+        for hint, bug in bugs:
+            if abs(out / bug(*case) - 1) <= rtol:
                 raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right {what} is {right:.5g}. "
                                     f"Hint: {hint}.")
+        hint = fallback_hint if formula is None else teaching_hint(task, fallback_hint, formula)
         raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right {what} is {right:.5g} "
-                            f"({out / right:.3g} × too {'large' if out > right else 'small'}). Hint: {fallback_hint}")
+                            f"({out / right:.3g} × too {'large' if out > right else 'small'}). Hint: {hint}")

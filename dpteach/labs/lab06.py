@@ -17,6 +17,7 @@ from numpy.polynomial import hermite_e as _prob
 from scipy import stats
 
 from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import teaching_hint
 
 __all__ = ["check_hermite_1d", "check_step_sigma", "check_select_threshold"]
 
@@ -55,7 +56,34 @@ def check_hermite_1d(fn):
         raise LabCheckError(f"{task}: column {k} (h_{k}) is wrong at degree {degree}: e.g. at x = {x[0]:g} "
                             f"you return {out[0, k]:.6g}, expected {want[0, k]:.6g}. Hint: h_0 = 1, h_1 = x, "
                             "h_(k+1) = (x·h_k − √k·h_(k−1))/√(k+1).")
+    _check_hermite_shapes_and_stability(fn, task)
     passed(task)
+
+
+def _check_hermite_shapes_and_stability(fn, task):
+    """A 2-D input keeps its shape; degree 50 stays accurate (the recurrence does, monomial coefficients do not).
+
+    At degree 50 on [−6, 6] the recurrence is within 1e-11 of numpy's Clenshaw evaluation, while summing
+    monomial coefficients (herme2poly, then polyval) is off by about 1e-2 — cancellation between terms of
+    size up to 10²⁰; the tolerance 1e-8·max|h| ≈ 6e-5 separates them by three orders of magnitude either way.
+    """
+    x = np.random.default_rng(61).normal(size=(4, 6))
+    out = call_student(fn, (x, 3), task)
+    require(isinstance(out, np.ndarray) and out.shape == (4, 6, 4),
+            f"{task}: for x of shape (4, 6) and degree 3 the result must have shape (4, 6, 4) (x.shape + "
+            f"(degree + 1,)), got {getattr(out, 'shape', type(out).__name__)}. Hint: work with x[..., None] or "
+            f"out[..., k], not with x.ravel() or a loop over a 1-D x.")
+    require(np.allclose(out, _reference_h(x, 3), rtol=1e-10, atol=1e-10),
+            f"{task}: for a 2-D x of shape (4, 6) your values differ from h_k(x) entry by entry. Hint: each entry "
+            f"of x gets its own h_0..h_degree; do not flatten or sort x.")
+    x = np.linspace(-6, 6, 121)
+    out = np.asarray(call_student(fn, (x, 50), task), dtype=float)
+    want = _reference_h(x, 50)
+    error = float(np.max(np.abs(out - want))) if out.shape == want.shape else math.inf
+    require(error <= 1e-8 * np.abs(want).max(),
+            f"{task}: at degree 50 on [−6, 6] your values are off by {error:.3g} (h_50 is at most "
+            f"{np.abs(want).max():.4g} there). Hint: expanding He_k in monomials cancels terms of size up to 1e20; "
+            f"the three-term recurrence h_(k+1) = (x·h_k − √k·h_(k−1))/√(k+1) (Lemma 6.2) is stable — use it.")
 
 
 def _is_real(value):
@@ -90,9 +118,13 @@ def check_step_sigma(fn):
             if math.isclose(sigma, want_sens * math.sqrt(1 / (2 * rho)), rel_tol=1e-6) and K > 1:
                 raise LabCheckError(f"{task}: σ = {sigma:.4g} pays for one step only. Hint: K steps of "
                                     "Δ²/(2σ²)-zCDP compose to K·Δ²/(2σ²); set that equal to ρ.")
+            hint = teaching_hint(task, "convert (ε, δ) to a zCDP budget ρ (the chapter's zCDP-to-(ε, δ) "
+                                       "conversion, solved for ρ), and spend it on K Gaussian steps of "
+                                       "sensitivity Δ, each Δ²/(2σ²)-zCDP.",
+                                 "ρ = (√(log(1/δ) + ε) − √log(1/δ))², σ = Δ·√(K/(2ρ)).")
             raise LabCheckError(f"{task}: σ = {sigma:.4g}, expected {want_sigma:.4g} for T = {T}, n = {n}, "
-                                f"ε = {eps}, δ = {delta}, K = {K}. Hint: ρ = (√(log(1/δ)+ε) − √log(1/δ))², "
-                                "σ = Δ·√(K/(2ρ)).")
+                                f"ε = {eps}, δ = {delta}, K = {K} ({sigma / want_sigma:.3g} × the right σ). "
+                                f"Hint: {hint}")
     passed(task)
 
 
@@ -101,6 +133,71 @@ def _selection_problem():
     z = rng.uniform(-1.2, 1.2, 60)
     y = np.where(z - 0.1 + rng.normal(0, 0.4, 60) >= 0, 1.0, -1.0)
     return z, y
+
+
+_STABLE_HINT = ("\n  Hint: with 5000 validation points every error count is large, so exp(−ε·errors/2) underflows to 0 "
+                "for every threshold and the normalisation divides 0 by 0. Sample stably: subtract the largest logit "
+                "before exponentiating, or use the Gumbel-max trick (argmax of logits + Gumbel noise).")
+
+
+def _check_selection_properties(fn, task):
+    """sign(0) = +1, stability on many points, the rng argument used, and the exponential mechanism's law itself.
+
+    Each is a property a plausible wrong answer breaks (see tests/test_lab06.py), checked on inputs built for it.
+    """
+    # sign(0) = +1: 50 scores exactly on t₃ = 0.25 with label +1. With sign(0) = +1 the thresholds t₁, t₂, t₃ all
+    # make 0 errors (t₄ makes 50); with sign(0) = −1 only t₁, t₂ do. At ε = 50 the selection is uniform on the
+    # zero-error set, so t₃ appears in 300 draws except with probability (2/3)³⁰⁰ < 1e-50.
+    z = np.concatenate([np.full(50, 0.25), np.full(50, -0.9), np.full(50, 0.9)])
+    y = np.concatenate([np.ones(50), -np.ones(50), np.ones(50)])
+    rng = np.random.default_rng(11)
+    picks = [call_student(fn, (z, y, 4, 50.0, rng), task) for _ in range(300)]
+    require(any(np.isclose(p, 0.25) for p in picks),
+            f"{task}: with 50 scores exactly at the threshold 0.25 (label +1), your function never chose 0.25, "
+            f"which makes no error there. Hint: sign(0) = +1 (predict +1 when z − t = 0: use >= 0), as the task says.")
+    # Stability: 5000 points with coin-flip labels, so the smallest error count is about 2500.
+    rng = np.random.default_rng(12)
+    z, y = rng.uniform(-1, 1, 5000), rng.choice([-1.0, 1.0], 5000)
+    with np.errstate(all="ignore"):
+        out = call_student(fn, (z, y, 8, 1.0, rng), task, hint=_STABLE_HINT)
+    require(_is_real(out) and math.isfinite(float(out)),
+            f"{task}: on 5000 points your function returned {out!r}, not a threshold.{_STABLE_HINT}")
+    # The rng argument: the same seed must give the same choice (a flat law, ε = 0.05, so that 20 draws from
+    # another generator all agree with probability below 1e-6).
+    z, y = _selection_problem()
+    same = {float(call_student(fn, (z, y, 8, 0.05, np.random.default_rng(5)), task)) for _ in range(20)}
+    require(len(same) == 1, f"{task}: called 20 times with np.random.default_rng(5) your function chose "
+                            f"{len(same)} different thresholds. Hint: draw all randomness from the rng argument "
+                            f"(rng.gumbel, rng.choice), not from np.random.* or a new generator.")
+    _check_two_candidate_law(fn, task)
+
+
+def _check_two_candidate_law(fn, task):
+    """The law on two thresholds whose error counts differ by 16, at ε = 0.5 (u = ε·16/2 = 4).
+
+    The exponential mechanism picks the worse one with p = 1/(1 + e⁴) = 0.0180. Report-noisy-min with Laplace
+    noise of scale b on each count picks it with P(L₁ − L₂ > 16) = e^(−16/b)(2 + 16/b)/4: 0.0275 for b = 2/ε and
+    0.00084 for b = 1/ε. With N = 20 000 draws the count of the worse pick has sd √(Np(1 − p)) = 18.8; a
+    deviation beyond 4.9 sd (two-sided false alarm 1e-6) is 92, while the Laplace variants are off by 190 and 343.
+    """
+    z = np.concatenate([np.zeros(16), np.full(10, 0.9), np.full(10, -0.9)])
+    y = np.concatenate([np.ones(16), np.ones(10), -np.ones(10)])
+    rng = np.random.default_rng(13)
+    N, eps = 20_000, 0.5
+    worse = sum(np.isclose(call_student(fn, (z, y, 2, eps, rng), task), 0.5) for _ in range(N))
+    p = 1 / (1 + math.exp(4))
+    if abs(worse - N * p) <= 4.9 * math.sqrt(N * p * (1 - p)):
+        return
+    laplace = {b: math.exp(-16 / b) * (2 + 16 / b) / 4 for b in (2 / eps, 1 / eps)}
+    if any(abs(worse - N * q) <= 4.9 * math.sqrt(N * q * (1 - q)) for q in laplace.values()):
+        hint = ("that is report-noisy-min with Laplace noise on the error counts, a different mechanism with a "
+                "different law. The task asks for the exponential mechanism: probability ∝ exp(−ε·errors/2) "
+                "(Gumbel noise on the logits gives exactly that law; Laplace noise does not)")
+    else:
+        hint = "the probabilities must be exp(−ε·errors_ℓ/2)/Z"
+    raise LabCheckError(f"{task}: on two thresholds whose error counts differ by 16 (ε = {eps}), your function "
+                        f"chose the worse one {worse} times in {N}; the exponential mechanism does so "
+                        f"{N * p:.0f} ± {math.sqrt(N * p * (1 - p)):.0f} times. Hint: {hint}.")
 
 
 def check_select_threshold(fn):
@@ -139,9 +236,13 @@ def check_select_threshold(fn):
                                 "non-private argmin. Hint: sample ℓ with probability ∝ exp(−ε·errors_ℓ/2).")
         too_sharp = np.exp(-eps * (errors - errors.min()))
         if pvalue(too_sharp / too_sharp.sum()) > 1e-6:
-            raise LabCheckError(f"{task}: your selection law is ∝ exp(−ε·errors), missing the 1/2. Hint: the "
-                                "exponential mechanism uses exp(ε·score/(2Δ)), with Δ = 1 for an error count.")
+            # Report-noisy-min with Laplace(1/ε) noise has a law close to this one, too close to tell apart here.
+            raise LabCheckError(f"{task}: your selection law looks like ∝ exp(−ε·errors): either the 1/2 is missing "
+                                "(the exponential mechanism uses exp(ε·score/(2Δ)), with Δ = 1 for an error count), "
+                                "or this is report-noisy-min with Laplace(1/ε) noise, a different mechanism. Hint: "
+                                "sample ℓ with probability ∝ exp(−ε·errors_ℓ/2) (Gumbel-max does exactly that).")
         raise LabCheckError(f"{task}: the frequencies of your thresholds do not follow "
                             "exp(−ε·errors/2)/Z (χ² test at 1e-6). Hint: count errors with sign(0) = +1, "
                             "and sample in log space (Gumbel-max or subtract the maximum).")
+    _check_selection_properties(fn, task)
     passed(task)

@@ -104,20 +104,26 @@ def ridge_data(n, d, direction, kind, noise=0.5, rng=None):
     """Noisy ridge data y = g(⟨u, x⟩) + N(0, noise²), x ~ N(0, I_d); g odd ("sign") or even ("square").
 
     ``kind="sign"``: g(z) = sign(z − 0.3); ``kind="square"``: g(z) = (z² − 1)/√2, whose first-order
-    correlations E[y·x] vanish, so only the gradient moment finds u.
+    correlations E[y·x] vanish, so only the gradient moment finds u; ``kind="cubic"``: g(z) = (z³ − 3z)/√6
+    = h₃(z), orthogonal to every polynomial of degree ≤ 2, so only degree ≥ 3 finds u.
     """
     n = check_int(n, "n", minimum=1)
     d = check_int(d, "d", minimum=1)
     u = check_finite_array(direction, "direction", shape=(d,))
     if not np.any(u):
         raise ValueError("direction must be a non-zero vector (it is normalised to unit length), got all zeros")
-    check_choice(kind, "kind", ("sign", "square"))
+    check_choice(kind, "kind", ("sign", "square", "cubic"))
     noise = check_positive(noise, "noise", allow_zero=True)
     rng = as_rng(rng)
     u = u / np.linalg.norm(u)
     X = rng.standard_normal((n, d))
     z = X @ u
-    g = np.where(z >= 0.3, 1.0, -1.0) if kind == "sign" else (z ** 2 - 1) / math.sqrt(2)
+    if kind == "sign":
+        g = np.where(z >= 0.3, 1.0, -1.0)
+    elif kind == "square":
+        g = (z ** 2 - 1) / math.sqrt(2)
+    else:
+        g = (z ** 3 - 3 * z) / math.sqrt(6)
     return X, g + noise * rng.standard_normal(n), u
 
 
@@ -130,10 +136,17 @@ def check_relevant_direction(fn):
     task = "Task 2 (relevant direction)"
     require_own_code(fn, {"relevant_subspace", "PrivateProperLearner"}, task)
     rng = np.random.default_rng(702)
-    for kind, d in [("sign", 4), ("square", 5), ("square", 3)]:
+    # The cubic ridge is invisible at degree 2 (h₃ is orthogonal to all quadratics): an answer that ignores its
+    # `degree` argument finds noise there. The axis cases (u = e₂ of R⁴) make M nearly diagonal with its top
+    # entry in the middle, where np.linalg.eig, which returns eigenvalues unsorted, tends to keep the diagonal's
+    # order: neither its first nor its last column is then the top eigenvector.
+    for kind, d, degree in [("sign", 4, 2), ("square", 5, 2), ("square", 3, 2), ("cubic", 3, 3), ("sign", 4, "axis"),
+                            ("square", 4, "axis"), ("cubic", 4, 3)]:
         u = rng.standard_normal(d)
+        if degree == "axis":
+            u, degree = np.eye(d)[1], 2
         X, y, u = ridge_data(20_000, d, u, kind, rng=rng)
-        answer = call_student(fn, (X, y, 2), task)
+        answer = call_student(fn, (X, y, degree), task)
         answer = _as_matrix(answer, (d,), task, "the direction, a vector of length d")
         norm = np.linalg.norm(answer)
         require(abs(norm - 1) < 1e-6, f"{task}: return a unit vector (‖u‖ = 1), yours has norm {norm:.4g}")
@@ -147,14 +160,26 @@ def check_relevant_direction(fn):
             raise LabCheckError(f"{task}: your direction is E[y·x], the first-order correlation. For the even "
                                 f"ridge function y = (⟨u, x⟩² − 1)/√2 + noise it carries no signal; use the "
                                 f"degree-{2} Hermite correlations and the top eigenvector of M.")
-        features = hermite_feature_sum(X, 2, weights=y) / len(y)
-        M = proper.gradient_second_moment(features, 2, d)
-        _, vectors = np.linalg.eigh(M)
+        features = hermite_feature_sum(X, degree, weights=y) / len(y)
+        M = proper.gradient_second_moment(features, degree, d)
+        values, vectors = np.linalg.eigh(M)
         if _angle(answer, vectors[:, 0]) < 1:
             raise LabCheckError(f"{task}: you returned the eigenvector of the *smallest* eigenvalue: "
                                 f"np.linalg.eigh sorts eigenvalues in increasing order, so take the last column.")
-        raise LabCheckError(f"{task}: your direction is {angle:.0f}° away from the true one ({kind} ridge, d = {d}); "
-                            f"compute m̂ = mean of y·ψ₂(x), M = G Gᵀ, and return M's top eigenvector.")
+        if any(_angle(answer, vectors[:, j]) < 1 for j in range(d - 1)):
+            raise LabCheckError(f"{task}: you returned an eigenvector of M, but not the top one ({kind} ridge, "
+                                f"d = {d}). Hint: np.linalg.eig returns the eigenvalues in no particular order; "
+                                f"use np.linalg.eigh (increasing order, for symmetric M) and its last column, or "
+                                f"the column of the largest eigenvalue.")
+        if degree != 2:
+            low = proper.gradient_second_moment(hermite_feature_sum(X, 2, weights=y) / len(y), 2, d)
+            if _angle(answer, np.linalg.eigh(low)[1][:, -1]) < 1:
+                raise LabCheckError(f"{task}: called with degree = {degree} you used degree 2: for the cubic ridge "
+                                    f"y = h₃(⟨u, x⟩) + noise every correlation of degree ≤ 2 is zero. Hint: use the "
+                                    f"`degree` argument for ψ_p and for gradient_second_moment.")
+        raise LabCheckError(f"{task}: your direction is {angle:.0f}° away from the true one ({kind} ridge, d = {d}, "
+                            f"degree {degree}); compute m̂ = mean of y·ψ_p(x), M = G Gᵀ, and return M's top "
+                            f"eigenvector.")
     passed(task)
 
 
@@ -188,6 +213,13 @@ def check_circle_net(fn):
             if angles.max() < math.pi + 1e-9:
                 raise LabCheckError(f"{task}: your points only cover half of the circle (angles in [0, π]); "
                                     f"the unit sphere of V contains u and −u.")
+            distinct = np.unique(np.round(answer, 9), axis=0)
+            if len(distinct) < len(answer):
+                raise LabCheckError(f"{task}: at resolution a = {a}, {len(answer) - len(distinct)} of your "
+                                    f"{len(answer)} points repeat another one, so only {len(distinct)} count, and "
+                                    f"they leave a point of the circle at distance {radius:.4f} > a. Hint: "
+                                    f"np.linspace(0, 2π, N) contains both 0 and 2π, the same point; use "
+                                    f"endpoint=False.")
             raise LabCheckError(f"{task}: at resolution a = {a} your {len(answer)} points leave a point of the circle "
                                 f"at distance {radius:.4f} > a. N equally spaced points have covering radius "
                                 f"2·sin(π/(2N)) (a chord, not the arc 2π/N); you need N ≥ {minimal}.")

@@ -145,15 +145,20 @@ def check_round_sigma(fn):
     require_own_code(fn, ("dpsas_noise_sigma", "_sigma"), task)
     # Δ = L/m₀ and L = √d give the same number: one hint names both.
     check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
-                          "m₀ = n // (n_rounds + 2) examples per block, sensitivity 2L/m₀ with L = 2√d, "
-                          "and the analytic Gaussian σ.")
+                          "Algorithm 8.3 splits the data into n_rounds + 2 disjoint blocks, one per round, so "
+                          "each round is one Gaussian mechanism on its own block: find the block size, the "
+                          "sensitivity of the block's mean gradient under replace-one (the clipping bound L of Algorithm 8.3), and calibrate.",
+                          formula="m₀ = n // (n_rounds + 2), L = 2√d, σ = gaussian_sigma(2L/m₀, ε, δ) (the "
+                                  "analytic Gaussian σ).")
     print(f"σ = {_sigma_reference(*SIGMA_CASES[0]):.5f} at n = 200 000, d = 10, 54 rounds, ε = 1.")
     passed(task)
 
 
 # --- Task 3: the η grid and the validation size -------------------------------------------------
 
-GRID_CASES = ((0.05, 1.0, 0.1), (0.02, 0.5, 0.05), (0.01, 2.0, 0.1), (0.2, 1.0, 0.1))
+#: (α, ε, β). The first has a small ε, where the privacy term m₂ exceeds the statistical m₁, so that dropping
+#: either term gives a size that differs from ⌈max(m₁, m₂)⌉ and its own hint.
+GRID_CASES = ((0.1, 0.01, 0.1), (0.05, 1.0, 0.1), (0.02, 0.5, 0.05), (0.01, 2.0, 0.1), (0.2, 1.0, 0.1))
 
 
 def _grid_reference(alpha):
@@ -171,9 +176,10 @@ def check_eta_grid_and_validation(fn):
     """Task 3: ``fn(alpha, epsilon, beta)`` returns ``(grid, n_validation)`` for Algorithm 8.9.
 
     grid: η_k = 1.5α·2^{k−1}, doubling until the first value ≥ 0.25 (so every
-    OPT ≤ 0.25 has OPT ≤ η_k ≤ 2·OPT, or OPT < η₁); n_validation: the smallest
-    integer making both terms of Lemma 8.11 at most α/2 with failure β/2,
-    ⌈8 ln(8K/β)/α² + 4 ln(4K/β)/(εα)⌉.
+    OPT ≤ 0.25 has OPT ≤ η_k ≤ 2·OPT, or OPT < η₁); n_validation: Algorithm
+    8.9's ⌈m₁ + m₂⌉, where m₁ = 8 ln(8K/β)/α² and m₂ = 4 ln(4K/β)/(εα) make
+    each term of Lemma 8.11 (failure β/2) at most α/2 — the paper's sum form
+    O(log(K/β)/α² + log(K/β)/(αε)), as ``dpsas.validation_size`` computes.
     """
     task = "Task 3 (η grid and validation size)"
     require_own_code(fn, ("eta_grid", "validation_size", "_eta_grid", "_validation_size"), task)
@@ -201,9 +207,15 @@ def check_eta_grid_and_validation(fn):
         expected = _validation_reference(alpha, epsilon, beta, k)
         if int(n_val) == expected:
             continue
-        statistical = math.ceil(8 * math.log(8 * k / beta) / alpha ** 2)
-        if int(n_val) == statistical:
+        m1, m2 = 8 * math.log(8 * k / beta) / alpha ** 2, 4 * math.log(4 * k / beta) / (epsilon * alpha)
+        if int(n_val) == math.ceil(max(m1, m2)):  # first: it equals ⌈m₁⌉ or ⌈m₂⌉, but nothing was dropped
+            hint = (f"⌈max(m₁, m₂)⌉ = {n_val} makes each term ≤ α/2 as well, but the task asks for Algorithm 8.9's "
+                    f"size ⌈m₁ + m₂⌉ (the paper's sum form O(log(K/β)/α² + log(K/β)/(αε)), dpsas.validation_size), "
+                    f"with m₁ = {m1:.1f} and m₂ = {m2:.1f}")
+        elif int(n_val) == math.ceil(m1):
             hint = "you dropped the exponential mechanism's term 4 ln(4K/β)/(εα): privacy costs examples too"
+        elif int(n_val) == math.ceil(m2):
+            hint = "you dropped the statistical term 8 ln(8K/β)/α² (the validation error of each candidate)"
         elif int(n_val) == math.ceil(8 * math.log(4 * k / beta) / alpha ** 2 + 4 * math.log(2 * k / beta)
                                      / (epsilon * alpha)):
             hint = "Lemma 8.11 is applied with failure probability β/2 (the DPSAS runs take the other β/2)"

@@ -49,7 +49,24 @@ def _clip_cases():
         G[1] = 0.0                              # a zero gradient (a point classified with a huge margin)
         G[2] *= 0.5 * C / np.linalg.norm(G[2])  # a short one, which must stay as it is
         cases.append((G, C))
+    cases.append((np.zeros((3, 2)), 1.0))       # only zero rows: nothing to clip, nothing to divide by
     return cases
+
+
+_ZERO_ROW_HINT = ("\n  Hint: a zero gradient has norm 0, and C/‖g‖ divides by zero there (numpy warns, then gives inf "
+                  "or NaN; the checker turns the warning into this error). Keep such rows as they are, e.g. divide "
+                  "by max(‖g‖, tiny).")
+
+
+def _call_clip(fn, G, C, task):
+    """The student's ``fn(G, C)`` with numpy's divide/invalid warnings raised, and ``G`` checked unchanged after."""
+    before = G.copy()
+    with np.errstate(divide="raise", invalid="raise"):
+        out = call_student(fn, (G, C), task, hint=_ZERO_ROW_HINT)
+    require(np.array_equal(G, before), f"{task}: your function changed the gradients it was given (in place). "
+                                      f"Hint: DP-SGD still needs the raw gradients' array; build a new array "
+                                      f"(g * factor) instead of writing into the input (g *= factor, out=...).")
+    return out
 
 
 def check_clipping(fn):
@@ -64,7 +81,7 @@ def check_clipping(fn):
     require_own_code(fn, ("clip_gradients", "_clip", "clip_features", "_clip_scale"), task)
     for G, C in _clip_cases():
         where = f"with {G.shape[0]} gradients of dimension {G.shape[1]} and C = {C}"
-        out = call_student(fn, (G.copy(), C), task)
+        out = _call_clip(fn, G.copy(), C, task)
         require(isinstance(out, np.ndarray) and out.shape == G.shape and np.issubdtype(out.dtype, np.number),
                 f"{task}: {where} your function should return a numpy array of shape {G.shape}, got "
                 f"{type(out).__name__} {getattr(out, 'shape', '')}.")
@@ -99,8 +116,8 @@ def check_clipping(fn):
     g[0] = [10.0, 0.0, 0.5]
     g_flipped = g.copy()
     g_flipped[0] *= -1
-    shift = np.linalg.norm(np.asarray(call_student(fn, (g, C), task), dtype=float).sum(axis=0)
-                           - np.asarray(call_student(fn, (g_flipped, C), task), dtype=float).sum(axis=0))
+    shift = np.linalg.norm(np.asarray(_call_clip(fn, g, C, task), dtype=float).sum(axis=0)
+                           - np.asarray(_call_clip(fn, g_flipped, C, task), dtype=float).sum(axis=0))
     require(shift <= 2 * C * (1 + 1e-9), f"{task}: replacing one example moved your clipped sum by {shift:.3g} "
                                          f"> 2C = {2 * C}. Hint: every row must have norm ≤ C after clipping.")
     print(f"Rows clipped to norm ≤ C; replacing one example moves the clipped sum by {shift:.3f} = 2C at most.")
@@ -146,7 +163,10 @@ def check_dp_sgd_sigma(fn):
     task = "Task 2 (DP-SGD noise)"
     require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_zcdp", "dp_erm_sigma"), task)
     check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
-                          "E epochs × (2C)²/(2σ²) must equal ρ = zcdp_rho(ε, δ).")
+                          "Theorem 9.3: each epoch is one Gaussian mechanism per example (disjoint batches); "
+                          "compose the epochs in zCDP, match the total to ρ(ε, δ) = zcdp_rho(ε, δ), and take the "
+                          "sensitivity of a batch sum under replacing one example (Lemma 9.1).",
+                          formula="E·(2C)²/(2σ²) = ρ, i.e. σ = 2C·√(E/(2ρ)).")
     print(f"σ = {_sigma_reference(*SIGMA_CASES[0]):.4f} for C = 1, E = 5, ε = 1, δ = 1e-5 (whatever n and B).")
     passed(task)
 
@@ -168,6 +188,10 @@ CHOICE_CASES = (
     (10 ** 4, 10, 2, 0.1, 1.0, False, True),
     (2000, 3, 2, 0.2, 1.0, False, True),
     (2 * 10 ** 6, 3, 4, 0.1, 1.0, False, False),
+    # shapes exactly n ("at most n" is feasible): D = C(5, 2) = 10, α = 1/2, ε = 1 give improper 40 + 20 = 60 and
+    # proper 60 + 2⁶ + 2⁵ = 156, both exact in floating point
+    (60, 3, 2, 0.5, 1.0, False, True),
+    (156, 3, 2, 0.5, 1.0, True, True),
 )
 
 
@@ -219,8 +243,12 @@ def check_choose_learner(fn):
     for case in CHOICE_CASES:
         out = call_student(fn, case, task)
         # isinstance first: `array in LEARNER_NAMES` compares elementwise and raises instead of reporting.
-        require(out is None or (isinstance(out, str) and out in LEARNER_NAMES),
-                f"{task}: fn{case} should return one of {LEARNER_NAMES} or None, got {_short(out)}.")
+        if isinstance(out, (np.ndarray, list, tuple)):
+            raise LabCheckError(f"{task}: fn{case} returned {_short(out)}, an array or a sequence. Return "
+                                f"one name, e.g. \"proper\" (a str), or None when no learner is feasible.")
+        require(out is None or (type(out) is str and out in LEARNER_NAMES),
+                f"{task}: fn{case} should return one of {LEARNER_NAMES} (a Python str) or None, got "
+                f"{_short(out)} of type {type(out).__name__}.")
         right = _choice_reference(*case)
         if out == right:
             continue
@@ -233,10 +261,15 @@ def check_choose_learner(fn):
                                       requirements=_wrong_d_power(d, degree, alpha, epsilon)):
             hint = "D_p counts the monomials of degree ≤ p in d variables: C(d + p, p) (math.comb), not d^p"
         elif out == _choice_reference(*case, requirements=_no_privacy_terms(d, degree, alpha, epsilon)):
-            hint = "you dropped the privacy terms (those with ε): at small ε they decide"
+            # The same choice also comes from other slips (a wrong D_p, a wrong power of α), so say what it matches.
+            hint = (f"your choice is the one the shapes give without their privacy terms (those with ε = {epsilon}), "
+                    f"which decide here: each shape is its α-term plus its ε-term (if you kept them, check "
+                    f"D_p = C(d + p, p) = {math.comb(d + degree, degree)} and the powers of α)")
         elif out is not None and _requirements(d, degree, alpha, epsilon)[out] > n:
             hint = (f"{out} needs about {_requirements(d, degree, alpha, epsilon)[out]:.3g} examples by its Table 1 "
                     f"shape, more than n = {n}: return only feasible learners (None if none is)")
+        elif out is None and _requirements(d, degree, alpha, epsilon)[right] == n:
+            hint = (f"{right}'s shape is exactly n = {n}, and the task says at most n: use <= n, not < n")
         elif out is None:
             hint = (f"{right} is feasible: its shape {_requirements(d, degree, alpha, epsilon)[right]:.3g} ≤ n = {n}")
         else:

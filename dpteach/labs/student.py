@@ -37,14 +37,16 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["BEGIN", "END", "STUB", "TEXT_STUB", "SOLUTIONS_DIR", "STUDENT_DIR", "strip_solutions",
-           "validate_lab_notebook", "student_notebook", "make_student_notebook", "make_student_versions",
+__all__ = ["BEGIN", "END", "BEGIN_HIDDEN", "END_HIDDEN", "STUB", "TEXT_STUB", "SOLUTIONS_DIR", "STUDENT_DIR",
+           "strip_solutions", "strip_hidden_tests", "validate_lab_notebook", "student_notebook", "make_student_notebook", "make_student_versions",
            "student_version_drift"]
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 STUB = 'raise NotImplementedError("Your code here: replace this line with your solution.")'
 TEXT_STUB = "YOUR ANSWER HERE"
+BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
+END_HIDDEN = "### END HIDDEN TESTS"
 SOLUTIONS_DIR = Path("book") / "labs" / "solutions"
 STUDENT_DIR = Path("book") / "labs"
 
@@ -64,10 +66,15 @@ def strip_solutions(source, cell_index=None):
     ``cell_index`` when given) for a misspelled or lowercase marker, a marker
     with other text on its line, and an unmatched or nested marker — each of
     which would otherwise leak a solution.
+
+    Lines are split on "\\n" and joined with "\\n", as nbgrader's
+    ``ClearSolutions`` does (a block at the end of the cell leaves no trailing
+    newline), so the student version's cells have the same source, hence the
+    same checksum, as nbgrader's release.
     """
     where = _cell_label(cell_index)
     out, inside = [], False
-    lines = source.splitlines(keepends=True)
+    lines = source.split("\n")
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if stripped in (BEGIN, END):
@@ -76,17 +83,47 @@ def strip_solutions(source, cell_index=None):
                 raise ValueError(f"{where}{kind} {stripped!r} marker on line {number} in:\n{source}")
             if stripped == BEGIN:
                 indent = line[:len(line) - len(line.lstrip())]
-                out.append(f"{indent}{STUB}\n")
+                out.append(f"{indent}{STUB}")
             inside = stripped == BEGIN
             continue
-        if _MARKER_LIKE.search(line):
+        if _MARKER_LIKE.search(line) and stripped not in (BEGIN_HIDDEN, END_HIDDEN):
             raise ValueError(f"{where}line {number} looks like a solution marker but is not exactly "
                              f"{BEGIN!r} or {END!r} alone on its line (uppercase, three #): {line.rstrip()!r}")
         if not inside:
             out.append(line)
     if inside:
         raise ValueError(f"{where}unmatched {BEGIN!r} marker (no {END!r}) in:\n{source}")
-    return "".join(out)
+    return "\n".join(out)
+
+
+def strip_hidden_tests(source, cell_index=None):
+    """Remove every BEGIN/END HIDDEN TESTS region of ``source``, markers included, exactly as nbgrader does.
+
+    nbgrader's ``ClearHiddenTests`` splits the source on "\\n", drops the
+    marker lines and everything between them, and joins the rest with "\\n";
+    doing the same keeps the student version byte-equal to nbgrader's
+    release. A marker must be exactly :data:`BEGIN_HIDDEN` / :data:`END_HIDDEN`
+    alone on its line; anything else that looks like one, and an unmatched
+    or nested marker, raises ValueError (it would leak the hidden test).
+    """
+    where = _cell_label(cell_index)
+    if "HIDDEN" not in source.upper():
+        return source
+    kept, inside = [], False
+    for number, line in enumerate(source.split("\n"), start=1):
+        stripped = line.strip()
+        if stripped in (BEGIN_HIDDEN, END_HIDDEN):
+            if (stripped == BEGIN_HIDDEN) == inside:
+                raise ValueError(f"{where}{'nested' if inside else 'unmatched'} {stripped!r} marker on line {number}")
+            inside = stripped == BEGIN_HIDDEN
+        elif _MARKER_LIKE.search(line) and "solution" not in line.lower():
+            raise ValueError(f"{where}line {number} looks like a hidden-tests marker but is not exactly "
+                             f"{BEGIN_HIDDEN!r} or {END_HIDDEN!r} alone on its line: {line.rstrip()!r}")
+        elif not inside:
+            kept.append(line)
+    if inside:
+        raise ValueError(f"{where}unmatched {BEGIN_HIDDEN!r} marker (no {END_HIDDEN!r})")
+    return "\n".join(kept)
 
 
 def _source(cell):
@@ -122,6 +159,9 @@ def validate_lab_notebook(notebook):
                                 f"'solution: true' (nbgrader: 'Solution region detected in a non-solution cell')")
             if meta.get("solution") and not has_markers:
                 problems.append(f"cell {index} is an nbgrader solution cell without {BEGIN!r} / {END!r} markers")
+            if BEGIN_HIDDEN in text and not (meta.get("grade") and not meta.get("solution")):
+                problems.append(f"cell {index} has hidden tests but is not a graded test cell (grade: true, "
+                                f"solution: false): nbgrader would refuse it")
             if meta.get("grade") and (meta.get("solution") or not meta.get("locked")):
                 problems.append(f"cell {index} is a graded test cell; it must be locked and not a solution")
         if kind == "markdown" and meta.get("solution") and not meta.get("grade"):
@@ -184,7 +224,7 @@ def student_notebook(src, out_dir):
         text = _source(cell)
         if cell["cell_type"] == "code":
             try:
-                text = strip_solutions(text, index)
+                text = strip_solutions(strip_hidden_tests(text, index), index)
             except ValueError as err:
                 raise ValueError(f"{src}: {err}") from None
             cell["outputs"], cell["execution_count"] = [], None

@@ -1,0 +1,120 @@
+"""A ready nbgrader course for every lab: ``python -m dpteach.labs course --out course`` (``make course``).
+
+It writes::
+
+    course/
+      nbgrader_config.py          course id, dpteach's stub text, kernel, timeout
+      source/lab01_mechanisms/lab01_mechanisms.ipynb   (one assignment per lab)
+      ...
+      release/...                 after ``nbgrader generate_assignment`` (unless run=False)
+      gradebook.db
+
+The source notebooks are the solution notebooks with their chapter links
+rewritten as in the committed student versions (``../01_dp_basics.ipynb``
+from ``book/labs/``), and ``nbgrader_config.py`` sets
+``ClearSolutions.code_stub`` to dpteach's stub, so nbgrader's release is the
+web book's student version cell for cell: same sources, hence the same
+checksums, so a student may submit the book's download instead of the
+release. The hidden grading cells (see :mod:`dpteach.labs.grader`) stay in
+the source and are removed from the release by nbgrader itself (which is
+why nbgrader reports a checksum change for each graded cell at autograde,
+for its own release as for the download: it puts the hidden tests back).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .student import SOLUTIONS_DIR, STUB, TEXT_STUB, _dumps, _rewrite_links, _source, validate_lab_notebook
+
+__all__ = ["COURSE_ID", "EXECUTE_TIMEOUT", "nbgrader_config", "course_source_notebook", "make_course"]
+
+COURSE_ID = "dpteach"
+#: Seconds nbgrader allows one cell (the slowest solution cell takes about 3 s).
+EXECUTE_TIMEOUT = 120
+
+
+def nbgrader_config(course_id=COURSE_ID, kernel_name="python3", timeout=EXECUTE_TIMEOUT):
+    """The text of the course's ``nbgrader_config.py``."""
+    if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
+        raise ValueError(f"timeout must be a positive int (seconds), got {timeout!r}")
+    return (
+        "# Written by `python -m dpteach.labs course` (dpteach/labs/course.py).\n"
+        "c = get_config()  # noqa: F821 - defined by nbgrader when it reads this file\n\n"
+        f"c.CourseDirectory.course_id = {course_id!r}\n"
+        "# dpteach's stub, so that the release equals the web book's student version\n"
+        f"c.ClearSolutions.code_stub = {{'python': {STUB!r}}}\n"
+        f"c.ClearSolutions.text_stub = {TEXT_STUB!r}\n"
+        "# The kernel that runs submissions at autograde: it must be an environment with dpteach installed\n"
+        "# (`python -m ipykernel install --user --name python3` from the dpteach venv, or change the name).\n"
+        f"c.ExecutePreprocessor.kernel_name = {kernel_name!r}\n"
+        f"c.Execute.timeout = {timeout}\n"
+        "# A failed checker is a wrong answer, not a crash of the autograder.\n"
+        "c.Execute.allow_errors = True\n"
+    )
+
+
+def course_source_notebook(src):
+    """The course's source version of the solution notebook ``src`` (a dict): chapter links as in the student version.
+
+    The student version of ``book/labs/solutions/x.ipynb`` is ``book/labs/x.ipynb``, so a link is rewritten to
+    point at the same file from the solutions folder's parent (as :func:`dpteach.labs.student_notebook` does).
+    """
+    src = Path(src).resolve()
+    student_dir = src.parent.parent if src.parent.name == "solutions" else src.parent
+    notebook = json.loads(src.read_text(encoding="utf-8"))
+    validate_lab_notebook(notebook)
+    notebook = copy.deepcopy(notebook)
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown" and not cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            text = _rewrite_links(_source(cell), src.parent, student_dir)
+            cell["source"] = text.splitlines(keepends=True)
+    return notebook
+
+
+def _run_nbgrader(course, *args):
+    env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed in {course}:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def make_course(out, src_dir=SOLUTIONS_DIR, course_id=COURSE_ID, kernel_name="python3", assignment=None,
+                run=True):
+    """Write an nbgrader course for every lab in ``src_dir`` to ``out``; return its folder.
+
+    One assignment per lab (named after the notebook), or all labs in one
+    assignment named ``assignment``. With ``run`` (the default) it also runs
+    ``nbgrader generate_assignment`` for each, which creates the gradebook
+    and the releases. ``out`` must not exist or be empty, so that a course
+    with students' grades is never overwritten.
+    """
+    out, src_dir = Path(out), Path(src_dir)
+    if out.exists() and any(out.iterdir()):
+        raise ValueError(f"out={str(out)!r} exists and is not empty: choose a new folder (a course's gradebook "
+                         f"is never overwritten)")
+    sources = sorted(src_dir.glob("*.ipynb"))
+    if not sources:
+        raise FileNotFoundError(f"no lab notebooks (*.ipynb) found in src_dir={str(src_dir)!r}")
+    notebooks = {path: _dumps(course_source_notebook(path)) for path in sources}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "nbgrader_config.py").write_text(nbgrader_config(course_id, kernel_name), encoding="utf-8")
+    names = []
+    for path, text in notebooks.items():
+        name = assignment or path.stem
+        folder = out / "source" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / path.name).write_text(text, encoding="utf-8")
+        if name not in names:
+            names.append(name)
+    if run:
+        for name in names:
+            _run_nbgrader(out, "generate_assignment", name, "--force")
+    return out
