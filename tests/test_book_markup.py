@@ -4,7 +4,8 @@ Checked in every notebook under book/ (chapters and labs):
 
 * a ``$$`` display must stand in its own paragraph: blank line (or the start of
   a cell / directive) before it and after it. MyST otherwise pairs the dollars
-  as inline math and the prose comes out as italic math;
+  as inline math and the prose comes out as italic math; and no blank line inside
+  it (Sphinx accepts one, jupyterlab-myst on Binder shows raw LaTeX);
 * no book-specific TeX macros (``\\eps``, ``\\R`` … and whatever _config.yml
   defines): they exist in the web book only, and show as "Undefined control
   sequence" on Binder, JupyterLab and Colab;
@@ -102,6 +103,10 @@ def display_math_problems(path):
     for index, lines in by_cell.items():
         inside = False
         for i, line in enumerate(lines):
+            if inside and not line.strip():
+                # Sphinx accepts it; jupyterlab-myst (Binder, JupyterLab) ends the paragraph there and
+                # shows a literal $$, raw LaTeX and "No input for math node" (reader review B1).
+                problems.append(f"cell {index}, line {i + 1}: blank line inside a $$ display")
             for match in re.finditer(r"\$\$", line):
                 where = f"cell {index}, line {i + 1}: {line.strip()[:80]!r}"
                 if not inside:
@@ -218,6 +223,8 @@ def _notebook(tmp_path, *markdown, outputs=()):
     ("Text\n\n$$\nx = 1\n$$\nand so on", 1),
     ("Where $$x = 1$$ holds.", 2),
     ("Text\n\n$$\nx = 1", 1),
+    ("Text\n\n$$\nx = 1\n\ny = 2\n$$\n\nmore", 1),    # chapter 6's bug (reader review B1)
+    ("```{prf:proof}\n$$\n\\begin{aligned}\na\n\n\\end{aligned}\n$$\n```", 1),
 ])
 def test_display_math_check(tmp_path, text, n_problems):
     assert len(display_math_problems(_notebook(tmp_path, text))) == n_problems
