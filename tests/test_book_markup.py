@@ -11,7 +11,8 @@ Checked in every notebook under book/ (chapters and labs):
   sequence" on Binder, JupyterLab and Colab;
 * no workshop talk in student-facing text ("the spec", "dump", "[D?]" tags);
 * notebooks are committed without outputs (the build and the tests execute them);
-* no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress.
+* no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress;
+* no ``{margin}``/``{aside}`` (zero height in JupyterLab): an admonition with ``:class: margin``.
 """
 
 import json
@@ -181,9 +182,18 @@ def progress_bar_problems(path):
             for line in _source(cell).splitlines() if re.search(r"\btqdm\b", line)]
 
 
+def margin_problems(path):
+    # jupyterlab-myst lays {margin} (and its alias {aside}) out with zero height, so on Binder the note
+    # paints over the next heading or box (reader review B3). An admonition with :class: margin sits in
+    # the margin of the web book (sphinx-book-theme's div.margin) and is an ordinary box in JupyterLab.
+    return [f"cell {index}, line {number}: {line.strip()[:60]!r}: use ```{{admonition}} Title + :class: margin"
+            for index, number, line in _markdown_lines(path)
+            if re.match(r"^(`{3,}|:{3,})\{(margin|aside)\}", line.strip())]
+
+
 CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
           "workshop_talk": workshop_problems, "no_outputs": output_problems,
-          "progress_bars": progress_bar_problems}
+          "progress_bars": progress_bar_problems, "margin_notes": margin_problems}
 
 
 def _cases():
@@ -228,6 +238,12 @@ def _notebook(tmp_path, *markdown, outputs=()):
 ])
 def test_display_math_check(tmp_path, text, n_problems):
     assert len(display_math_problems(_notebook(tmp_path, text))) == n_problems
+
+
+def test_margin_check(tmp_path):
+    path = _notebook(tmp_path, "```{margin} Speed\ntext\n```", ":::{aside}\ntext\n:::",
+                     "```{admonition} Speed\n:class: margin\ntext\n```", "```python\n# {margin}\n```")
+    assert [p.split(",")[0] for p in margin_problems(path)] == ["cell 0", "cell 1"]
 
 
 def test_macro_workshop_and_output_checks(tmp_path):
