@@ -76,7 +76,7 @@ def check_student_version(notebook, lab_module, dummy_arguments, tmp_path):
     assert len(solution_cells) == len(student_cells)
     namespace = {}
     # The import cell: the first one after the Colab install cell (tools/install_cell.py), which is a no-op here.
-    exec(next(c for c in solution_cells if not c.startswith("# On Colab, install dpteach")), namespace)
+    exec(next(c for c in solution_cells if not c.startswith("#@title Install dpteach")), namespace)
     lab_name = lab_module.__name__.rsplit(".", 1)[1]
     n_tasks = 0
     for solution, stripped in zip(solution_cells, student_cells):

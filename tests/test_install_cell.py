@@ -39,7 +39,8 @@ def test_install_cell_installs_from_the_repository_config_names_and_is_hidden(pa
     cell, source = _first_cell(path)
     urls = re.findall(r"git\+(\S+?)@([\w./-]+)\"", source)
     assert urls == [(repository["url"], repository["branch"])]
-    assert "remove-cell" in cell["metadata"]["tags"]  # the web book does not show it
+    assert "remove-cell" in cell["metadata"]["tags"]  # the web book does not show it ...
+    assert cell["metadata"]["jupyter"]["source_hidden"] and cell["metadata"]["cellView"] == "form"  # ... nor JupyterLab/Colab its code
     assert cell["cell_type"] == "code" and not cell.get("outputs")
 
 

@@ -7,7 +7,8 @@ The package comes from the repository that _config.yml names (``repository.url``
 ``repository.branch``, the setting the launch buttons use too), so a fork changes one
 setting and runs ``--write``. The cell has to work before dpteach is importable, which
 is why it holds the URL itself; tests/test_install_cell.py checks every notebook's cell
-against this module. The cell is tagged ``remove-cell``: the web book does not show it.
+against this module. The cell is tagged ``remove-cell``: the web book does not show it; JupyterLab
+and Colab show it collapsed.
 After editing a lab's solution, run ``make labs``: the student versions copy the cell.
 """
 
@@ -22,9 +23,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 CELL_ID = "install-dpteach"
-FIRST_LINE = "# On Colab, install dpteach first."
+FIRST_LINE = "#@title Install dpteach (on Colab)"
 
-_TEMPLATE = FIRST_LINE + """ Binder, JupyterLab and the book's own environment have it
+# "#@title" and cellView "form" make Colab show the title instead of the code; source_hidden does the
+# same in JupyterLab (a click shows the code).
+_TEMPLATE = FIRST_LINE + """
+# On Colab, this installs dpteach first. Binder, JupyterLab and the book's own environment have it
 # already, and there this cell does nothing.
 import importlib
 import importlib.util
@@ -53,7 +57,8 @@ def cell_source(root=ROOT):
 
 def install_cell(root=ROOT):
     return {"cell_type": "code", "execution_count": None, "id": CELL_ID,
-            "metadata": {"tags": ["remove-cell"]}, "outputs": [], "source": cell_source(root)}
+            "metadata": {"cellView": "form", "jupyter": {"source_hidden": True}, "tags": ["remove-cell"]},
+            "outputs": [], "source": cell_source(root)}
 
 
 def notebooks(root=ROOT):
@@ -67,7 +72,8 @@ def _text(source):
 
 
 def is_install_cell(cell):
-    return cell.get("cell_type") == "code" and _text(cell.get("source", "")).startswith(FIRST_LINE)
+    return cell.get("cell_type") == "code" and (cell.get("id") == CELL_ID
+                                                or _text(cell.get("source", "")).startswith(FIRST_LINE))
 
 
 def with_install_cell(notebook, root=ROOT):
@@ -89,7 +95,7 @@ def stale(root=ROOT):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         first = cells[0] if cells else {}
         if not is_install_cell(first) or _text(first["source"]) != expected \
-                or "remove-cell" not in first.get("metadata", {}).get("tags", []):
+                or first.get("metadata") != install_cell(root)["metadata"]:
             found.append(path.relative_to(root).as_posix())
     return found
 
