@@ -99,3 +99,44 @@ def test_listing_helpers_on_edge_cases():
     # A source holding a ``` run gets a longer fence, so the listing is not cut there.
     fenced = listing.listing_markdown('x = """\n```\n"""\n')
     assert fenced.startswith("````python\n") and fenced.endswith("\n````\n")
+
+
+JUPYTER_BOOK = Path(sys.executable).with_name("jupyter-book")
+
+
+@pytest.mark.skipif(not JUPYTER_BOOK.exists(), reason="jupyter-book is not installed next to python")
+def test_web_book_shows_the_listing_not_the_call_nor_the_install_cell(tmp_path):
+    """A tiny book with the book's _config.yml: what the web page shows of the three new constructs."""
+    import subprocess
+
+    import nbformat
+    import yaml
+
+    sys.path.insert(0, str(ROOT))
+    from tools import install_cell
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config.update(title="tiny", bibtex_bibfiles=["references.bib"])
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n- file: page\n")
+    (tmp_path / "intro.md").write_text("# Intro\n")
+    (tmp_path / "references.bib").write_text((ROOT / "book" / "references.bib").read_text(encoding="utf-8"))
+    (tmp_path / "_ext").mkdir()
+    for extension in (ROOT / "_ext").glob("*.py"):
+        (tmp_path / "_ext" / extension.name).write_text(extension.read_text(encoding="utf-8"))
+    listing_cell = nbformat.v4.new_code_cell('from dpteach.listing import show_source\n\n'
+                                            'show_source("dpteach.mechanisms.laplace_mechanism")')
+    listing_cell.metadata["tags"] = ["remove-input"]
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.from_dict(install_cell.install_cell()),
+        nbformat.v4.new_markdown_cell("# Page\n\n```{admonition} Speed\n:class: margin\nA margin note.\n```\n\nText."),
+        listing_cell])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, str(tmp_path / "page.ipynb"))
+    result = subprocess.run([str(JUPYTER_BOOK), "build", str(tmp_path), "--builder", "html"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    page = (tmp_path / "_build" / "html" / "page.html").read_text(encoding="utf-8")
+    assert "laplace_mechanism" in page and 'class="highlight' in page  # the listing, highlighted
+    assert "show_source(" not in page and "find_spec" not in page  # neither the call nor the install cell
+    assert re.search(r'<div class="(margin admonition|admonition margin)">', page)  # sphinx-book-theme floats div.margin
