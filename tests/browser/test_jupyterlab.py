@@ -249,9 +249,9 @@ def test_notebook_renders_its_math_listings_and_boxes_in_jupyterlab(rendered, na
     assert not painted, f"drawn over each other: {painted}"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 21 B4/B5 not done yet: jupyterlab-myst titles the boxes "
-                                       "'Definition (6.1 (...))' and 'Proof 1', and a {prf:ref} to a box of another "
-                                       "notebook or a later cell renders as href='#'")
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="issue 21 B4/B5 not done yet: jupyterlab-myst titles the boxes 'Definition (6.1 (...))' "
+                          "and 'Proof 1', and a {prf:ref} to a box of another notebook or a later cell is href='#'")
 @pytest.mark.parametrize("name", ["06_hermite_improper.ipynb", "labs/lab05_regression.ipynb"])
 def test_box_titles_read_as_on_the_web_and_every_reference_leads_somewhere(rendered, name):
     found = rendered(name)
