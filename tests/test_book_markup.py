@@ -4,13 +4,15 @@ Checked in every notebook under book/ (chapters and labs):
 
 * a ``$$`` display must stand in its own paragraph: blank line (or the start of
   a cell / directive) before it and after it. MyST otherwise pairs the dollars
-  as inline math and the prose comes out as italic math;
+  as inline math and the prose comes out as italic math; and no blank line inside
+  it (Sphinx accepts one, jupyterlab-myst on Binder shows raw LaTeX);
 * no book-specific TeX macros (``\\eps``, ``\\R`` … and whatever _config.yml
   defines): they exist in the web book only, and show as "Undefined control
   sequence" on Binder, JupyterLab and Colab;
 * no workshop talk in student-facing text ("the spec", "dump", "[D?]" tags);
 * notebooks are committed without outputs (the build and the tests execute them);
-* no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress.
+* no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress;
+* no ``{margin}``/``{aside}`` (zero height in JupyterLab): an admonition with ``:class: margin``.
 """
 
 import json
@@ -102,6 +104,10 @@ def display_math_problems(path):
     for index, lines in by_cell.items():
         inside = False
         for i, line in enumerate(lines):
+            if inside and not line.strip():
+                # Sphinx accepts it; jupyterlab-myst (Binder, JupyterLab) ends the paragraph there and
+                # shows a literal $$, raw LaTeX and "No input for math node" (reader review B1).
+                problems.append(f"cell {index}, line {i + 1}: blank line inside a $$ display")
             for match in re.finditer(r"\$\$", line):
                 where = f"cell {index}, line {i + 1}: {line.strip()[:80]!r}"
                 if not inside:
@@ -176,9 +182,18 @@ def progress_bar_problems(path):
             for line in _source(cell).splitlines() if re.search(r"\btqdm\b", line)]
 
 
+def margin_problems(path):
+    # jupyterlab-myst lays {margin} (and its alias {aside}) out with zero height, so on Binder the note
+    # paints over the next heading or box (reader review B3). An admonition with :class: margin sits in
+    # the margin of the web book (sphinx-book-theme's div.margin) and is an ordinary box in JupyterLab.
+    return [f"cell {index}, line {number}: {line.strip()[:60]!r}: use ```{{admonition}} Title + :class: margin"
+            for index, number, line in _markdown_lines(path)
+            if re.match(r"^(`{3,}|:{3,})\{(margin|aside)\}", line.strip())]
+
+
 CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
           "workshop_talk": workshop_problems, "no_outputs": output_problems,
-          "progress_bars": progress_bar_problems}
+          "progress_bars": progress_bar_problems, "margin_notes": margin_problems}
 
 
 def _cases():
@@ -218,9 +233,17 @@ def _notebook(tmp_path, *markdown, outputs=()):
     ("Text\n\n$$\nx = 1\n$$\nand so on", 1),
     ("Where $$x = 1$$ holds.", 2),
     ("Text\n\n$$\nx = 1", 1),
+    ("Text\n\n$$\nx = 1\n\ny = 2\n$$\n\nmore", 1),    # chapter 6's bug (reader review B1)
+    ("```{prf:proof}\n$$\n\\begin{aligned}\na\n\n\\end{aligned}\n$$\n```", 1),
 ])
 def test_display_math_check(tmp_path, text, n_problems):
     assert len(display_math_problems(_notebook(tmp_path, text))) == n_problems
+
+
+def test_margin_check(tmp_path):
+    path = _notebook(tmp_path, "```{margin} Speed\ntext\n```", ":::{aside}\ntext\n:::",
+                     "```{admonition} Speed\n:class: margin\ntext\n```", "```python\n# {margin}\n```")
+    assert [p.split(",")[0] for p in margin_problems(path)] == ["cell 0", "cell 1"]
 
 
 def test_macro_workshop_and_output_checks(tmp_path):

@@ -52,7 +52,7 @@ def test_every_labelled_box_of_every_chapter_is_indexed(boxes):
 
 def test_every_algorithm_box_has_an_implementing_function_and_a_test(boxes):
     assert any(b.kind == "algorithm" for b in boxes)
-    assert ti.gaps(boxes) == [], "add a literalinclude/docstring citation or a @pytest.mark.checks test"
+    assert ti.gaps(boxes) == [], "add a listing (show_source)/docstring citation or a @pytest.mark.checks test"
 
 
 def test_every_listed_function_and_test_exists(boxes):
@@ -90,9 +90,9 @@ def test_generator_on_a_small_book(tmp_path, monkeypatch):
     (tmp_path / "book").mkdir()
     (tmp_path / "tests").mkdir()
     chapter = _notebook([
-        ("markdown", "## Peeling\n\n```{prf:algorithm} 5.2 (Peeling)\n:label: alg-x\n:nonumber:\n\nsteps\n```\n\n"
-                     "```{literalinclude} ../dpteach/peeling.py\n:pyobject: peel\n```\n\n"
-                     "```{prf:theorem} 5.3 (Privacy)\n:label: thm-x\n:nonumber:\n\ntext\n```\n"
+        ("markdown", "## Peeling\n\n```{prf:algorithm} 5.2 (Peeling)\n:label: alg-x\n:nonumber:\n\nsteps\n```\n"),
+        ("code", 'from dpteach.listing import show_source\n\nshow_source("dpteach.peeling.peel")'),
+        ("markdown", "```{prf:theorem} 5.3 (Privacy)\n:label: thm-x\n:nonumber:\n\ntext\n```\n"
                      "```{prf:proof}\nproof\n```\n"),
         ("markdown", "As {prf:ref}`Theorem 5.3 <thm-x>` predicts:"),
         ("code", "live_figure(draw_rate, epsilon=1.0)"),
@@ -112,7 +112,7 @@ def test_generator_on_a_small_book(tmp_path, monkeypatch):
     assert alg_x.includes == ["dpteach.peeling.peel"] and thm_x.includes == []
     assert alg_x.tests == ["test_x.py::test_calls_peel_through_a_helper"]  # the bad-input test is not counted
     assert thm_x.tests == ["test_x.py::test_marked"]
-    assert thm_x.figures == ["`draw_rate` (live, cell 2)"] and alg_x.figures == thm_x.figures
+    assert thm_x.figures == ["`draw_rate` (live, cell 4)"] and alg_x.figures == thm_x.figures
     assert ti.gaps(boxes) == [("alg-y", "no implementing function"), ("alg-y", "no test")]
 
 

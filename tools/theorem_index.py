@@ -11,7 +11,8 @@ Sources, and the (light) conventions they follow:
   appendix; a new chapter is picked up by being there). The printed number is the
   one in the title ("5.2 (Peeling)" → "Algorithm 5.2 (Peeling)"); a box whose title
   has none yet takes the number other pages cite it by ({prf:ref}`Theorem 1.24 <label>`).
-* **Implemented by**: the ``literalinclude … :pyobject:`` shown after a box (before
+* **Implemented by**: the listings (``show_source("dpteach.module.function")`` code
+  cells, see dpteach/listing.py) shown after a box (before
   the next box; for an algorithm box with none after it, the ones just before it),
   and every dpteach function or class whose docstring cites the box by its printed
   number ("Algorithm 5.2", not "the paper's Algorithm 4") or by its label.
@@ -56,7 +57,7 @@ NOT_BOX_TEST_NAMES = re.compile(r"bad_input|rejects|raises|_errors?(_|$)|fuzz|va
 
 _OPEN = re.compile(r"^(`{3,}|:{3,})\{prf:(\w+)\}[ \t]*(.*)$")
 _OPTION = re.compile(r"^:(\w+):[ \t]*(.*)$")
-_LITERAL = re.compile(r"^(`{3,}|:{3,})\{literalinclude\}\s+(\S+)\s*$")
+_LISTING = re.compile(r"\bshow_source\(\s*[\"']([\w.]+)[\"']\s*\)")
 _REF = re.compile(r"\{prf:ref\}`(?:([^`<]*?)\s*<)?([\w-]+)>?`")
 _NUMBERED_TITLE = re.compile(r"^(\d+\.\d+)\s*(.*)$")
 _CITED = re.compile(r"(?<!paper's )(?<!paper’s )\b(Theorem|Lemma|Proposition|Corollary|Definition|Algorithm)s?"
@@ -77,7 +78,7 @@ class Box:
     label: str
     number: str
     title: str
-    includes: list = field(default_factory=list)   # canonical names from literalinclude
+    includes: list = field(default_factory=list)   # canonical names from the listings (show_source)
     cited_by: list = field(default_factory=list)   # canonical names whose docstrings cite the box
     tests: list = field(default_factory=list)
     figures: list = field(default_factory=list)
@@ -114,13 +115,6 @@ def chapter_notebooks(root=ROOT):
     return sorted(p for p in (root / "book").glob("*.ipynb") if p.name not in NOT_CHAPTERS)
 
 
-def _module_of(path_text):
-    """'../dpteach/regression.py' → 'dpteach.regression'."""
-    parts = Path(path_text.replace("\\", "/")).with_suffix("").parts
-    parts = parts[parts.index("dpteach"):] if "dpteach" in parts else parts
-    return ".".join(p for p in parts if p not in ("..", "."))
-
-
 def parse_notebook(path):
     """The notebook as a stream of events: ('box', Box), ('include', name), ('refs', labels), ('figure', name)."""
     cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
@@ -129,6 +123,7 @@ def parse_notebook(path):
     for index, cell in enumerate(cells):
         text = _source(cell)
         if cell.get("cell_type") == "code":
+            events.extend(("include", name) for name in _LISTING.findall(text))
             live = _LIVE.search(text)
             shows = [s.strip() for m in _SHOWS.finditer(text) for s in m.group(1).split(",") if s.strip()]
             if live or _STATIC.search(text):
@@ -170,15 +165,6 @@ def parse_notebook(path):
                 box = Box(str(Path(path).name), chapter, order, kind, options["label"], num, rest)
                 box.marks = _marks(title, _first_body_line(lines[number + 1 + len(options):]))
                 events.append(("box", box))
-                continue
-            literal = _LITERAL.match(line.strip())
-            if literal:
-                for option_line in lines[number + 1:]:
-                    option = _OPTION.match(option_line.strip())
-                    if not option:
-                        break
-                    if option.group(1) == "pyobject":
-                        events.append(("include", f"{_module_of(literal.group(2))}.{option.group(2)}"))
     return events
 
 
@@ -197,7 +183,7 @@ def _marks(title, first_line):
 
 
 def _attach_notebook(events):
-    """Boxes of one notebook with their literalincludes and figures attached."""
+    """Boxes of one notebook with their listings and figures attached."""
     boxes, current, pending_includes, pending_refs, unshown = [], None, [], [], []
     for kind, payload in events:
         if kind == "heading":
@@ -523,7 +509,7 @@ def render(boxes):
         "Every definition, theorem, lemma, proposition, corollary and algorithm box of the chapters, with the "
         "`dpteach` code that implements it, the tests in `tests/` that check that code, and the figure that shows "
         "it. The table is generated from the sources: the boxes' labels in the notebooks, the code each chapter "
-        "shows next to a box (`literalinclude`), the docstrings that cite a box by its number, and the tests that "
+        "shows next to a box (its listing, `show_source`), the docstrings that cite a box by its number, and the tests that "
         "call that code or are marked `@pytest.mark.checks(\"label\")`. *Status* says whether the book proves a "
         "theorem-like box (a proof follows it), cites it from the literature without proof, or reconstructs a "
         "statement its source leaves implicit. A test fails when an algorithm box has no implementing function or "

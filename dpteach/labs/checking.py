@@ -22,13 +22,14 @@ import numbers
 import os
 import sys
 import sysconfig
+import traceback
 import types
 
 import numpy as np
 
 __all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
            "require_integer", "require_own_code", "call_student_counting_lines", "check_formula_answers",
-           "FORMULA_AFTER", "teaching_hint"]
+           "FORMULA_AFTER", "teaching_hint", "short_traceback", "install_short_traceback"]
 
 
 class LabCheckError(AssertionError):
@@ -91,11 +92,51 @@ _LIBRARY_PREFIXES = tuple({os.path.realpath(p) for p in (sysconfig.get_paths()["
                                                           os.path.dirname(os.path.dirname(os.path.abspath(__file__))))})
 
 
-def _is_student_code(code):
-    filename = code.co_filename
+def _is_student_file(filename):
     if filename.startswith("<frozen"):
         return False
     return not os.path.realpath(filename).startswith(_LIBRARY_PREFIXES)
+
+
+def _is_student_code(code):
+    return _is_student_file(code.co_filename)
+
+
+def short_traceback(shell, etype, value, tb, tb_offset=None):
+    """How IPython shows a failed check: the message, and the student's own frames of a crash, nothing else.
+
+    The checker's frames (check_… → call_student …) are not the student's code: they buried the one
+    line that matters under ~45 lines (reader review B6). When the student's function crashed, the
+    frames of the student's code in that crash are kept, so the line to fix is still shown.
+    The cell still fails (nbgrader grades it as failed; Run All stops there as on any error).
+    """
+    lines = []
+    cause = value.__cause__
+    if cause is not None and not isinstance(cause, _LineBudgetExceeded):
+        frames = [f for f in traceback.extract_tb(cause.__traceback__) if _is_student_file(f.filename)]
+        if frames:
+            lines.append("Your code, where it failed:\n" + "".join(traceback.format_list(frames)).rstrip())
+    lines.append(f"{etype.__name__}: {value}")
+    # IPython leaves the showing to the handler. _showtraceback is the shell's own hook: in a Jupyter
+    # kernel it sends an "error" output (what nbgrader grades), in a terminal it prints the lines.
+    shell._showtraceback(etype, value, lines)
+    return lines
+
+
+def install_short_traceback(shell=None):
+    """Show :class:`LabCheckError` as :func:`short_traceback` in ``shell`` (the running IPython, if any).
+
+    Called when this module is imported in a notebook. It sets IPython's custom exception handler,
+    of which a shell has one (set_custom_exc); nothing else in the book sets one.
+    """
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return
+        shell = get_ipython()
+    if shell is not None and hasattr(shell, "set_custom_exc"):
+        shell.set_custom_exc((LabCheckError,), short_traceback)
 
 
 def call_student_counting_lines(fn, args, task, budget):
@@ -378,3 +419,6 @@ def check_formula_answers(fn, cases, reference, bugs, task, what, fallback_hint,
         hint = fallback_hint if formula is None else teaching_hint(task, fallback_hint, formula)
         raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right {what} is {right:.5g} "
                             f"({out / right:.3g} × too {'large' if out > right else 'small'}). Hint: {hint}")
+
+
+install_short_traceback()

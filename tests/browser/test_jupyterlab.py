@@ -1,5 +1,12 @@
-"""One chapter in a real JupyterLab, as on Binder: run all cells, move a slider, see the figure change."""
+"""The notebooks in a real JupyterLab, as on Binder (issue 21, reader review B1-B6).
 
+* One chapter runs: Run All, no error, every code listing shows its source, a slider redraws the figure.
+* Every chapter and every lab (student version) is opened and rendered, not run: no raw ``$$`` or
+  math error, every listing cell there, no margin note or box of zero height or painted over a
+  heading or another box, box titles as on the web, every cross-reference leading somewhere.
+"""
+
+import json
 import os
 import re
 import secrets
@@ -18,6 +25,12 @@ import _support
 ROOT = _support.ROOT
 # The fastest chapter with live figures keeps this test to well under a minute.
 CHAPTER = "01_dp_basics.ipynb"
+NOT_CHAPTERS = {"privacy_audit.ipynb", "theorem_index.ipynb", "performance.ipynb"}
+#: Every notebook a student opens: the chapters and the labs' student versions (paths under book/).
+NOTEBOOKS = sorted(p.relative_to(ROOT / "book").as_posix() for p in (ROOT / "book").glob("*.ipynb")
+                   if p.name not in NOT_CHAPTERS) + \
+            sorted(p.relative_to(ROOT / "book").as_posix() for p in (ROOT / "book" / "labs").glob("lab*.ipynb"))
+LISTING = re.compile(r"\bshow_source\(")
 
 
 def _free_port():
@@ -90,23 +103,32 @@ def test_chapter_runs_in_jupyterlab_and_a_slider_redraws(browser, jupyterlab):
         timeout=60_000)
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    # The install cell's input is collapsed (source_hidden), so it shows no prompt: skip it.
+    skip = _hidden_input_code_cells(CHAPTER)
     n_code = page.locator(".jp-CodeCell").count()
     # Done when every code cell shows an execution count (no "[*]" and no empty prompt).
     try:
         page.wait_for_function(
-            """n => {
+            """([n, skip]) => {
                  const prompts = Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt'))
                                       .map(p => p.textContent.trim());
-                 return prompts.length === n && prompts.every(p => /^\\[\\d+\\]:$/.test(p));
-               }""", arg=n_code, timeout=180_000)
+                 return prompts.length === n && prompts.every((p, i) => skip.includes(i) || /^\\[\\d+\\]:$/.test(p));
+               }""", arg=[n_code, skip], timeout=180_000)
     except Exception:
         shot = ROOT / "_build" / "screenshots" / "jupyterlab-failure.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot), full_page=True)
         prompts = page.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
         raise AssertionError(f"not every cell ran ({n_code} code cells, prompts {prompts}); see {shot}")
-    errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')
+    # JupyterLab 4 renders an error output (and a stderr stream) with the stderr mime type; the
+    # vnd.jupyter.error type this test used to look for never appears in the DOM, so it found nothing.
+    errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
+                          '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')
     assert errors.count() == 0, errors.first.inner_text()[:2000]
+    # Every code listing (show_source cell, reader review B2) shows a highlighted function or class.
+    listings = page.evaluate(LISTINGS_SHOWN)
+    assert len(listings) == _n_listing_cells(CHAPTER) > 0
+    assert all(re.match(r"^\s*(@|def |class )", text) for text in listings), listings
 
     cell = page.locator(".jp-CodeCell", has=page.locator(".widget-slider")).first
     cell.scroll_into_view_if_needed()
@@ -121,6 +143,122 @@ def test_chapter_runs_in_jupyterlab_and_a_slider_redraws(browser, jupyterlab):
         " return img && img.getAttribute('src') !== before; }",
         arg=[cell.element_handle(), before], timeout=30_000)
     context.close()
+
+
+def _cells(name):
+    return json.loads((ROOT / "book" / name).read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def _hidden_input_code_cells(name):
+    """Indices, among the code cells, of those whose input is collapsed (the install cell): no prompt shows."""
+    code = [cell for cell in _cells(name) if cell["cell_type"] == "code"]
+    return [i for i, cell in enumerate(code) if cell["metadata"].get("jupyter", {}).get("source_hidden", False)]
+
+
+def _n_listing_cells(name):
+    return sum(cell["cell_type"] == "code" and bool(LISTING.search(_source(cell))) for cell in _cells(name))
+
+
+#: The text of the code block in the output of every listing cell (empty string: no code shown).
+LISTINGS_SHOWN = """() => Array.from(document.querySelectorAll('.jp-CodeCell'))
+  .filter(c => /show_source\\(/.test((c.querySelector('.jp-InputArea') || {}).textContent || ''))
+  .map(c => { const code = c.querySelector('.jp-OutputArea-output pre, .jp-OutputArea-output code');
+              return code ? code.textContent : ''; })"""
+
+#: What a rendered (not run) notebook shows: math problems, listing cells, boxes and headings, links.
+INSPECT_NOTEBOOK = """() => {
+  const rect = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y + window.scrollY, w: b.width, h: b.height}; };
+  // jupyterlab-myst renders a markdown cell inside its input area, next to the (hidden) editor.
+  const md = Array.from(document.querySelectorAll('.jp-MarkdownCell.jp-mod-rendered .jp-InputArea'));
+  const prose = e => { const c = e.cloneNode(true);
+    c.querySelectorAll('.cm-editor, .jp-InputArea-editor, code, pre, .katex').forEach(x => x.remove()); return c.textContent; };
+  const where = e => (e.textContent || '').trim().slice(0, 60);
+  const boxes = Array.from(document.querySelectorAll('.jp-MarkdownCell aside'));
+  const headings = Array.from(document.querySelectorAll('.jp-MarkdownCell h1, .jp-MarkdownCell h2, .jp-MarkdownCell h3, .jp-MarkdownCell h4'));
+  return {
+    rendered: md.length,
+    mathErrors: Array.from(document.querySelectorAll('.katex-error')).map(where)
+      .concat(md.filter(e => /No input for math node/.test(prose(e))).map(where)),
+    rawDollars: md.filter(e => prose(e).includes('$$')).map(where),
+    listingCells: Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputArea'))
+      .filter(e => /show_source\\(/.test(e.textContent)).length,
+    boxes: boxes.map(e => ({text: where(e), title: ((e.querySelector('header, .admonition-title, div') || e).textContent || '').trim().slice(0, 80),
+                            proof: e.classList.contains('myst-proof'), r: rect(e), nested: !!e.parentElement.closest('aside')})),
+    headings: headings.map(e => ({text: where(e), r: rect(e)})),
+    deadLinks: Array.from(document.querySelectorAll('.jp-MarkdownCell a'))
+      .filter(a => a.getAttribute('href') === '#' || a.getAttribute('href') === '' || a.getAttribute('href') === null)
+      .map(a => a.textContent.trim().slice(0, 40)),
+  };
+}"""
+
+
+def _overlap(a, b):
+    """Area-wise overlap of two rectangles by more than a pixel in both directions."""
+    return min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"]) > 1 and \
+        min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"]) > 1
+
+
+@pytest.fixture(scope="module")
+def rendered(browser, jupyterlab):
+    """Notebook path -> what INSPECT_NOTEBOOK found once it rendered (opened, not run; once per notebook)."""
+    base, token = jupyterlab
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    shots = ROOT / "_build" / "screenshots" / "jupyterlab"
+    shots.mkdir(parents=True, exist_ok=True)
+    cache = {}
+
+    def inspect(name):
+        if name not in cache:
+            page = context.new_page()
+            page.goto(f"{base}/lab/tree/{name}?token={token}&reset", wait_until="domcontentloaded")
+            page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+            n_markdown = sum(cell["cell_type"] == "markdown" for cell in _cells(name))
+            # Rendered when every markdown cell has its output and KaTeX has run (no $ left to typeset).
+            page.wait_for_function("n => document.querySelectorAll('.jp-MarkdownCell.jp-mod-rendered').length >= n",
+                                   arg=n_markdown, timeout=60_000)
+            page.wait_for_timeout(1500)  # myst's second pass (cross-references, numbering)
+            cache[name] = page.evaluate(INSPECT_NOTEBOOK)
+            cache[name]["n_markdown"] = n_markdown
+            page.screenshot(path=str(shots / (name.replace("/", "_") + ".png")), full_page=False)
+            page.close()
+        return cache[name]
+
+    yield inspect
+    context.close()
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_renders_its_math_listings_and_boxes_in_jupyterlab(rendered, name):
+    found = rendered(name)
+    assert found["rendered"] >= found["n_markdown"]
+    # B1: a blank line inside $$ ... $$ showed a literal $$, raw LaTeX and "No input for math node".
+    assert found["mathErrors"] == [] and found["rawDollars"] == [], found
+    # B2: every listing cell is there (its output appears when it runs: test above, on one chapter).
+    assert found["listingCells"] == _n_listing_cells(name)
+    # B3: {margin} was a zero-height aside painted over the next heading or box. No box (admonition,
+    # margin note, theorem-like box) may have zero height or overlap a heading or another box.
+    boxes = [b for b in found["boxes"] if not b["nested"]]
+    flat = [b["text"] for b in boxes if b["r"]["h"] < 5]
+    assert not flat, f"boxes of (nearly) zero height: {flat}"
+    painted = [(b["text"], h["text"]) for b in boxes for h in found["headings"] if _overlap(b["r"], h["r"])]
+    painted += [(a["text"], b["text"]) for i, a in enumerate(boxes) for b in boxes[i + 1:] if _overlap(a["r"], b["r"])]
+    assert not painted, f"drawn over each other: {painted}"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="issue 21 B4/B5 not done yet: jupyterlab-myst titles the boxes 'Definition (6.1 (...))' "
+                          "and 'Proof 1', and a {prf:ref} to a box of another notebook or a later cell is href='#'")
+@pytest.mark.parametrize("name", ["06_hermite_improper.ipynb", "labs/lab05_regression.ipynb"])
+def test_box_titles_read_as_on_the_web_and_every_reference_leads_somewhere(rendered, name):
+    found = rendered(name)
+    titles = [b["title"] for b in found["boxes"] if b["proof"]]
+    assert titles or found["deadLinks"]  # an empty scan must not pass
+    wrong = [t for t in titles if re.search(r"\(\d+\.\d+ \(|^Proof \d+", t)]
+    assert not wrong and not found["deadLinks"], (wrong, found["deadLinks"])
 
 
 def test_jupyterlab_extensions_are_compatible():
