@@ -25,6 +25,7 @@ import pytest
 
 from dpteach.labs import BEGIN_HIDDEN, strip_hidden_tests, strip_solutions
 from lab_helpers import ROOT, SOLUTIONS, cells
+from tools.install_cell import is_install_cell
 
 RUNNER = textwrap.dedent('''
     import json, sys
@@ -64,7 +65,7 @@ def verdicts(notebook, replace=None, after_imports="", student=False, tmp_path=N
     replace = replace or {}
     plan, first = [], True
     for cell in cells(notebook):
-        if cell["cell_type"] != "code":
+        if cell["cell_type"] != "code" or is_install_cell(cell):  # the Colab install cell: a no-op here
             continue
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         meta = cell["metadata"].get("nbgrader", {})

@@ -57,7 +57,10 @@ def cell_source(root=ROOT):
 
 def install_cell(root=ROOT):
     return {"cell_type": "code", "execution_count": None, "id": CELL_ID,
-            "metadata": {"cellView": "form", "jupyter": {"source_hidden": True}, "tags": ["remove-cell"]},
+            "metadata": {"cellView": "form", "jupyter": {"source_hidden": True}, "tags": ["remove-cell"],
+                         # locked for nbgrader like every other non-answer cell of a lab (restored on autograde)
+                         "nbgrader": {"grade": False, "grade_id": "colab-install", "locked": True,
+                                      "schema_version": 3, "solution": False, "task": False}},
             "outputs": [], "source": cell_source(root)}
 
 

@@ -109,7 +109,7 @@ def algorithm_6_7_error_terms(block_size, n_features, clip_radius, radius, rho, 
 
     Parameters
     ----------
-    block_size, n_features, n_iterations : whole numbers > 0 (+inf allowed: Theorem 6.13's D_p overflows)
+    block_size, n_features, n_iterations : whole numbers > 0 (+inf allowed: a D_p beyond the largest float)
     clip_radius, radius, rho : float > 0
 
     Returns
