@@ -55,6 +55,8 @@ def source_of(name):
 
 def listing_markdown(source):
     """A fenced ``python`` block holding ``source``, with a fence longer than any backtick run in it."""
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a string of Python source, got {type(source).__name__}")
     longest = max((len(run) for run in re.findall(r"`+", source)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}python\n{source.rstrip()}\n{fence}\n"
