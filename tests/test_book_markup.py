@@ -10,7 +10,11 @@ Checked in every notebook under book/ (chapters and labs):
   sequence" on Binder, JupyterLab and Colab;
 * no workshop talk in student-facing text ("the spec", "dump", "[D?]" tags);
 * notebooks are committed without outputs (the build and the tests execute them);
-* no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress.
+* no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress;
+* an inline ``$…$`` never wraps onto a line that Markdown reads as a new block (``+ x``,
+  ``- x``, ``# x``, ``> x``, ``1. x``): the math is cut in two and shows as raw TeX (issue 21,
+  D2: chapter 3, chapter 9 and lab 4). Checked in the markdown pages too;
+* box numbers ("Lemma 6.8") of a chapter follow the page order, per kind of box (D4).
 """
 
 import json
@@ -23,6 +27,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts)
+MARKDOWN_PAGES = sorted(p for p in (ROOT / "book").rglob("*.md")
+                        if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts)
 
 # Macros the conventions forbid, plus every macro _config.yml defines for the web
 # book, less those that are standard LaTeX anyway (\Pr).
@@ -43,6 +49,8 @@ def _config_macros():
 
 
 def _cells(path):
+    if path.suffix == ".md":  # a markdown page is one markdown cell
+        return [{"cell_type": "markdown", "source": path.read_text(encoding="utf-8")}]
     return json.loads(path.read_text(encoding="utf-8"))["cells"]
 
 
@@ -162,6 +170,35 @@ def workshop_problems(path):
     return problems
 
 
+# A line that starts a new block even in the middle of a paragraph (CommonMark "interrupts a
+# paragraph"): a bullet item, an ATX heading, a block quote, or an ordered list starting at 1.
+_BLOCK_START = re.compile(r"^\s*(?:[-+*]\s+\S|#{1,6}\s|>|1[.)]\s)")
+
+
+def _single_dollars(line):
+    # Inline-math delimiters: "$" that is neither half of "$$" nor escaped as "\$".
+    return len(re.findall(r"(?<![\\$])\$(?!\$)", line))
+
+
+def inline_math_problems(path):
+    """Lines that start a Markdown block while an inline ``$…$`` of the paragraph is still open."""
+    problems = []
+    open_math, display, last_cell = False, False, None
+    for index, number, line in _markdown_lines(path):
+        if index != last_cell or not line.strip():
+            open_math, display, last_cell = False, False, index  # a paragraph (or cell) ends
+        if not line.strip():
+            continue
+        for _ in re.findall(r"\$\$", line):
+            display = not display
+        if display or "$$" in line:
+            continue
+        if open_math and _BLOCK_START.match(line):
+            problems.append(f"cell {index}, line {number}: inline math cut by a new block: {line.strip()[:80]!r}")
+        open_math ^= _single_dollars(line) % 2 == 1
+    return problems
+
+
 def output_problems(path):
     return [f"cell {index}: committed with outputs or an execution count"
             for index, cell in enumerate(_cells(path))
@@ -178,7 +215,7 @@ def progress_bar_problems(path):
 
 CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
           "workshop_talk": workshop_problems, "no_outputs": output_problems,
-          "progress_bars": progress_bar_problems}
+          "progress_bars": progress_bar_problems, "inline_math": inline_math_problems}
 
 
 def _cases():
@@ -194,6 +231,20 @@ def _cases():
 def test_notebook_markup(path, check):
     problems = CHECKS[check](path)
     assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", MARKDOWN_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_markdown_page_inline_math(path):
+    problems = inline_math_problems(path)
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+def test_bibliography_titles_have_no_math():
+    # sphinxcontrib-bibtex prints a title's $...$ as it stands ("over $\ell _q$-balls", D2).
+    titles = re.findall(r"^\s*title\s*=\s*[{\"](.*)[}\"],?\s*$", (ROOT / "book" / "references.bib").read_text(encoding="utf-8"),
+                        re.MULTILINE | re.IGNORECASE)
+    assert titles, "no titles read from references.bib"
+    assert not [t for t in titles if "$" in t or "\\" in t], [t for t in titles if "$" in t or "\\" in t]
 
 
 # The checks themselves, on small cells: each would miss a wrong implementation otherwise.
@@ -221,6 +272,20 @@ def _notebook(tmp_path, *markdown, outputs=()):
 ])
 def test_display_math_check(tmp_path, text, n_problems):
     assert len(display_math_problems(_notebook(tmp_path, text))) == n_problems
+
+
+@pytest.mark.parametrize("text, n_problems", [
+    ("obeys $\\Pr(E) \\le e^{\\varepsilon}\\Pr(E')\n+ \\delta$ for the event", 1),  # lab 4's bug
+    ("for each batch: $G \\gets \\sum_i g_i\n       + \\mathcal{N}(0, \\sigma^2)$ and", 1),  # chapter 9's
+    ("a $x$ and\n- a list item", 0),               # the math closed before the item
+    ("open $x\n\n- item after a blank line $y$", 0),   # a new paragraph resets
+    ("costs \\$5 and\n- an item", 0),              # an escaped dollar is not math
+    ("bound $a\n# b$", 1),
+    ("bound $a +\nb$ fine", 0),                      # the fix: the operator ends the line
+    ("$$\nx\n+ y\n$$", 0),                         # inside a display, "+ y" is math
+])
+def test_inline_math_check(tmp_path, text, n_problems):
+    assert len(inline_math_problems(_notebook(tmp_path, text))) == n_problems
 
 
 def test_macro_workshop_and_output_checks(tmp_path):
