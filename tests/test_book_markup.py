@@ -199,6 +199,35 @@ def inline_math_problems(path):
     return problems
 
 
+# A numbered box: ```{prf:lemma} 6.8 (...), ```{exercise} 6.1 (...); solutions repeat no number.
+_NUMBERED_BOX = re.compile(r"^(?:`{3,}|:{3,})\{(prf:\w+|exercise)\}\s*([0-9A-Z]+)\.([0-9]+)\b")
+
+
+def box_order_problems(path):
+    """Box numbers that do not run 1, 2, 3 … in page order, per sequence (statements; exercises).
+
+    The statement boxes of a chapter (definitions, lemmas, theorems, algorithms …) share one
+    counter, and exercises have their own; a reader looking for Lemma 8.10 after 8.9 must find
+    it there (D4: chapter 6 had 6.8 before 6.2, chapter 8 had 8.11 before 8.10).
+    """
+    sequences = {}
+    for index, number, line in _markdown_lines(path):
+        match = _NUMBERED_BOX.match(line)
+        if match:
+            kind = "exercise" if match.group(1) == "exercise" else "statement"
+            sequences.setdefault(kind, []).append((match.group(2), int(match.group(3)), f"cell {index}, line {number}"))
+    problems = []
+    for kind, boxes in sequences.items():
+        chapters = {chapter for chapter, _, _ in boxes}
+        if len(chapters) > 1:
+            problems.append(f"{kind} boxes with several chapter numbers: {sorted(chapters)}")
+        for expected, (chapter, got, where) in enumerate(boxes, start=1):
+            if got != expected:
+                problems.append(f"{where}: {kind} box {chapter}.{got} where {chapter}.{expected} comes in page order")
+                break
+    return problems
+
+
 def output_problems(path):
     return [f"cell {index}: committed with outputs or an execution count"
             for index, cell in enumerate(_cells(path))
@@ -215,7 +244,8 @@ def progress_bar_problems(path):
 
 CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
           "workshop_talk": workshop_problems, "no_outputs": output_problems,
-          "progress_bars": progress_bar_problems, "inline_math": inline_math_problems}
+          "progress_bars": progress_bar_problems, "inline_math": inline_math_problems,
+          "box_order": box_order_problems}
 
 
 def _cases():
@@ -286,6 +316,19 @@ def test_display_math_check(tmp_path, text, n_problems):
 ])
 def test_inline_math_check(tmp_path, text, n_problems):
     assert len(inline_math_problems(_notebook(tmp_path, text))) == n_problems
+
+
+def test_box_order_check(tmp_path):
+    box = "```{{prf:{kind}}} {number} (Name)\n:label: x-{number}\nText.\n```"
+    ordered = [box.format(kind=k, number=n) for k, n in [("definition", "8.1"), ("lemma", "8.2"), ("theorem", "8.3")]]
+    exercises = ["```{exercise} 8.1 (E)\n:nonumber:\nDo.\n```", "```{solution} ex-1\nDone.\n```",
+                 "```{exercise} 8.2 (F)\nDo.\n```"]
+    assert box_order_problems(_notebook(tmp_path, *ordered, *exercises)) == []
+    swapped = ordered[:2] + [box.format(kind="lemma", number="8.4"), ordered[2]]   # chapter 8's bug
+    assert len(box_order_problems(_notebook(tmp_path, *swapped))) == 1
+    early = [box.format(kind="lemma", number="6.8"), box.format(kind="definition", number="6.1")]  # chapter 6's
+    assert len(box_order_problems(_notebook(tmp_path, *early))) == 1
+    assert len(box_order_problems(_notebook(tmp_path, exercises[2], exercises[0]))) == 1
 
 
 def test_macro_workshop_and_output_checks(tmp_path):
