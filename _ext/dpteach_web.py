@@ -8,9 +8,21 @@
   text size, in natural image pixels, of a figure drawn in the book's style
   (:data:`dpteach.plotting.MIN_TEXT_PX`, its one home), for figures that carry no record
   of their own (D6).
+* Every ``id`` in a page's body is unique: sphinx-proof repeats a box's id on its title and
+  gives every proof ``id="proof"`` (ten times in chapter 6), which breaks ``#`` links and
+  ``aria-labelledby``. Later copies get a ``-2``, ``-3`` … suffix; the first keeps the name
+  the cross-references point to (D9).
+* The bibliography's entries are list items of its ``role="list"``: docutils marks them
+  ``role="doc-biblioentry"``, a role that is deprecated and not allowed on a ``div``, and
+  leaves the list without items (axe: aria-allowed-role, aria-deprecated-role,
+  aria-required-children; D9).
 """
 
+import re
+
 from sphinx.application import Sphinx
+
+_ID = re.compile(r'(<[a-zA-Z][^<>]*?\sid=")([^"]+)(")')
 
 
 def _key(script):
@@ -29,7 +41,28 @@ def unique_scripts(scripts):
     return kept
 
 
+def unique_ids(html):
+    """``html`` with the second, third … element of each repeated id renamed ``<id>-2``, ``<id>-3`` …"""
+    seen = {}
+
+    def rename(match):
+        name = match.group(2)
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] == 1:
+            return match.group(0)
+        return f"{match.group(1)}{name}-{seen[name]}{match.group(3)}"
+
+    return _ID.sub(rename, html)
+
+
+def bibliography_roles(html):
+    """Bibliography entries as the list items of their ``role="list"`` container."""
+    return html.replace('role="doc-biblioentry"', 'role="listitem"')
+
+
 def _page_context(app, pagename, templatename, context, doctree):
+    if isinstance(context.get("body"), str):
+        context["body"] = bibliography_roles(unique_ids(context["body"]))
     if "script_files" in context:
         context["script_files"] = unique_scripts(context["script_files"])
     from dpteach.plotting import MIN_TEXT_PX
