@@ -1,9 +1,10 @@
 """Sphinx extension: page-level fixes of the web book (issue 21).
 
-* Every ``<script>`` is included once. sphinx-thebe adds its configuration script
-  (``const THEBE_JS_URL = ...``) each time its ``env-before-read-docs`` handler runs,
-  and Jupyter Book runs it twice, so every page logged "Identifier 'THEBE_JS_URL' has
-  already been declared" (D10).
+* Every ``<script>`` of a page's head is included once. The configuration scripts of
+  sphinx-thebe (``const THEBE_JS_URL = ...``) and sphinx-togglebutton reach each page
+  twice, so every page logged "Identifier 'THEBE_JS_URL' has already been declared"
+  (D10). They are added again after the page context is final, so the written pages
+  are cleaned when the build finishes (:func:`unique_head_scripts`).
 * A ``<meta name="dpteach-min-text-px">`` gives _static/dpteach-figures.js the smallest
   text size, in natural image pixels, of a figure drawn in the book's style
   (:data:`dpteach.plotting.MIN_TEXT_PX`, its one home), for figures that carry no record
@@ -19,6 +20,7 @@
 """
 
 import re
+from pathlib import Path
 
 from sphinx.application import Sphinx
 
@@ -39,6 +41,32 @@ def unique_scripts(scripts):
             seen.add(key)
             kept.append(script)
     return kept
+
+
+def unique_head_scripts(html):
+    """``html`` without the ``<script>`` lines of its ``<head>`` that repeat an earlier one verbatim."""
+    head, separator, rest = html.partition("</head>")
+    if not separator:
+        return html
+    seen, kept = set(), []
+    for line in head.split("\n"):
+        script = line.strip()
+        if script.startswith("<script") and script.endswith("</script>"):
+            if script in seen:
+                continue
+            seen.add(script)
+        kept.append(line)
+    return "\n".join(kept) + separator + rest
+
+
+def _clean_written_pages(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        cleaned = unique_head_scripts(html)
+        if cleaned != html:
+            page.write_text(cleaned, encoding="utf-8")
 
 
 def unique_ids(html):
@@ -73,4 +101,5 @@ def _page_context(app, pagename, templatename, context, doctree):
 def setup(app: Sphinx):
     # Late priority: after sphinx-book-theme and pydata-sphinx-theme have filled the context.
     app.connect("html-page-context", _page_context, priority=900)
+    app.connect("build-finished", _clean_written_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

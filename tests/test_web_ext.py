@@ -36,3 +36,16 @@ def test_scripts_are_kept_once_in_order():
     kept = dpteach_web.unique_scripts(scripts)
     assert [(s.filename, s.attributes) for s in kept] == [("a.js", {}), (None, config.attributes),
                                                           ("b.js", {"defer": "defer"}), ("b.js", {})]
+
+
+def test_repeated_head_scripts_are_dropped_from_a_written_page():
+    thebe = '<script>const THEBE_JS_URL = "x"; const thebe_selector = ".cell"</script>'
+    html = ("<html><head>\n    " + thebe + '\n    <script src="a.js"></script>\n    ' + thebe +
+            '\n    <script src="a.js"></script>\n    <script defer src="a.js"></script>\n</head>'
+            "<body>\n" + thebe + "\n" + thebe + "\n</body></html>")
+    cleaned = dpteach_web.unique_head_scripts(html)
+    head, body = cleaned.split("</head>")
+    assert head.count("THEBE_JS_URL") == 1 and head.count('<script src="a.js">') == 1
+    assert "<script defer src=\"a.js\">" in head      # differs: kept
+    assert body.count("THEBE_JS_URL") == 2              # the body is left alone
+    assert dpteach_web.unique_head_scripts("no head") == "no head"
