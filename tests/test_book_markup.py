@@ -228,6 +228,17 @@ def box_order_problems(path):
     return problems
 
 
+def comment_line_problems(path):
+    """Text after an HTML comment that starts a line: Markdown reads that whole line as raw HTML.
+
+    A line beginning with ``<!--`` starts an HTML block, even inside a paragraph, so the rest
+    of the line is never parsed: its ``$...$`` showed as raw TeX (the claim markers of chapters
+    2, 3, 5, 6, 8 and 9, issue 21). The comment goes at the end of the previous line instead.
+    """
+    return [f"cell {index}, line {number}: text after a line-starting comment: {line.strip()[:80]!r}"
+            for index, number, line in _markdown_lines(path) if re.match(r"^\s*<!--.*?-->\s*\S", line)]
+
+
 def output_problems(path):
     return [f"cell {index}: committed with outputs or an execution count"
             for index, cell in enumerate(_cells(path))
@@ -245,7 +256,7 @@ def progress_bar_problems(path):
 CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
           "workshop_talk": workshop_problems, "no_outputs": output_problems,
           "progress_bars": progress_bar_problems, "inline_math": inline_math_problems,
-          "box_order": box_order_problems}
+          "box_order": box_order_problems, "comment_lines": comment_line_problems}
 
 
 def _cases():
@@ -316,6 +327,14 @@ def test_display_math_check(tmp_path, text, n_problems):
 ])
 def test_inline_math_check(tmp_path, text, n_problems):
     assert len(inline_math_problems(_notebook(tmp_path, text))) == n_problems
+
+
+def test_comment_line_check(tmp_path):
+    bad = "good as $2s$.\n  <!-- claim: ch05-x --> Theorem 5.7 needs $s \\ge 4s$ here"   # chapter 5's bug
+    good = "good as $2s$. <!-- claim: ch05-x -->\n  Theorem 5.7 needs $s \\ge 4s$ here"
+    assert len(comment_line_problems(_notebook(tmp_path, bad))) == 1
+    assert comment_line_problems(_notebook(tmp_path, good)) == []
+    assert comment_line_problems(_notebook(tmp_path, "<!-- a comment alone -->\ntext")) == []
 
 
 def test_box_order_check(tmp_path):
