@@ -28,7 +28,7 @@
   function label(box, img) {
     if (box.scrollWidth > box.clientWidth + 1) {
       box.tabIndex = 0;
-      box.setAttribute("role", "region");
+      box.setAttribute("role", "group");  // not a landmark: two figures may say the same
       box.setAttribute("aria-label", "Figure, scrolls sideways: " + (img.getAttribute("alt") || ""));
     } else {
       box.removeAttribute("tabindex");
