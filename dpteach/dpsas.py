@@ -7,7 +7,7 @@ sign(⟨ŵ, x⟩ + τ̂) with error O(η) from Õ(d/η² + d/(εη)) examples pe
 The paper's Algorithm 4 (the chapter's Algorithm 8.9) does not know OPT: it runs
 DPSAS on disjoint parts for a doubling grid of η and picks one output with
 the exponential mechanism on a validation split, for error C·OPT + α
-(Theorem 8.10, the paper's Theorem 4.1).
+(Theorem 8.11, the paper's Theorem 4.1).
 
 The building blocks (ramp, gradient, private threshold and direction, noise,
 one round) live in :mod:`dpteach.dpsas_steps` and are re-exported here.
@@ -340,7 +340,7 @@ def _predict(X, w, tau):
 
 
 class PrivateSemiAgnosticLearner(Estimator):
-    """DP semi-agnostic proper learner (chapter 8: Algorithm 8.9, Theorem 8.10; the paper's Algorithm 4, Theorem 4.1).
+    """DP semi-agnostic proper learner (chapter 8: Algorithm 8.9, Theorem 8.11; the paper's Algorithm 4, Theorem 4.1).
 
     ``fit`` splits the data (a data-independent random partition) into a
     validation part D_val and K equal parts D¹..D^K; runs :func:`dpsas` with

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from ._validation import check_int, check_positive, check_same_length
 
 __all__ = ["STYLE", "COLORS", "PLAIN_NUMBERS", "use_style", "new_figure", "label_axes", "theory_line",
-           "fast_log_axes", "ReadableLogLocator", "readable_legends"]
+           "fast_log_axes", "ReadableLogLocator", "readable_legends", "MIN_TEXT_PX", "min_text_px"]
 
 #: Colour cycle (Okabe–Ito, readable by colour-blind readers).
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -50,6 +50,25 @@ STYLE = {
     "lines.linewidth": 2.0,
     "axes.prop_cycle": mpl.cycler(color=COLORS),
 }
+
+
+_TEXT_SIZE_KEYS = ("axes.titlesize", "axes.labelsize", "legend.fontsize", "xtick.labelsize", "ytick.labelsize")
+
+#: Height in image pixels of the smallest text of a figure drawn in the book's style (points × dpi/72).
+#: The web book widens a figure until this is at least 9 CSS px on screen (_static/dpteach-figures.js).
+MIN_TEXT_PX = min(STYLE[key] for key in _TEXT_SIZE_KEYS) * STYLE["savefig.dpi"] / 72
+
+
+def min_text_px(fig):
+    """Height in image pixels of the smallest visible text of ``fig`` (font points × dpi / 72).
+
+    The web book records it on each pre-rendered frame: shown ``w`` CSS px wide, a
+    figure ``W`` px wide draws that text ``min_text_px × w / W`` CSS px tall.
+    Returns :data:`MIN_TEXT_PX` for a figure without text.
+    """
+    sizes = [text.get_fontsize() for text in fig.findobj(mpl.text.Text)
+             if text.get_visible() and text.get_text().strip() and text.get_figure() is fig]
+    return min(sizes) * fig.dpi / 72 if sizes else MIN_TEXT_PX
 
 
 def use_style():

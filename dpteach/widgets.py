@@ -255,6 +255,7 @@ class LiveFigure:
         self._canvas = FigureCanvasAgg(self.figure)
         self._handle = None
         self._positions = None  # axes positions of the first layout, reused by later redraws
+        self._frame_text_px = None  # smallest text of the last pre-rendered frames, in image pixels
 
     @property
     def values(self):
@@ -353,11 +354,13 @@ class LiveFigure:
         slider = self.sliders[self.main_slider]
         values = frame_values(slider, self.n_frames)
         default = slider.value
-        pngs = {}
+        pngs, text_px = {}, []
         # The default first: its layout is the one every other frame reuses, as live redraws do.
         for position in [values.index(default)] + [i for i in range(len(values)) if values[i] != default]:
             self._draw({**self.values, self.main_slider: values[position]})
             pngs[position] = self._frame_png_bytes()
+            text_px.append(plotting.min_text_px(self.figure))
+        self._frame_text_px = min(text_px)
         return [(values[i], pngs[i]) for i in range(len(values))]
 
     def _show_frames(self):
@@ -374,9 +377,12 @@ class LiveFigure:
         slider = self.sliders[self.main_slider]
         name = html.escape(slider.description or self.main_slider)
         labels = [_label(value) for value, _ in frames]
+        # The smallest text of the frames, in image pixels: the page keeps it legible (D6).
+        text_px = self._frame_text_px or plotting.MIN_TEXT_PX
         images = "".join(
             f'<img src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}" '
             f'alt="{name} = {html.escape(labels[i])}" data-value="{html.escape(labels[i])}" '
+            f'data-min-text-px="{text_px:.4g}" '
             f'style="max-width:100%;height:auto;{"" if i == index else "display:none;"}">'
             for i, (_, png) in enumerate(frames))
         # One inline handler, no <script>: show image i, hide the others, print the value.

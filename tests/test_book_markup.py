@@ -13,6 +13,10 @@ Checked in every notebook under book/ (chapters and labs):
 * notebooks are committed without outputs (the build and the tests execute them);
 * no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress;
 * no ``{margin}``/``{aside}`` (zero height in JupyterLab): an admonition with ``:class: margin``.
+* an inline ``$…$`` never wraps onto a line that Markdown reads as a new block (``+ x``,
+  ``- x``, ``# x``, ``> x``, ``1. x``): the math is cut in two and shows as raw TeX (issue 21,
+  D2: chapter 3, chapter 9 and lab 4). Checked in the markdown pages too;
+* box numbers ("Lemma 6.8") of a chapter follow the page order, per kind of box (D4).
 """
 
 import json
@@ -25,6 +29,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts)
+MARKDOWN_PAGES = sorted(p for p in (ROOT / "book").rglob("*.md")
+                        if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts)
 
 # Macros the conventions forbid, plus every macro _config.yml defines for the web
 # book, less those that are standard LaTeX anyway (\Pr).
@@ -45,6 +51,8 @@ def _config_macros():
 
 
 def _cells(path):
+    if path.suffix == ".md":  # a markdown page is one markdown cell
+        return [{"cell_type": "markdown", "source": path.read_text(encoding="utf-8")}]
     return json.loads(path.read_text(encoding="utf-8"))["cells"]
 
 
@@ -168,6 +176,75 @@ def workshop_problems(path):
     return problems
 
 
+# A line that starts a new block even in the middle of a paragraph (CommonMark "interrupts a
+# paragraph"): a bullet item, an ATX heading, a block quote, or an ordered list starting at 1.
+_BLOCK_START = re.compile(r"^\s*(?:[-+*]\s+\S|#{1,6}\s|>|1[.)]\s)")
+
+
+def _single_dollars(line):
+    # Inline-math delimiters: "$" that is neither half of "$$" nor escaped as "\$".
+    return len(re.findall(r"(?<![\\$])\$(?!\$)", line))
+
+
+def inline_math_problems(path):
+    """Lines that start a Markdown block while an inline ``$…$`` of the paragraph is still open."""
+    problems = []
+    open_math, display, last_cell = False, False, None
+    for index, number, line in _markdown_lines(path):
+        if index != last_cell or not line.strip():
+            open_math, display, last_cell = False, False, index  # a paragraph (or cell) ends
+        if not line.strip():
+            continue
+        for _ in re.findall(r"\$\$", line):
+            display = not display
+        if display or "$$" in line:
+            continue
+        if open_math and _BLOCK_START.match(line):
+            problems.append(f"cell {index}, line {number}: inline math cut by a new block: {line.strip()[:80]!r}")
+        open_math ^= _single_dollars(line) % 2 == 1
+    return problems
+
+
+# A numbered box: ```{prf:lemma} 6.8 (...), ```{exercise} 6.1 (...); solutions repeat no number.
+_NUMBERED_BOX = re.compile(r"^(?:`{3,}|:{3,})\{(prf:\w+|exercise)\}\s*([0-9A-Z]+)\.([0-9]+)\b")
+
+
+def box_order_problems(path):
+    """Box numbers that do not run 1, 2, 3 … in page order, per sequence (statements; exercises).
+
+    The statement boxes of a chapter (definitions, lemmas, theorems, algorithms …) share one
+    counter, and exercises have their own; a reader looking for Lemma 8.10 after 8.9 must find
+    it there (D4: chapter 6 had 6.8 before 6.2, chapter 8 had 8.11 before 8.10).
+    """
+    sequences = {}
+    for index, number, line in _markdown_lines(path):
+        match = _NUMBERED_BOX.match(line)
+        if match:
+            kind = "exercise" if match.group(1) == "exercise" else "statement"
+            sequences.setdefault(kind, []).append((match.group(2), int(match.group(3)), f"cell {index}, line {number}"))
+    problems = []
+    for kind, boxes in sequences.items():
+        chapters = {chapter for chapter, _, _ in boxes}
+        if len(chapters) > 1:
+            problems.append(f"{kind} boxes with several chapter numbers: {sorted(chapters)}")
+        for expected, (chapter, got, where) in enumerate(boxes, start=1):
+            if got != expected:
+                problems.append(f"{where}: {kind} box {chapter}.{got} where {chapter}.{expected} comes in page order")
+                break
+    return problems
+
+
+def comment_line_problems(path):
+    """Text after an HTML comment that starts a line: Markdown reads that whole line as raw HTML.
+
+    A line beginning with ``<!--`` starts an HTML block, even inside a paragraph, so the rest
+    of the line is never parsed: its ``$...$`` showed as raw TeX (the claim markers of chapters
+    2, 3, 5, 6, 8 and 9, issue 21). The comment goes at the end of the previous line instead.
+    """
+    return [f"cell {index}, line {number}: text after a line-starting comment: {line.strip()[:80]!r}"
+            for index, number, line in _markdown_lines(path) if re.match(r"^\s*<!--.*?-->\s*\S", line)]
+
+
 def output_problems(path):
     return [f"cell {index}: committed with outputs or an execution count"
             for index, cell in enumerate(_cells(path))
@@ -191,20 +268,10 @@ def margin_problems(path):
             if re.match(r"^(`{3,}|:{3,})\{(margin|aside)\}", line.strip())]
 
 
-def comment_line_problems(path):
-    """Text after an HTML comment that starts a line: Markdown reads that whole line as raw HTML.
-
-    A line beginning with ``<!--`` starts an HTML block, even inside a paragraph, so the rest of the
-    line is never parsed and its ``$...$`` shows as raw TeX (the claim markers of tests/test_claims.py,
-    reader review D2). The comment goes at the end of the previous line instead.
-    """
-    return [f"cell {index}, line {number}: text after a line-starting comment: {line.strip()[:80]!r}"
-            for index, number, line in _markdown_lines(path) if re.match(r"^\s*<!--.*?-->\s*\S", line)]
-
-
 CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
           "workshop_talk": workshop_problems, "no_outputs": output_problems,
           "progress_bars": progress_bar_problems, "margin_notes": margin_problems,
+          "inline_math": inline_math_problems, "box_order": box_order_problems,
           "comment_lines": comment_line_problems}
 
 
@@ -221,6 +288,20 @@ def _cases():
 def test_notebook_markup(path, check):
     problems = CHECKS[check](path)
     assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", MARKDOWN_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_markdown_page_inline_math(path):
+    problems = inline_math_problems(path)
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+def test_bibliography_titles_have_no_math():
+    # sphinxcontrib-bibtex prints a title's $...$ as it stands ("over $\ell _q$-balls", D2).
+    titles = re.findall(r"^\s*title\s*=\s*[{\"](.*)[}\"],?\s*$", (ROOT / "book" / "references.bib").read_text(encoding="utf-8"),
+                        re.MULTILINE | re.IGNORECASE)
+    assert titles, "no titles read from references.bib"
+    assert not [t for t in titles if "$" in t or "\\" in t], [t for t in titles if "$" in t or "\\" in t]
 
 
 # The checks themselves, on small cells: each would miss a wrong implementation otherwise.
@@ -252,8 +333,22 @@ def test_display_math_check(tmp_path, text, n_problems):
     assert len(display_math_problems(_notebook(tmp_path, text))) == n_problems
 
 
+@pytest.mark.parametrize("text, n_problems", [
+    ("obeys $\\Pr(E) \\le e^{\\varepsilon}\\Pr(E')\n+ \\delta$ for the event", 1),  # lab 4's bug
+    ("for each batch: $G \\gets \\sum_i g_i\n       + \\mathcal{N}(0, \\sigma^2)$ and", 1),  # chapter 9's
+    ("a $x$ and\n- a list item", 0),               # the math closed before the item
+    ("open $x\n\n- item after a blank line $y$", 0),   # a new paragraph resets
+    ("costs \\$5 and\n- an item", 0),              # an escaped dollar is not math
+    ("bound $a\n# b$", 1),
+    ("bound $a +\nb$ fine", 0),                      # the fix: the operator ends the line
+    ("$$\nx\n+ y\n$$", 0),                         # inside a display, "+ y" is math
+])
+def test_inline_math_check(tmp_path, text, n_problems):
+    assert len(inline_math_problems(_notebook(tmp_path, text))) == n_problems
+
+
 def test_comment_line_check(tmp_path):
-    bad = "good as $2s$.\n  <!-- claim: ch05-x --> Theorem 5.7 needs $s \\ge 4s$ here"   # chapter 5's old shape
+    bad = "good as $2s$.\n  <!-- claim: ch05-x --> Theorem 5.7 needs $s \\ge 4s$ here"   # chapter 5's bug
     good = "good as $2s$. <!-- claim: ch05-x -->\n  Theorem 5.7 needs $s \\ge 4s$ here"
     assert len(comment_line_problems(_notebook(tmp_path, bad))) == 1
     assert comment_line_problems(_notebook(tmp_path, good)) == []
@@ -264,6 +359,19 @@ def test_margin_check(tmp_path):
     path = _notebook(tmp_path, "```{margin} Speed\ntext\n```", ":::{aside}\ntext\n:::",
                      "```{admonition} Speed\n:class: margin\ntext\n```", "```python\n# {margin}\n```")
     assert [p.split(",")[0] for p in margin_problems(path)] == ["cell 0", "cell 1"]
+
+
+def test_box_order_check(tmp_path):
+    box = "```{{prf:{kind}}} {number} (Name)\n:label: x-{number}\nText.\n```"
+    ordered = [box.format(kind=k, number=n) for k, n in [("definition", "8.1"), ("lemma", "8.2"), ("theorem", "8.3")]]
+    exercises = ["```{exercise} 8.1 (E)\n:nonumber:\nDo.\n```", "```{solution} ex-1\nDone.\n```",
+                 "```{exercise} 8.2 (F)\nDo.\n```"]
+    assert box_order_problems(_notebook(tmp_path, *ordered, *exercises)) == []
+    swapped = ordered[:2] + [box.format(kind="lemma", number="8.4"), ordered[2]]   # chapter 8's bug
+    assert len(box_order_problems(_notebook(tmp_path, *swapped))) == 1
+    early = [box.format(kind="lemma", number="6.8"), box.format(kind="definition", number="6.1")]  # chapter 6's
+    assert len(box_order_problems(_notebook(tmp_path, *early))) == 1
+    assert len(box_order_problems(_notebook(tmp_path, exercises[2], exercises[0]))) == 1
 
 
 def test_macro_workshop_and_output_checks(tmp_path):

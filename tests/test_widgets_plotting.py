@@ -294,3 +294,55 @@ def test_theory_line_leaves_gaps_for_infinite_bounds():
     (line,) = p.theory_line(ax, [1.0, 2.0, 3.0], [float("inf"), 2.0, 1.0])
     assert line.get_ydata()[0] == float("inf")
     plt.close(fig)
+def test_frames_record_their_smallest_text_for_the_web_page():
+    # D6: the page keeps a frame's smallest text legible from data-min-text-px; a record of the
+    # style's size instead of the figure's own would let a 6-pt annotation shrink unseen.
+    import re
+
+    def draw(fig, epsilon):
+        ax = fig.subplots()
+        ax.plot([0, 1], [0, epsilon])
+        ax.text(0.5, 0.5, "note", fontsize=6)
+        ax.set_xlabel("x")
+    live = widgets.LiveFigure(draw, {"epsilon": widgets.epsilon_slider()})
+    page = live.frames_html(live.frames(), 0)
+    recorded = [float(v) for v in re.findall(r'data-min-text-px="([^"]+)"', page)]
+    assert len(recorded) == len(widgets.frame_values(live.sliders["epsilon"]))  # one per frame image
+    assert recorded == pytest.approx([6 * live.figure.dpi / 72] * len(recorded), rel=1e-3)
+    # The style's own floor: its smallest text (9-pt legends) at 100 dpi is 12.5 image pixels.
+    assert plotting.MIN_TEXT_PX == pytest.approx(9 * 100 / 72)
+    fig = plt.figure(dpi=100)
+    fig.text(0.1, 0.1, "a", fontsize=14)
+    fig.text(0.1, 0.5, "hidden", fontsize=3).set_visible(False)   # invisible text does not count
+    assert plotting.min_text_px(fig) == pytest.approx(14 * 100 / 72)
+    assert plotting.min_text_px(plt.figure()) == plotting.MIN_TEXT_PX
+    plt.close("all")
+
+
+def _chapter9_slider_expressions():
+    import json
+    import re
+    from pathlib import Path
+    notebook = Path(__file__).resolve().parent.parent / "book" / "09_table1.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                     for c in cells if c["cell_type"] == "code")
+    return re.findall(r"live_figure\([^\n]*\n\s*epsilon=(.+?),\n", code)
+
+
+def test_chapter9_switchers_stop_only_at_the_computed_epsilons():
+    # D3: the switchers offered a stop at ε = 3 (frame_values of a 0.5..4 log slider), and the
+    # figure drawn there was the nearest computed run, ε = 4, labelled 3. Every stop must be an ε
+    # the comparison computed, so that the stop shows the figure of its own value.
+    from dpteach.experiments import table1
+    epsilons = [float(e) for e in table1.QUICK["epsilons"]]  # run_comparison's default grid
+    expressions = _chapter9_slider_expressions()
+    assert len(expressions) == 2, expressions  # both switchers of the chapter were found
+    names = {"choice_slider": widgets.choice_slider, "epsilon_slider": widgets.epsilon_slider,
+             "EPSILONS": epsilons}
+    for expression in expressions:
+        slider = eval(expression, names)  # noqa: S307 (the chapter's own source)
+        assert widgets.frame_values(slider) == epsilons, expression
+    # The old slider, as it stood, fails this test: it stops at 3, which was never computed.
+    old = widgets.epsilon_slider(1.0, 0.5, 4.0, "ε (nearest of 0.5, 1, 2, 4)")
+    assert 3.0 in widgets.frame_values(old) and 3.0 not in epsilons

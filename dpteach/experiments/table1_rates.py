@@ -27,7 +27,7 @@ def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
 
     * ``"improper"``: D_p/α² + D_p/(εα) (Theorem 6.12; ``bounds.hermite_l1_sample_complexity``);
     * ``"proper"``: D_p/α² + D_p/(εα) + α⁻⁶ + 1/(εα⁵) (Theorem 7.8; ``bounds.proper_sample_complexity_shape``);
-    * ``"semi_agnostic"``: d/α² + d/(εα) (Theorem 8.10; ``bounds.dpsas_sample_complexity_rate``).
+    * ``"semi_agnostic"``: d/α² + d/(εα) (Theorem 8.11; ``bounds.dpsas_sample_complexity_rate``).
 
     The degree p is held fixed (the learners' practical degree; the theorems take p ≈ 1/α²).
 

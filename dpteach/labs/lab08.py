@@ -178,7 +178,7 @@ def check_eta_grid_and_validation(fn):
     grid: η_k = 1.5α·2^{k−1}, doubling until the first value ≥ 0.25 (so every
     OPT ≤ 0.25 has OPT ≤ η_k ≤ 2·OPT, or OPT < η₁); n_validation: Algorithm
     8.9's ⌈m₁ + m₂⌉, where m₁ = 8 ln(8K/β)/α² and m₂ = 4 ln(4K/β)/(εα) make
-    each term of Lemma 8.11 (failure β/2) at most α/2 — the paper's sum form
+    each term of Lemma 8.10 (failure β/2) at most α/2 — the paper's sum form
     O(log(K/β)/α² + log(K/β)/(αε)), as ``dpsas.validation_size`` computes.
     """
     task = "Task 3 (η grid and validation size)"
@@ -218,7 +218,7 @@ def check_eta_grid_and_validation(fn):
             hint = "you dropped the statistical term 8 ln(8K/β)/α² (the validation error of each candidate)"
         elif int(n_val) == math.ceil(8 * math.log(4 * k / beta) / alpha ** 2 + 4 * math.log(2 * k / beta)
                                      / (epsilon * alpha)):
-            hint = "Lemma 8.11 is applied with failure probability β/2 (the DPSAS runs take the other β/2)"
+            hint = "Lemma 8.10 is applied with failure probability β/2 (the DPSAS runs take the other β/2)"
         elif int(n_val) == math.ceil(2 * math.log(4 * k / (beta / 2)) / alpha ** 2
                                      + 2 * math.log(2 * k / (beta / 2)) / (epsilon * alpha)):
             hint = "make each of the two terms ≤ α/2, not ≤ α (their sum must be ≤ α)"

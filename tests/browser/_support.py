@@ -113,7 +113,11 @@ async () => {
       if (skip.has(parent.tagName) || parent.classList.contains('highlight')) { skipped = true; break; }
       parent = parent.parentElement;
     }
-    if (!skipped && /\$\$|\\\(|\\\)/.test(node.textContent)) raw.push(node.textContent.trim().slice(0, 160));
+    // Raw TeX: $$, \( \), a "$" right before a command ("$\Pr"), or a command with a braced
+    // argument ("\text{", "\mathcal{"): what an inline $...$ cut by a list item leaves (D2).
+    if (!skipped && /\$\$|\\\(|\\\)|\$\\[A-Za-z]|\\[A-Za-z]+\{/.test(node.textContent)) {
+      raw.push(node.textContent.trim().slice(0, 160));
+    }
   }
   return {
     mathjax_version: (window.MathJax && MathJax.version) || null,
@@ -127,6 +131,66 @@ async () => {
     widget_views: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
     switchers: document.querySelectorAll('.dpteach-frames').length,
     links: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
+  };
+}
+"""
+
+
+#: Window sizes a reader uses: a laptop and a phone (CSS px; the phone's is an iPhone 12-15's).
+VIEWPORTS = {"desktop": {"width": 1366, "height": 768}, "phone": {"width": 390, "height": 844}}
+#: The smallest text a figure may show, in CSS px (issue 21, D6). _static/dpteach-figures.js keeps to it.
+LEGIBLE_PX = 9
+
+# What a reader sees of the layout: equations that do not fit, figure text size, stray TeX.
+INSPECT_LAYOUT = r"""
+async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  await Promise.all(Array.from(document.images).map(img => img.complete ? null :
+      new Promise(done => { img.addEventListener('load', done); img.addEventListener('error', done); })));
+  const scrolls = el => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const describe = el => (el.getAttribute('id') || el.closest('[id]')?.id || '') + ': ' +
+                         (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+  // A display equation is clipped when its typeset formula reaches past the right edge of a box
+  // around it (up to the article) before any box that scrolls sideways: the rest is cut off or
+  // spills over the margin. Inside a scrolling box the reader can reach all of it.
+  const clipped = [];
+  for (const math of document.querySelectorAll('mjx-container[display="true"]')) {
+    const formula = math.querySelector('mjx-math') || math;
+    const right = formula.getBoundingClientRect().right;
+    for (let el = math; el && !el.matches('article, main, body'); el = el.parentElement) {
+      if (scrolls(el)) break;
+      const box = el.getBoundingClientRect();
+      if (right > box.left + el.clientLeft + el.clientWidth + 1) {
+        clipped.push(`${describe(math)} (ends ${Math.round(right - box.right)} px past its box)`);
+        break;
+      }
+    }
+  }
+  const meta = document.querySelector('meta[name="dpteach-min-text-px"]');
+  const styleTextPx = meta ? parseFloat(meta.content) : NaN;
+  const figures = Array.from(document.querySelectorAll('.cell_output img, .dpteach-frames-images img'))
+    .filter(img => img.getBoundingClientRect().width > 0)
+    .map(img => {
+      const textPx = parseFloat(img.dataset.minTextPx || styleTextPx);
+      const shown = img.getBoundingClientRect().width;
+      return {alt: img.getAttribute('alt'), natural: img.naturalWidth, shown: shown, text_px: textPx,
+              // text height on screen = natural text height x displayed width / natural width
+              shown_text_px: textPx * shown / img.naturalWidth};
+    });
+  // Margin notes and the width of the text column they belong to.
+  const article = document.querySelector('article') || document.body;
+  const margins = Array.from(document.querySelectorAll('aside.margin, .margin.sidebar'))
+    .map(note => ({text: describe(note), width: note.getBoundingClientRect().width,
+                   column: article.getBoundingClientRect().width}));
+  return {
+    margins: margins,
+    clipped_math: clipped,
+    figures: figures,
+    page_width: document.documentElement.scrollWidth,
+    window_width: window.innerWidth,
+    has_style_text_px: !!meta,
   };
 }
 """

@@ -62,6 +62,43 @@ def context(browser, blocked_requests):
 
 
 @pytest.fixture(scope="session")
+def viewport_contexts(browser, blocked_requests):
+    """name -> a browser context at that window size (_support.VIEWPORTS); the phone one as a phone."""
+    contexts = {}
+    for name, size in _support.VIEWPORTS.items():
+        phone = name == "phone"
+        contexts[name] = browser.new_context(viewport=size, is_mobile=phone, has_touch=phone,
+                                             device_scale_factor=3 if phone else 1)
+        _support.local_only(contexts[name], blocked_requests)
+    yield contexts
+    for context in contexts.values():
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def laid_out(viewport_contexts, book_server):
+    """(page name, viewport name) -> INSPECT_LAYOUT's findings plus the console errors and failed requests."""
+    cache = {}
+
+    def inspect(name, viewport):
+        if (name, viewport) not in cache:
+            page = viewport_contexts[viewport].new_page()
+            errors = []
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+            page.on("response", lambda response: errors.append(f"{response.status} {response.url}")
+                    if response.status >= 400 else None)
+            page.goto(book_server + name + ".html", wait_until="load")
+            found = page.evaluate(_support.INSPECT_LAYOUT)
+            found["console_errors"] = errors
+            cache[name, viewport] = found
+            page.close()
+        return cache[name, viewport]
+
+    return inspect
+
+
+@pytest.fixture(scope="session")
 def inspected(context, book_server, blocked_requests):
     """page name -> what INSPECT_PAGE found on it (each page is loaded once per session)."""
     cache = {}
