@@ -52,6 +52,9 @@ def toc_pages():
 def build_book(log=None):
     """Build the book exactly as `make book` does; return (html directory, seconds)."""
     env = dict(os.environ, DPTEACH_STATIC_FRAMES="1", DPTEACH_PROGRESS="0")
+    # `make browser` runs pytest with MPLBACKEND=Agg; a kernel that inherits it draws no inline figures,
+    # so the pages would lose their static figures. `make book` does not set it: neither does this build.
+    env.pop("MPLBACKEND", None)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     log = log or ROOT / "_build" / "browser_build.log"
     log.parent.mkdir(parents=True, exist_ok=True)
