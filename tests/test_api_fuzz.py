@@ -193,6 +193,12 @@ def bad_values(name, value, example):
     return cases
 
 
+def example_arguments(example):
+    """(part, name, value) for every argument of an example: the call's, then fit's for an estimator."""
+    parts = [("call", example.kwargs)] + ([("fit", example.fit)] if example.fit is not None else [])
+    return [(part, name, value) for part, kwargs in parts for name, value in kwargs.items()]
+
+
 def bad_calls():
     """pytest params (key, part, name, value, label) for every derived bad call."""
     params = []
@@ -200,21 +206,19 @@ def bad_calls():
         example = EXAMPLES.get(key)
         if example is None:
             continue
-        parts = [("call", example.kwargs)] + ([("fit", example.fit)] if example.fit is not None else [])
-        for part, kwargs in parts:
-            for name, value in kwargs.items():
-                for bad, label in bad_values(name, value, example):
-                    marks = []
-                    reason = example.exempt.get((name, label)) or example.exempt.get((name, "*"))
-                    missing = missing_requirement(example)
-                    if missing:
-                        marks.append(pytest.mark.skip(reason=missing))
-                    elif reason:
-                        marks.append(pytest.mark.skip(reason=f"exempt: {reason}"))
-                    elif (name, label) in example.accepts:
-                        continue  # tested in test_documented_reference_values_are_accepted
-                    params.append(pytest.param(key, part, name, bad, label, marks=marks,
-                                               id=f"{key}-{part}-{name}={label}"))
+        for part, name, value in example_arguments(example):
+            for bad, label in bad_values(name, value, example):
+                marks = []
+                reason = example.exempt.get((name, label)) or example.exempt.get((name, "*"))
+                missing = missing_requirement(example)
+                if missing:
+                    marks.append(pytest.mark.skip(reason=missing))
+                elif reason:
+                    marks.append(pytest.mark.skip(reason=f"exempt: {reason}"))
+                elif (name, label) in example.accepts:
+                    continue  # tested in test_documented_reference_values_are_accepted
+                params.append(pytest.param(key, part, name, bad, label, marks=marks,
+                                           id=f"{key}-{part}-{name}={label}"))
     return params
 
 
@@ -378,18 +382,16 @@ def extreme_calls():
         example = EXAMPLES.get(key)
         if example is None:
             continue
-        parts = [("call", example.kwargs)] + ([("fit", example.fit)] if example.fit is not None else [])
-        for part, kwargs in parts:
-            for name, value in kwargs.items():
-                if not is_real_scalar(name, value):
-                    continue  # a sweep of ε: its entries are checked by the same helpers as a scalar ε
-                for extreme, label in extreme_values(name):
-                    reason = example.exempt.get((name, label))
-                    marks = [pytest.mark.skip(reason=f"exempt: {reason}")] if reason else []
-                    if missing_requirement(example):
-                        marks = [pytest.mark.skip(reason=missing_requirement(example))]
-                    params.append(pytest.param(key, part, name, extreme, label, marks=marks,
-                                               id=f"{key}-{part}-{name}={label}"))
+        for part, name, value in example_arguments(example):
+            if not is_real_scalar(name, value):
+                continue  # a sweep of ε: its entries are checked by the same helpers as a scalar ε
+            for extreme, label in extreme_values(name):
+                reason = example.exempt.get((name, label))
+                marks = [pytest.mark.skip(reason=f"exempt: {reason}")] if reason else []
+                if missing_requirement(example):
+                    marks = [pytest.mark.skip(reason=missing_requirement(example))]
+                params.append(pytest.param(key, part, name, extreme, label, marks=marks,
+                                           id=f"{key}-{part}-{name}={label}"))
     return params
 
 

@@ -32,7 +32,7 @@ import pytest
 
 from dpteach import _validation
 from fuzz_examples import EXAMPLES
-from test_api_fuzz import (CALLABLES, _is_estimator, _TimeLimit, missing_requirement)
+from test_api_fuzz import (CALLABLES, _is_estimator, _TimeLimit, example_arguments, missing_requirement)
 
 HUGE = 10 ** 18
 CALL_TIME_LIMIT = 10  # seconds; a refusal is immediate, so this only fires on work that was started
@@ -142,15 +142,13 @@ def _is_int(value):
 
 def size_parameters(example):
     """(part, name, bad values) for every size parameter of one example call (see the module docstring)."""
-    parts = [("call", example.kwargs)] + ([("fit", example.fit)] if example.fit is not None else [])
     found = []
-    for part, kwargs in parts:
-        for name, value in kwargs.items():
-            if name in SIZE_NAMES and _is_int(value):
-                found.append((part, name, BAD_SCALARS))
-            elif (name in SWEEP_NAMES and isinstance(value, (list, tuple)) and value
-                  and all(_is_int(v) for v in value)):
-                found.append((part, name, BAD_SWEEPS))
+    for part, name, value in example_arguments(example):
+        if name in SIZE_NAMES and _is_int(value):
+            found.append((part, name, BAD_SCALARS))
+        elif (name in SWEEP_NAMES and isinstance(value, (list, tuple)) and value
+              and all(_is_int(v) for v in value)):
+            found.append((part, name, BAD_SWEEPS))
     return found
 
 
