@@ -297,8 +297,9 @@ def _check_sigma(fn, cases, reference, bugs, task, privacy_report, pointer, form
     A bug whose value is 0 or equal to the reference at a case (e.g. a single phase) is skipped there.
     """
     for case in cases:
-        out = require_real(call_student(fn, case, task), task, f"fn{_shown(case)}")
-        right = reference(*case)
+        right = reference(*case)  # before the call, which gets copies: an answer that edits its input changes nothing
+        copies = tuple(list(c) if isinstance(c, list) else c.copy() if isinstance(c, np.ndarray) else c for c in case)
+        out = require_real(call_student(fn, copies, task), task, f"fn{_shown(case)}")
         if abs(out / right - 1) <= 1e-6:
             continue
         for hint, bug in bugs:
