@@ -12,6 +12,7 @@ import pytest
 
 from dpteach import dpsas
 from dpteach.labs import LabCheckError, lab08
+from dpteach.dp_erm import zcdp_rho
 from dpteach.mechanisms import gaussian_sigma
 from lab_helpers import check_lab_notebook, check_student_version
 
@@ -179,3 +180,130 @@ def test_lab_notebook_calls_every_checker_and_has_nbgrader_metadata():
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
     check_student_version(NOTEBOOK, lab08, DUMMY_ARGUMENTS, tmp_path)
+
+
+# --- Task 5: the soft-ramp gradient ------------------------------------------------------------------
+
+def _soft_weighted(w, X, y, weights):
+    norm = np.linalg.norm(w)
+    unit = w / norm
+    pulled = (y * weights) @ X / len(y)
+    return -(pulled - (pulled @ unit) * unit) / norm
+
+
+def soft_right(w, X, y, a, b):
+    z = X @ w / np.linalg.norm(w)
+    return _soft_weighted(w, X, y, 1 - np.tanh((z - b) / a) ** 2)
+
+
+def soft_matrix_form(w, X, y, a, b):
+    norm = np.linalg.norm(w)
+    unit = w / norm
+    weights = 1 / np.cosh((X @ unit - b) / a) ** 2
+    return -(np.eye(w.size) - np.outer(unit, unit)) @ ((y * weights) @ X) / (len(y) * norm)
+
+
+def _soft_variant(weights=None, factor=1.0, project=True, norm_power=1):
+    def answer(w, X, y, a, b):
+        norm = np.linalg.norm(w)
+        unit = w / norm
+        z = X @ unit
+        weight = (1 - np.tanh((z - b) / a) ** 2) if weights is None else weights(z, a, b)
+        pulled = (y * weight) @ X / len(y)
+        if project:
+            pulled = pulled - (pulled @ unit) * unit
+        return -factor * pulled / norm ** norm_power
+    return answer
+
+
+@pytest.mark.parametrize("right", [soft_right, soft_matrix_form])
+def test_soft_gradient_checker_accepts_right_answers(right, capsys):
+    lab08.check_soft_ramp_gradient(right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_soft_variant(project=False), "orthogonal to w"),
+    (_soft_variant(norm_power=0), "times the right one: the derivative of ⟨w, x⟩/‖w‖ carries a factor 1/‖w‖"),
+    (_soft_variant(norm_power=2), "divide by ‖w‖ once, not twice"),
+    (_soft_variant(weights=lambda z, a, b: (np.abs(z - b) <= a).astype(float)), "hard band"),
+    (_soft_variant(weights=lambda z, a, b: a * (1 + np.tanh((z - b) / a))), "ramp's value"),
+    (_soft_variant(weights=lambda z, a, b: a * (1 - np.tanh((z - b) / a) ** 2)), "inner derivative"),
+    (_soft_variant(factor=-1.0), "wrong sign"),
+    (lambda w, X, y, a, b: len(y) * soft_right(w, X, y, a, b), "mean over the m examples"),
+    (lambda w, X, y, a, b: list(soft_right(w, X, y, a, b)), "numpy array"),
+    (lambda w, X, y, a, b: dpsas.ramp_loss_gradient(w, X, y, a, b), "write this yourself"),
+])
+def test_soft_gradient_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab08.check_soft_ramp_gradient(wrong)
+
+
+def test_soft_gradient_hints_point_first_and_give_the_formula_only_after_repeated_tries(monkeypatch):
+    # An unexplained wrong answer (a gradient at the wrong b): a pointer twice, then the formula.
+    from dpteach.labs import checking
+    monkeypatch.setattr(checking, "_failed_tries", checking.collections.Counter())
+    wrong = _soft_variant(weights=lambda z, a, b: 1 - np.tanh((z + 0.3 - b) / a) ** 2)
+    messages = []
+    for _ in range(3):
+        with pytest.raises(LabCheckError) as caught:
+            lab08.check_soft_ramp_gradient(wrong)
+        messages.append(str(caught.value))
+    assert all("chain rule" in m for m in messages)
+    assert all("r′(z) = 1 − tanh²" not in m for m in messages[:2]) and "r′(z) = 1 − tanh²" in messages[2]
+
+
+# --- Task 6: the sample-reuse σ under zCDP ------------------------------------------------------------
+
+def reuse_right(n, d, n_rounds, epsilon, delta):
+    rest = n - n // (n_rounds + 2)
+    sensitivity = 2 * 2 * math.sqrt(d) / rest
+    return sensitivity * math.sqrt((n_rounds + 1) / (2 * zcdp_rho(epsilon, delta)))
+
+
+def _reuse(rest=lambda n, T: n - n // (T + 2), releases=lambda T: T + 1, factor=4.0, rho=None):
+    def answer(n, d, T, e, dl):
+        budget = zcdp_rho(e, dl) if rho is None else rho(e, dl)
+        return factor * math.sqrt(d) / rest(n, T) * math.sqrt(releases(T) / (2 * budget))
+    return answer
+
+
+def test_reuse_checker_accepts_right_answer(capsys):
+    lab08.check_reuse_sigma(reuse_right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_reuse(rest=lambda n, T: n - 2 * (n // (T + 2))), "ŵ₀ reads D_rest too"),
+    (_reuse(releases=lambda T: T), "initial direction ŵ₀ is one as well"),
+    (_reuse(releases=lambda T: T + 2), "Laplace step reads D_τ"),
+    (_reuse(releases=lambda T: 1), "compose sequentially"),
+    (lambda n, d, T, e, dl: reuse_right(n, d, T, e, dl) * math.sqrt(T + 1), "not linearly"),
+    (_reuse(rest=lambda n, T: n // (T + 2)), "not over a fresh block"),
+    (_reuse(factor=2.0), "half the right one"),
+    (lambda n, d, T, e, dl: gaussian_sigma(4 * math.sqrt(d) / (n - n // (T + 2)) * math.sqrt(T + 1), e, dl),
+     "exact Gaussian-DP calibration"),
+    (_reuse(rho=lambda e, dl: e ** 2 / 2), "zcdp_rho"),
+    (lambda n, d, T, e, dl: 3 * reuse_right(n, d, T, e, dl), "less than the budget"),
+    (lambda n, d, T, e, dl: 0.9 * reuse_right(n, d, T, e, dl), "not \\(ε, δ\\)-DP"),
+    (lambda n, d, T, e, dl: str(reuse_right(n, d, T, e, dl)), "not its text"),
+    (lambda n, d, T, e, dl: dpsas.dpsas_noise_sigma(n - n // (T + 2), 2 * math.sqrt(d), e, dl), "write this yourself"),
+])
+def test_reuse_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab08.check_reuse_sigma(wrong)
+
+
+def test_reuse_bugs_are_distinguishable_from_the_right_answer():
+    for case in lab08._reuse_cases():
+        right = reuse_right(*case)
+        for _, formula in lab08._REUSE_BUGS:
+            assert abs(formula(*case) / right - 1) > 1e-3
+
+
+def test_reuse_sigma_spends_exactly_the_budget_and_beats_fresh_blocks():
+    # The property the checker names: (T + 1)·Δ²/(2σ²) = ρ(ε, δ) on D_rest; and reuse needs less noise.
+    for case in lab08._reuse_cases():
+        n, d, T, e, dl = case
+        assert lab08._rho(reuse_right(*case), n, d, T) == pytest.approx(zcdp_rho(e, dl), rel=1e-12)
+    assert reuse_right(200_000, 10, 54, 1.0, 1e-5) < sigma_right(200_000, 10, 54, 1.0, 1e-5)

@@ -13,6 +13,7 @@ import pytest
 from dpteach import dp_logistic
 from dpteach.dp_erm import zcdp_rho
 from dpteach.labs import LabCheckError, lab09
+from dpteach.mechanisms import gaussian_sigma
 from lab_helpers import check_lab_notebook, check_student_version
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab09_table1.ipynb"
@@ -210,7 +211,7 @@ def test_choice_checker_accepts_right_answer(capsys):
 
 DUMMY_ARGUMENTS = {"gradients": np.ones((3, 2)), "clip_norm": 1.0, "n": 1000, "batch_size": 10, "n_epochs": 2,
                    "epsilon": 1.0, "delta": 1e-5, "d": 3, "degree": 2, "alpha": 0.1, "need_proper": False,
-                   "need_agnostic": True}
+                   "need_agnostic": True, "row_norm": 1.0, "clip_norms": [1.0]}
 
 
 def test_lab_notebook_calls_every_checker_and_has_nbgrader_metadata():
@@ -219,3 +220,122 @@ def test_lab_notebook_calls_every_checker_and_has_nbgrader_metadata():
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
     check_student_version(NOTEBOOK, lab09, DUMMY_ARGUMENTS, tmp_path)
+
+
+# --- Task 5: rows clipped instead of gradients ----------------------------------------------------------
+
+def row_clip_right(row_norm, n_epochs, epsilon, delta):
+    sensitivity = 2 * math.sqrt(row_norm ** 2 + 1)
+    return sensitivity * math.sqrt(n_epochs / (2 * zcdp_rho(epsilon, delta)))
+
+
+def _row(sensitivity, epochs=lambda E: E):
+    return lambda R, E, e, dl: sensitivity(R) * math.sqrt(epochs(E) / (2 * zcdp_rho(e, dl)))
+
+
+def test_row_clip_checker_accepts_right_answer(capsys):
+    lab09.check_row_clip_sigma(row_clip_right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_row(lambda R: 2 * R), "left out the intercept"),
+    (_row(lambda R: 2 * (R + 1)), "triangle inequality"),
+    (_row(lambda R: math.sqrt(R ** 2 + 1)), "value at θ = 0 only"),
+    (_row(lambda R: math.sqrt(R ** 2 + 1) / 2), "second derivative"),
+    (_row(lambda R: 2 * math.sqrt(R ** 2 + 1), epochs=lambda E: 1), "epochs compose"),
+    (lambda R, E, e, dl: E * row_clip_right(R, 1, e, dl), "not E"),
+    (lambda R, E, e, dl: gaussian_sigma(2 * math.sqrt(R ** 2 + 1) * math.sqrt(E), e, dl), "asks for the zCDP"),
+    (lambda R, E, e, dl: 2 * math.sqrt(R ** 2 + 1) * math.sqrt(E) / e, "not ρ = ε²/2"),
+    (lambda R, E, e, dl: 0.8 * row_clip_right(R, E, e, dl), "not \\(ε, δ\\)-DP"),
+    (lambda R, E, e, dl: 2 * row_clip_right(R, E, e, dl), "more noise than needed"),
+    (lambda R, E, e, dl: np.array([row_clip_right(R, E, e, dl)]), "one real number"),
+    (lambda R, E, e, dl: dp_logistic.dp_sgd_sigma(math.sqrt(R ** 2 + 1), E, e, dl, accountant="zcdp"),
+     "write this yourself"),
+])
+def test_row_clip_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab09.check_row_clip_sigma(wrong)
+
+
+def test_row_clip_sensitivity_is_approached_by_a_pair_of_neighbours():
+    # The reference's Δ = 2√(R² + 1) is a supremum: two rows of norm R at angle 1e-3 with opposite labels and
+    # w = t(x − x') for large t have clipped-free gradients whose difference has norm → 2√(R² + 1) (the
+    # model answer's construction). At θ = 0 the same pair gives only √(R² + 1).
+    R = 2.0
+    x = R * np.array([1.0, 0.0])
+    x2 = R * np.array([math.cos(1e-3), math.sin(1e-3)])
+    X = np.array([x, x2])
+    y = np.array([-1.0, 1.0])
+    for t, expected in ((1e9, 2 * math.sqrt(R ** 2 + 1)), (0.0, math.sqrt(R ** 2 + 1))):
+        G = dp_logistic.logistic_gradients(X, y, t * (x - x2), 0.0)
+        assert np.linalg.norm(G[0] - G[1]) == pytest.approx(expected, rel=1e-5)
+        assert np.linalg.norm(G, axis=1).max() < math.sqrt(R ** 2 + 1) + 1e-12
+
+
+def test_row_clip_hints_point_first_and_give_the_formula_only_after_repeated_tries(monkeypatch):
+    from dpteach.labs import checking
+    monkeypatch.setattr(checking, "_failed_tries", checking.collections.Counter())
+    messages = []
+    for _ in range(3):
+        with pytest.raises(LabCheckError) as caught:
+            lab09.check_row_clip_sigma(lambda R, E, e, dl: 1.3 * row_clip_right(R, E, e, dl))
+        messages.append(str(caught.value))
+    assert all("bound the norm of one example's logistic gradient" in m for m in messages)
+    assert all("√(R² + 1)" not in m for m in messages[:2]) and "√(R² + 1)" in messages[2]
+
+
+# --- Task 6: a clip-norm schedule, exact accountant --------------------------------------------------------
+
+def schedule_right(clip_norms, n_epochs, epsilon, delta):
+    clip_norms, n_epochs = np.asarray(clip_norms, dtype=float), np.asarray(n_epochs, dtype=float)
+    return gaussian_sigma(2 * math.sqrt(np.sum(n_epochs * clip_norms ** 2)), epsilon, delta)
+
+
+def test_schedule_checker_accepts_right_answer(capsys):
+    lab09.check_clip_schedule_sigma(schedule_right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+def _phases(C, E):
+    return [float(c) for c in C], [int(k) for k in E]
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda C, E, e, dl: gaussian_sigma(2 * max(C) * math.sqrt(sum(E)), e, dl), "weigh each epoch"),
+    (lambda C, E, e, dl: gaussian_sigma(2 * sum(c * math.sqrt(k) for c, k in zip(*_phases(C, E))), e, dl),
+     "in quadrature"),
+    (lambda C, E, e, dl: gaussian_sigma(2 * math.sqrt(sum(c * k for c, k in zip(*_phases(C, E)))), e, dl),
+     "square the clip norms"),
+    (lambda C, E, e, dl: gaussian_sigma(2 * C[0] * math.sqrt(E[0]), e, dl), "calibrated for one phase|phases compose"),
+    (lambda C, E, e, dl: 2 * math.sqrt(sum(k * c ** 2 for c, k in zip(*_phases(C, E)))) / math.sqrt(2 * zcdp_rho(e, dl)),
+     "zCDP accountant"),
+    (lambda C, E, e, dl: schedule_right(C, E, e, dl) / 2 if len(C) > 1 else 1.0, "2C, not C"),
+    (lambda C, E, e, dl: 0.7 * schedule_right(C, E, e, dl), "not \\(ε, δ\\)-DP"),
+    (lambda C, E, e, dl: 1.5 * schedule_right(C, E, e, dl), "more noise than needed"),
+    (lambda C, E, e, dl: str(schedule_right(C, E, e, dl)), "not its text"),
+    (lambda C, E, e, dl: dp_logistic.dp_sgd_sigma(max(C), sum(E), e, dl, accountant="exact"), "write this yourself"),
+])
+def test_schedule_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab09.check_clip_schedule_sigma(wrong)
+
+
+def test_schedule_bugs_differ_from_the_right_answer_where_they_are_named():
+    # A bug is named only where it differs from the reference (a single phase makes several coincide);
+    # the first, two-phase case separates every one of them.
+    first = lab09._schedule_cases()[0]
+    right = schedule_right(*first)
+    for _, formula in lab09._SCHEDULE_BUGS:
+        assert abs(formula(*first) / right - 1) > 1e-3
+
+
+def test_schedule_sigma_certifies_exactly_delta():
+    # The property the checker reports: the μ-GDP composition with the reference σ has δ(ε) = δ.
+    for case in lab09._schedule_cases():
+        C, E, e, dl = case
+        mu = lab09._schedule_mu_times_sigma(*_phases(C, E)) / schedule_right(*case)
+        assert lab09._gdp_delta(mu, e) == pytest.approx(dl, rel=1e-6)
+    # one phase is the exact accountant of Theorem 9.3
+    assert schedule_right([1.0], [5], 1.0, 1e-5) == pytest.approx(
+        dp_logistic.dp_sgd_sigma(1.0, 5, 1.0, 1e-5, accountant="exact"), rel=1e-9)

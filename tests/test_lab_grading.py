@@ -129,7 +129,7 @@ sys.modules["dpteach.labs.lab09"] = _fake
 def test_patched_checkers_pass_the_visible_check_but_fail_the_hidden_grade(tmp_path):
     """The review's `patcher`: no answers, every checker replaced (module attribute and sys.modules) → 0 points."""
     result = verdicts(LAB09, after_imports=PATCHER, student=True, tmp_path=tmp_path)
-    assert len(result) == 3
+    assert len(result) == 5
     for grade_id, verdict in result.items():
         assert verdict["visible"] == "pass", (grade_id, verdict)  # the patch fooled the public checker...
         assert verdict["hidden"].startswith("fail") and "not implemented" in verdict["hidden"], (grade_id, verdict)
@@ -148,6 +148,12 @@ HELPERS = {
     "task3-solution": ("_box = {'f': getattr(lab09, '_choice_' + 'reference')}\n"
                      "def my_choose_learner(n, d, degree, alpha, epsilon, need_proper, need_agnostic):\n"
                      "    return _box['f'](n, d, degree, alpha, epsilon, need_proper, need_agnostic)\n"),
+    # a reference helper through a default argument
+    "task5-solution": ("def my_row_clip_sigma(row_norm, n_epochs, epsilon, delta, _f=lab09._row_clip_reference):\n"
+                     "    return _f(row_norm, n_epochs, epsilon, delta)\n"),
+    # a run-time name again, for the exact accountant's helper
+    "task6-solution": ("def my_schedule_sigma(clip_norms, n_epochs, epsilon, delta):\n"
+                     "    return getattr(lab09, '_schedule_' + 'reference')(clip_norms, n_epochs, epsilon, delta)\n"),
 }
 
 

@@ -4,12 +4,21 @@ The tasks and their checkers:
 
 1. :func:`check_ramp_gradient` — ``fn(w, X, y, a, b)``: the gradient of the ramp loss at a unit w (Lemma 8.2);
 2. :func:`check_round_sigma` — ``fn(n, d, n_rounds, epsilon, delta)``: the per-round noise σ of DPSAS for a split;
-3. :func:`check_eta_grid_and_validation` — ``fn(alpha, epsilon, beta)``: the η grid and |D_val| of Algorithm 8.9.
+3. :func:`check_eta_grid_and_validation` — ``fn(alpha, epsilon, beta)``: the η grid and |D_val| of Algorithm 8.9;
+5. :func:`check_soft_ramp_gradient` — ``fn(w, X, y, a, b)``: the gradient of a *soft* ramp loss at any w ≠ 0
+   (a surrogate the chapter does not treat; derived with the chain rule as Lemma 8.2 is);
+6. :func:`check_reuse_sigma` — ``fn(n, d, n_rounds, epsilon, delta)``: the per-release σ of DPSAS with sample reuse
+   under the zCDP accountant (parallel composition across blocks, sequential composition inside the reused one).
+
+(Task 4 is the written proof.)
 
 Each checker computes the reference *here* (finite differences of the loss for
 task 1; ``dpteach.mechanisms.gaussian_sigma``, which the students may call, for
 task 2; closed forms for task 3), tries the inputs the lab itself uses, and
-names the likely bug of a wrong answer. All checks are deterministic.
+names the likely bug of a wrong answer. All checks are deterministic. Tasks 5 and 6 test the defining property
+(finite differences of the stated loss at random non-unit w; the zCDP budget that the student's σ spends) on
+inputs drawn inside the checker, and their fallback hints give the formula only after repeated tries
+(:func:`~dpteach.labs.checking.teaching_hint`).
 """
 
 from __future__ import annotations
@@ -18,11 +27,13 @@ import math
 
 import numpy as np
 
+from ..dp_erm import zcdp_rho
 from ..mechanisms import gaussian_sigma
-from . import LabCheckError, call_student, passed, require, require_own_code
-from .checking import check_formula_answers
+from . import LabCheckError, call_student, passed, require, require_own_code, require_real
+from .checking import check_formula_answers, teaching_hint
 
-__all__ = ["check_ramp_gradient", "check_round_sigma", "check_eta_grid_and_validation"]
+__all__ = ["check_ramp_gradient", "check_round_sigma", "check_eta_grid_and_validation", "check_soft_ramp_gradient",
+           "check_reuse_sigma"]
 
 
 def _is_number(x):
@@ -228,4 +239,196 @@ def check_eta_grid_and_validation(fn):
         raise LabCheckError(f"{task}: {where}: n_validation = {n_val}, the right value is {expected}. Hint: {hint}.")
     print(f"At α = 0.05, ε = 1, β = 0.1: grid {np.round(_grid_reference(0.05), 3)}, "
           f"|D_val| = {_validation_reference(0.05, 1.0, 0.1, 3)}.")
+    passed(task)
+
+
+# --- Task 5: the gradient of a soft ramp loss (a surrogate the chapter does not treat) ---------------
+
+def _soft_loss(w, X, y, a, b):
+    """L(w) = −mean(r(⟨w,x⟩/‖w‖)·y) with the soft ramp r(z) = a·(1 + tanh((z − b)/a)), as the lab states it."""
+    z = X @ w / np.linalg.norm(w)
+    return -np.mean(a * (1.0 + np.tanh((z - b) / a)) * y)
+
+
+def _soft_weighted_gradient(w, X, y, weights):
+    """−(1/(m‖w‖))·(I − w̄w̄ᵀ)·Σ y·weight·x: the chain-rule shape shared by the right answer and its variants."""
+    norm = np.linalg.norm(w)
+    unit = w / norm
+    pulled = (y * weights) @ X / len(y)
+    return -(pulled - (pulled @ unit) * unit) / norm
+
+
+def _soft_cases():
+    """Random inputs drawn here (seeds the student does not see): non-unit w of norms 0.4 and 3, a ≠ 1, d ≥ 2."""
+    cases = []
+    for seed, (d, m, a, b, scale) in enumerate([(2, 300, 0.5, 0.2, 0.4), (5, 800, 1.7, -0.4, 3.0),
+                                                (12, 1500, 0.8, 0.1, 1.0), (7, 400, 0.3, 0.0, 2.5)]):
+        rng = np.random.default_rng(8500 + seed)
+        X = rng.standard_normal((m, d))
+        y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
+        w = rng.standard_normal(d)
+        cases.append((scale * w / np.linalg.norm(w), X, y, a, b))
+    return cases
+
+
+def _central_differences(loss, w, *args, h=1e-6):
+    return np.array([(loss(w + h * e, *args) - loss(w - h * e, *args)) / (2 * h) for e in np.eye(w.size)])
+
+
+_SOFT_FORMULA = ("∇L(w) = −(1/(m‖w‖))·(I − w̄w̄ᵀ)·Σᵢ yᵢ·r′(⟨w̄, xᵢ⟩)·xᵢ with w̄ = w/‖w‖ and "
+                 "r′(z) = 1 − tanh²((z − b)/a) (the a in front of tanh cancels the 1/a of the inner derivative).")
+
+
+def check_soft_ramp_gradient(fn):
+    """Task 5: ``fn(w, X, y, a, b)`` returns ∇L(w) of the soft-ramp loss at any w ≠ 0, shape (d,).
+
+    The loss is L(w) = −(1/m)·Σ r(⟨w, x⟩/‖w‖)·y with r(z) = a·(1 + tanh((z − b)/a)), a smooth ramp of
+    the same range (0, 2a) and the same slope 1 at z = b as Eq. (12)'s. The property checked is the
+    definition of a gradient: agreement with central finite differences of L (computed here; L is smooth,
+    so they are accurate to ~1e-9) on four random inputs with ‖w‖ ∈ {0.4, 3, 1, 2.5}, and ⟨g, w⟩ = 0. A
+    mismatch is diagnosed as a missing projection, a missing 1/‖w‖ (visible only at ‖w‖ ≠ 1), the hard
+    band of Lemma 8.2, the ramp's value instead of its derivative, a missing inner derivative, a sign
+    error or a sum instead of a mean; otherwise the hint points to the chain rule, with the formula from
+    the third failed try on.
+    """
+    task = "Task 5 (soft-ramp gradient)"
+    require_own_code(fn, ("ramp_loss_gradient", "dpsas_round", "_ramp_gradient"), task)
+    for w, X, y, a, b in _soft_cases():
+        where = f"with d = {w.size}, m = {len(y)}, ‖w‖ = {np.linalg.norm(w):.2g}, a = {a}, b = {b}"
+        out = call_student(fn, (w.copy(), X.copy(), y.copy(), a, b), task)
+        require(isinstance(out, np.ndarray) and out.shape == w.shape and np.issubdtype(out.dtype, np.number),
+                f"{task}: {where} your function should return a numpy array of shape {w.shape}, got "
+                f"{type(out).__name__} {getattr(out, 'shape', '')}.")
+        out = out.astype(float)
+        require(np.all(np.isfinite(out)), f"{task}: {where} your gradient has NaN or inf entries.")
+        reference = _central_differences(_soft_loss, w, X, y, a, b)
+        scale = max(np.linalg.norm(reference), 1e-12)
+        # central differences with h = 1e-6 of a smooth loss: error O(h²) + rounding O(1e-16/h) ≪ 1e-6·scale
+        if np.linalg.norm(out - reference) <= 1e-6 * scale + 1e-9:
+            continue
+        z = X @ w / np.linalg.norm(w)
+        u = (z - b) / a
+        norm = np.linalg.norm(w)
+
+        def close(candidate):
+            return np.allclose(out, candidate, rtol=1e-5, atol=1e-9 * scale)
+
+        if abs(out @ w) > 1e-6 * scale * norm:
+            hint = ("the gradient of a function of w/‖w‖ is orthogonal to w (the loss does not change along w): "
+                    "project with (I − w̄w̄ᵀ), as in the proof of Lemma 8.2")
+        elif not np.isclose(norm, 1.0) and close(norm * reference):
+            hint = (f"your gradient is ‖w‖ = {norm:.2g} times the right one: the derivative of ⟨w, x⟩/‖w‖ carries "
+                    f"a factor 1/‖w‖ (quotient rule), which disappears only at a unit w")
+        elif not np.isclose(norm, 1.0) and close(reference / norm):
+            hint = f"your gradient is 1/‖w‖ = {1 / norm:.2g} times the right one: divide by ‖w‖ once, not twice"
+        elif close(_soft_weighted_gradient(w, X, y, (np.abs(z - b) <= a).astype(float))):
+            hint = ("you used the hard band 1{|z − b| ≤ a}, the derivative of Eq. (12)'s piecewise ramp; this ramp "
+                    "is smooth, so every example contributes, with the weight r′ of its projection")
+        elif close(_soft_weighted_gradient(w, X, y, a * (1 + np.tanh(u)))):
+            hint = "you weighted each example by the ramp's value r(z); the chain rule needs its derivative r′(z)"
+        elif close(_soft_weighted_gradient(w, X, y, a * (1 - np.tanh(u) ** 2))):
+            hint = (f"your gradient is a = {a} times the right one: differentiating tanh((z − b)/a) brings a "
+                    f"factor 1/a (inner derivative), which cancels the a in front")
+        elif close(-reference):
+            hint = "your gradient has the wrong sign: the loss is −r(·)·y, so more margin means a smaller loss"
+        elif close(len(y) * reference):
+            hint = f"your gradient is m = {len(y)} times too large: the loss is a mean over the m examples"
+        else:
+            hint = teaching_hint(task, "differentiate L with the chain rule: the derivative of the soft ramp at "
+                                       "z = ⟨w̄, x⟩, times the gradient of ⟨w, x⟩/‖w‖ with respect to w (the "
+                                       "quotient rule; see the proof of Lemma 8.2), averaged with the labels.",
+                                 _SOFT_FORMULA)
+        raise LabCheckError(f"{task}: {where} your gradient differs from the finite differences of the soft-ramp "
+                            f"loss by {np.linalg.norm(out - reference):.3g} (norm of the right one: {scale:.3g}). "
+                            f"Hint: {hint}")
+    print("Matches finite differences of the soft-ramp loss on 4 random inputs (‖w‖ ≠ 1 included), and ⟨g, w⟩ = 0.")
+    passed(task)
+
+
+# --- Task 6: sample reuse under the zCDP accountant ---------------------------------------------------
+
+def _reuse_sigma_reference(n, d, n_rounds, epsilon, delta):
+    rest = n - n // (n_rounds + 2)  # D_τ keeps its block; ŵ₀ and every round read the rest
+    return 2 * (2 * math.sqrt(d)) / rest * math.sqrt((n_rounds + 1) / (2 * zcdp_rho(epsilon, delta)))
+
+
+def _reuse_cases():
+    """The lab's demo setting and inputs drawn here (seeded), with a small ε and a 1-round edge case."""
+    rng = np.random.default_rng(8600)
+    cases = [(200_000, 10, 54, 1.0, 1e-5), (1_000, 2, 1, 0.1, 1e-6)]
+    for _ in range(3):
+        cases.append((int(rng.integers(5_000, 2_000_000)), int(rng.integers(2, 40)), int(rng.integers(2, 120)),
+                      float(rng.choice([0.3, 1.0, 2.0, 8.0])), float(rng.choice([1e-5, 1e-7]))))
+    return tuple(cases)
+
+
+def _rho(sigma, n, d, n_rounds):
+    """The zCDP cost on D_rest of n_rounds + 1 Gaussian releases with noise σ (sensitivity 2L/|D_rest|)."""
+    sensitivity = 4 * math.sqrt(d) / (n - n // (n_rounds + 2))
+    return (n_rounds + 1) * sensitivity ** 2 / (2 * sigma ** 2)
+
+
+def _rest(n, T):
+    return n - n // (T + 2)
+
+
+_REUSE_BUGS = (
+    ("ŵ₀ reads D_rest too: the variant keeps only D_τ apart, so the reused set has n − m₀ examples, not n − 2m₀",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n - 2 * (n // (T + 2))) * math.sqrt((T + 1) / (2 * zcdp_rho(e, dl)))),
+    ("count the Gaussian releases that read D_rest: the initial direction ŵ₀ is one as well as the T_r rounds",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / _rest(n, T) * math.sqrt(T / (2 * zcdp_rho(e, dl)))),
+    ("the Laplace step reads D_τ, which is disjoint from D_rest: by parallel composition it costs D_rest "
+     "nothing, and each part may spend the whole budget",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / _rest(n, T) * math.sqrt((T + 2) / (2 * zcdp_rho(e, dl)))),
+    ("the releases all read the same examples D_rest, so they compose sequentially: the zCDP costs add up",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / _rest(n, T) * math.sqrt(1 / (2 * zcdp_rho(e, dl)))),
+    ("σ grows like the square root of the number of releases, not linearly: zCDP adds the ρ's, and ρ is "
+     "quadratic in 1/σ",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / _rest(n, T) * (T + 1) * math.sqrt(1 / (2 * zcdp_rho(e, dl)))),
+    ("each release averages over all of D_rest, not over a fresh block of m₀: the sensitivity is 2L/|D_rest|",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n // (T + 2)) * math.sqrt((T + 1) / (2 * zcdp_rho(e, dl)))),
+    ("your σ is half the right one: replacing one example removes one vector of norm ≤ L and adds another "
+     "(Δ = 2L/|D_rest|), or the clipping radius is √d instead of L = 2√d",
+     lambda n, d, T, e, dl: 0.5 * _reuse_sigma_reference(n, d, T, e, dl)),
+    ("that is the exact Gaussian-DP calibration (what dpsas_sample_reuse uses); this task asks for the zCDP "
+     "accountant: each release is Δ²/(2σ²)-zCDP and the total must equal zcdp_rho(ε, δ)",
+     lambda n, d, T, e, dl: gaussian_sigma(4 * math.sqrt(d) / _rest(n, T) * math.sqrt(T + 1), e, dl)),
+    ("convert (ε, δ) to ρ with zcdp_rho(ε, δ) (ρ + 2√(ρ ln(1/δ)) = ε), not ρ = ε²/2",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / _rest(n, T) * math.sqrt((T + 1) / e ** 2)),
+)
+
+
+def check_reuse_sigma(fn):
+    """Task 6: ``fn(n, d, n_rounds, epsilon, delta)`` returns σ of DPSAS with sample reuse (a float), zCDP accountant.
+
+    The variant: D_τ keeps its block of m₀ = n // (n_rounds + 2) examples (Laplace step); all the other
+    n − m₀ examples form D_rest, which ŵ₀ and every round reuse, each release adding N(0, σ²) to a mean
+    of clipped vectors (L = 2√d). The property: with the student's σ, the n_rounds + 1 releases on D_rest
+    must spend exactly the budget ρ = zcdp_rho(ε, δ) (less noise is not (ε, δ)-DP by this accountant, more
+    is wasted), i.e. σ = (2L/(n − m₀))·√((n_rounds + 1)/(2ρ)). Tried on the lab's setting and on inputs
+    drawn here; a wrong value is matched against the typical bugs, else the privacy it spends is reported.
+    """
+    task = "Task 6 (sample-reuse σ)"
+    require_own_code(fn, ("dpsas_sample_reuse", "dpsas_noise_sigma", "_sigma", "_initial_direction"), task)
+    for case in _reuse_cases():
+        out = require_real(call_student(fn, case, task), task, f"fn{case}")
+        right = _reuse_sigma_reference(*case)
+        if abs(out / right - 1) <= 1e-6:
+            continue
+        for hint, bug in _REUSE_BUGS:
+            if abs(out / bug(*case) - 1) <= 1e-6:
+                raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right σ is {right:.5g}. Hint: {hint}.")
+        budget = zcdp_rho(*case[3:])
+        spent = _rho(out, *case[:3]) if out > 0 else math.inf
+        verdict = ("more than the budget: the run is not (ε, δ)-DP by this accountant" if spent > budget
+                   else "less than the budget: more noise than needed")
+        hint = teaching_hint(task, "find the block every Gaussian release reads, its sensitivity under replace-one, "
+                                   "how many releases read it, and match their summed zCDP cost to zcdp_rho(ε, δ).",
+                             "m₀ = n // (n_rounds + 2), Δ = 2L/(n − m₀) with L = 2√d, and (n_rounds + 1)·Δ²/(2σ²) "
+                             "= zcdp_rho(ε, δ), i.e. σ = Δ·√((n_rounds + 1)/(2ρ)).")
+        raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right σ is {right:.5g}. With your σ the "
+                            f"releases on D_rest cost ρ = {spent:.4g} against the budget {budget:.4g}: {verdict}. "
+                            f"Hint: {hint}")
+    print(f"σ = {_reuse_sigma_reference(200_000, 10, 54, 1.0, 1e-5):.5f} at n = 200 000, d = 10, 54 rounds, ε = 1 "
+          f"(fresh blocks: {_sigma_reference(200_000, 10, 54, 1.0, 1e-5):.5f}).")
     passed(task)

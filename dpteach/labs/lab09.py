@@ -7,10 +7,18 @@ The tasks and their checkers:
 2. :func:`check_dp_sgd_sigma` — ``fn(n, batch_size, clip_norm, n_epochs, epsilon, delta)``: the zCDP calibration
    of DP-SGD's noise for a budget (Theorem 9.3);
 3. :func:`check_choose_learner` — ``fn(n, d, degree, alpha, epsilon, need_proper, need_agnostic)``: the Table 1
-   learner with the smallest shape sample size that meets the requirements, or None.
+   learner with the smallest shape sample size that meets the requirements, or None;
+5. :func:`check_row_clip_sigma` — ``fn(row_norm, n_epochs, epsilon, delta)``: the zCDP σ of DP-SGD when the feature
+   rows are clipped instead of the gradients (a sensitivity the chapter does not derive);
+6. :func:`check_clip_schedule_sigma` — ``fn(clip_norms, n_epochs, epsilon, delta)``: the exact (Gaussian-DP) σ of
+   DP-SGD whose clip norm changes between phases (a composition of unequal Gaussian mechanisms).
+
+(Task 4 is the written proof.)
 
 Each checker computes its reference *here* (closed forms; ``dpteach.dp_erm.zcdp_rho``, which the students may
-call, for task 2), tries the inputs the lab itself uses, and names the likely bug of a wrong answer.
+call, for task 2), tries the inputs the lab itself uses, and names the likely bug of a wrong answer. Tasks 5 and 6
+check the privacy their σ certifies (the zCDP budget spent; the δ(ε) of the composed Gaussian mechanisms) on inputs
+drawn inside the checker, and their fallback hints give the formula only after repeated tries.
 """
 
 from __future__ import annotations
@@ -20,10 +28,12 @@ import math
 import numpy as np
 
 from ..dp_erm import zcdp_rho
-from . import LabCheckError, call_student, passed, require, require_own_code
-from .checking import check_formula_answers
+from ..mechanisms import gaussian_sigma
+from . import LabCheckError, call_student, passed, require, require_own_code, require_real
+from .checking import check_formula_answers, teaching_hint
 
-__all__ = ["check_clipping", "check_dp_sgd_sigma", "check_choose_learner"]
+__all__ = ["check_clipping", "check_dp_sgd_sigma", "check_choose_learner", "check_row_clip_sigma",
+           "check_clip_schedule_sigma"]
 
 
 def _is_number(x):
@@ -276,4 +286,188 @@ def check_choose_learner(fn):
             hint = "among the feasible learners, return the one whose shape sample size is smallest"
         raise LabCheckError(f"{task}: fn{case} returned {out!r}, the right choice is {right!r}. Hint: {hint}.")
     print(f"All {len(CHOICE_CASES)} settings chosen as the Table 1 shapes say.")
+    passed(task)
+
+
+# --- shared by tasks 5 and 6: a σ checked against its reference, named bugs, then the privacy it buys ------
+
+def _check_sigma(fn, cases, reference, bugs, task, privacy_report, pointer, formula):
+    """``fn(*case)`` must equal ``reference(*case)`` (rtol 1e-6); else a named bug, else what privacy it buys.
+
+    A bug whose value is 0 or equal to the reference at a case (e.g. a single phase) is skipped there.
+    """
+    for case in cases:
+        right = reference(*case)  # before the call, which gets copies: an answer that edits its input changes nothing
+        copies = tuple(list(c) if isinstance(c, list) else c.copy() if isinstance(c, np.ndarray) else c for c in case)
+        out = require_real(call_student(fn, copies, task), task, f"fn{_shown(case)}")
+        if abs(out / right - 1) <= 1e-6:
+            continue
+        for hint, bug in bugs:
+            value = bug(*case)
+            if value > 0 and abs(value / right - 1) > 1e-6 and abs(out / value - 1) <= 1e-6:
+                raise LabCheckError(f"{task}: fn{_shown(case)} returned {out:.5g}, the right σ is {right:.5g}. "
+                                    f"Hint: {hint}.")
+        raise LabCheckError(f"{task}: fn{_shown(case)} returned {out:.5g}, the right σ is {right:.5g}. "
+                            f"{privacy_report(out, case)} Hint: {teaching_hint(task, pointer, formula)}")
+
+
+def _shown(case):
+    return "(" + ", ".join(repr(tuple(float(v) for v in c)) if isinstance(c, (list, tuple, np.ndarray)) else repr(c)
+                           for c in case) + ")"
+
+
+# --- Task 5: clip the rows, not the gradients ------------------------------------------------------------
+
+def _row_clip_reference(R, E, epsilon, delta):
+    # ‖∇ℓ‖ = σ(−y(⟨w,x⟩+b))·‖(x, 1)‖ < √(R² + 1) at every θ; replace-one: twice that; E epochs in zCDP
+    return 2 * math.sqrt(R ** 2 + 1) * math.sqrt(E / (2 * zcdp_rho(epsilon, delta)))
+
+
+def _row_clip_cases():
+    rng = np.random.default_rng(9500)
+    cases = [(2 * math.sqrt(3), 5, 1.0, 1e-5), (1.0, 1, 0.5, 1e-6), (0.0, 3, 2.0, 1e-5)]
+    for _ in range(3):
+        cases.append((float(rng.uniform(0.2, 8.0)), int(rng.integers(1, 40)), float(rng.choice([0.3, 1.0, 4.0])),
+                      float(rng.choice([1e-5, 1e-7]))))
+    return tuple(cases)
+
+
+def _zcdp_sigma(sensitivity, E, epsilon, delta):
+    return sensitivity * math.sqrt(E / (2 * zcdp_rho(epsilon, delta)))
+
+
+_ROW_CLIP_BUGS = (
+    ("you left out the intercept: θ = (w, b), and one example's gradient points along (x, 1), whose norm is not ‖x‖",
+     lambda R, E, e, dl: _zcdp_sigma(2 * R, E, e, dl)),
+    ("your σ is valid but larger than needed: ‖(x, 1)‖ ≤ ‖x‖ + 1 is the triangle inequality, and the two parts "
+     "of (x, 0) + (0, 1) are orthogonal, so Pythagoras gives the smallest bound",
+     lambda R, E, e, dl: _zcdp_sigma(2 * (R + 1), E, e, dl)),
+    ("your σ is half the right one. Either you bounded the logistic factor σ(−y(⟨w, x⟩ + b)) by 1/2, its value "
+     "at θ = 0 only (θ moves during training, and the factor tends to 1 on a badly classified point), or you "
+     "used the add/remove sensitivity: replacing an example removes one gradient and adds another",
+     lambda R, E, e, dl: _zcdp_sigma(math.sqrt(R ** 2 + 1), E, e, dl)),
+    ("1/4 bounds σ(z)(1 − σ(z)), the loss's second derivative; the gradient carries the factor σ(−y z) itself, "
+     "which is below 1 but not below 1/4",
+     lambda R, E, e, dl: _zcdp_sigma(math.sqrt(R ** 2 + 1) / 2, E, e, dl)),
+    ("the E epochs compose: each is one Gaussian mechanism for every example (disjoint batches), and their zCDP "
+     "costs add, so σ grows like √E",
+     lambda R, E, e, dl: _zcdp_sigma(2 * math.sqrt(R ** 2 + 1), 1, e, dl)),
+    ("σ grows like √E, not E: zCDP adds the ρ's, and ρ is quadratic in 1/σ",
+     lambda R, E, e, dl: E * _zcdp_sigma(2 * math.sqrt(R ** 2 + 1), 1, e, dl)),
+    ("that is the exact (Gaussian-DP) calibration gaussian_sigma(Δ√E, ε, δ); this task asks for the zCDP "
+     "accountant: the E epochs' zCDP costs must add up to zcdp_rho(ε, δ)",
+     lambda R, E, e, dl: gaussian_sigma(2 * math.sqrt(R ** 2 + 1) * math.sqrt(E), e, dl)),
+    ("convert (ε, δ) to ρ with zcdp_rho(ε, δ) (ρ + 2√(ρ ln(1/δ)) = ε), not ρ = ε²/2",
+     lambda R, E, e, dl: 2 * math.sqrt(R ** 2 + 1) * math.sqrt(E) / e),
+)
+
+
+def check_row_clip_sigma(fn):
+    """Task 5: ``fn(row_norm, n_epochs, epsilon, delta)`` returns σ of DP-SGD on rows clipped to ‖x‖ ≤ R (a float).
+
+    No gradient is clipped: the logistic gradient −y·σ(−y(⟨w, x⟩ + b))·(x, 1) has norm below √(R² + 1) at
+    every θ, so replacing one example moves a batch sum by less than 2√(R² + 1), and this supremum is
+    approached (large ‖w‖, two nearly equal rows with opposite labels). The property checked: with the
+    student's σ, E epochs spend exactly ρ = zcdp_rho(ε, δ) for that sensitivity. Tried on the lab's
+    setting (R = 2√3), R = 0 and 1, and inputs drawn here; typical bugs named.
+    """
+    task = "Task 5 (row clipping σ)"
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_zcdp", "gradient_sum_sensitivity", "_calibration"), task)
+
+    def report(out, case):
+        R, E, e, dl = case
+        spent = E * (2 * math.sqrt(R ** 2 + 1)) ** 2 / (2 * out ** 2) if out > 0 else math.inf
+        budget = zcdp_rho(e, dl)
+        return (f"With your σ the worst-case pair of neighbours costs ρ = {spent:.4g} over the E = {E} epochs, against "
+                f"the budget {budget:.4g}: " + ("not (ε, δ)-DP." if spent > budget else "more noise than needed."))
+
+    _check_sigma(fn, _row_clip_cases(), _row_clip_reference, _ROW_CLIP_BUGS, task, report,
+                 "bound the norm of one example's logistic gradient (Eq. 9.1's formula) over every θ that training "
+                 "may reach and every row of norm ≤ R; replacing an example changes a batch sum by a difference of "
+                 "two such gradients; then compose the E epochs in zCDP as in Theorem 9.3.",
+                 "‖−yσ(·)(x, 1)‖ < √(R² + 1), so Δ = 2√(R² + 1) and σ = Δ·√(E/(2ρ)) with ρ = zcdp_rho(ε, δ).")
+    print(f"σ = {_row_clip_reference(2 * math.sqrt(3), 5, 1.0, 1e-5):.4f} for rows clipped to 2√3, E = 5, ε = 1, "
+          f"δ = 1e-5 (gradients clipped to C = 1: {_sigma_reference(1, 1, 1.0, 5, 1.0, 1e-5):.4f}).")
+    passed(task)
+
+
+# --- Task 6: a clip-norm schedule, exact (Gaussian-DP) accountant ---------------------------------------
+
+def _schedule_mu_times_sigma(clip_norms, n_epochs):
+    """√(Σ_e Δ_e²) over all epochs (Δ = 2C of the phase): the GDP μ of the composition, times σ."""
+    return 2 * math.sqrt(sum(E * C ** 2 for C, E in zip(clip_norms, n_epochs)))
+
+
+def _schedule_reference(clip_norms, n_epochs, epsilon, delta):
+    return gaussian_sigma(_schedule_mu_times_sigma(clip_norms, n_epochs), epsilon, delta)
+
+
+def _gdp_delta(mu, epsilon):
+    """δ(ε) of a μ-GDP mechanism (Dong, Roth & Su 2022): Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)."""
+    def phi(x):
+        return 0.5 * math.erfc(-x / math.sqrt(2))
+    return phi(-epsilon / mu + mu / 2) - math.exp(epsilon) * phi(-epsilon / mu - mu / 2)
+
+
+def _schedule_cases():
+    """Phases (clip norms, epochs) as lists, tuples and arrays; a single phase, a phase of 0 epochs; random ones."""
+    rng = np.random.default_rng(9600)
+    cases = [([4.0, 1.0], [1, 4], 1.0, 1e-5), ((0.5, 2.0, 1.0), (3, 2, 5), 0.5, 1e-6),
+             (np.array([2.0, 1.0]), np.array([0, 3]), 2.0, 1e-5), ([1.0], [5], 1.0, 1e-5)]
+    for _ in range(2):
+        k = int(rng.integers(2, 5))
+        cases.append((list(np.round(rng.uniform(0.2, 5.0, k), 3)), [int(v) for v in rng.integers(1, 10, k)],
+                      float(rng.choice([0.3, 1.0, 4.0])), float(rng.choice([1e-5, 1e-7]))))
+    return tuple(cases)
+
+
+def _phases(clip_norms, n_epochs):
+    return [float(c) for c in clip_norms], [int(e) for e in n_epochs]
+
+
+_SCHEDULE_BUGS = (
+    ("your σ is valid but larger than needed: an epoch with a smaller clip norm has a smaller sensitivity and costs "
+     "less privacy, so weigh each epoch by its own clip norm instead of the largest one",
+     lambda C, E, e, dl: gaussian_sigma(2 * max(_phases(C, E)[0]) * math.sqrt(sum(_phases(C, E)[1])), e, dl)),
+    ("Gaussian-DP composes in quadrature, μ = √(Σ μ_e²), not by adding the μ's (or the per-phase √E_j·2C_j)",
+     lambda C, E, e, dl: gaussian_sigma(2 * sum(c * math.sqrt(k) for c, k in zip(*_phases(C, E))), e, dl)),
+    ("square the clip norms: an epoch's μ is Δ/σ = 2C/σ, and it is μ² that adds over epochs",
+     lambda C, E, e, dl: gaussian_sigma(2 * math.sqrt(sum(c * k for c, k in zip(*_phases(C, E)))), e, dl)),
+    ("every phase reads every example, so all the phases compose: you calibrated for one phase only",
+     lambda C, E, e, dl: max(gaussian_sigma(2 * c * math.sqrt(k), e, dl) for c, k in zip(*_phases(C, E)) if k > 0)),
+    ("that is the zCDP accountant; this task asks for the exact one: the composition of Gaussian mechanisms is "
+     "one Gaussian mechanism (Gaussian DP, the proof of Theorem 9.3), calibrated with gaussian_sigma",
+     lambda C, E, e, dl: _schedule_mu_times_sigma(C, E) / math.sqrt(2 * zcdp_rho(e, dl))),
+    ("your σ is half the right one: under replace-one the sensitivity of a batch sum is 2C, not C (Lemma 9.1)",
+     lambda C, E, e, dl: gaussian_sigma(_schedule_mu_times_sigma(C, E) / 2, e, dl)),
+)
+
+
+def check_clip_schedule_sigma(fn):
+    """Task 6: ``fn(clip_norms, n_epochs, epsilon, delta)`` returns one σ for DP-SGD with phases of clip norms.
+
+    Phase j runs ``n_epochs[j]`` epochs with clip norm ``clip_norms[j]``, all with the same σ. Each epoch
+    is, for every example, one Gaussian mechanism of sensitivity 2C_j, i.e. (2C_j/σ)-GDP; the composition is
+    μ-GDP with μ = 2√(Σ_j E_j C_j²)/σ, exactly as private as one Gaussian mechanism of that sensitivity, so
+    the smallest σ is ``gaussian_sigma(2√(Σ E_j C_j²), ε, δ)``. The property checked: the δ(ε) of the
+    student's μ-GDP composition equals δ. Inputs: lists, tuples and arrays, a single phase, a phase of
+    zero epochs, and random schedules drawn here.
+    """
+    task = "Task 6 (clip schedule σ)"
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_exact", "_calibration", "gradient_sum_sensitivity"), task)
+
+    def report(out, case):
+        C, E, e, dl = case
+        mu = _schedule_mu_times_sigma(*_phases(C, E)) / out if out > 0 else math.inf
+        achieved = _gdp_delta(mu, e) if math.isfinite(mu) else 1.0
+        return (f"With your σ the whole run is μ-GDP with μ = {mu:.4g}, whose δ at ε = {e} is {achieved:.3g} against "
+                f"δ = {dl:g}: " + ("not (ε, δ)-DP." if achieved > dl else "more noise than needed."))
+
+    _check_sigma(fn, _schedule_cases(), _schedule_reference, _SCHEDULE_BUGS, task, report,
+                 "each epoch is, for the changed example, one Gaussian mechanism with the sensitivity of its phase "
+                 "(Lemma 9.1); compose all the epochs as the exact accountant of Theorem 9.3 does (Gaussian DP) and "
+                 "find the one Gaussian mechanism the composition equals.",
+                 "μ² = Σ_j E_j (2C_j)²/σ², so σ = gaussian_sigma(2√(Σ_j E_j C_j²), ε, δ).")
+    print(f"σ = {_schedule_reference([4.0, 1.0], [1, 4], 1.0, 1e-5):.4f} for 1 epoch at C = 4 then 4 at C = 1 "
+          f"(5 epochs at C = 4: {_schedule_reference([4.0], [5], 1.0, 1e-5):.4f}).")
     passed(task)
