@@ -133,6 +133,31 @@ def test_exponential_mechanism_agrees_and_opendp_pure_dp_noisy_max_is_permute_an
     reference = np.exp(logits) / np.exp(logits).sum()
     flip = _permute_and_flip_by_enumeration(scores, 1.0, 1.0)
     assert np.sum((flip - reference) ** 2 / reference) > 0.025
+    # The deprecated make_report_noisy_max_gumbel is the exponential-noise version despite its name: its
+    # two rows (rejected as the exponential mechanism, accepted as permute-and-flip) are checked above.
+    alias = [row for row in rows if "make_report_noisy_max_gumbel" in row["library"]]
+    assert [(row["release"], row["expect_reject"]) for row in alias] == \
+        [("exponential mechanism", True), ("permute-and-flip", False)]
+
+
+def test_report_noisy_max_gumbel_is_an_alias_of_the_pure_dp_noisy_max():
+    # Appendix A, "Selection": the deprecated make_report_noisy_max_gumbel has the pure-DP measure and the
+    # privacy map of make_noisy_max(max_divergence), ε = 2Δ/scale, and not the zCDP map ρ = (Δ/scale)²/2 of
+    # the Gumbel version. (Its output law is tested in the test above.)
+    import warnings
+
+    import opendp.prelude as dp
+    dp.enable_features("contrib")
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        alias = dp.m.make_report_noisy_max_gumbel(*space, scale=2.0)
+    pure = dp.m.make_noisy_max(*space, dp.max_divergence(), scale=2.0)
+    gumbel = dp.m.make_noisy_max(*space, dp.zero_concentrated_divergence(), scale=2.0)
+    assert str(alias.output_measure) == str(pure.output_measure) == "MaxDivergence"
+    assert str(gumbel.output_measure) != str(alias.output_measure)
+    for sensitivity in (0.5, 1.0, 3.0):
+        assert alias.map(sensitivity) == pure.map(sensitivity) == pytest.approx(2 * sensitivity / 2.0)
 
 
 def test_randomized_response_agrees_across_libraries():

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
 
 import numpy as np
 from scipy import special, stats
@@ -362,7 +363,9 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
     all by χ² against exp(εq/(2Δ))/Σ. OpenDP's ``make_noisy_max`` with the
     *pure-DP* measure adds exponential noise instead: that is permute-and-flip,
     a different law with the same ε, tested against both (it must fail the
-    exponential mechanism's and pass :func:`permute_and_flip_probabilities`).
+    exponential mechanism's and pass :func:`permute_and_flip_probabilities`);
+    so is the deprecated ``make_report_noisy_max_gumbel``, despite its name
+    (two more rows, the same two tests; omitted if OpenDP no longer has it).
     dpteach with ε×1.3 (a mis-scaled exponent) must be rejected.
 
     Parameters
@@ -415,6 +418,19 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
                           expect_reject=True))
     rows.append(_chi2_row("permute-and-flip", "OpenDP", "make_noisy_max(max_divergence, scale=2Δ/ε)",
                           pure_counts, flip))
+    # The deprecated make_report_noisy_max_gumbel (still in OpenDP 0.16): despite its name, it is the
+    # exponential-noise (pure-DP) noisy max. Its output law must fail the exponential mechanism's and pass
+    # permute-and-flip's, like the pure-DP rows above. Skipped if a later OpenDP removes it.
+    alias_maker = getattr(dp.m, "make_report_noisy_max_gumbel", None)
+    if alias_maker is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            alias = alias_maker(*space, scale=2 * sensitivity / epsilon)
+        call = f"make_report_noisy_max_gumbel(scale=2Δ/ε), measure {alias.output_measure}"
+        alias_counts = counts([alias(as_list) for _ in range(n_samples)])
+        rows.append(_chi2_row(release, "OpenDP make_report_noisy_max_gumbel vs the exponential mechanism", call,
+                              alias_counts, exponential, expect_reject=True))
+        rows.append(_chi2_row("permute-and-flip", "OpenDP make_report_noisy_max_gumbel", call, alias_counts, flip))
     return rows
 
 
