@@ -364,3 +364,15 @@ def test_nbgrader_metadata():
         meta = c["metadata"].get("nbgrader")
         if meta and meta["solution"] and c["cell_type"] == "code":
             assert "### BEGIN SOLUTION" in "".join(c["source"])
+
+
+def test_the_hidden_grade_refuses_the_library_net_reached_by_a_run_time_name(tmp_path):
+    """Task 6's answer calls dpteach's own sphere net through importlib: the public checker cannot see it, the grade can."""
+    from test_lab_grading import verdicts
+    cheat = ("import importlib\n"
+             "def my_sphere_net(resolution):\n"
+             "    return getattr(importlib.import_module('dpteach.halfspace_' + 'cover'), 'sphere_' + 'net')(3, resolution)\n")
+    result = verdicts(NOTEBOOK, replace={"task6-solution": cheat}, tmp_path=tmp_path)
+    assert result["task6-check"]["visible"] == "pass", result["task6-check"]
+    assert result["task6-check"]["hidden"].startswith("fail") and "task asks you to write" in result["task6-check"]["hidden"]
+    assert all(v == {"visible": "pass", "hidden": "pass"} for k, v in result.items() if k != "task6-check"), result
