@@ -363,3 +363,20 @@ def test_lab_notebook_metadata_and_no_outputs():
 
 def test_student_version_hides_solutions(tmp_path):
     check_student_version(NOTEBOOK, lab06, DUMMY_ARGUMENTS, tmp_path)
+
+
+def test_task5_hint_gives_the_recurrence_only_after_repeated_tries():
+    from dpteach.labs import checking
+
+    def norms_off(X, p):  # no named mistake: a slightly wrong value
+        return 1.01 * norms_right(X, p)
+
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab06.check_feature_norms(norms_off)
+        messages.append(str(caught.value))
+    assert all("one at a time" in m for m in messages)
+    assert all("L'_m" not in m for m in messages[:-1]) and "L'_m = Σ_{k=0..m}" in messages[-1]
+    checking._failed_tries.clear()

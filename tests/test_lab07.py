@@ -376,3 +376,17 @@ def test_the_hidden_grade_refuses_the_library_net_reached_by_a_run_time_name(tmp
     assert result["task6-check"]["visible"] == "pass", result["task6-check"]
     assert result["task6-check"]["hidden"].startswith("fail") and "task asks you to write" in result["task6-check"]["hidden"]
     assert all(v == {"visible": "pass", "hidden": "pass"} for k, v in result.items() if k != "task6-check"), result
+
+
+def test_sphere_net_hint_gives_the_band_spacing_only_after_repeated_tries():
+    from dpteach.labs import checking
+    wrong = sphere_net_with(factor=2.2)
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab07.check_sphere_net(wrong)
+        messages.append(str(caught.value))
+    assert all("chords" in m for m in messages)
+    assert all("B = ⌈π/δ⌉" not in m for m in messages[:-1]) and "B = ⌈π/δ⌉" in messages[-1]
+    checking._failed_tries.clear()
