@@ -69,12 +69,11 @@ def draw_covers(fig, costs, rounding, resolution):
         shown = np.isfinite(size) & (size > 0)
         left.plot(a[shown], size[shown], "o-", color=COLORS[i % len(COLORS)],
                   label=_size_label(k, size[column]))
-    shape_label = "(3/a)^(k−1)·2K₀√log(1/a)/a (shape)"
     for i, k in enumerate(costs["dims"]):
         if k >= 1:
             theory_line(left, a, cover_size_shape(k, a, threshold_constant=THRESHOLD_RANGE_CONSTANT),
-                        label=shape_label, color=COLORS[i % len(COLORS)], linewidth=1.0)
-            shape_label = None  # one legend entry for all k
+                        label=None, color=COLORS[i % len(COLORS)], linewidth=1.0)
+    theory_line(left, [], [], label="(3/a)ᵏ⁻¹·2K₀√log(1/a)/a (shape, dim V = k)")  # one legend entry for all k
     left.axvline(resolution, color="0.6", linewidth=1)
     finite = np.isfinite(rounding) & (rounding > 0)
     right.plot(a[finite], rounding[finite], "o-", color=COLORS[0], label="nearest member, V ∋ w*")
@@ -86,10 +85,10 @@ def draw_covers(fig, costs, rounding, resolution):
         ax.set_yscale("log")
         ax.set_xticks([0.05, 0.1, 0.2, 0.3])
     fast_log_axes(left, right)
-    left.set_ylim(0.5, 3e7)
+    left.set_ylim(0.5, 3e8)  # room for the legend above the curves
     right.set_yticks([0.005, 0.01, 0.02, 0.05])
     label_axes(left, "resolution a", "|H(q)|", f"Cover size (a = {resolution})", legend=False)
-    left.legend(loc="lower left", ncol=2)
+    left.legend(loc="upper right")  # above the curves: the sizes fall with a
     label_axes(right, "resolution a", "excess error", "Price of rounding")
     note = _missing_note(costs)
     if note:
