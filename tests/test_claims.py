@@ -1603,7 +1603,7 @@ def ch07_cover_sizes():
     return ex.cover_costs([0, 1, 2, 3], CH07_RESOLUTIONS, n=200, d=5, rng=CLAIM_SEEDS[0])["size"]
 
 
-@pytest.mark.claim("ch07-cover-grows-by-c-over-a")
+@pytest.mark.claim("ch07-cover-grows-by-order-one-over-a")
 def test_ch07_each_dimension_multiplies_the_cover_by_order_one_over_a(ch07_cover_sizes):
     # Deterministic. |H| ratio between dim V = k and k - 1 (k = 2, 3) lies in [1/a, 4/a] at every a (the nets:
     # 2 -> pi/a -> (2.8/a)² directions, so the ratios are ~pi/(2a) and ~2.5/a).
