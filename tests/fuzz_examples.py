@@ -612,6 +612,7 @@ add(B + "proper_sample_complexity_shape", dict(alpha=0.1, epsilon=1.0, d=2, degr
 add(B + "proper_log_runtime_shape", dict(alpha=0.1))
 add(B + "selection_slack", dict(n_candidates=10, n=100, epsilon=1.0, beta=0.05))
 add(B + "net_size_shape", dict(k=2, resolution=0.5))
+add(B + "cover_size_shape", dict(k=2, resolution=0.5))
 X = "dpteach.experiments.proper."
 add(X + "preset_normal", dict(d=2))
 add(X + "correlation_means", dict(d=2, degrees=[2], n_values=[50], rng=0))
@@ -629,6 +630,10 @@ add("dpteach.experiments.proper_figures.draw_covers",
     dict(fig=_Figure(), costs=_proper_experiments.cover_costs([1], [0.5], n=20, d=2, rng=0), rounding=[0.1],
          resolution=0.5))
 add(X + "proper_vs_improper", dict(n_values=[200], n_reps=1, alpha=0.3, d=2, n_test=100, rng=0))
+add(X + "transition_sample_size", dict(n_values=[10, 20], excess=np.array([[0.3, 0.3], [0.05, 0.05]]), level=0.1),
+    arrays={"excess": 2})
+add(X + "structured_noise_excess", dict(n_values=[200], epsilons=[1.0], n_reps=1, alpha=0.3, d=2, rng=0),
+    accepts=INF_IN_SWEEP)
 
 # --- chapter 8: DPSAS -------------------------------------------------------------------------
 DS = "dpteach.dpsas_steps."
