@@ -448,13 +448,13 @@ def _noisy_gradient_sum_without_clipping_broken(X, y, coef, intercept, clip_norm
 DEFAULT_STEPS_PER_EPOCH = 100
 
 
-def _default_batch_size(n):
+def _default_batch_size(n, steps_per_epoch=DEFAULT_STEPS_PER_EPOCH):
     # About 100 steps per epoch. The accountant charges each epoch in full whatever the batches are (no
     # amplification is claimed), so steps inside an epoch cost no privacy; their price is the noise σ/B on each
     # mean gradient, which for B = n/100 is small once n is in the thousands. Gradient descent at step 1/β needs
     # many steps on rows of norm ≤ R in d dimensions: each coordinate carries only about R²/d of the norm, so
     # the flattest directions have curvature near β/d, and 5 epochs of 20 steps leave them far from converged.
-    return max(1, min(n, math.ceil(n / DEFAULT_STEPS_PER_EPOCH)))
+    return max(1, min(n, math.ceil(n / steps_per_epoch)))
 
 
 def _default_step_size(data_norm):
