@@ -278,6 +278,8 @@ def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000
 
 #: Largest sparsity :func:`peeling_accounting_sweep` accepts: the PLD calibration composes 2s steps, about 1 s each s.
 MAX_ACCOUNTING_SPARSITY = 1000
+#: The ε range of :func:`peeling_accounting_sweep` (stated limits of its PLD calibration).
+MIN_ACCOUNTING_EPSILON, MAX_ACCOUNTING_EPSILON = 1e-3, 20.0
 
 
 def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, n_reps=400, rng=None):
@@ -293,7 +295,7 @@ def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, 
     Parameters
     ----------
     sparsities : int or sequence of int, 1 <= s <= min(d, MAX_ACCOUNTING_SPARSITY)
-    epsilon : float, 0 < ε < inf
+    epsilon : float, 10⁻³ <= ε <= 20 (stated limits of the PLD calibration)
     delta : float, 0 < δ < 1
     n : int >= 1
     d : int >= 1
@@ -319,6 +321,10 @@ def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, 
         raise ValueError(f"sparsities must be at most min(d, MAX_ACCOUNTING_SPARSITY) = "
                          f"{min(d, MAX_ACCOUNTING_SPARSITY)}, got {max(sparsities)}")
     epsilon = check_epsilon(epsilon)
+    if not MIN_ACCOUNTING_EPSILON <= epsilon <= MAX_ACCOUNTING_EPSILON:
+        raise ValueError(f"epsilon = {epsilon!r} is outside the stated range {MIN_ACCOUNTING_EPSILON} <= epsilon <= "
+                         f"{MAX_ACCOUNTING_EPSILON} of this sweep (the PLD grid has width 1e-4, and its pure steps "
+                         f"must stay <= 50)")
     delta = check_delta(delta, allow_zero=False)
     n = check_int(n, "n", minimum=1)
     n_reps = check_repetitions(n_reps, per_repetition=[("sum(sparsities)", sum(sparsities)), ("d", d)])
