@@ -18,6 +18,8 @@ __all__ = ["audit_sweep", "plug_in_log_ratios", "composition_noise_sweep"]
 
 #: Most composed steps :func:`composition_noise_sweep` accepts (the textbook calibration is one root finding).
 MAX_COMPOSED_STEPS = 10 ** 6
+#: Most records :func:`composition_noise_sweep` accepts (a stated limit; the counts are drawn, not stored).
+MAX_RECORDS = 10 ** 12
 
 
 def audit_sweep(setups, claimed_epsilons, n_trials, rng=None):
@@ -104,7 +106,7 @@ def composition_noise_sweep(ks, epsilon=1.0, delta=1e-5, n=1000, n_reps=1000, rn
     ks : int or sequence of int, 1 <= k <= MAX_COMPOSED_STEPS (10⁶)
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    n : int >= 1
+    n : int, 1 <= n <= MAX_RECORDS (10¹²)
     n_reps : int >= 1
     rng : None, int or numpy.random.Generator
 
@@ -123,7 +125,7 @@ def composition_noise_sweep(ks, epsilon=1.0, delta=1e-5, n=1000, n_reps=1000, rn
         raise ValueError(f"ks must be at most MAX_COMPOSED_STEPS = {MAX_COMPOSED_STEPS}, got {max(ks)}")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_RECORDS)
     n_reps = check_repetitions(n_reps, per_repetition=[("sum(ks)", sum(ks))])
     check_memory(("n_reps", n_reps), ("max(ks)", max(ks)))
     rng = as_rng(rng)

@@ -280,6 +280,8 @@ def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000
 MAX_ACCOUNTING_SPARSITY = 1000
 #: The ε range of :func:`peeling_accounting_sweep` (stated limits of its PLD calibration).
 MIN_ACCOUNTING_EPSILON, MAX_ACCOUNTING_EPSILON = 1e-3, 20.0
+#: Most records (λ = 1/n) :func:`peeling_accounting_sweep` accepts, a stated limit.
+MAX_ACCOUNTING_RECORDS = 10 ** 12
 
 
 def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, n_reps=400, rng=None):
@@ -297,7 +299,7 @@ def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, 
     sparsities : int or sequence of int, 1 <= s <= min(d, MAX_ACCOUNTING_SPARSITY)
     epsilon : float, 10⁻³ <= ε <= 20 (stated limits of the PLD calibration)
     delta : float, 0 < δ < 1
-    n : int >= 1
+    n : int, 1 <= n <= MAX_ACCOUNTING_RECORDS (10¹²)
     d : int >= 1
     n_reps : int >= 1
     rng : None, int or numpy.random.Generator
@@ -326,7 +328,7 @@ def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, 
                          f"{MAX_ACCOUNTING_EPSILON} of this sweep (the PLD grid has width 1e-4, and its pure steps "
                          f"must stay <= 50)")
     delta = check_delta(delta, allow_zero=False)
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_ACCOUNTING_RECORDS)
     n_reps = check_repetitions(n_reps, per_repetition=[("sum(sparsities)", sum(sparsities)), ("d", d)])
     check_memory(("n_reps", n_reps), ("d", d))
     rng = as_rng(rng)
