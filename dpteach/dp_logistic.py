@@ -449,11 +449,9 @@ DEFAULT_STEPS_PER_EPOCH = 100
 
 
 def _default_batch_size(n, steps_per_epoch=DEFAULT_STEPS_PER_EPOCH):
-    # About 100 steps per epoch. The accountant charges each epoch in full whatever the batches are (no
-    # amplification is claimed), so steps inside an epoch cost no privacy; their price is the noise σ/B on each
-    # mean gradient, which for B = n/100 is small once n is in the thousands. Gradient descent at step 1/β needs
-    # many steps on rows of norm ≤ R in d dimensions: each coordinate carries only about R²/d of the norm, so
-    # the flattest directions have curvature near β/d, and 5 epochs of 20 steps leave them far from converged.
+    # Each epoch is charged in full whatever its batches (no amplification claimed), so steps within an epoch cost
+    # no privacy, only noise σ/B on each mean gradient. Rows of norm ≤ R in d dimensions give flat directions of
+    # curvature near β/d, which 5 epochs of 20 steps leave far from converged; 100 steps per epoch reach them.
     return max(1, min(n, math.ceil(n / steps_per_epoch)))
 
 
@@ -464,22 +462,8 @@ def _default_step_size(data_norm):
     and full-gradient descent with step 1/β decreases a β-smooth convex loss at every step (Nesterov 2004,
     Thm. 2.1.14). The intercept's own curvature is at most 1/4, and η < 2/(1/4) keeps its steps stable for
     R > 1/√2. The rule uses the bound R the user declares, never the data: η ∝ 1/R² because the weights a
-    good halfspace needs grow like 1/R when the rows shrink like R.
-
-    Parameters
-    ----------
-    data_norm : float > 0
-
-    Returns
-    -------
-    float > 0. Cost O(1).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For R ≤ 0 or non-finite.
+    good halfspace needs grow like 1/R when the rows shrink like R. ``data_norm`` is validated by the caller.
     """
-    data_norm = check_positive(data_norm, "data_norm")
     return 4.0 / (data_norm * data_norm)
 
 

@@ -73,7 +73,8 @@ def dpsgd_accounting_sweep(epochs, n=2000, d=3, epsilon=1.0, delta=1e-5, n_reps=
            "sigma_textbook": np.array([dp_sgd_sigma(s["clip_norm"], E, epsilon, delta, name)
                                        for E, name in zip(epochs, names)]),
            "sigma_tight": np.array([dp_sgd_sigma(s["clip_norm"], E, epsilon, delta, "exact") for E in epochs]),
-           "error_textbook": np.full((len(epochs), n_reps), np.nan), "error_tight": np.full((len(epochs), n_reps), np.nan)}
+           "error_textbook": np.full((len(epochs), n_reps), np.nan),
+           "error_tight": np.full((len(epochs), n_reps), np.nan)}
     for rep in progress(range(n_reps), "DP-SGD accounting: repetitions"):
         X, y, normal = gaussian_halfspace_data(n, d, threshold=_THRESHOLD, noise_rate=_NOISE, rng=rng)
         for i, (E, name) in enumerate(zip(epochs, names)):
