@@ -184,6 +184,7 @@ X = "dpteach.experiments.basics."
 add(X + "audit_sweep", dict(setups={"laplace": (_audit_mechanism, np.zeros(2), np.array([0.0, 1.0]),
                                                  audit.threshold_events([0.5]))},
                             claimed_epsilons=[1.0], n_trials=20, rng=0))
+add(X + "composition_noise_sweep", dict(ks=[1, 3], epsilon=1.0, delta=1e-5, n=10, n_reps=2, rng=0))
 add(X + "plug_in_log_ratios", dict(mechanism=_audit_mechanism, dataset=np.zeros(2), neighbour=np.array([0.0, 1.0]),
                                    epsilon=1.0, thresholds=[0.0, 0.5], n_runs=50, min_count=5, rng=0),
     arrays={"thresholds": (0, 1)},
@@ -495,6 +496,8 @@ add(X + "ablations", dict(n=100, d=8, s=2, epsilon=1.0, n_reps=1, rng=0))
 add(X + "classical_experiment", dict(ns=[10], epsilons=[1.0], d=2, noise_multipliers=[1.0], n_reps=1, rng=0))
 add(X + "peeling_audit_experiment", dict(sparsities=[1], epsilon=1.0, delta=1e-3, n_trials=20, rng=0))
 add(X + "tracing_experiment", dict(epsilon=1.0, n_reps=1, rng=0))
+add(X + "peeling_accounting_sweep", dict(sparsities=[1], epsilon=1.0, delta=1e-3, n=10, d=3, n_reps=2, rng=0),
+    requires=("dp_accounting",))
 
 # --- chapter 6: Hermite features, DP-ERM, the improper learner, log-concave marginals -----------
 HE = "dpteach.hermite."
@@ -729,6 +732,8 @@ add("dpteach.experiments.table1_tables." + "mean_error", dict(errors=np.array([[
 add("dpteach.experiments.table1_tables." + "n_needed", dict(ns=[100, 1000], errors=np.array([[0.3], [0.1]]), target=0.2),
     arrays={"ns": 1, "errors": (1, 2), "target": (0, 1)},
     exempt={("errors", "nan"): "NaN marks a skipped run: documented as allowed and ignored"})
+add("dpteach.experiments.table1_accounting.dpsgd_accounting_sweep", dict(epochs=[1], n=20, d=2, epsilon=1.0,
+                                                                      delta=1e-5, n_reps=1, rng=0))
 add("dpteach.experiments.table1_rates." + "sample_complexity_shape", dict(name="improper", alpha=0.1, epsilon=1.0, d=2), arrays={"alpha": None})
 add("dpteach.experiments.table1_rates." + "excess_error_shape", dict(name="improper", ns=[1000.0, 5000.0], epsilon=1.0, d=2), arrays={"ns": None},
     exempt={("ns", "fractional"): "a shape evaluated along a continuous n axis (the chapter draws it on a "

@@ -182,6 +182,43 @@ def test_ch01_exponential_mechanism_bound_is_loose_on_random_votes():
         assert loss[at_5] * bound[at_1] < loss[at_1] * bound[at_5], (seed, votes)
 
 
+import functools  # noqa: E402,F811  (here too, so that this section stands on its own)
+
+# The tight-accounting figure (issue 24): k Gaussian counting queries at one total (ε, δ) = (1, 1e-5).
+_CH01_TIGHT_KS = (1, 2, 5, 10, 20, 50, 100)
+
+
+@functools.lru_cache(maxsize=None)
+def _ch01_tight(seed):
+    from dpteach.experiments.basics import composition_noise_sweep
+    return composition_noise_sweep(_CH01_TIGHT_KS, epsilon=1.0, delta=1e-5, n=1000, n_reps=1000,
+                                   rng=np.random.default_rng([seed, 24]))
+
+
+@pytest.mark.claim("ch01-tight-saving-grows-with-k")
+def test_ch01_tight_noise_saving_is_positive_and_grows_with_k():
+    # Both σ's are functions of (k, ε, δ) alone, so this is exact on every seed (no tolerance): the tight σ is below
+    # the textbook one at every k, and the relative saving 1 − σ_tight/σ_textbook increases along the grid.
+    for seed in CLAIM_SEEDS:
+        result = _ch01_tight(seed)
+        saving = 1 - result["sigma_tight"] / result["sigma_textbook"]
+        assert np.all(saving > 0) and np.all(np.diff(saving) > 0), (seed, saving)
+
+
+@pytest.mark.claim("ch01-tight-error-below-textbook")
+def test_ch01_tight_error_below_textbook_from_k_2_and_tracks_the_noise():
+    # Each RMSE is estimated from N = 1000·k Gaussian draws: relative standard error 1/√(2N) ≤ 1.6 % at k = 2, where
+    # the σ's differ by 31 % (about 14 standard errors of the ratio), so "below at every k ≥ 2" fails only if the
+    # errors do not follow σ. At k = 100 (N = 10⁵) the ratio of the two RMSEs has relative standard error
+    # √2·0.22 % ≈ 0.32 %: it must equal the σ ratio within 6 of them, 2 %.
+    for seed in CLAIM_SEEDS:
+        result = _ch01_tight(seed)
+        assert np.all(result["rmse_tight"][1:] < result["rmse_textbook"][1:]), (seed, result)
+        measured = result["rmse_textbook"][-1] / result["rmse_tight"][-1]
+        predicted = result["sigma_textbook"][-1] / result["sigma_tight"][-1]
+        assert abs(measured / predicted - 1) < 0.02, (seed, measured, predicted)
+
+
 # ---------------------------------------------------------------------------------------------
 # Chapter 2
 # ---------------------------------------------------------------------------------------------
@@ -1223,6 +1260,35 @@ def test_ch05_typed_formula_numbers():
     assert all(10 <= 4 / 3 * math.log(1 / experiments.default_delta(n)) for n in _CH05_E1_NS)
 
 
+# The tight-accounting figure for Peeling (issue 24): ε = 1, δ = 1e-3, n = d = 200, 400 releases per s.
+_CH05_TIGHT_SPARSITIES = (1, 2, 5, 10, 20, 50)
+
+
+@functools.lru_cache(maxsize=None)
+def _ch05_tight(seed):
+    pytest.importorskip("dp_accounting", reason="the PLD accountant needs dp-accounting")
+    from dpteach.experiments.regression import peeling_accounting_sweep
+    return peeling_accounting_sweep(_CH05_TIGHT_SPARSITIES, epsilon=1.0, delta=1e-3, n=200, d=200, n_reps=400,
+                                    rng=np.random.default_rng([seed, 24]))
+
+
+@pytest.mark.claim("ch05-tight-peeling-less-noise-less-error")
+def test_ch05_tight_peeling_scale_smaller_and_error_lower_from_s_5():
+    # The scales depend on (s, ε, δ) only: exact on every seed. For s ≤ 2 they agree within 2 % (the sentence says
+    # "nearly coincide"); from s = 5 the tight one is smaller. The errors are means of 400 independent releases; their
+    # per-release spread measured on CLAIM_SEEDS is ≤ 0.06 at s = 5, so the difference of two means has standard
+    # error ≤ 0.06·√(2/400) ≈ 0.004, and the smallest difference from s = 5 on is about 0.017 (4 standard errors):
+    # asserting it positive fails by chance with probability below 10⁻⁴ per comparison.
+    for seed in CLAIM_SEEDS:
+        result = _ch05_tight(seed)
+        small = result["sparsities"] <= 2
+        ratio = result["scale_tight"] / result["scale_textbook"]
+        assert np.all(np.abs(ratio[small] - 1) < 0.02), (seed, ratio)
+        assert np.all(ratio[~small] < 1), (seed, ratio)
+        gain = result["error_textbook"] - result["error_tight"]
+        assert np.all(gain[~small] > 0), (seed, gain)
+
+
 # ---------------------------------------------------------------------------------------------
 # Chapter 6
 # ---------------------------------------------------------------------------------------------
@@ -2088,6 +2154,59 @@ def test_ch09_massart_example_logistic_error_far_above_bayes():
     from dpteach.experiments import table1_surrogate
     result = table1_surrogate.massart_example(0.5, 0.45)
     assert result["logistic_error"] > 2 * result["bayes_error"], result
+
+
+# The tight-accounting figure (issue 24): DP-SGD at ε = 1, δ = 1e-5 against E, n = 2000, d = 3, 10 data sets.
+_CH09_TIGHT_EPOCHS = (1, 2, 5, 10, 20)
+
+
+@functools.lru_cache(maxsize=None)
+def _ch09_tight(seed):
+    from dpteach.experiments.table1_accounting import dpsgd_accounting_sweep
+    return dpsgd_accounting_sweep(_CH09_TIGHT_EPOCHS, n=2000, d=3, epsilon=1.0, delta=1e-5, n_reps=10,
+                                  rng=np.random.default_rng([seed, 24]))
+
+
+@pytest.mark.claim("ch09-tight-sigma-fraction-below-textbook")
+def test_ch09_exact_sigma_same_fraction_below_textbook_from_e_2():
+    # The σ's depend on (C, E, ε, δ) only: exact, no tolerance beyond rounding. The issue's target: at E = 5 at least
+    # 20 % below the older accountants' 21.9; for E ≥ 2 the fraction is the same (both σ's are ∝ √E) to 1e-9.
+    result = _ch09_tight(CLAIM_SEEDS[0])
+    fraction = 1 - result["sigma_tight"] / result["sigma_textbook"]
+    at_5 = _CH09_TIGHT_EPOCHS.index(5)
+    assert result["sigma_textbook"][at_5] == pytest.approx(21.9, abs=0.05) and fraction[at_5] >= 0.20, result
+    assert np.all(np.abs(fraction[1:] - fraction[at_5]) < 1e-9), fraction
+    assert np.all(fraction > 0), fraction
+
+
+@pytest.mark.claim("ch09-tight-sigma-lower-error")
+def test_ch09_exact_sigma_gives_lower_mean_error_at_every_e():
+    # Paired design: each data set and noise seed is fitted with both σ's, so the difference isolates σ. On the book's
+    # seed and CLAIM_SEEDS the mean paired difference is 5 to 10 of its standard errors at every E (smallest at E = 2,
+    # 0.005 ± 0.001): asserting it positive fails by chance with probability below 10⁻⁶ per comparison.
+    for seed in CLAIM_SEEDS:
+        result = _ch09_tight(seed)
+        gain = (result["error_textbook"] - result["error_tight"]).mean(axis=1)
+        assert np.all(gain > 0), (seed, gain)
+
+
+@pytest.mark.claim("ch09-defaults-match-diffprivlib-on-unit-rows")
+def test_ch09_default_dp_sgd_within_002_of_diffprivlib_on_unit_norm_rows():
+    # benchmarks/dpsgd_defaults.py's setting (n = 2·10⁵ training and test rows of norm ≤ 1, d = 10, ε = 1) on the claim
+    # seeds. A test error on 2·10⁵ points has standard error ≤ 0.5/√(2·10⁵) ≈ 0.0011, the gap of two such ≈ 0.0016;
+    # the benchmark's seeds measure a gap of 0.004–0.010, so "within 0.02" holds with ≥ 6 standard errors to spare.
+    pytest.importorskip("diffprivlib", reason="diffprivlib is not installed (pip install -r requirements.txt)")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("dpsgd_defaults", ROOT / "benchmarks" / "dpsgd_defaults.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    from dpteach.dp_logistic import DPSGDLogisticRegression
+    for seed in CLAIM_SEEDS:
+        X, y, X_test, y_test = benchmark._problem(seed)
+        ours, _ = benchmark._timed_error(DPSGDLogisticRegression(benchmark.EPSILON, benchmark.DELTA, random_state=seed),
+                                         X, y, X_test, y_test)
+        theirs, _ = benchmark._timed_error(benchmark._diffprivlib(seed), X, y, X_test, y_test)
+        assert ours - theirs <= 0.02, (seed, ours, theirs)
 
 
 # ---------------------------------------------------------------------------------------------
