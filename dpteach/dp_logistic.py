@@ -474,11 +474,6 @@ class DPSGDLogisticRegression(Estimator):
     ----------
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    data_norm : float > 0
-        R, the bound on the rows' norm ‖x‖₂ that the user declares (default 1: rows scaled onto the unit
-        ball, as DP practice asks). It sets the defaults below and nothing else: it is never checked
-        against the data, and privacy never depends on it being true (the gradients are clipped at C
-        whatever the rows are).
     clip_norm : float > 0, optional
         C, the per-example gradient bound (public). Default R: the w-part of ∇ℓ is −yσ(−m)·x, of norm
         ≤ ‖x‖ ≤ R, so on rows within the declared bound only the intercept's coordinate (at most 1 more)
@@ -498,6 +493,11 @@ class DPSGDLogisticRegression(Estimator):
     accountant : {"zcdp", "composition", "exact", "best"}
         How σ is calibrated (:func:`dp_sgd_sigma`); "best" (the default) uses the smallest σ, the exact one.
     random_state : seed or Generator, optional
+    data_norm : float > 0, keyword-only
+        R, the bound on the rows' norm ‖x‖₂ that the user declares (default 1: rows scaled onto the unit
+        ball, as DP practice asks). It sets the defaults of clip_norm and learning_rate and nothing else: it is never checked
+        against the data, and privacy never depends on it being true (the gradients are clipped at C
+        whatever the rows are).
 
     Attributes
     ----------
@@ -535,8 +535,10 @@ class DPSGDLogisticRegression(Estimator):
 
     _fitted_attribute = "coef_"
 
-    def __init__(self, epsilon, delta, data_norm=1.0, clip_norm=None, n_epochs=5, batch_size=None,
-                 learning_rate=None, l2_penalty=0.0, accountant="best", random_state=None):
+    # data_norm is keyword-only: it came after clip_norm was the third positional parameter, and a positional
+    # clip_norm must not silently become a data bound.
+    def __init__(self, epsilon, delta, clip_norm=None, n_epochs=5, batch_size=None, learning_rate=None,
+                 l2_penalty=0.0, accountant="best", random_state=None, *, data_norm=1.0):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm

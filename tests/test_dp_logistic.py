@@ -284,6 +284,11 @@ def test_defaults_follow_the_declared_data_norm_and_never_the_data():
     for bad in (0.0, -1.0, math.inf, math.nan):
         with pytest.raises(ValueError, match="data_norm"):
             L.DPSGDLogisticRegression(1.0, 1e-5, data_norm=bad).fit(X, y)
+    # data_norm is keyword-only: the third positional argument is still clip_norm, as before data_norm existed.
+    positional = L.DPSGDLogisticRegression(1.0, 1e-5, 2.0).fit(X, y)
+    assert positional.clip_norm_ == 2.0 and positional.learning_rate_ == 4.0
+    with pytest.raises(TypeError):
+        L.DPSGDLogisticRegression(1.0, 1e-5, 2.0, 5, None, None, 0.0, "best", None, 3.0)
 
 
 def test_same_seed_same_result_and_not_fitted_error():
