@@ -81,7 +81,7 @@ class PrivacyReceipt(Mapping):
     accountant : str
         How the total is computed from the steps.
     theorem : str
-        The book's label of the theorem that proves the guarantee, e.g. "Theorem 9.3".
+        The label of the book's theorem box that proves the guarantee ("Theorem" and its number).
     why : str
         The privacy argument in one sentence.
     steps : sequence of PrivacyStep
