@@ -25,7 +25,6 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 
 __all__ = ["PrivacyStep", "PrivacyReceipt"]
 
@@ -45,6 +44,22 @@ def _check_guarantee(epsilon, delta):
     if not 0 <= delta < 1:  # also refuses NaN
         raise ValueError(f"delta must satisfy 0 <= delta < 1, got {delta!r}")
     return epsilon, delta
+
+
+class _ReadOnlyDict(dict):
+    """A dict that refuses edits (a receipt is frozen), yet pickles and deep-copies like a dict.
+
+    (``types.MappingProxyType`` would refuse edits too, but cannot be pickled, and a fitted learner
+    must be: ``copy.deepcopy``, joblib's parallel ``GridSearchCV``.)
+    """
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("the details of a PrivacyReceipt are read-only")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return type(self), (dict(self),)
 
 
 def _check_text(value, name):
@@ -114,7 +129,7 @@ class PrivacyReceipt(Mapping):
         clash = sorted(set(self.details) & {f.name for f in fields(self)})
         if clash:
             raise ValueError(f"details must not repeat a field of the receipt, got key(s) {clash}")
-        object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
+        object.__setattr__(self, "details", _ReadOnlyDict(self.details))
 
     @property
     def is_private(self):

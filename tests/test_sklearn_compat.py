@@ -23,7 +23,9 @@ import dataclasses
 import importlib
 import inspect
 import math
+import pickle
 import pkgutil
+from copy import deepcopy
 
 import numpy as np
 import pytest
@@ -192,6 +194,16 @@ def test_set_params_round_trips_and_refuses_unknown_names(key):
     with pytest.raises(ValueError, match="no_such_parameter") as error:
         learner.set_params(no_such_parameter=1)
     assert "epsilon" in str(error.value)  # the message lists the valid names
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_fitted_learner_pickles_and_deep_copies(key):
+    # joblib (GridSearchCV(n_jobs=2)) pickles learners, and the fuzz deep-copies fitted ones.
+    X, y = SETTINGS[key].data
+    learner = _make(key).fit(X, y)
+    for copy in (pickle.loads(pickle.dumps(learner)), deepcopy(learner)):
+        assert copy.privacy_ == learner.privacy_ and type(copy.privacy_) is PrivacyReceipt
+        np.testing.assert_array_equal(copy.predict(X[:20]), learner.predict(X[:20]))
 
 
 @pytest.mark.parametrize("key", KEYS)
