@@ -92,7 +92,12 @@ class Estimator:
             else:
                 setattr(self, name, value)
         for name, inner_params in nested.items():
-            getattr(self, name).set_params(**inner_params)
+            inner = getattr(self, name)
+            if not hasattr(inner, "set_params"):
+                key = f"{name}__{next(iter(inner_params))}"
+                raise ValueError(f"{key!r} names a parameter of {name}, but {name} = {inner!r} is not an "
+                                 f"estimator (it has no set_params)")
+            inner.set_params(**inner_params)
         return self
 
     def __sklearn_tags__(self):

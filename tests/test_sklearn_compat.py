@@ -194,6 +194,8 @@ def test_set_params_round_trips_and_refuses_unknown_names(key):
     with pytest.raises(ValueError, match="no_such_parameter") as error:
         learner.set_params(no_such_parameter=1)
     assert "epsilon" in str(error.value)  # the message lists the valid names
+    with pytest.raises(ValueError, match="epsilon__x"):
+        learner.set_params(epsilon__x=1)  # ε is not an estimator: no nested parameters
 
 
 @pytest.mark.parametrize("key", KEYS)
