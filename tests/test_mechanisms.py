@@ -110,6 +110,22 @@ def test_analytic_sigma_scales_linearly_with_sensitivity():
     assert m.gaussian_sigma(4.0, 0.7, 1e-6) == pytest.approx(4 * m.gaussian_sigma(1.0, 0.7, 1e-6), rel=1e-9)
 
 
+def test_analytic_sigma_checks_its_inputs_once_not_in_the_root_finder():
+    # Issue 23: the root finder evaluated the self-validating gaussian_delta ~40 times per σ, which was 9 of
+    # every 10 validator calls of a learner's fit. Now gaussian_sigma checks Δ, ε, δ and the method once:
+    # 4 public checks, whatever the number of root-finder steps (ε = 1e3 needs a long bracket walk).
+    import cProfile
+    import pstats
+
+    from dpteach import _validation
+    for epsilon in (0.7, 1e3):
+        profile = cProfile.Profile()
+        profile.runcall(m.gaussian_sigma, 1.0, epsilon, 1e-6)
+        calls = sum(record[1] for (path, _, name), record in pstats.Stats(profile).stats.items()
+                    if path == _validation.__file__ and name in _validation.__all__)
+        assert calls == 4, (epsilon, calls)
+
+
 # --- Gaussian: sampler -------------------------------------------------------
 
 @pytest.mark.parametrize("method, epsilon", [("classic", 0.5), ("analytic", 2.0)])
