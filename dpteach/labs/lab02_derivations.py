@@ -48,7 +48,7 @@ def _cases(seed, with_loss):
         case = [int(rng.choice([2, 10, 202, 5000])), round(float(rng.uniform(0.05, 4.0)), 3),
                 round(float(rng.uniform(0.02, 0.3)), 3), round(float(rng.choice([0.01, 0.05, 0.2])), 3)]
         if with_loss:
-            case.insert(1, round(float(rng.choice([0.5, 3.0, 10.0])), 3))
+            case.insert(1, round(float(rng.choice([0.25, 3.0, 10.0])), 3))  # L, L², 2L and 1 all distinct
         cases.append(tuple(case))
     # both regimes: privacy term dominating (small ε) and sampling term dominating (large ε)
     cases += [(100, 0.01, 0.1, 0.05), (100, 50.0, 0.1, 0.05)] if not with_loss else \
