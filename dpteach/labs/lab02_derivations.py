@@ -76,6 +76,8 @@ def _check_smallest_n(fn, cases, failures, bugs, task, pointer, formula):
     for case in cases:
         call = f"fn{case}"
         out = require_integer(call_student(fn, case, task), task, call)
+        if out < 1:
+            raise LabCheckError(f"{task}: {call} returned {out}; a number of examples is a positive integer.")
         beta = case[-1]
         bounds = failures(out, *case)
         right = _smallest(lambda n: any(b > beta / 2 for b in failures(n, *case)))
@@ -113,7 +115,8 @@ _NOISY_MIN_BUGS = (
 
 
 def check_noisy_min_sample_complexity(fn):
-    """Task 5: the smallest n for the noisy-min learner: n = ⌈max{9/(2α²) ln(4|H|/β), 12/(εα) ln(2|H|/β)}⌉."""
+    """Task 5: ``fn(n_hypotheses, epsilon, alpha, beta)`` is the smallest n for which the noisy-min learner's proof goes
+    through (checked by evaluating both failure bounds at n and n − 1; see :func:`_check_smallest_n`)."""
     task = "Task 5 (noisy-min sample complexity)"
     require_own_code(fn, ("generic_learner_sample_complexity", "sample_complexity"), task)
     _check_smallest_n(
@@ -152,7 +155,8 @@ _LOSS_BUGS = (
 
 
 def check_bounded_loss_sample_complexity(fn):
-    """Task 6: the smallest n for a loss in [0, L]: ⌈max{9L²/(2α²) ln(4|H|/β), 6L/(εα) ln(2|H|/β)}⌉."""
+    """Task 6: ``fn(n_hypotheses, loss_bound, epsilon, alpha, beta)`` is the smallest n for which Theorem 2.6's proof
+    goes through for a loss in [0, loss_bound] (both failure bounds checked at n and n − 1)."""
     task = "Task 6 (bounded-loss sample complexity)"
     require_own_code(fn, ("generic_learner_sample_complexity", "sample_complexity"), task)
     _check_smallest_n(
