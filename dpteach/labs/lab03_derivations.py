@@ -75,6 +75,10 @@ def check_krr_randomizer(fn):
     again = _draw_krr_reports(fn, 0, 3, 1.0, 1, 200, task)
     require(np.array_equal(first, again), f"{task}: the same rng seed gave different reports; draw all randomness "
                                           f"from the rng argument.")
+    grid = np.arange(6).reshape(2, 3) % 4  # users arranged in a 2-D array: one report per entry, same shape
+    shaped = np.asarray(call_student(fn, (grid, 4, 1.0, np.random.default_rng(2)), task))
+    require(shaped.shape == grid.shape, f"{task}: fn(values of shape {grid.shape}, 4, 1.0, rng) returned shape "
+                                        f"{shaped.shape}; return an array of the shape of `values`.")
     for index, (k, epsilon) in enumerate(_krr_settings()):
         p = _krr_keep_probability(k, epsilon)
         for value in sorted({0, k - 1, k // 2}):
