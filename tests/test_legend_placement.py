@@ -78,3 +78,25 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="margin_px"):
         plotting.legends_over_data(fig, margin_px=-1)
     plt.close(fig)
+
+
+# Chapter 7's cover-size figure is drawn by a dpteach helper (dpteach.experiments.proper_figures), so the
+# real figure can be checked here, at every stop of its resolution slider (book/07_proper.ipynb's settings;
+# the sizes do not depend on n, so n = 300 keeps this fast, as in tests/test_proper_figures.py).
+@pytest.mark.parametrize("resolution", [0.3, 0.2, 0.15, 0.1, 0.07, 0.05])
+def test_chapter_7_cover_figure_keeps_its_legends_off_the_curves(resolution):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from dpteach.experiments import proper as experiments
+    from dpteach.experiments import proper_figures
+
+    resolutions = [0.3, 0.2, 0.15, 0.1, 0.07, 0.05]
+    costs = experiments.cover_costs([0, 1, 2, 3], resolutions, n=300, d=5, rng=20240707)
+    rounding = experiments.discretization_excess(resolutions)
+    plotting.use_style()
+    fig = Figure(figsize=(10, 4))  # the notebook's live_figure(..., figsize=(10, 4))
+    FigureCanvasAgg(fig)
+    proper_figures.draw_covers(fig, costs, rounding, resolution)
+    plotting.readable_legends(fig)  # as LiveFigure does before it shows a frame
+    assert plotting.legends_over_data(fig) == []

@@ -81,9 +81,11 @@ def draw_covers(fig, costs, rounding, resolution):
     left.set_ylim(0.5, 3e7)
     right.set_yticks([0.005, 0.01, 0.02, 0.05])
     label_axes(left, "resolution a", "|H(q)|", f"Cover size (a = {resolution})", legend=False)
-    left.legend(loc="lower left", ncol=2)
+    # Under the axes: inside, every corner has a curve or the resolution marker running through it
+    # (reader review D8; tests/test_legend_placement.py checks every slider stop).
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
     label_axes(right, "resolution a", "excess error", "Price of rounding")
     note = _missing_note(costs)
     if note:
-        left.text(0.0, -0.25, note, transform=left.transAxes, fontsize=8, va="top", wrap=True)
+        left.text(0.0, -0.62, note, transform=left.transAxes, fontsize=8, va="top", wrap=True)
     return left, right
