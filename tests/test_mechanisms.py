@@ -423,13 +423,15 @@ def chapter_markup_problems(path, chapter):
                 counters[kind] += 1
                 expected = f"{chapter}.{counters[kind]}"
                 title = match.group(3).strip()
-                if not title.startswith(expected + " (") and title != expected:
-                    problems.append(f"{where}: box title {title!r} should start with '{expected} ('")
                 options = []
                 for option in lines[number + 1:]:
                     if not option.startswith(":"):
                         break
                     options.append(option)
+                # The number is the :enumerator: option (tools/notebook_xrefs.py: JupyterLab titles the box
+                # "Lemma 6.2 (Name)" from it, and _ext/dpteach_xrefs.py gives the web the same title).
+                if f":enumerator: {expected}" not in options:
+                    problems.append(f"{where}: box {title!r} should have ':enumerator: {expected}'")
                 if ":nonumber:" not in options:
                     problems.append(f"{where}: box {expected} lacks :nonumber:")
         if MACROS.search(text):
@@ -461,17 +463,22 @@ CHAPTER_1_NUMBERS = {
 
 
 def box_numbers(path):
-    """label → the number in its box title, read from the notebook."""
+    """label → the number of its box (the :enumerator: option), read from the notebook."""
     numbers = {}
     for cell in json.loads(path.read_text())["cells"]:
         lines = "".join(cell["source"]).split("\n")
         for number, line in enumerate(lines):
             match = BOX.match(line.strip())
             if match:
-                for option in lines[number + 1:number + 4]:
-                    label = re.match(r":label:\s*(\S+)", option)
-                    if label:
-                        numbers[label.group(1)] = match.group(3).split()[0]
+                options = []
+                for option in lines[number + 1:]:
+                    if not option.startswith(":"):
+                        break
+                    options.append(option)
+                label = [m.group(1) for o in options for m in [re.match(r":label:\s*(\S+)", o)] if m]
+                enumerator = [m.group(1) for o in options for m in [re.match(r":enumerator:\s*(\S+)", o)] if m]
+                if label:
+                    numbers[label[0]] = enumerator[0] if enumerator else match.group(3).split()[0]
     return numbers
 
 
@@ -497,6 +504,6 @@ def test_markup_checker_catches_what_the_readers_saw(tmp_path):
     path.write_text(json.dumps(bad))
     problems = "\n".join(chapter_markup_problems(path, 1))
     for fragment in ["right after a text line", "text right after a closing", "non-standard macro",
-                     "should start with '1.1 ('", "lacks :nonumber:", "no explicit text", "workshop talk",
+                     "should have ':enumerator: 1.1'", "lacks :nonumber:", "no explicit text", "workshop talk",
                      "internal label", "below 9 pt", "equation number"]:
         assert fragment in problems
