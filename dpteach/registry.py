@@ -649,6 +649,10 @@ NOT_AUDITED = {
     "dpteach.dpsas_steps.dpsas_noise_sigma": "calibration of the audited DPSAS round",
     "dpteach.dp_logistic.dp_sgd_sigma": "calibration of the audited DP-SGD step (exact Gaussian composition by "
                                         "default; tests/test_dp_logistic.py integrates the loss)",
+    "dpteach.experiments.basics.composition_noise_sweep": "a simulation of k audited Gaussian mechanisms "
+                                                          "(mechanisms.gaussian_mechanism) at the σ of two "
+                                                          "accountants, each checked against the PLD oracle "
+                                                          "(tests/test_accounting_oracle.py)",
     "dpteach.experiments.table1.fit_learner": "fits one of the audited learners or a production peer (chapter 9)",
     "dpteach.experiments.table1.unit_ball_rows": "a fixed public row-by-row map (diffprivlib's input in chapter 9), "
                                                  "not a release",
