@@ -24,6 +24,7 @@ import math
 import numpy as np
 from scipy import optimize
 
+from ._constraints import Delta, Epsilon, Integral, Interval, validate_params
 from ._validation import (check_choice, check_delta, check_epsilon, check_int, check_positive, check_real_array,
                           check_sequence)
 
@@ -93,6 +94,8 @@ def basic_composition(epsilons, deltas=None):
     return float(eps.sum()), float(dels.sum())
 
 
+@validate_params({"epsilon": Epsilon(), "delta": Delta(), "k": Interval(Integral, 1, None, closed="left"),
+                  "delta_prime": Delta(allow_zero=False)})
 def advanced_composition(epsilon, delta, k, delta_prime):
     """k-fold adaptive composition of (ε, δ)-DP mechanisms (chapter 1, Theorem 1.17; Dwork–Rothblum–Vadhan).
 
@@ -119,10 +122,6 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     ValueError, TypeError
         ε, δ, k or δ' outside the ranges above.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    k = check_int(k, "k", minimum=1)
-    delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
     # k equal steps in closed form (k may be astronomically large): √(Σ ε²) = ε√k, Σ ε(e^ε − 1) = kε(e^ε − 1).
     try:
         drift = k * epsilon * math.expm1(epsilon)
@@ -178,6 +177,8 @@ def heterogeneous_advanced_composition(epsilons, delta_prime):
     return _advanced_epsilon(eps, delta_prime)
 
 
+@validate_params({"epsilon_total": Epsilon(), "k": Interval(Integral, 1, None, closed="left"),
+                  "delta_prime": Delta(allow_zero=False)})
 def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     """Largest per-step ε whose k-fold composition stays within ``epsilon_total``.
 
@@ -203,9 +204,6 @@ def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     ValueError, TypeError
         ε_total, k or δ' outside the ranges above.
     """
-    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
-    k = check_int(k, "k", minimum=1)
-    delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
 
     def excess(eps):
         return advanced_composition(eps, 0.0, k, delta_prime)[0] - epsilon_total

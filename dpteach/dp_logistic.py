@@ -44,6 +44,7 @@ import sys
 import numpy as np
 from scipy import optimize, special
 
+from ._constraints import fit_context
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
@@ -552,6 +553,7 @@ class DPSGDLogisticRegression(Estimator):
         self.accountant = accountant
         self.random_state = random_state
 
+    @fit_context
     def fit(self, X, y):
         """Run Algorithm 9.2 on (X, y); returns self. Cost O(E·n·d).
 

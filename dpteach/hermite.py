@@ -18,6 +18,7 @@ import math
 import numpy as np
 from scipy import special
 
+from ._constraints import Integral, Interval, Options, Real, validate_params
 from ._validation import (as_rng, check_choice, check_finite_array, check_finite_scalar, check_int, check_positive,
                           check_probability)
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
@@ -81,6 +82,7 @@ def _multi_indices(d, degree):
     return np.array(rows, dtype=np.int64).reshape(len(rows), d)
 
 
+@validate_params({"d": Interval(Integral, 1, None, closed="left"), "degree": Interval(Integral, 1, None, closed="left")})
 def multi_indices(d, degree):
     """All multi-indices κ ∈ ℕ₀^d with |κ| ≤ p, in graded order (Lemma 6.2, Section 6.2; the paper's Lemma B.8).
 
@@ -107,8 +109,6 @@ def multi_indices(d, degree):
         For non-integers or values below 1, and for D above
         ``feature_scaling.MAX_FEATURE_DIMENSION`` (refused before any work).
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
     feature_dimension_or_refuse(d, degree)
     return _multi_indices(d, degree)
 
@@ -506,6 +506,8 @@ def _eq25_radius(norms, c_alpha):
     return float(t[np.flatnonzero(ok)[0]])
 
 
+@validate_params({"d": Interval(Integral, 1, None, closed="left"), "degree": Interval(Integral, 1, None, closed="left"), "c_alpha": Interval(Real, 0, 1), "rule": Options(CLIP_RULES),
+                  "n_draws": Interval(Integral, 100, None, closed="left"), "rng": "random_state"})
 def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     """The clipping radius T of Section 6.4, by one of the paper's three rules.
 
@@ -543,12 +545,6 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
         For d, degree < 1, cα ∉ (0, 1), an unknown rule, n_draws < 100 or a bad rng, and
         for D above ``feature_scaling.MAX_FEATURE_DIMENSION``.
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
-    c_alpha = check_probability(c_alpha, "c_alpha")
-    check_choice(rule, "rule", CLIP_RULES)
-    n_draws = check_int(n_draws, "n_draws", minimum=100)
-    rng = as_rng(rng)
     D = feature_dimension_or_refuse(d, degree)  # also keeps √D a float (D = C(d + 10¹⁸, 10¹⁸) is not)
     if rule == "2sqrtD":
         return 2.0 * math.sqrt(D)

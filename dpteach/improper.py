@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from . import dp_erm
+from ._constraints import Delta, Epsilon, Integral, Interval, OrNone, Real, fit_context, validate_params
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt, PrivacyStep
 from .bounds.improper import algorithm_6_7_sizes
@@ -142,6 +143,8 @@ def _validation_size(n_blocks, n_thresholds, alpha, epsilon, beta, c=C_SMALL):
     return math.ceil(8 * math.log(8 * K / beta) / (c * alpha) ** 2 + 4 * math.log(4 * K / beta) / (epsilon * c * alpha))
 
 
+@validate_params({"d": Interval(Integral, 1, None, closed="left"), "alpha": Interval(Real, 0, 1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "beta": Interval(Real, 0, 1), "constant": OrNone(Interval(Real, 0, None))})
 def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     """The parameters Theorem 6.12 (the paper's Theorem 2.1) prescribes, with explicit constants.
 
@@ -172,12 +175,7 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     TypeError, ValueError
         For any argument out of range.
     """
-    d = check_int(d, "d", minimum=1)
-    alpha = check_probability(alpha, "alpha")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    beta = check_probability(beta, "beta")
-    constant = 1.0 / (2 * C_SMALL) if constant is None else check_positive(constant, "constant")
+    constant = 1.0 / (2 * C_SMALL) if constant is None else constant
     degree = math.ceil(check_representable(_or_inf(lambda: constant / alpha ** 2), "the degree C/α²",
                                            "alpha >= 1e-150", alpha=alpha))
     D = math.comb(d + degree, degree)
@@ -375,6 +373,7 @@ class PrivateHermiteL1Learner(Estimator):
     def _theorem(self, d, alpha, epsilon, delta, beta):
         return theorem_parameters(d, alpha, epsilon, delta, beta)
 
+    @fit_context
     def fit(self, X, y):
         """Run Algorithm 6.10 on (X, y) and return self.
 

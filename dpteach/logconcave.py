@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ._constraints import Array, Integral, Interval, Options, fit_context, validate_params
 from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_memory, check_positive,
                           check_probability, check_work)
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
@@ -189,6 +190,7 @@ def monomial_features(X, degree):
     return _finite_or_refuse(_monomials(X, degree), X, degree)
 
 
+@validate_params({"d": Interval(Integral, 1, None, closed="left"), "degree": Interval(Integral, 1, None, closed="left"), "marginal": Options(MARGINALS)})
 def monomial_gram(marginal, d, degree):
     """Exact G_p[κ, κ'] = Π_j E[X_j^{κ_j + κ'_j}] under the product marginal (Section 6.6).
 
@@ -206,9 +208,6 @@ def monomial_gram(marginal, d, degree):
     ValueError, TypeError
         For an unknown marginal or d, degree < 1.
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
-    check_choice(marginal, "marginal", MARGINALS)
     D = feature_dimension_or_refuse(d, degree)
     # κ + κ' and the gathered moments are (D, D, d) tables: D² rows of d entries.
     check_feature_matrix(D * D, d, "degree", "the Gram moment table (D² x d entries)")
@@ -217,6 +216,7 @@ def monomial_gram(marginal, d, degree):
     return np.prod(moments[kappas[:, None, :] + kappas[None, :, :]], axis=2)
 
 
+@validate_params({"gram": Array(ndim=2), "method": Options(("sym", "chol"))})
 def orthonormal_map(gram, method="sym"):
     """A with A G Aᵀ = I: G^{−1/2} (``"sym"``, the paper's choice) or L^{−1} with G = LLᵀ (``"chol"``).
 
@@ -237,10 +237,9 @@ def orthonormal_map(gram, method="sym"):
     ValueError, TypeError
         For a non-square, non-finite or not positive definite matrix, an unknown method.
     """
-    G = check_finite_array(gram, "gram", ndim=2)
+    G = gram
     if G.shape[0] != G.shape[1] or not np.allclose(G, G.T):
         raise ValueError(f"gram must be a symmetric square matrix, got shape {G.shape}")
-    check_choice(method, "method", ("sym", "chol"))
     values, vectors = np.linalg.eigh(G)
     if values.min() <= 0:
         raise ValueError(f"gram must be positive definite, smallest eigenvalue {values.min()!r}")
@@ -340,6 +339,7 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
 
     _privacy_theorem = "Theorem 6.11 with Proposition D.2"
 
+    @fit_context
     def fit(self, X, y):
         """Run Algorithm 6.10 with the log-concave basis; raises as the Gaussian learner, and for a bad marginal or R₀."""
         check_choice(self.marginal, "marginal", MARGINALS)

@@ -24,6 +24,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+from ._constraints import Delta, Epsilon, Interval, Options, Real, validate_params
 from ._validation import (as_rng, check_bits, check_choice, check_delta, check_epsilon,
                           check_finite_array, check_int, check_memory, check_positive)
 
@@ -111,6 +112,8 @@ def _gaussian_delta(sigma, sensitivity, epsilon):
     return max(first - math.exp(log_second), 0.0)
 
 
+@validate_params({"sensitivity": Interval(Real, 0, None), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "method": Options(("analytic", "classic"))})
 def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     """Noise standard deviation σ for the (ε, δ)-DP Gaussian mechanism.
 
@@ -136,10 +139,6 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     ValueError
         For ε, δ or Δ out of range, for ε >= 1 with "classic", or an unknown method.
     """
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    check_choice(method, "method", ("analytic", "classic"))
     if method == "classic":
         if epsilon >= 1:
             raise ValueError(f"epsilon must satisfy 0 < epsilon < 1 for method='classic' "

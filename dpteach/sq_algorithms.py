@@ -16,6 +16,7 @@ import math
 import numpy as np
 from scipy import special
 
+from ._constraints import Interval, Real, validate_params
 from ._validation import check_finite_array, check_int, check_labels, check_positive, check_probability, check_same_length
 
 #: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).
@@ -111,6 +112,7 @@ def _positive_below_query(cut):
 
 
 @_takes_oracle
+@validate_params({"alpha": Interval(Real, 0, 1, closed="neither")})
 def sq_threshold_binary_search(oracle, alpha):
     """Thresholds by binary search, adaptive (chapter 3, Algorithm 3.12; our variant).
 
@@ -124,7 +126,6 @@ def sq_threshold_binary_search(oracle, alpha):
     mass of [lo, mid); querying [0, mid) keeps the slack from accumulating.)
     One query per round: T rounds. Returns hi.
     """
-    alpha = check_probability(alpha, "alpha")
     low, high = 0.0, 1.0
     for _ in range(math.ceil(math.log2(2 / alpha))):
         mid = 0.5 * (low + high)

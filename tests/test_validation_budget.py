@@ -1,0 +1,164 @@
+"""Validation runs once, at the outermost call (issue 23, third step): a budget per fit, and the decorator's rules.
+
+One ``fit`` of every learner (found and configured as in tests/test_sklearn_compat.py) may call the
+validators of :mod:`dpteach._validation` at most ``BUDGET`` times. The count is exact (the validators
+are wrapped and counted, no profiler sampling), and only calls made from outside ``_validation``
+count (a helper that delegates to another, like ``check_labels`` → ``check_finite_array``, is one
+check). Before the contracts, one fit ran up to 626 (LocalThresholdLearner: the bisection of
+``smallest_feasible_alpha`` re-validated every ``users_needed``/``group_size`` call).
+
+The broken variant turns the nested skip off (every decorated call validates, as if called from the
+top): then at least one learner must exceed the budget, so the test can see the skip work.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import dpteach._validation as V
+from dpteach import _constraints as C
+from dpteach._constraints import (Array, Delta, Epsilon, Integral, Interval, Options, OrNone, Real, constraints_of,
+                                  generate_invalid_values, validate_params)
+
+from test_sklearn_compat import KEYS, SETTINGS, _make
+
+BUDGET = 60  # issue 23: "one fit of each learner runs at most ~60 validator calls"
+VALIDATORS = [name for name, obj in vars(V).items()
+              if inspect.isfunction(obj) and (name.startswith("check_") or name == "as_rng")]
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Wrap every validator of _validation; returns the dict of counts (outer calls only)."""
+    counts = {"calls": 0}
+    depth = {"d": 0}
+    for name in VALIDATORS:
+        original = getattr(V, name)
+
+        def wrapper(*args, _original=original, **kwargs):
+            if depth["d"] == 0:
+                counts["calls"] += 1
+            depth["d"] += 1
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                depth["d"] -= 1
+        monkeypatch.setattr(V, name, wrapper)
+        # modules bound the names at import: patch every dpteach module's copy too
+        import sys
+        for module_name, module in list(sys.modules.items()):
+            if module_name.startswith("dpteach") and getattr(module, name, None) is original:
+                monkeypatch.setattr(module, name, wrapper)
+    return counts
+
+
+def _fit_count(key, counts):
+    learner = _make(key)
+    X, y = SETTINGS[key].data
+    counts["calls"] = 0
+    learner.fit(X, y)
+    return counts["calls"]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_one_fit_stays_within_the_validation_budget(key, counted):
+    calls = _fit_count(key, counted)
+    assert 0 < calls <= BUDGET, f"{key}.fit ran {calls} validator calls (budget {BUDGET})"
+
+
+class _NeverNested:
+    """The broken variant: the context never says "nested", so every decorated call validates."""
+
+    def get(self):
+        return False
+
+    def set(self, value):
+        return None
+
+    def reset(self, token):
+        return None
+
+
+def test_broken_variant_without_the_nested_skip_exceeds_the_budget(counted, monkeypatch):
+    monkeypatch.setattr(C, "_NESTED", _NeverNested())
+    worst = max(_fit_count(key, counted) for key in ("dpteach.local_learners.LocalThresholdLearner",
+                                                    "dpteach.logconcave.PrivateLogConcaveL1Learner"))
+    assert worst > BUDGET
+
+
+# --- the decorator's rules ------------------------------------------------------------------------
+
+@validate_params({"epsilon": Epsilon(), "k": Interval(Integral, 1, None, closed="left"), "rng": "random_state"})
+def _outer(epsilon, k=1, rng=None, inner_epsilon=None):
+    return epsilon, k, rng, (None if inner_epsilon is None else _inner(inner_epsilon))
+
+
+@validate_params({"epsilon": Epsilon()})
+def _inner(epsilon):
+    return epsilon
+
+
+@validate_params({"epsilon": Epsilon()}, skip_nested=False)
+def _runs_user_code(epsilon, user):
+    return user()
+
+
+def test_values_are_converted_before_the_body_runs():
+    epsilon, k, rng, _ = _outer(np.float32(0.5), np.int64(3), rng=4)
+    assert type(epsilon) is float and type(k) is int and isinstance(rng, np.random.Generator)
+    assert rng.random() == np.random.default_rng(4).random()
+
+
+def test_nested_calls_skip_and_the_outermost_checks():
+    with pytest.raises(ValueError, match=r"epsilon must be finite and > 0 \(valid range: 0 < epsilon < inf\), got -1"):
+        _inner(-1)
+    # inside _outer the nested call is not checked: the outer routine vouches for what it passes on
+    assert _outer(1.0, inner_epsilon=-1)[3] == -1
+
+
+def test_a_routine_that_runs_user_code_leaves_nested_checks_on():
+    with pytest.raises(ValueError, match="epsilon"):
+        _runs_user_code(1.0, lambda: _inner(-1))
+    assert _runs_user_code(1.0, lambda: _inner(2)) == 2.0
+
+
+def test_constraints_are_introspectable_and_give_bad_values():
+    from dpteach.group_sizes import group_size
+    declared = constraints_of(group_size)
+    assert list(declared) == ["epsilon", "tau", "beta", "rule", "randomizer", "var_phi"]
+    for name, constraint in declared.items():
+        for bad, label in generate_invalid_values(constraint):
+            kwargs = dict(epsilon=1.0, tau=0.1, beta=0.05)
+            kwargs[name] = bad
+            with pytest.raises((ValueError, TypeError), match=rf"(?<![\w.]){name}(?!\w)"):
+                group_size(**kwargs)
+
+
+@pytest.mark.parametrize("constraint, good", [
+    (Epsilon(), 1.0), (Epsilon(allow_inf=True), math.inf), (Delta(), 0.0), (Delta(allow_zero=False), 1e-5),
+    (Interval(Real, 0, None), 2.0), (Interval(Real, 0, 1, closed="both"), 1.0), (Interval(Real, -1, 1), 0.0),
+    (Interval(Integral, 1, 5, closed="both"), 5), (Options(("a", "b")), "b"), (OrNone(Epsilon()), None),
+    (Array(ndim=1), [1.0, 2.0]),
+])
+def test_every_constraint_accepts_a_good_value_and_refuses_its_bad_ones(constraint, good):
+    constraint.validate(good, "p")
+    for bad, label in generate_invalid_values(constraint):
+        with pytest.raises((ValueError, TypeError), match=r"(?<![\w.])p(?!\w)"):
+            constraint.validate(bad, "p")
+
+
+def test_messages_are_the_validation_helpers_own():
+    for constraint, helper in [(Epsilon(), lambda v: V.check_epsilon(v, "epsilon")),
+                               (Interval(Real, 0, 1), lambda v: V.check_probability(v, "epsilon")),
+                               (Interval(Integral, 1, None, closed="left"),
+                                lambda v: V.check_int(v, "epsilon", minimum=1))]:
+        for bad, _ in generate_invalid_values(constraint):
+            with pytest.raises((ValueError, TypeError)) as ours:
+                constraint.validate(bad, "epsilon")
+            with pytest.raises((ValueError, TypeError)) as theirs:
+                helper(bad)
+            assert str(ours.value) == str(theirs.value)
