@@ -127,6 +127,8 @@ class LocalThresholdLearner(Estimator):
         check_epsilon(self.epsilon)
         check_choice(self.method, "method", ("binary_search", "grid"))
         check_probability(self.beta, "beta")
+        for name, constraint in RULE_CONSTRAINTS.items():  # the routines below skip their checks in fit
+            constraint.validate(getattr(self, name), name)
         rng = as_rng(self.random_state, "random_state")
         Z = records(X, y)
         if Z.shape[1] != 2:

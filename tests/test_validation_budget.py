@@ -162,3 +162,26 @@ def test_messages_are_the_validation_helpers_own():
             with pytest.raises((ValueError, TypeError)) as theirs:
                 helper(bad)
             assert str(ours.value) == str(theirs.value)
+
+
+def test_a_nested_random_state_is_still_a_generator():
+    # nested, the seed is not checked but still becomes a Generator, seeded as as_rng seeds it
+    @validate_params({"rng": "random_state"})
+    def draw(rng=0):
+        return rng.random()
+
+    @validate_params({})
+    def outer():
+        return draw(), draw(rng=7), draw(rng=np.random.default_rng(7))
+
+    assert outer() == (np.random.default_rng(0).random(), np.random.default_rng(7).random(),
+                       np.random.default_rng(7).random())
+
+
+@pytest.mark.parametrize("name, bad", [("rule", "bogus"), ("randomizer", "gaussian")])
+def test_a_fit_checks_what_its_skipped_routines_no_longer_check(name, bad):
+    # LocalThresholdLearner.fit runs as the outermost call: a bad rule must still be refused, by name
+    key = "dpteach.local_learners.LocalThresholdLearner"
+    learner = _make(key).set_params(**{name: bad})
+    with pytest.raises(ValueError, match=rf"{name} must be one of"):
+        learner.fit(*SETTINGS[key].data)
