@@ -40,7 +40,7 @@ from . import _validation as V
 
 __all__ = ["Constraint", "Interval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
            "RandomState", "Count", "validate_params", "validation_skipped", "generate_invalid_values",
-           "constraints_of", "fit_context", "Real", "Integral"]
+           "constraints_of", "fit_context"]
 
 # True while a decorated routine (that skips nested validation) is running.
 _NESTED = contextvars.ContextVar("dpteach_validating", default=False)
@@ -55,6 +55,9 @@ class Constraint:
     def invalid_values(self):
         """(value, label) pairs that this constraint must refuse (for the fuzz)."""
         return []
+
+    # A conversion the body relies on even when the checks are skipped (None: pass the value as given).
+    convert_nested = None
 
     def __repr__(self):
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
@@ -170,7 +173,14 @@ class Options(Constraint):
 
 
 class RandomState(Constraint):
-    """None, an int seed >= 0, a SeedSequence or a Generator, returned as a Generator (``as_rng``)."""
+    """None, an int seed >= 0, a SeedSequence or a Generator, returned as a Generator (``as_rng``).
+
+    Nested, the value is not checked but still made a Generator (``numpy.random.default_rng``, which
+    returns a Generator unchanged and seeds from an int exactly as ``as_rng`` does): a caller may pass
+    on its own default seed (``rng=0``) and the body draws from ``rng`` directly.
+    """
+
+    convert_nested = staticmethod(np.random.default_rng)
 
     def validate(self, value, name):
         return V.as_rng(value, name)
@@ -180,10 +190,18 @@ class RandomState(Constraint):
 
 
 class Array(Constraint):
-    """A finite real array (``check_finite_array``): ``ndim`` an int or a tuple, optional ``shape``."""
+    """A finite real array (``check_finite_array``): ``ndim`` an int or a tuple, optional ``shape``.
+
+    Nested, the value is not checked but still converted to a float ndarray, as the check would.
+    """
 
     def __init__(self, ndim=None, nonempty=True, shape=None):
         self.ndim, self.nonempty, self.shape = ndim, nonempty, shape
+
+    @staticmethod
+    def convert_nested(value):
+        """Nested, the array is not checked but still a float ndarray (as ``check_finite_array`` returns it)."""
+        return np.asarray(value, dtype=float)
 
     def validate(self, value, name):
         return V.check_finite_array(value, name, ndim=self.ndim, nonempty=self.nonempty, shape=self.shape)
@@ -280,6 +298,7 @@ def validate_params(constraints, *, skip_nested=True):
     on in the body. A call made while a skipping routine runs checks nothing.
     """
     declared = {name: _as_constraint(spec) for name, spec in constraints.items()}
+    converted = {name: c.convert_nested for name, c in declared.items() if c.convert_nested is not None}
 
     def decorate(func):
         signature = inspect.signature(func)
@@ -290,7 +309,13 @@ def validate_params(constraints, *, skip_nested=True):
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             if _NESTED.get():  # a decorated caller checked what it passes on
-                return func(*args, **kwargs)
+                if not converted:
+                    return func(*args, **kwargs)
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                for name, convert in converted.items():
+                    bound.arguments[name] = convert(bound.arguments[name])
+                return func(*bound.args, **bound.kwargs)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             arguments = bound.arguments
