@@ -40,7 +40,7 @@ from . import _validation as V
 
 __all__ = ["Constraint", "Interval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
            "RandomState", "Count", "validate_params", "validation_skipped", "generate_invalid_values",
-           "constraints_of", "fit_context"]
+           "constraints_of", "fit_context", "POSITIVE_INT", "POSITIVE", "OPEN_UNIT"]
 
 # True while a decorated routine (that skips nested validation) is running.
 _NESTED = contextvars.ContextVar("dpteach_validating", default=False)
@@ -252,6 +252,15 @@ class OrNone(Constraint):
 
     def invalid_values(self):
         return [(v, label) for v, label in self.inner.invalid_values() if v is not None]
+
+
+# The shapes most contracts use, named once.
+POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+"""An integer >= 1 (a count, a degree, a dimension): ``check_int(value, name, minimum=1)``."""
+POSITIVE = Interval(Real, 0, None)
+"""A finite real > 0 (a sensitivity, a radius): ``check_positive``."""
+OPEN_UNIT = Interval(Real, 0, 1)
+"""A real in (0, 1) (an accuracy α, a failure probability β, a tolerance τ): ``check_probability``."""
 
 
 def _as_constraint(spec):

@@ -24,9 +24,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import Delta, Epsilon, Integral, Interval, validate_params
-from ._validation import (check_choice, check_delta, check_epsilon, check_int, check_positive, check_real_array,
-                          check_sequence)
+from ._constraints import Delta, Epsilon, POSITIVE_INT, validate_params
+from ._validation import check_choice, check_delta, check_int, check_positive, check_real_array, check_sequence
 
 __all__ = [
     "basic_composition",
@@ -94,7 +93,7 @@ def basic_composition(epsilons, deltas=None):
     return float(eps.sum()), float(dels.sum())
 
 
-@validate_params({"epsilon": Epsilon(), "delta": Delta(), "k": Interval(Integral, 1, None, closed="left"),
+@validate_params({"epsilon": Epsilon(), "delta": Delta(), "k": POSITIVE_INT,
                   "delta_prime": Delta(allow_zero=False)})
 def advanced_composition(epsilon, delta, k, delta_prime):
     """k-fold adaptive composition of (ε, δ)-DP mechanisms (chapter 1, Theorem 1.17; Dwork–Rothblum–Vadhan).
@@ -177,7 +176,7 @@ def heterogeneous_advanced_composition(epsilons, delta_prime):
     return _advanced_epsilon(eps, delta_prime)
 
 
-@validate_params({"epsilon_total": Epsilon(), "k": Interval(Integral, 1, None, closed="left"),
+@validate_params({"epsilon_total": Epsilon(), "k": POSITIVE_INT,
                   "delta_prime": Delta(allow_zero=False)})
 def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     """Largest per-step ε whose k-fold composition stays within ``epsilon_total``.

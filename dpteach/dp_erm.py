@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Delta, Epsilon, Integral, Interval, Real, validate_params
+from ._constraints import Array, Delta, Epsilon, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int,
                           check_positive, check_same_length, check_work)
 
@@ -279,9 +279,9 @@ def _check_rows(F, y, lipschitz):
                          f"e.g. with dpteach.hermite.clip_features), got a row of norm {largest!r}")
 
 
-@validate_params({"features": Array(ndim=2), "targets": Array(ndim=1), "lipschitz": Interval(Real, 0, None),
-                  "radius": Interval(Real, 0, None), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "n_iterations": Interval(Integral, 1, None, closed="left"), "rng": "random_state"})
+@validate_params({"features": Array(ndim=2), "targets": Array(ndim=1), "lipschitz": POSITIVE,
+                  "radius": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "n_iterations": POSITIVE_INT, "rng": "random_state"})
 def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, epsilon, delta, n_iterations,
                                         rng=None):
     """Algorithm 6.7: (ε, δ)-DP minimisation of the L1 loss over the ball of radius R.

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._constraints import Epsilon, Integral, Interval, Options, OrNone, Real, validate_params
+from ._constraints import Epsilon, Interval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, Real, validate_params
 from ._validation import check_choice
 from .randomizers import default_randomizer, onebit_constant
 
@@ -32,7 +32,7 @@ RANDOMIZERS = ("laplace", "onebit")
 
 # The contract shared by group_size, tolerance_for_group and their callers in dpteach.local.
 RULE_CONSTRAINTS = {"rule": Options(GROUP_SIZE_RULES), "randomizer": OrNone(Options(RANDOMIZERS))}
-UNIT = Interval(Real, 0, 1, closed="neither")
+UNIT = OPEN_UNIT
 UNIT_CLOSED = Interval(Real, 0, 1, closed="both")
 
 
@@ -166,7 +166,7 @@ def _group_size_unchecked(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
     return max(1, math.ceil(size))
 
 
-@validate_params({"m": Interval(Integral, 1, None, closed="left"), "epsilon": Epsilon(), "beta": UNIT,
+@validate_params({"m": POSITIVE_INT, "epsilon": Epsilon(), "beta": UNIT,
                   **RULE_CONSTRAINTS, "var_phi": UNIT_CLOSED})
 def tolerance_for_group(epsilon, m, beta, rule="theorem", randomizer=None, var_phi=1.0):
     """The smallest tolerance τ that m users guarantee under ``rule`` (inverse of :func:`group_size`).

@@ -18,9 +18,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import Integral, Interval, Options, Real, validate_params
-from ._validation import (as_rng, check_choice, check_finite_array, check_finite_scalar, check_int, check_positive,
-                          check_probability)
+from ._constraints import Integral, Interval, OPEN_UNIT, Options, POSITIVE_INT, validate_params
+from ._validation import check_finite_array, check_finite_scalar, check_int, check_positive
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 
@@ -82,7 +81,7 @@ def _multi_indices(d, degree):
     return np.array(rows, dtype=np.int64).reshape(len(rows), d)
 
 
-@validate_params({"d": Interval(Integral, 1, None, closed="left"), "degree": Interval(Integral, 1, None, closed="left")})
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT})
 def multi_indices(d, degree):
     """All multi-indices κ ∈ ℕ₀^d with |κ| ≤ p, in graded order (Lemma 6.2, Section 6.2; the paper's Lemma B.8).
 
@@ -506,7 +505,7 @@ def _eq25_radius(norms, c_alpha):
     return float(t[np.flatnonzero(ok)[0]])
 
 
-@validate_params({"d": Interval(Integral, 1, None, closed="left"), "degree": Interval(Integral, 1, None, closed="left"), "c_alpha": Interval(Real, 0, 1), "rule": Options(CLIP_RULES),
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "c_alpha": OPEN_UNIT, "rule": Options(CLIP_RULES),
                   "n_draws": Interval(Integral, 100, None, closed="left"), "rng": "random_state"})
 def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     """The clipping radius T of Section 6.4, by one of the paper's three rules.

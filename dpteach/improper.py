@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from . import dp_erm
-from ._constraints import Delta, Epsilon, Integral, Interval, OrNone, Real, fit_context, validate_params
+from ._constraints import Delta, Epsilon, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT, fit_context, validate_params
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt, PrivacyStep
 from .bounds.improper import algorithm_6_7_sizes
@@ -143,8 +143,8 @@ def _validation_size(n_blocks, n_thresholds, alpha, epsilon, beta, c=C_SMALL):
     return math.ceil(8 * math.log(8 * K / beta) / (c * alpha) ** 2 + 4 * math.log(4 * K / beta) / (epsilon * c * alpha))
 
 
-@validate_params({"d": Interval(Integral, 1, None, closed="left"), "alpha": Interval(Real, 0, 1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "beta": Interval(Real, 0, 1), "constant": OrNone(Interval(Real, 0, None))})
+@validate_params({"d": POSITIVE_INT, "alpha": OPEN_UNIT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "beta": OPEN_UNIT, "constant": OrNone(POSITIVE)})
 def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     """The parameters Theorem 6.12 (the paper's Theorem 2.1) prescribes, with explicit constants.
 

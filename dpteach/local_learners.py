@@ -15,7 +15,7 @@ from ._constraints import Check, Count, Epsilon, fit_context, validate_params
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_callable, check_choice, check_epsilon, check_finite_array, check_int,
-                          check_probability, check_size, check_sweep)
+                          check_probability, check_sweep)
 from .group_sizes import RULE_CONSTRAINTS, UNIT
 from .local import group_size, query_plan, simulate_sq_locally, users_needed
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,

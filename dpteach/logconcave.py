@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Integral, Interval, Options, fit_context, validate_params
+from ._constraints import Array, Options, POSITIVE_INT, fit_context, validate_params
 from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_memory, check_positive,
                           check_probability, check_work)
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
@@ -190,7 +190,7 @@ def monomial_features(X, degree):
     return _finite_or_refuse(_monomials(X, degree), X, degree)
 
 
-@validate_params({"d": Interval(Integral, 1, None, closed="left"), "degree": Interval(Integral, 1, None, closed="left"), "marginal": Options(MARGINALS)})
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "marginal": Options(MARGINALS)})
 def monomial_gram(marginal, d, degree):
     """Exact G_p[κ, κ'] = Π_j E[X_j^{κ_j + κ'_j}] under the product marginal (Section 6.6).
 

@@ -24,9 +24,8 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from ._constraints import Array, Delta, Epsilon, Integral, Interval, Options, OrNone, Real, validate_params
-from ._validation import (as_rng, check_bits, check_choice, check_delta, check_epsilon,
-                          check_finite_array, check_int, check_memory, check_positive)
+from ._constraints import Array, Delta, Epsilon, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import as_rng, check_bits, check_epsilon, check_memory, check_positive
 
 __all__ = [
     "laplace_mechanism",
@@ -40,7 +39,7 @@ __all__ = [
 ]
 
 
-@validate_params({"epsilon": Epsilon(), "sensitivity": Interval(Real, 0, None), "value": Array(),
+@validate_params({"epsilon": Epsilon(), "sensitivity": POSITIVE, "value": Array(),
                   "rng": "random_state"})
 def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     """Release ``value + Lap(sensitivity / epsilon)`` (chapter 1, Theorem 1.7).
@@ -84,7 +83,7 @@ def broken_laplace_half_noise(value, sensitivity, epsilon, rng=None):
     return laplace_mechanism(value, sensitivity / 2, epsilon, rng)
 
 
-@validate_params({"sigma": Interval(Real, 0, None), "sensitivity": Interval(Real, 0, None), "epsilon": Epsilon()})
+@validate_params({"sigma": POSITIVE, "sensitivity": POSITIVE, "epsilon": Epsilon()})
 def gaussian_delta(sigma, sensitivity, epsilon):
     """The exact δ(ε) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm 8).
 
@@ -110,7 +109,7 @@ def _gaussian_delta(sigma, sensitivity, epsilon):
     return max(first - math.exp(log_second), 0.0)
 
 
-@validate_params({"sensitivity": Interval(Real, 0, None), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+@validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "method": Options(("analytic", "classic"))})
 def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     """Noise standard deviation σ for the (ε, δ)-DP Gaussian mechanism.
@@ -168,7 +167,7 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     return sigma
 
 
-@validate_params({"sensitivity": Interval(Real, 0, None), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+@validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "method": Options(("analytic", "classic")), "value": Array(), "rng": "random_state"})
 def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, method="analytic"):
     """Release ``value + N(0, σ² I)`` with σ = ``gaussian_sigma(...)`` ((ε, δ)-DP, Theorems 1.9 / 1.10).
@@ -220,7 +219,7 @@ def _logits(shifted_scores, sensitivity, epsilon):
     return np.where(shifted_scores == 0, 0.0, logits)
 
 
-@validate_params({"scores": Array(ndim=1), "sensitivity": Interval(Real, 0, None), "epsilon": Epsilon()})
+@validate_params({"scores": Array(ndim=1), "sensitivity": POSITIVE, "epsilon": Epsilon()})
 def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
     """Exact output distribution of the exponential mechanism (chapter 1, Definition 1.19).
 
@@ -240,7 +239,8 @@ def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
     return np.exp(logits - special.logsumexp(logits))
 
 
-@validate_params({"scores": Array(ndim=1), "sensitivity": Interval(Real, 0, None), "epsilon": Epsilon(), "rng": "random_state", "size": OrNone(Interval(Integral, 1, None, closed="left"))})
+@validate_params({"scores": Array(ndim=1), "sensitivity": POSITIVE, "epsilon": Epsilon(), "rng": "random_state",
+                  "size": OrNone(POSITIVE_INT)})
 def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
     """Sample a candidate index with probability ∝ exp(ε·score/(2Δ)) (chapter 1, Algorithm 1.20).
 
@@ -265,7 +265,8 @@ def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
     return int(choices[0]) if size is None else choices
 
 
-@validate_params({"scores": Array(ndim=1), "sensitivity": Interval(Real, 0, None), "epsilon": Epsilon(), "rng": "random_state", "size": OrNone(Interval(Integral, 1, None, closed="left"))})
+@validate_params({"scores": Array(ndim=1), "sensitivity": POSITIVE, "epsilon": Epsilon(), "rng": "random_state",
+                  "size": OrNone(POSITIVE_INT)})
 def report_noisy_max(scores, sensitivity, epsilon, rng=None, size=None):
     """Report the index of the largest ``score + Lap(2Δ/ε)`` (chapter 1, Theorem 1.24).
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import Interval, Real, validate_params
+from ._constraints import OPEN_UNIT, validate_params
 from ._validation import check_finite_array, check_int, check_labels, check_positive, check_probability, check_same_length
 
 #: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).
@@ -112,7 +112,7 @@ def _positive_below_query(cut):
 
 
 @_takes_oracle
-@validate_params({"alpha": Interval(Real, 0, 1, closed="neither")})
+@validate_params({"alpha": OPEN_UNIT})
 def sq_threshold_binary_search(oracle, alpha):
     """Thresholds by binary search, adaptive (chapter 3, Algorithm 3.12; our variant).
 
