@@ -185,3 +185,13 @@ def test_a_fit_checks_what_its_skipped_routines_no_longer_check(name, bad):
     learner = _make(key).set_params(**{name: bad})
     with pytest.raises(ValueError, match=rf"{name} must be one of"):
         learner.fit(*SETTINGS[key].data)
+
+
+def test_the_audit_runs_a_students_mechanism_with_its_checks_on():
+    # dpteach.audit declares skip_nested=False: a student's mechanism that calls a dpteach routine with a bad
+    # argument is told so by name, as if it had been called from the top (skipped, numpy would say "scale < 0")
+    from dpteach import audit, mechanisms
+    assert audit.audit.__dpteach_skip_nested__ is False
+    mechanism = audit.repeat(lambda data, rng: mechanisms.laplace_mechanism(float(sum(data)), 1.0, -1.0, rng=rng))
+    with pytest.raises(ValueError, match=r"epsilon must be finite and > 0"):
+        audit.audit(mechanism, [0, 1], [0, 0], audit.threshold_events([0.5]), 10, rng=0)
