@@ -225,11 +225,13 @@ class Check(Constraint):
     """Any checker ``func(value, name, *args, **kwargs) -> converted value`` of :mod:`dpteach._validation`.
 
     For the rules the classes above do not spell (a sequence, a callable, an array of ε); ``invalid``
-    lists the bad values the fuzz should try.
+    lists the bad values the fuzz should try, ``convert_nested`` the conversion (no check) that the
+    body still needs when the check is skipped.
     """
 
-    def __init__(self, func, *args, invalid=(), **kwargs):
+    def __init__(self, func, *args, invalid=(), convert_nested=None, **kwargs):
         self.func, self.args, self.kwargs, self.invalid = func, args, kwargs, list(invalid)
+        self.convert_nested = convert_nested
 
     def validate(self, value, name):
         return self.func(value, name, *self.args, **self.kwargs)

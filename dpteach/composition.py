@@ -24,7 +24,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import Delta, Epsilon, POSITIVE_INT, validate_params
+from ._constraints import POSITIVE_INT, Check, Delta, Epsilon, validate_params
 from ._validation import check_choice, check_delta, check_int, check_positive, check_real_array, check_sequence
 
 __all__ = [
@@ -261,7 +261,12 @@ def _dp_accounting():
     return common, privacy_loss_distribution
 
 
-def _check_pld_steps(steps):
+def _pld_quadruples(steps):
+    """(kind, parameter, count, rate) for every step, rate 1 unless given: the form pld_epsilon's body reads."""
+    return [(step[0], step[1], step[2], step[3] if len(step) == 4 else 1.0) for step in steps]
+
+
+def _check_pld_steps(steps, name="steps"):
     steps = check_sequence(steps, "steps", "(kind, parameter, count) triples")
     if not steps:
         raise ValueError("steps must list at least one (kind, parameter, count) triple, got an empty sequence")
@@ -330,6 +335,9 @@ def _one_pld(kind, parameter, rate):
                                        neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
 
 
+@validate_params({"steps": Check(_check_pld_steps, convert_nested=_pld_quadruples,
+                                 invalid=[([], "[]"), ([("gaussian", -1.0, 1)], "negative noise"), (None, "None")]),
+                  "delta": Delta(allow_zero=False)})
 def pld_epsilon(steps, delta):
     """The ε at which adaptively composed steps are (ε, δ)-DP, by privacy loss distributions (tight).
 
@@ -371,8 +379,6 @@ def pld_epsilon(steps, delta):
     ImportError
         If ``dp-accounting`` is not installed (the message names the package).
     """
-    steps = _check_pld_steps(steps)
-    delta = check_delta(delta, allow_zero=False)
     composed = None
     for kind, parameter, count, rate in steps:
         one = _one_pld(kind, parameter, rate).self_compose(count)
