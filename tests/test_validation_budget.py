@@ -195,3 +195,17 @@ def test_the_audit_runs_a_students_mechanism_with_its_checks_on():
     mechanism = audit.repeat(lambda data, rng: mechanisms.laplace_mechanism(float(sum(data)), 1.0, -1.0, rng=rng))
     with pytest.raises(ValueError, match=r"epsilon must be finite and > 0"):
         audit.audit(mechanism, [0, 1], [0, 0], audit.threshold_events([0.5]), 10, rng=0)
+
+
+def test_a_nested_body_reads_the_types_it_would_read_at_the_top():
+    # skipped checks still convert (float, int, float ndarray): an int ε or a list passed nested is read as at the top
+    @validate_params({"epsilon": Epsilon(), "k": Interval(Integral, 1, None, closed="left"), "x": Array(),
+                      "c": OrNone(Interval(Real, 0, None))})
+    def types(epsilon, k, x, c=None):
+        return type(epsilon), type(k), type(x), x.dtype, c
+
+    @validate_params({})
+    def outer():
+        return types(1, np.int64(2), [1, 2], c=3)
+
+    assert outer() == types(1, np.int64(2), [1, 2], c=3) == (float, int, np.ndarray, np.dtype(float), 3.0)
