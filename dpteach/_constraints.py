@@ -223,6 +223,8 @@ class Array(Constraint):
 class Labels(Constraint):
     """A 1-D array of labels ±1 (``check_labels``)."""
 
+    convert_nested = staticmethod(Array.convert_nested)
+
     def validate(self, value, name):
         return V.check_labels(value, name)
 

@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 from ._constraints import Array, Delta, Epsilon, POSITIVE, POSITIVE_INT, validate_params
-from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_positive, check_same_length, check_work)
+from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+                          check_same_length, check_work)
 
 __all__ = [
     "zcdp_rho",
@@ -59,6 +59,7 @@ def zcdp_rho(epsilon, delta):
     return (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2
 
 
+@validate_params({"rho": POSITIVE, "delta": Delta(allow_zero=False)})
 def zcdp_epsilon(rho, delta):
     """The ε of (ε, δ)-DP implied by ρ-zCDP: ε = ρ + 2√(ρ·log(1/δ)) (Lemma 6.6).
 
@@ -76,11 +77,10 @@ def zcdp_epsilon(rho, delta):
     TypeError, ValueError
         For ρ ≤ 0 or non-finite; δ ∉ (0, 1).
     """
-    rho = check_positive(rho, "rho")
-    delta = check_delta(delta, allow_zero=False)
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
 
+@validate_params({"lipschitz": POSITIVE, "n": POSITIVE_INT})
 def l1_subgradient_sensitivity(lipschitz, n):
     """Replace-one L2 sensitivity 2T/n of the average subgradient of the L1 loss (Lemma 6.5).
 
@@ -104,8 +104,6 @@ def l1_subgradient_sensitivity(lipschitz, n):
     TypeError, ValueError
         For T ≤ 0 or non-finite; n < 1.
     """
-    lipschitz = check_positive(lipschitz, "lipschitz")
-    n = check_int(n, "n", minimum=1)
     return 2.0 * lipschitz / n
 
 
@@ -136,6 +134,8 @@ def _step_size(radius, n_iterations, lipschitz, D, sigma):
     return radius / denominator
 
 
+@validate_params({"lipschitz": POSITIVE, "n": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "n_iterations": POSITIVE_INT})
 def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     """Per-step noise σ = (2T/n)·√(K/(2ρ)) of Algorithm 6.7, with ρ = ``zcdp_rho(ε, δ)``.
 
@@ -160,11 +160,6 @@ def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     TypeError, ValueError
         For any argument out of its range.
     """
-    lipschitz = check_positive(lipschitz, "lipschitz")
-    n = check_int(n, "n", minimum=1)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
     return _sigma(lipschitz, n, epsilon, delta, n_iterations)
 
 

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import Integral, Interval, OPEN_UNIT, Options, POSITIVE_INT, validate_params
+from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import check_finite_array, check_finite_scalar, check_int, check_positive
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
@@ -45,6 +45,7 @@ CLIP_RULES = ("2sqrtD", "markov", "eq25")
 _CHUNK_ENTRIES = 4_000_000
 
 
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT})
 def feature_dimension(d, degree):
     """D_p = C(d + p, p), the number of Hermite features of degree ≤ p in d variables.
 
@@ -62,8 +63,6 @@ def feature_dimension(d, degree):
     TypeError, ValueError
         For non-integers or values below 1.
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
     return math.comb(d + degree, degree)
 
 
@@ -126,6 +125,7 @@ def _hermite_rows(x, degree):
     return out
 
 
+@validate_params({"x": Array(), "degree": POSITIVE_INT})
 def hermite_1d(x, degree):
     """h_0(x), …, h_p(x) with h_m = He_m/√(m!), by the three-term recurrence (the paper's Lemma B.8).
 
@@ -148,8 +148,6 @@ def hermite_1d(x, degree):
     TypeError, ValueError
         For NaN/inf or non-numeric x, an empty x, or degree < 1.
     """
-    x = check_finite_array(x, "x")
-    degree = check_int(degree, "degree", minimum=1)
     _check_univariate_table(x.size, degree, "x")
     rows = _hermite_rows(x.ravel(), degree)
     return np.moveaxis(rows.reshape((degree + 1,) + x.shape), 0, -1)
@@ -216,6 +214,7 @@ def _features(X, degree):
     return out.T
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
 def hermite_features(X, degree):
     """The feature map ψ_p(x) = (h_κ(x))_{|κ| ≤ p} of Section 6.2 (the paper's Section 2).
 
@@ -246,8 +245,6 @@ def hermite_features(X, degree):
         overflow double precision (use :func:`clipped_hermite_features`, which
         is finite for every finite record).
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
     return _finite_or_refuse(_unchecked_features(X, degree), X, degree)
 
@@ -276,6 +273,7 @@ def _chunk_size(n_columns, chunk_size):
     return chunk_size
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
 def iter_hermite_features(X, degree, chunk_size=None):
     """Yield ``(start, ψ_p(X[start:start + b]))`` chunk by chunk, for sums and products over samples.
 
@@ -296,8 +294,6 @@ def iter_hermite_features(X, degree, chunk_size=None):
     TypeError, ValueError
         As :func:`hermite_features`, and for chunk_size < 1.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
     D = feature_dimension_or_refuse(X.shape[1], degree)
@@ -313,6 +309,7 @@ def _iter_features(X, degree, chunk_size):
         yield start, _unchecked_features(X[start:start + size], degree)
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
 def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
     """Σ_i w_i·ψ_p(x_i) (or the clipped ψ̄_{p,T}), chunk by chunk, without the whole (n, D) matrix.
 
@@ -345,8 +342,6 @@ def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
         precision is clipped exactly in scaled arithmetic
         (:mod:`dpteach.feature_scaling`), never turned into NaN.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     if weights is None:
         weights = np.ones(X.shape[0])
     else:
@@ -406,6 +401,7 @@ def _clipped_features(X, degree, radius):
     return clipped
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT, "radius": POSITIVE})
 def clipped_hermite_features(X, degree, radius):
     """The clipped feature map ψ̄_{p,T}(x) = min(1, T/‖ψ_p(x)‖)·ψ_p(x) (Section 6.4), finite for every finite x.
 
@@ -434,13 +430,11 @@ def clipped_hermite_features(X, degree, radius):
         For NaN/inf or a non-2-D or empty X, degree < 1, radius ≤ 0, and for D
         or the (n, D) matrix above the limits of :mod:`dpteach.feature_scaling`.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
-    radius = check_positive(radius, "radius")
     check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
     return _clipped_features(X, degree, radius)
 
 
+@validate_params({"F": Array(ndim=2), "radius": POSITIVE})
 def clip_features(F, radius):
     """Radial clipping ψ̄_{p,T}(x) = s(x)·ψ_p(x), s(x) = min(1, T/‖ψ_p(x)‖₂) (the paper's Section 2).
 
@@ -466,8 +460,6 @@ def clip_features(F, radius):
     TypeError, ValueError
         For NaN/inf, a non-2-D or empty F, or radius ≤ 0.
     """
-    F = check_finite_array(F, "F", ndim=2)
-    radius = check_positive(radius, "radius")
     scale, overflow = _clip_scale_or_overflow(F, radius)
     if overflow.any():
         # Finite entries whose squared norm overflows: ‖F_i‖ = m·‖F_i/m‖ with m = max|F_ij|.
@@ -585,6 +577,7 @@ def threshold_hermite_coefficients(theta, degree):
     return coefficients
 
 
+@validate_params({"normal": Array(ndim=1)})
 def halfspace_hermite_coefficients(normal, threshold, degree):
     """Exact coefficients of the degree-p L² projection of x ↦ sign(⟨w, x⟩ − t), in ψ_p's order.
 
@@ -608,7 +601,7 @@ def halfspace_hermite_coefficients(normal, threshold, degree):
     TypeError, ValueError
         For a zero, non-finite or non-1-D normal, a non-finite threshold, degree < 1.
     """
-    w = check_finite_array(normal, "normal", ndim=1)
+    w = normal
     norm = np.linalg.norm(w)
     if norm == 0:
         raise ValueError("normal must be a non-zero vector (it is normalised to unit length), got all zeros")

@@ -21,7 +21,7 @@ import numpy as np
 
 from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_memory,
                           check_probability)
-from ._constraints import Check, Epsilon, validate_params
+from ._constraints import Check, Epsilon, POSITIVE_INT, validate_params
 from .composition import parallel_composition
 from .group_sizes import (GROUP_SIZE_RULES, MAX_GROUP_SIZE, RULE_CONSTRAINTS, UNIT, _check_rule_randomizer,  # noqa: F401 (re-exported)
                           _group_size, _tolerance_for_group, group_size, tolerance_for_group)
@@ -211,6 +211,7 @@ class ReusingLocalSQOracle(LocalSimulatedSQOracle):
         return self.order[:m]
 
 
+@validate_params({"m": POSITIVE_INT})
 def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
     """Exact samples of the average of m randomized ±1-valued query values, via sufficient statistics.
 
@@ -230,7 +231,6 @@ def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
         Number of independent averages (None: one float).
     rng : None, int or Generator
     """
-    m = check_int(m, "m", minimum=1)
     mu = float(check_unit_interval(mean_phi, "mean_phi"))
     rng = as_rng(rng)
     shape = () if size is None else (check_int(size, "size", minimum=1),)

@@ -14,9 +14,8 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Options, POSITIVE_INT, fit_context, validate_params
-from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_memory, check_positive,
-                          check_probability, check_work)
+from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, POSITIVE_INT, fit_context, validate_params
+from ._validation import check_choice, check_int, check_memory, check_positive, check_work
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 from .hermite import _clip_scale_or_overflow, _eq25_radius, _plan, multi_indices
@@ -37,6 +36,7 @@ __all__ = [
 MARGINALS = ("uniform", "laplace")
 
 
+@validate_params({"marginal": Options(MARGINALS), "max_order": Interval(Integral, 0, None, closed="left")})
 def marginal_moments(marginal, max_order):
     """E[X^k], k = 0..max_order, for an isotropic 1-D marginal: U[−√3, √3] or Laplace(1/√2).
 
@@ -57,8 +57,6 @@ def marginal_moments(marginal, max_order):
     ValueError, TypeError
         For an unknown marginal or max_order < 0.
     """
-    check_choice(marginal, "marginal", MARGINALS)
-    max_order = check_int(max_order, "max_order", minimum=0)
     return _moments(marginal, max_order, "max_order")
 
 
@@ -94,6 +92,7 @@ def _moments(marginal, max_order, name, orders_per_unit=1):
     return np.array(moments)
 
 
+@validate_params({"n": POSITIVE_INT, "d": POSITIVE_INT, "marginal": Options(MARGINALS), "rng": "random_state"})
 def sample_marginal(n, d, marginal, rng=None):
     """n draws from the product of d isotropic copies of the marginal (synthetic, public).
 
@@ -112,11 +111,7 @@ def sample_marginal(n, d, marginal, rng=None):
     ValueError, TypeError
         For n, d < 1, an unknown marginal or a bad rng.
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
-    check_choice(marginal, "marginal", MARGINALS)
     check_memory(("n", n), ("d", d))
-    rng = as_rng(rng)
     if marginal == "uniform":
         return rng.uniform(-math.sqrt(3.0), math.sqrt(3.0), size=(n, d))
     return rng.laplace(0.0, 1.0 / math.sqrt(2.0), size=(n, d))
@@ -165,6 +160,7 @@ def _clipped_logconcave_features(X, marginal, degree, radius, method="sym"):
     return clipped
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
 def monomial_features(X, degree):
     """m_p(x) = (x^κ)_{|κ| ≤ p} in ``multi_indices`` order.
 
@@ -185,8 +181,6 @@ def monomial_features(X, degree):
         (refused before any work); for a record whose monomials overflow
         double precision.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     return _finite_or_refuse(_monomials(X, degree), X, degree)
 
 
@@ -248,6 +242,9 @@ def orthonormal_map(gram, method="sym"):
     return np.linalg.inv(np.linalg.cholesky(G))
 
 
+# marginal and method go on to monomial_gram and orthonormal_map, which skip their checks here: declared too.
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT, "marginal": Options(MARGINALS),
+                  "method": Options(("sym", "chol"))})
 def logconcave_features(X, marginal, degree, method="sym"):
     """ψ_p(x) = A m_p(x), orthonormal under the product marginal (Section 6.6, the paper's Appendix D).
 
@@ -267,13 +264,14 @@ def logconcave_features(X, marginal, degree, method="sym"):
     ValueError, TypeError
         As :func:`monomial_features` and :func:`orthonormal_map`.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
     with np.errstate(over="ignore", invalid="ignore"):
         return _finite_or_refuse(_monomials(X, degree) @ A.T, X, degree)
 
 
+# marginal and rng go on to sample_marginal, which skips its checks here: declared too.
+@validate_params({"c_alpha": OPEN_UNIT, "n_draws": Interval(Integral, 100, None, closed="left"), "d": POSITIVE_INT,
+                  "degree": POSITIVE_INT, "marginal": Options(MARGINALS), "rng": "random_state"})
 def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0):
     """T of Eq. (25): the smallest t with E_μ[(1 − t/‖ψ_p(X)‖)_+] ≤ cα, on synthetic draws from μ.
 
@@ -296,10 +294,6 @@ def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0)
     ValueError, TypeError
         For any argument out of range.
     """
-    c_alpha = check_probability(c_alpha, "c_alpha")
-    n_draws = check_int(n_draws, "n_draws", minimum=100)
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
     D = feature_dimension_or_refuse(d, degree)
     # The draws' monomial power table is (n_draws, D, d); ψ = m·Aᵀ costs n_draws·D² steps.
     check_feature_matrix(n_draws, D * d, "n_draws", "the monomial power table of the draws (n_draws x D x d)")

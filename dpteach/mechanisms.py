@@ -25,7 +25,7 @@ import numpy as np
 from scipy import optimize, special
 
 from ._constraints import Array, Delta, Epsilon, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
-from ._validation import as_rng, check_bits, check_epsilon, check_memory, check_positive
+from ._validation import as_rng, check_bits, check_memory, check_positive
 
 __all__ = [
     "laplace_mechanism",
@@ -181,6 +181,7 @@ def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, method="ana
     return float(noisy) if noisy.ndim == 0 else noisy
 
 
+@validate_params({"epsilon": Epsilon()})
 def randomized_response(bits, epsilon, rng=None):
     """Warner's randomized response: keep each bit with probability e^ε / (1 + e^ε), else flip it.
 
@@ -192,7 +193,6 @@ def randomized_response(bits, epsilon, rng=None):
     ValueError
         If ε is out of range or ``bits`` is empty or contains values other than 0/1.
     """
-    epsilon = check_epsilon(epsilon)
     as_bool = check_bits(bits)
     keep_probability = special.expit(epsilon)  # e^ε/(1+e^ε) without overflow
     flip = as_rng(rng).random(as_bool.shape) >= keep_probability

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import POSITIVE, POSITIVE_INT, Delta, Epsilon, Options, validate_params
+from ._constraints import Array, Delta, Epsilon, Options, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
                           check_memory, check_positive)
 from .composition import _advanced_epsilon, pld_epsilon
@@ -206,6 +206,7 @@ def _peel_rows(values, sparsity, scale, rng):
     return released
 
 
+@validate_params({"v": Array(ndim=1)})
 def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="paper"):
     """Peeling: private top-s selection with noisy values (Algorithm 5.2; the paper's Peeling).
 
@@ -257,7 +258,6 @@ def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="pape
         For v empty/not 1-D/non-finite, s < 1 or s > d, ε <= 0, δ not in (0, 1),
         λ <= 0, a bad ``size``, ``calibrate`` or ``rng``.
     """
-    v = check_finite_array(v, "v", ndim=1)
     s = check_int(s, "s", minimum=1, maximum=v.size)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)

@@ -83,6 +83,7 @@ def onebit_constant(epsilon):
     return 1.0 / half
 
 
+@validate_params({"epsilon": Epsilon()})
 def rr_debias(released, epsilon):
     """Unbiased estimate of bits (or of their mean) from randomized-response outputs (the debiasing formula before Theorem 3.3).
 
@@ -97,7 +98,6 @@ def rr_debias(released, epsilon):
     epsilon : float
         0 < ε < inf.
     """
-    epsilon = check_epsilon(epsilon)
     if isinstance(released, (str, bytes)):
         raise TypeError(f"released must be a number or an array of numbers, got {released!r}")
     values = check_finite_array(released, "released", ndim=None)

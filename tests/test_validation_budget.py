@@ -209,3 +209,40 @@ def test_a_nested_body_reads_the_types_it_would_read_at_the_top():
         return types(1, np.int64(2), [1, 2], c=3)
 
     assert outer() == types(1, np.int64(2), [1, 2], c=3) == (float, int, np.ndarray, np.dtype(float), 3.0)
+
+
+# Parameters a decorated routine does not declare, each checked in its body before use (a routine that passed
+# one on unchecked to a nested routine would leave it unchecked, since nested routines skip their checks).
+CHECKED_IN_BODY = {
+    "dpteach.audit.epsilon_lower_bound": {"dataset", "neighbour"}, "dpteach.audit.audit": {"dataset", "neighbour"},
+    "dpteach.improper.practical_parameters": {"degree", "clip_radius", "n_blocks", "n_thresholds", "n_iterations"},
+    "dpteach.improper.threshold_error_counts": {"thresholds"},
+    "dpteach.local.sample_group_averages": {"mean_phi", "randomizer", "size", "rng"},
+    "dpteach.randomizers.rr_debias": {"released"}, "dpteach.mechanisms.randomized_response": {"bits", "rng"},
+    "dpteach.hermite.hermite_feature_sum": {"weights", "radius", "chunk_size"},
+    "dpteach.hermite.iter_hermite_features": {"chunk_size"},
+    "dpteach.hermite.halfspace_hermite_coefficients": {"threshold", "degree"},
+    "dpteach.peeling.peel": {"s", "epsilon", "delta", "sensitivity", "rng", "size", "calibrate"},
+}
+
+
+def _decorated_routines():
+    import importlib
+    import pkgutil
+    import dpteach
+    found = {}
+    for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
+        if info.name.endswith("__main__"):
+            continue
+        for obj in vars(importlib.import_module(info.name)).values():
+            if getattr(obj, "__dpteach_constraints__", None) is not None and not obj.__name__ == "fit":
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return found
+
+
+def test_every_parameter_is_declared_or_checked_in_the_body():
+    # the fuzz found two that passed rng/marginal on to a skipping routine; this lists the rest by hand
+    for key, func in sorted(_decorated_routines().items()):
+        undeclared = {p for p in inspect.signature(func).parameters
+                      if p not in ("self", "oracle", "algorithm_kwargs")} - set(constraints_of(func))
+        assert undeclared <= CHECKED_IN_BODY.get(key, set()), (key, sorted(undeclared))
