@@ -336,12 +336,18 @@ def validate_params(constraints, *, skip_nested=True):
             if _NESTED.get():  # a decorated caller checked what it passes on
                 if not converted:
                     return func(*args, **kwargs)
-                bound = signature.bind(*args, **kwargs)
+                try:
+                    bound = signature.bind(*args, **kwargs)
+                except TypeError:
+                    return func(*args, **kwargs)
                 bound.apply_defaults()
                 for name, convert in converted.items():
                     bound.arguments[name] = convert(bound.arguments[name])
                 return func(*bound.args, **bound.kwargs)
-            bound = signature.bind(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:  # a missing or unexpected argument: Python's own message, naming the function
+                return func(*args, **kwargs)
             bound.apply_defaults()
             arguments = bound.arguments
             for name, constraint in declared.items():

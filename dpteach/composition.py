@@ -24,7 +24,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import POSITIVE_INT, Check, Delta, Epsilon, validate_params
+from ._constraints import Check, Delta, Epsilon, POSITIVE_INT, validate_params
 from ._validation import check_choice, check_delta, check_int, check_positive, check_real_array, check_sequence
 
 __all__ = [

@@ -434,7 +434,6 @@ def clipped_hermite_features(X, degree, radius):
     return _clipped_features(X, degree, radius)
 
 
-@validate_params({"F": Array(ndim=2), "radius": POSITIVE})
 def clip_features(F, radius):
     """Radial clipping ψ̄_{p,T}(x) = s(x)·ψ_p(x), s(x) = min(1, T/‖ψ_p(x)‖₂) (the paper's Section 2).
 
@@ -460,6 +459,10 @@ def clip_features(F, radius):
     TypeError, ValueError
         For NaN/inf, a non-2-D or empty F, or radius ≤ 0.
     """
+    # Checked inline, not declared: this check runs even inside a fit, where it is the one that
+    # _PrivateHermiteL1LearnerOverflowBroken trips on an overflowing record (tests/test_extreme_records.py).
+    F = check_finite_array(F, "F", ndim=2)
+    radius = check_positive(radius, "radius")
     scale, overflow = _clip_scale_or_overflow(F, radius)
     if overflow.any():
         # Finite entries whose squared norm overflows: ‖F_i‖ = m·‖F_i/m‖ with m = max|F_ij|.

@@ -334,9 +334,10 @@ def test_every_chapter_3_module_is_fuzzed():
     assert CHAPTER_3_MODULES <= covered, sorted(CHAPTER_3_MODULES - covered)
 
 
-# A ratchet (issue 23): the number of public callables without declared constraints may only go down. A new
-# routine declares its contract with @validate_params (dpteach._constraints) and its bad values come from it.
-MAX_NOT_YET_CONVERTED = 363
+# A ratchet (issue 23): the number of public callables without declared constraints (NOT_YET_CONVERTED) may
+# only go down. A new routine declares its contract with @validate_params (dpteach._constraints), and its bad
+# values come from it.
+MAX_NOT_YET_CONVERTED = 343
 
 
 def test_unconverted_routines_only_decrease():
@@ -349,7 +350,8 @@ def test_declared_constraints_drive_the_bad_values():
     # a converted routine's bad calls are the constraint's own bad values, not the name-based guesses
     declared = declared_constraints("dpteach.group_sizes.group_size")
     example = EXAMPLES["dpteach.group_sizes.group_size"]
-    assert bad_values("tau", example.kwargs["tau"], example, declared["tau"]) == generate_invalid_values(declared["tau"])
+    derived = bad_values("tau", example.kwargs["tau"], example, declared["tau"])
+    assert derived == generate_invalid_values(declared["tau"])
 
 
 def test_no_stale_examples():
