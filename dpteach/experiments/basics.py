@@ -9,7 +9,8 @@ import numpy as np
 from .._validation import (as_rng, check_callable, check_epsilon, check_epsilon_sweep, check_int, check_memory,
                            check_real_array)
 from ..audit import audit
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = ["audit_sweep", "plug_in_log_ratios"]
 
