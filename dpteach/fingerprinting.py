@@ -49,12 +49,6 @@ __all__ = [
     "fingerprinting_lemma_mc",
     "gaussian_fingerprinting_mc",
     # the estimators to attack, defined in dpteach.attack_targets
-    "exact_mean",
-    "clipped_gaussian_mean",
-    "accuracy_noise_sd",
-    "noisy_mean",
-    "ols_estimate",
-    "noisy_ols",
 ]
 
 
