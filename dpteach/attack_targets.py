@@ -51,6 +51,7 @@ def exact_mean(records, rng=None):
 def clip_rows(records, radius, center):
     # Scale each row towards the centre onto the ℓ2 ball: ‖clipped − c‖ <= R.
     # radial_clip_factors: the same min(1, R/‖x − c‖), and exact (no overflow, no warning) for a huge record.
+    """Each record scaled towards ``center`` onto the ℓ2 ball of radius R (the clipping of :func:`clipped_gaussian_mean`)."""
     offsets = records - center
     return center + offsets * radial_clip_factors(offsets, radius, floor=1e-300)
 

@@ -83,6 +83,7 @@ def check_unit_vector(w, name, d=None):
 
 
 def check_data(X, y, name_X="X", name_y="y"):
+    """Validated (X, y) of a halfspace learner: finite 2-D X, labels in {−1, +1}, same length (shared with dpsas)."""
     X = check_finite_array(X, name_X, ndim=2)
     y = check_labels(y, name_y)
     check_same_length(X, y, name_X, name_y)
@@ -213,6 +214,7 @@ def ramp_loss_gradient(w, X, y, a, b):
 # --- 2. The private threshold and the private initial direction ---------------------------------
 
 def private_threshold_prechecked(y, epsilon, kappa, rng):
+    """:func:`private_threshold` on validated inputs (dpsas calls it once per run)."""
     label_mean = float(np.mean(y))
     if epsilon != math.inf:
         # One label changes from −1 to +1 or back: the mean moves by 2/m (L1 sensitivity).
@@ -279,6 +281,7 @@ def _uniform_direction(d, rng):
 
 
 def private_initial_direction_prechecked(X, y, clip_norm, epsilon, delta, rng, n_releases=1):
+    """:func:`private_initial_direction` on validated inputs (dpsas calls it once per run)."""
     mean = y @ clip_rows(X, clip_norm) / y.size
     if epsilon != math.inf:
         # ‖x·y‖ ≤ L after clipping, so replacing one example moves the mean by ≤ 2L/m in L2.
@@ -334,6 +337,7 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None):
 # --- 3. Rounds: schedule, step size, noise and one noisy step ------------------------------------
 
 def dpsas_noise_sigma_prechecked(block_size, clip_norm, epsilon, delta, n_releases=1):
+    """:func:`dpsas_noise_sigma` on validated inputs."""
     if epsilon == math.inf:
         return 0.0
     # n_releases Gaussian releases on the *same* data (the sample-reuse variant, outside the
@@ -384,6 +388,7 @@ def _dpsas_noise_sigma_forgot_factor_two(block_size, clip_norm, epsilon, delta):
 
 
 def round_schedule_prechecked(n_rounds, step_size_scale, tau):
+    """:func:`round_schedule` on validated inputs."""
     phi = (math.pi / 2) * (1.0 - step_size_scale ** 2 / 64.0) ** np.arange(n_rounds)
     return phi, np.sin(phi), -tau * np.cos(phi)
 
@@ -420,6 +425,7 @@ def round_schedule(n_rounds, step_size_scale, tau):
 
 
 def check_scale(step_size_scale):
+    """The step-size scale s ∈ (0, 8), so that the schedule's factor 1 − s²/64 lies in (0, 1)."""
     s = check_positive(step_size_scale, "step_size_scale")
     if s >= 8.0:
         raise ValueError(f"step_size_scale must lie in (0, 8) (the schedule needs 1 - s²/64 in (0, 1)), "
@@ -428,6 +434,7 @@ def check_scale(step_size_scale):
 
 
 def default_n_rounds_prechecked(eta, step_size_scale):
+    """:func:`default_n_rounds` on validated inputs."""
     return max(1, math.ceil(math.log(math.pi / (2 * eta)) / -math.log1p(-step_size_scale ** 2 / 64.0)))
 
 
@@ -458,6 +465,7 @@ def default_n_rounds(eta, step_size_scale=2.0):
 
 
 def check_eta(eta):
+    """η ∈ (0, 1/2), an upper bound on OPT < 1/2 (shared with dpsas and its runner)."""
     eta = check_probability(eta, "eta")
     if eta >= 0.5:
         raise ValueError(f"eta must lie in (0, 0.5) (an upper bound on OPT < 1/2), got {eta!r}")
@@ -468,6 +476,7 @@ _MAX_EXP_TAU = math.sqrt(2 * math.log(sys.float_info.max))  # e^{τ²/2} is a fl
 
 
 def step_size_prechecked(step_rule, step_size_scale, tau):
+    """:func:`step_size` on validated inputs."""
     if step_rule == "reconstructed":
         try:
             growth = math.exp(tau ** 2 / 2)
@@ -541,6 +550,7 @@ def projected_gaussian_noise(w, sigma, rng=None, size=None):
 
 
 def dpsas_round_prechecked(w, X, y, a, b, lam, sigma, rng, size=None):
+    """:func:`dpsas_round` on validated inputs (dpsas calls it once per round)."""
     gradient = _ramp_gradient(w, X, y, a, b)
     u = w - lam * (gradient + _projected_noise(w, sigma, rng, size))
     # gradient + noise ⊥ w, so ‖u‖² = 1 + λ²‖·‖² ≥ 1: the projection onto the ball or sphere is u/‖u‖.

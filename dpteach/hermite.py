@@ -191,6 +191,7 @@ _PLAN_CACHE: dict = {}
 
 
 def feature_plan(d, degree):
+    """The cached recurrence plan of ψ_p for (d, p): each feature as a parent feature times one 1-D factor (shared with logconcave)."""
     key = (d, degree)
     if key not in _PLAN_CACHE:
         feature_dimension_or_refuse(d, degree)

@@ -140,6 +140,7 @@ def peeling_epsilon(sparsity, epsilon, delta, accountant="composition"):
 
 
 def peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, calibrate):
+    """:func:`peeling_noise_scale` on validated inputs (DPLasso calls it once per fit)."""
     if calibrate == "paper":
         return sensitivity * 2 * math.sqrt(3 * sparsity * math.log(1 / delta)) / epsilon
     if calibrate == "pld":

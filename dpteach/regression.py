@@ -51,6 +51,7 @@ __all__ = [
 # --- shared checks --------------------------------------------------------------------------
 
 def check_design(X, y):
+    """Validated (X, y) of a regression: a finite 2-D design and a finite response of the same length (shared with the baselines)."""
     X = check_finite_array(X, "X", ndim=2)
     y = check_finite_array(y, "y", ndim=1)
     check_same_length(X, y, "X", "y")

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np  # noqa: F401  (used by the chapter sections below)
 import pytest
+from dpteach import dpsas_steps, hypotheses, peeling, randomizers, sq, sq_algorithms
+from dpteach.experiments import production_laws, table1_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -195,8 +197,8 @@ def _ch02_main(seed):
     if seed not in _CH02_CACHE:
         from functools import partial
 
-        from dpteach import data, dpsas_steps, generic, hypotheses, peeling, randomizers, sq, sq_algorithms
-        from dpteach.experiments import generic as ge, production_laws, table1_tables
+        from dpteach import data, generic
+        from dpteach.experiments import generic as ge
         rng = np.random.default_rng(seed)
         H = hypotheses.thresholds(100)
         true_errors = H.true_errors_uniform(0.37, 0.1)

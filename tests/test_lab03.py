@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpteach import group_sizes, local, randomizers, sq, sq_algorithms
+from dpteach import group_sizes, local, randomizers, sq
 from dpteach import sq_algorithms
 from dpteach.labs import BEGIN, LabCheckError, lab03
 from lab_helpers import check_student_version, code_cells

@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpteach import (audit, bounds, data, group_sizes, local, local_learners, local_to_sq, randomizers, sq,
-                     sq_algorithms)
+from dpteach import audit, bounds, data, group_sizes, local, local_learners, local_to_sq, randomizers, sq
 from dpteach import sq_algorithms
 from dpteach.experiments import local as local_experiments
 from dpteach.mechanisms import randomized_response

@@ -21,7 +21,7 @@ pytest.importorskip("opendp", reason="appendix A compares with OpenDP: pip insta
 pytest.importorskip("diffprivlib", reason="appendix A compares with diffprivlib: pip install diffprivlib")
 
 from dpteach import float_attack  # noqa: E402
-from dpteach.experiments import production as prod, production_laws
+from dpteach.experiments import production as prod  # noqa: E402
 from dpteach.experiments import production_attack as attack  # noqa: E402
 
 FALSE_ALARM = 1e-6

@@ -275,26 +275,51 @@ def _module_aliases(text):
     return aliases
 
 
-def _add_module_import(text, home):
+def _add_module_import(text, home, bound=frozenset()):
     """Add ``home``'s short name to the ``from <its package> import ...`` line (or a new line after the first)."""
     pkg, _, short = home.rpartition(".")
+    if home in _module_aliases(text).values():
+        return text
+    alias = _home_alias(home, bound)
+    short = short if alias == short else f"{short} as {alias}"
     for m in _MODULE_IMPORT_RE.finditer(text):
-        if m.group("pkg") == pkg:
+        if m.group("pkg") == pkg and not m.group("indent"):  # a top-level import: the name is used module-wide
             names = _split_names(m.group("names"))
-            if short not in [n.split(" as ")[-1].strip() for n in names]:
+            if short.split(" as ")[-1] not in [n.split(" as ")[-1].strip() for n in names]:
                 names = sorted(names + [short], key=lambda n: n.lower())
             return text[:m.start()] + _format(m.group("indent"), pkg, names) + text[m.end():]
-    m = _MODULE_IMPORT_RE.search(text)
-    line = f"from {pkg} import {short}\n"
-    if m is None:
-        return line + text
-    end = m.end()
-    return text[:end] + "\n" + m.group("indent") + line.rstrip("\n") + text[end:]
+    first_def = re.search(r"^(?:def|class|@)", text, re.M)
+    head = first_def.start() if first_def else len(text)
+    top = [m for m in re.finditer(r"^(?:from|import) [^\n(]*(?:\([^)]*\))?", text, re.M) if m.start() < head]
+    line = f"from {pkg} import {short}"
+    if not top:
+        return line + "\n" + text
+    end = top[-1].end()
+    return text[:end] + "\n" + line + text[end:]
+
+
+def _bound_names(text):
+    """Names the code binds as variables, arguments or loop targets (a home module must not clash)."""
+    import ast
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # a notebook cell with IPython syntax: fall back to simple assignments
+        return set(re.findall(r"^\s*(\w+)\s*=[^=]", text, re.M)) | set(re.findall(r"\bfor\s+(\w+)", text))
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names |= {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+    return names
+
+
+def _home_alias(home, bound):
+    """The name a home module is imported as: its short name, or ``<short>_module`` if the code uses that name."""
+    short = home.rpartition(".")[2]
+    return short if short not in bound else f"{short}_module"
 
 
 def _rewrite_attributes(text, imports_text=None):
     """``OLD.name`` → ``HOME.name`` where OLD is a module alias; returns (text, homes needed)."""
     aliases = _module_aliases(imports_text if imports_text is not None else text)
+    bound = _bound_names(imports_text if imports_text is not None else text)
     needed = set()
     for alias, module in aliases.items():
         moved = _targets(module)
@@ -305,7 +330,8 @@ def _rewrite_attributes(text, imports_text=None):
             if home == module:
                 return f"{alias}.{new}"
             needed.add(home)
-            return f"{home.rpartition('.')[2]}.{new}"
+            known = [a for a, mod in aliases.items() if mod == home]
+            return f"{known[0] if known else _home_alias(home, bound)}.{new}"
         pattern = re.compile(rf"(?<![\w.]){re.escape(alias)}\.({'|'.join(map(re.escape, moved))})\b")
         text = pattern.sub(repl, text)
     return text, needed
@@ -330,8 +356,9 @@ def _rewrite_package_attributes(text, here, is_package):
         for item in _split_names(m.group("names")):
             name, _, alias = (part.strip() for part in item.partition(" as "))
             aliases[alias or name] = f"{base}.{name}"
+    bound = _bound_names(text)
     needed = set()
-    for alias, module in aliases.items():
+    for alias, module in list(aliases.items()):
         moved = _targets(module)
         if not moved:
             continue
@@ -340,30 +367,34 @@ def _rewrite_package_attributes(text, here, is_package):
             if home == module:
                 return f"{alias}.{new}"
             needed.add(home)
-            return f"{home.rpartition('.')[2]}.{new}"
+            known = [a for a, mod in aliases.items() if mod == home]
+            return f"{known[0] if known else _home_alias(home, bound)}.{new}"
         pattern = re.compile(rf"(?<![\w.]){re.escape(alias)}\.({'|'.join(map(re.escape, moved))})\b")
         text = pattern.sub(repl, text)
     for home in sorted(needed):
         short = home.rpartition(".")[2]
-        if short in aliases and aliases[short] == home:
+        if home in aliases.values():
             continue
+        alias = _home_alias(home, bound)
+        short = short if alias == short else f"{short} as {alias}"
         spelled = _relative(home, here, is_package)
         dots = spelled[: len(spelled) - len(spelled.lstrip("."))]
         rest = spelled.lstrip(".")
-        line = (f"from {dots} import {rest}" if "." not in rest
+        line = (f"from {dots} import {short}" if "." not in rest
                 else f"from {dots}{rest.rpartition('.')[0]} import {short}")
         first = _RELATIVE_MODULE_IMPORT_RE.search(text) or _IMPORT_RE.search(text)
         text = text[:first.end()] + "\n" + line + text[first.end():]
-        aliases[short] = home
+        aliases[alias] = home
     return text
 
 
 def rewrite_python(text, here=None, is_package=False):
     text = _rewrite_from_imports(text, here, is_package)
     if here is None:  # tests, tools: module aliases imported from dpteach
+        bound = _bound_names(text)
         text, needed = _rewrite_attributes(text)
         for home in sorted(needed):
-            text = _add_module_import(text, home)
+            text = _add_module_import(text, home, bound)
     else:
         text = _rewrite_package_attributes(text, here, is_package)
     return _rewrite_dotted(text)
@@ -383,6 +414,9 @@ def rewrite_notebook(nb):
     changed = False
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     all_code = "\n".join(source(c) for c in code)
+    bound = set()
+    for cell in code:
+        bound |= _bound_names(source(cell))
     needed = set()
     for cell in nb["cells"]:
         old = source(cell)
@@ -398,12 +432,12 @@ def rewrite_notebook(nb):
             changed = True
     for home in sorted(needed):
         pkg, _, short = home.rpartition(".")
-        if re.search(rf"^\s*from {re.escape(pkg)} import [^\n]*\b{short}\b", all_code, re.M):
+        if home in _module_aliases(all_code).values():
             continue
         for cell in code:  # the first cell that imports from the same package gets the home module
             text = source(cell)
             if re.search(rf"^\s*from {re.escape(pkg)} import ", text, re.M):
-                store(cell, _add_module_import(text, home))
+                store(cell, _add_module_import(text, home, bound))
                 all_code = "\n".join(source(c) for c in code)
                 changed = True
                 break

@@ -120,6 +120,7 @@ def peers_available(learners=PEERS):
 
 
 def check_names(names, name, choices=LEARNERS):
+    """``names`` as a list of learner names, each one of ``choices`` (shared with table1_tables)."""
     # A bare string would be iterated letter by letter; None or a number is not a sequence at all.
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
         raise TypeError(f"{name} must be a sequence of names from {', '.join(map(repr, choices))}, got {names!r}")
@@ -296,6 +297,7 @@ def _fit(name, X, y, epsilon, delta, rng, settings):
 
 
 def merged_settings(settings):
+    """SETTINGS with the caller's per-learner overrides merged in (shared with table1_rates)."""
     merged = {name: dict(values) for name, values in SETTINGS.items()}
     if settings is not None and not isinstance(settings, dict):
         raise TypeError(f"settings must be None or a dict {{learner: {{parameter: value}}}}, got {settings!r}")
