@@ -444,10 +444,27 @@ def _noisy_gradient_sum_without_clipping_broken(X, y, coef, intercept, clip_norm
     return noisy[0] if size is None else noisy
 
 
-def _default_batch_size(n):
-    # About 20 steps per epoch: large batches make the noise on the mean σ/B small, and logistic
-    # regression in a few dimensions needs only a hundred or so steps.
-    return max(1, min(n, math.ceil(n / 20)))
+#: Steps per epoch of the default batch size (see :func:`_default_batch_size`).
+DEFAULT_STEPS_PER_EPOCH = 100
+
+
+def _default_batch_size(n, steps_per_epoch=DEFAULT_STEPS_PER_EPOCH):
+    # Each epoch is charged in full whatever its batches (no amplification claimed), so steps within an epoch cost
+    # no privacy, only noise σ/B on each mean gradient. Rows of norm ≤ R in d dimensions give flat directions of
+    # curvature near β/d, which 5 epochs of 20 steps leave far from converged; 100 steps per epoch reach them.
+    return max(1, min(n, math.ceil(n / steps_per_epoch)))
+
+
+def _default_step_size(data_norm):
+    """η = 1/β = 4/R²: the step size for rows of norm ≤ R, from the logistic loss's smoothness (Eq. 9.2).
+
+    The Hessian of ℓ(θ; x, y) in w is σ'(m)·x xᵀ with σ' ≤ 1/4, so ℓ is β-smooth in w with β = ‖x‖²/4 ≤ R²/4,
+    and full-gradient descent with step 1/β decreases a β-smooth convex loss at every step (Nesterov 2004,
+    Thm. 2.1.14). The intercept's own curvature is at most 1/4, and η < 2/(1/4) keeps its steps stable for
+    R > 1/√2. The rule uses the bound R the user declares, never the data: η ∝ 1/R² because the weights a
+    good halfspace needs grow like 1/R when the rows shrink like R. ``data_norm`` is validated by the caller.
+    """
+    return 4.0 / (data_norm * data_norm)
 
 
 class DPSGDLogisticRegression(Estimator):
@@ -457,20 +474,30 @@ class DPSGDLogisticRegression(Estimator):
     ----------
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    clip_norm : float > 0
-        C, the per-example gradient bound (public).
+    clip_norm : float > 0, optional
+        C, the per-example gradient bound (public). Default R: the w-part of ∇ℓ is −yσ(−m)·x, of norm
+        ≤ ‖x‖ ≤ R, so on rows within the declared bound only the intercept's coordinate (at most 1 more)
+        can push a gradient past C, and then only for examples misclassified by a wide margin
+        (σ(−m) > R/√(R² + 1)); clipping keeps their direction.
     n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
-        E, passes over the data.
+        E, passes over the data (default 5).
     batch_size : int ≥ 1, optional
-        B (default ⌈n/20⌉: 20 steps per epoch). Examples beyond the last full batch of an epoch's
-        permutation are skipped in that epoch.
-    learning_rate : float > 0
-        Step size η of θ ← θ − η(noisy mean gradient + λθ).
+        B (default ⌈n/100⌉: 100 steps per epoch, which cost no privacy, since each epoch is charged in
+        full whatever its batches). Examples beyond the last full batch of an epoch's permutation are
+        skipped in that epoch.
+    learning_rate : float > 0, optional
+        Step size η of θ ← θ − η(noisy mean gradient + λθ). Default 4/R² = 1/β, β = R²/4 being the
+        smoothness of the logistic loss in w on rows of norm ≤ R (see the chapter's Section 9.2).
     l2_penalty : float ≥ 0
         λ (default 0). The penalty's gradient λθ is data-independent.
     accountant : {"zcdp", "composition", "exact", "best"}
         How σ is calibrated (:func:`dp_sgd_sigma`); "best" (the default) uses the smallest σ, the exact one.
     random_state : seed or Generator, optional
+    data_norm : float > 0, keyword-only
+        R, the bound on the rows' norm ‖x‖₂ that the user declares (default 1: rows scaled onto the unit
+        ball, as DP practice asks). It sets the defaults of clip_norm and learning_rate and nothing else: it is never checked
+        against the data, and privacy never depends on it being true (the gradients are clipped at C
+        whatever the rows are).
 
     Attributes
     ----------
@@ -478,6 +505,8 @@ class DPSGDLogisticRegression(Estimator):
         The averaged iterate of the last epoch; ``predict`` is sign(⟨coef_, x⟩ + intercept_), ties +1.
     sigma_ : float
         Noise σ on each batch sum.
+    clip_norm_, learning_rate_ : float
+        The C and η used (the defaults resolved from ``data_norm``).
     batch_size_, n_steps_ : int
     clipped_fraction_ : float
         Fraction of per-example gradients that were clipped (computed on private data, so it is
@@ -506,10 +535,13 @@ class DPSGDLogisticRegression(Estimator):
 
     _fitted_attribute = "coef_"
 
-    def __init__(self, epsilon, delta, clip_norm=1.0, n_epochs=5, batch_size=None, learning_rate=0.5,
-                 l2_penalty=0.0, accountant="best", random_state=None):
+    # data_norm is keyword-only: it came after clip_norm was the third positional parameter, and a positional
+    # clip_norm must not silently become a data bound.
+    def __init__(self, epsilon, delta, clip_norm=None, n_epochs=5, batch_size=None, learning_rate=None,
+                 l2_penalty=0.0, accountant="best", random_state=None, *, data_norm=1.0):
         self.epsilon = epsilon
         self.delta = delta
+        self.data_norm = data_norm
         self.clip_norm = clip_norm
         self.n_epochs = n_epochs
         self.batch_size = batch_size
@@ -530,9 +562,13 @@ class DPSGDLogisticRegression(Estimator):
             in floating point), and for iterates that diverge (too large a learning rate).
         """
         X, y = _check_data(X, y)
-        clip_norm, n_epochs, epsilon, delta = _check_budget(self.clip_norm, self.n_epochs, self.epsilon,
+        # The defaults follow the declared bound R (a public parameter), never the data: C = R, η = 4/R².
+        data_norm = check_positive(self.data_norm, "data_norm")
+        clip_norm = data_norm if self.clip_norm is None else self.clip_norm
+        clip_norm, n_epochs, epsilon, delta = _check_budget(clip_norm, self.n_epochs, self.epsilon,
                                                             self.delta, self.accountant)
-        learning_rate = check_positive(self.learning_rate, "learning_rate")
+        learning_rate = (_default_step_size(data_norm) if self.learning_rate is None
+                         else check_positive(self.learning_rate, "learning_rate"))
         l2_penalty = check_positive(self.l2_penalty, "l2_penalty", allow_zero=True)
         n, d = X.shape
         if self.batch_size is None:
@@ -568,6 +604,7 @@ class DPSGDLogisticRegression(Estimator):
 
         self.coef_, self.intercept_ = theta[:d].copy(), float(theta[d])
         self.sigma_ = sigma
+        self.clip_norm_, self.learning_rate_ = clip_norm, learning_rate
         self.batch_size_, self.n_steps_ = batch, n_epochs * steps_per_epoch
         self.clipped_fraction_ = clipped / (n_epochs * steps_per_epoch * batch)
         self.n_features_in_ = d

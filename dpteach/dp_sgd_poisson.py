@@ -277,7 +277,9 @@ class PoissonDPSGDLogisticRegression(Estimator):
         learning_rate = check_positive(self.learning_rate, "learning_rate")
         l2_penalty = check_positive(self.l2_penalty, "l2_penalty", allow_zero=True)
         n, d = X.shape
-        batch = _default_batch_size(n) if self.batch_size is None else check_int(self.batch_size, "batch_size",
+        # 20 expected steps per epoch, as documented: each Poisson step is one more step for the PLD accountant (its
+        # σ and its running time depend on the step count), unlike the shuffled learner's steps within an epoch.
+        batch = _default_batch_size(n, 20) if self.batch_size is None else check_int(self.batch_size, "batch_size",
                                                                                  minimum=1, maximum=n)
         if n_epochs * n * (d + 1) > MAX_FIT_WORK:
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "

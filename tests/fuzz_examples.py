@@ -184,6 +184,7 @@ X = "dpteach.experiments.basics."
 add(X + "audit_sweep", dict(setups={"laplace": (_audit_mechanism, np.zeros(2), np.array([0.0, 1.0]),
                                                  audit.threshold_events([0.5]))},
                             claimed_epsilons=[1.0], n_trials=20, rng=0))
+add(X + "composition_noise_sweep", dict(ks=[1, 3], epsilon=1.0, delta=1e-5, n=10, n_reps=2, rng=0))
 add(X + "plug_in_log_ratios", dict(mechanism=_audit_mechanism, dataset=np.zeros(2), neighbour=np.array([0.0, 1.0]),
                                    epsilon=1.0, thresholds=[0.0, 0.5], n_runs=50, min_count=5, rng=0),
     arrays={"thresholds": (0, 1)},
@@ -495,6 +496,8 @@ add(X + "ablations", dict(n=100, d=8, s=2, epsilon=1.0, n_reps=1, rng=0))
 add(X + "classical_experiment", dict(ns=[10], epsilons=[1.0], d=2, noise_multipliers=[1.0], n_reps=1, rng=0))
 add(X + "peeling_audit_experiment", dict(sparsities=[1], epsilon=1.0, delta=1e-3, n_trials=20, rng=0))
 add(X + "tracing_experiment", dict(epsilon=1.0, n_reps=1, rng=0))
+add(X + "peeling_accounting_sweep", dict(sparsities=[1], epsilon=1.0, delta=1e-3, n=10, d=3, n_reps=2, rng=0),
+    requires=("dp_accounting",))
 
 # --- chapter 6: Hermite features, DP-ERM, the improper learner, log-concave marginals -----------
 HE = "dpteach.hermite."
@@ -612,6 +615,7 @@ add(B + "proper_sample_complexity_shape", dict(alpha=0.1, epsilon=1.0, d=2, degr
 add(B + "proper_log_runtime_shape", dict(alpha=0.1))
 add(B + "selection_slack", dict(n_candidates=10, n=100, epsilon=1.0, beta=0.05))
 add(B + "net_size_shape", dict(k=2, resolution=0.5))
+add(B + "cover_size_shape", dict(k=2, resolution=0.5))
 X = "dpteach.experiments.proper."
 add(X + "preset_normal", dict(d=2))
 add(X + "correlation_means", dict(d=2, degrees=[2], n_values=[50], rng=0))
@@ -629,6 +633,10 @@ add("dpteach.experiments.proper_figures.draw_covers",
     dict(fig=_Figure(), costs=_proper_experiments.cover_costs([1], [0.5], n=20, d=2, rng=0), rounding=[0.1],
          resolution=0.5))
 add(X + "proper_vs_improper", dict(n_values=[200], n_reps=1, alpha=0.3, d=2, n_test=100, rng=0))
+add(X + "transition_sample_size", dict(n_values=[10, 20], excess=np.array([[0.3, 0.3], [0.05, 0.05]]), level=0.1),
+    arrays={"excess": 2})
+add(X + "structured_noise_excess", dict(n_values=[200], epsilons=[1.0], n_reps=1, alpha=0.3, d=2, rng=0),
+    accepts=INF_IN_SWEEP)
 
 # --- chapter 8: DPSAS -------------------------------------------------------------------------
 DS = "dpteach.dpsas_steps."
@@ -724,6 +732,8 @@ add("dpteach.experiments.table1_tables." + "mean_error", dict(errors=np.array([[
 add("dpteach.experiments.table1_tables." + "n_needed", dict(ns=[100, 1000], errors=np.array([[0.3], [0.1]]), target=0.2),
     arrays={"ns": 1, "errors": (1, 2), "target": (0, 1)},
     exempt={("errors", "nan"): "NaN marks a skipped run: documented as allowed and ignored"})
+add("dpteach.experiments.table1_accounting.dpsgd_accounting_sweep", dict(epochs=[1], n=20, d=2, epsilon=1.0,
+                                                                      delta=1e-5, n_reps=1, rng=0))
 add("dpteach.experiments.table1_rates." + "sample_complexity_shape", dict(name="improper", alpha=0.1, epsilon=1.0, d=2), arrays={"alpha": None})
 add("dpteach.experiments.table1_rates." + "excess_error_shape", dict(name="improper", ns=[1000.0, 5000.0], epsilon=1.0, d=2), arrays={"ns": None},
     exempt={("ns", "fractional"): "a shape evaluated along a continuous n axis (the chapter draws it on a "

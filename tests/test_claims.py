@@ -184,6 +184,43 @@ def test_ch01_exponential_mechanism_bound_is_loose_on_random_votes():
         assert loss[at_5] * bound[at_1] < loss[at_1] * bound[at_5], (seed, votes)
 
 
+import functools  # noqa: E402,F811  (here too, so that this section stands on its own)
+
+# The tight-accounting figure (issue 24): k Gaussian counting queries at one total (ε, δ) = (1, 1e-5).
+_CH01_TIGHT_KS = (1, 2, 5, 10, 20, 50, 100)
+
+
+@functools.lru_cache(maxsize=None)
+def _ch01_tight(seed):
+    from dpteach.experiments.basics import composition_noise_sweep
+    return composition_noise_sweep(_CH01_TIGHT_KS, epsilon=1.0, delta=1e-5, n=1000, n_reps=1000,
+                                   rng=np.random.default_rng([seed, 24]))
+
+
+@pytest.mark.claim("ch01-tight-saving-grows-with-k")
+def test_ch01_tight_noise_saving_is_positive_and_grows_with_k():
+    # Both σ's are functions of (k, ε, δ) alone, so this is exact on every seed (no tolerance): the tight σ is below
+    # the textbook one at every k, and the relative saving 1 − σ_tight/σ_textbook increases along the grid.
+    for seed in CLAIM_SEEDS:
+        result = _ch01_tight(seed)
+        saving = 1 - result["sigma_tight"] / result["sigma_textbook"]
+        assert np.all(saving > 0) and np.all(np.diff(saving) > 0), (seed, saving)
+
+
+@pytest.mark.claim("ch01-tight-error-below-textbook")
+def test_ch01_tight_error_below_textbook_from_k_2_and_tracks_the_noise():
+    # Each RMSE is estimated from N = 1000·k Gaussian draws: relative standard error 1/√(2N) ≤ 1.6 % at k = 2, where
+    # the σ's differ by 31 % (about 14 standard errors of the ratio), so "below at every k ≥ 2" fails only if the
+    # errors do not follow σ. At k = 100 (N = 10⁵) the ratio of the two RMSEs has relative standard error
+    # √2·0.22 % ≈ 0.32 %: it must equal the σ ratio within 6 of them, 2 %.
+    for seed in CLAIM_SEEDS:
+        result = _ch01_tight(seed)
+        assert np.all(result["rmse_tight"][1:] < result["rmse_textbook"][1:]), (seed, result)
+        measured = result["rmse_textbook"][-1] / result["rmse_tight"][-1]
+        predicted = result["sigma_textbook"][-1] / result["sigma_tight"][-1]
+        assert abs(measured / predicted - 1) < 0.02, (seed, measured, predicted)
+
+
 # ---------------------------------------------------------------------------------------------
 # Chapter 2
 # ---------------------------------------------------------------------------------------------
@@ -1225,6 +1262,35 @@ def test_ch05_typed_formula_numbers():
     assert all(10 <= 4 / 3 * math.log(1 / experiments.default_delta(n)) for n in _CH05_E1_NS)
 
 
+# The tight-accounting figure for Peeling (issue 24): ε = 1, δ = 1e-3, n = d = 200, 400 releases per s.
+_CH05_TIGHT_SPARSITIES = (1, 2, 5, 10, 20, 50)
+
+
+@functools.lru_cache(maxsize=None)
+def _ch05_tight(seed):
+    pytest.importorskip("dp_accounting", reason="the PLD accountant needs dp-accounting")
+    from dpteach.experiments.regression import peeling_accounting_sweep
+    return peeling_accounting_sweep(_CH05_TIGHT_SPARSITIES, epsilon=1.0, delta=1e-3, n=200, d=200, n_reps=400,
+                                    rng=np.random.default_rng([seed, 24]))
+
+
+@pytest.mark.claim("ch05-tight-peeling-less-noise-less-error")
+def test_ch05_tight_peeling_scale_smaller_and_error_lower_from_s_5():
+    # The scales depend on (s, ε, δ) only: exact on every seed. For s ≤ 2 they agree within 2 % (the sentence says
+    # "nearly coincide"); from s = 5 the tight one is smaller. The errors are means of 400 independent releases; their
+    # per-release spread measured on CLAIM_SEEDS is ≤ 0.06 at s = 5, so the difference of two means has standard
+    # error ≤ 0.06·√(2/400) ≈ 0.004, and the smallest difference from s = 5 on is about 0.017 (4 standard errors):
+    # asserting it positive fails by chance with probability below 10⁻⁴ per comparison.
+    for seed in CLAIM_SEEDS:
+        result = _ch05_tight(seed)
+        small = result["sparsities"] <= 2
+        ratio = result["scale_tight"] / result["scale_textbook"]
+        assert np.all(np.abs(ratio[small] - 1) < 0.02), (seed, ratio)
+        assert np.all(ratio[~small] < 1), (seed, ratio)
+        gain = result["error_textbook"] - result["error_tight"]
+        assert np.all(gain[~small] > 0), (seed, gain)
+
+
 # ---------------------------------------------------------------------------------------------
 # Chapter 6
 # ---------------------------------------------------------------------------------------------
@@ -1411,6 +1477,298 @@ def test_ch06_nonprivate_l1_ends_within_0_02_of_opt():
 # ---------------------------------------------------------------------------------------------
 # Chapter 7
 # ---------------------------------------------------------------------------------------------
+
+
+# Chapter 7 runs its experiments with SEED = 20240707 and DELTA = 1e-6; these tests rerun the same dpteach runners on
+# CLAIM_SEEDS with the chapter's parameters (the preset: d = 5, w* = (0.6, 0.8, 0, ...), t* = 0.4, RCN eta = 0.1).
+# The cover sizes and the rounding cost are deterministic (no seed enters them); those tests say so.
+CH07_DELTA = 1e-6
+CH07_ALPHA = 0.1
+CH07_N_SPECTRUM = [1_000, 3_000, 10_000, 30_000, 100_000]
+CH07_RESOLUTIONS = [0.3, 0.2, 0.15, 0.1, 0.07, 0.05]
+# The better near-constant errs on Pr[Y = +1] = 0.1 + 0.8·Pr[<w*, X> >= 0.4]; its excess over OPT = 0.1 is 0.2757.
+def _ch07_near_constant_excess():
+    import math
+    return 0.8 * 0.5 * math.erfc(0.4 / math.sqrt(2))
+
+
+CH07_NEAR_CONSTANT_EXCESS = _ch07_near_constant_excess()
+
+
+@pytest.mark.claim("ch07-preset-within-alpha")
+def test_ch07_preset_learner_is_within_alpha_of_opt():
+    from dpteach import data, proper
+    from dpteach.experiments import proper as ex
+    # Cell 18's fit (n = 20 000, eps = 1): the exact error is below OPT + alpha = 0.2. The book's run gives 0.108; the
+    # near-constant fallback (0.376) is the only way to miss, and at n = 20 000 V contains w* (transition ~ 10⁴).
+    w_star = ex.preset_normal(5)
+    for seed in CLAIM_SEEDS:
+        rng = np.random.default_rng(seed)
+        X, y, _ = data.gaussian_halfspace_data(20_000, 5, w_star, 0.4, 0.1, rng=rng)
+        learner = proper.PrivateProperLearner(alpha=0.1, epsilon=1.0, delta=CH07_DELTA, random_state=rng).fit(X, y)
+        error = data.rcn_halfspace_error(learner.coef_, -learner.intercept_, w_star, 0.4, 0.1)
+        assert error < 0.1 + CH07_ALPHA, (seed, error)
+
+
+@pytest.mark.claim("ch07-audit-catches-half-noise")
+def test_ch07_audit_catches_the_half_noise_release_and_not_the_correct_one():
+    import math
+    from dpteach import audit, proper
+    from dpteach.hermite import hermite_features
+    # Cell 20's audit. audit.audit returns a lower confidence bound on epsilon, so the correct release certifies at most
+    # the claimed eps = 2 (except with the audit's small failure probability); the broken one (noise / 2, true eps far
+    # above 2) must certify more than 2.
+    n_audit, p_audit, T_audit, eps_audit = 100, 2, 2 * math.sqrt(3), 2.0
+    for seed in CLAIM_SEEDS:
+        rng = np.random.default_rng(seed)
+        X_a = rng.standard_normal((n_audit, 1))
+        X_a[0] = 3.0
+        y_a = np.where(np.arange(n_audit) % 2 == 0, 1.0, -1.0)
+        y_b = y_a.copy()
+        y_b[0] = -y_a[0]
+        direction = hermite_features(X_a[:1], p_audit)[0]
+        direction /= np.linalg.norm(direction)
+        sigma = proper.private_hermite_correlations(X_a, y_a, p_audit, T_audit, eps_audit, 1e-5)[1]
+        centre = proper.private_hermite_correlations(X_a, y_a, p_audit, T_audit, math.inf, 1e-5)[0] @ direction
+        certified = {}
+        for name, release in [("correct", proper._private_hermite_correlations_batch),
+                              ("broken", proper._private_hermite_correlations_half_noise_broken)]:
+            def mechanism(labels, n_trials, rng, release=release):
+                return release(X_a, labels, p_audit, T_audit, eps_audit, 1e-5, rng=rng, size=n_trials)[0] @ direction
+            events = audit.threshold_events(centre + sigma * np.array([1.0, 2.0, 2.5, 3.0]))
+            certified[name] = audit.audit(mechanism, y_a, y_b, events, n_trials=40_000, delta=1e-5,
+                                          rng=rng).epsilon_lower
+        assert certified["correct"] <= eps_audit < certified["broken"], (seed, certified)
+
+
+@pytest.fixture(scope="module")
+def ch07_spectra():
+    from dpteach.experiments import proper as ex
+    # Cell 22: one dataset per n and d, p = 4 (alpha = 0.1), the sliders' defaults eps = 1.
+    return [{d: ex.correlation_means(d, [4], CH07_N_SPECTRUM, rng=np.random.default_rng(seed)) for d in (3, 5, 8)}
+            for seed in CLAIM_SEEDS]
+
+
+@pytest.mark.claim("ch07-spectrum-small-n-empty")
+def test_ch07_v_is_empty_at_small_n_or_small_epsilon(ch07_spectra):
+    from dpteach.experiments import proper as ex
+    # At n = 10³ and eps = 1 the threshold 2·floor is above 2 (sigma²·C(d+4, 3) with sigma ~ 0.2), far above the
+    # signal 0.6; at eps = 0.1 sigma is ten times larger, so V is still empty at n = 10⁴ (measured: empty up to 3·10⁴).
+    for spectra in ch07_spectra:
+        for d, precomputed in spectra.items():
+            assert ex.spectrum_at(precomputed, 4, 1.0, delta=CH07_DELTA)["dim"][0] == 0, d
+            assert np.all(ex.spectrum_at(precomputed, 4, 0.1, delta=CH07_DELTA)["dim"][:3] == 0), d
+
+
+@pytest.mark.claim("ch07-spectrum-signal-eigenvalue")
+def test_ch07_top_eigenvalue_sits_at_the_signal_level(ch07_spectra):
+    from dpteach.experiments import proper as ex
+    from dpteach.hermite import threshold_hermite_coefficients
+    # At n = 10⁵, eps = 1 the top eigenvalue is the signal (1 - 2 eta)² Σ k c_k² = 0.600 plus a perturbation of the
+    # order of the noise floor (sigma² + 1/n1)·C(d+4, 3) <= 0.02 (d = 8) and its cross term with the signal
+    # (~ 2·sqrt(0.6·0.02) ~ 0.2 at worst, ~ 0.02 typical along one direction): |lambda1 - signal| < 0.1.
+    signal = 0.64 * float(np.sum(np.arange(5) * threshold_hermite_coefficients(0.4, 4) ** 2))
+    for spectra in ch07_spectra:
+        for d, precomputed in spectra.items():
+            top = ex.spectrum_at(precomputed, 4, 1.0, delta=CH07_DELTA)["eigenvalues"][-1, 0]
+            assert abs(top - signal) < 0.1, (d, top, signal)
+
+
+@pytest.mark.claim("ch07-spectrum-angle-shrinks")
+def test_ch07_angle_between_w_star_and_v_shrinks_with_n(ch07_spectra):
+    import math
+    from dpteach.experiments import proper as ex
+    # Without noise at d = 5 the angle is the size of a (d-1)-dimensional Gaussian perturbation of m̂ over the
+    # signal, so it scales like 1/sqrt(n): from n = 10³ to 10⁵ it should fall 10-fold. We require 3-fold: a ratio of
+    # two independent chi_4 draws exceeds 10/3 times its typical value with probability well under 1 %.
+    for spectra in ch07_spectra:
+        angle = ex.spectrum_at(spectra[5], 4, math.inf, delta=CH07_DELTA)["angle"]
+        assert angle[0] < math.pi / 2 and angle[-1] < angle[0] / 3, np.degrees(angle)
+
+
+@pytest.mark.claim("ch07-spectrum-larger-d-later")
+def test_ch07_larger_dimension_delays_the_subspace(ch07_spectra):
+    from dpteach.experiments import proper as ex
+    # The first n with dim V >= 1 at eps = 1 does not decrease with d and is strictly later at d = 8 than at d = 3
+    # (the floor grows with C(d+4, 3): 35, 126, 495 at d = 3, 5, 8).
+    for spectra in ch07_spectra:
+        first = {}
+        for d, precomputed in spectra.items():
+            found = ex.spectrum_at(precomputed, 4, 1.0, delta=CH07_DELTA)["dim"] > 0
+            first[d] = CH07_N_SPECTRUM[int(np.argmax(found))] if found.any() else np.inf
+        assert first[3] <= first[5] <= first[8] and first[3] < first[8], first
+
+
+CH07_EPS_CURVE = [0.1, 0.3, 1.0, float("inf")]
+
+
+@pytest.fixture(scope="module")
+def ch07_curves():
+    from dpteach.experiments import proper as ex
+    # Cell 24's setting: n in 10³..10⁵, eps in {0.1, 0.3, 1, inf}, 5 datasets per n, alpha = 0.1.
+    return [ex.excess_error_curves(CH07_N_SPECTRUM, CH07_EPS_CURVE, n_reps=5, alpha=CH07_ALPHA, delta=CH07_DELTA,
+                                   rng=np.random.default_rng(seed)) for seed in CLAIM_SEEDS]
+
+
+@pytest.mark.claim("ch07-plateau-is-near-constant")
+def test_ch07_plateau_is_the_near_constant_classifier(ch07_curves):
+    # Where every run has V = {0}, the median excess is that of the better near-constant, 0.2757: its proper stand-in
+    # sign(x1 - R) differs from the constant -1 with probability Phi(-3.1) < 0.001, and the exponential mechanism picks
+    # the worse near-constant (0.25·n2 more errors) with probability < e^{-6} per run; the median ignores a rare one.
+    for curves in ch07_curves:
+        empty = np.all(curves["dim"] == 0, axis=2)
+        assert empty.any()
+        medians = np.median(curves["excess"], axis=2)[empty]
+        assert np.all(np.abs(medians - CH07_NEAR_CONSTANT_EXCESS) < 0.002), medians
+
+
+@pytest.mark.claim("ch07-excess-below-alpha-once-v-found")
+def test_ch07_excess_falls_below_alpha_and_keeps_falling(ch07_curves):
+    from dpteach.experiments import proper as ex
+    # For every eps: from the transition on, the median excess stays below alpha, and it is smaller at n = 10⁵ than at
+    # the transition (when the transition is earlier than 10⁵).
+    for curves in ch07_curves:
+        for i, epsilon in enumerate(CH07_EPS_CURVE):
+            medians = np.median(curves["excess"][i], axis=1)
+            transition = ex.transition_sample_size(CH07_N_SPECTRUM, curves["excess"][i], CH07_ALPHA)
+            assert np.isfinite(transition), epsilon
+            j = CH07_N_SPECTRUM.index(int(transition))
+            assert np.all(medians[j:] < CH07_ALPHA), (epsilon, medians)
+            if j < len(CH07_N_SPECTRUM) - 1:
+                assert medians[-1] < medians[j], (epsilon, medians)
+
+
+@pytest.mark.claim("ch07-excess-below-selection-slack")
+def test_ch07_excess_stays_below_the_selection_slack_at_epsilon_one(ch07_curves):
+    from dpteach import bounds
+    from dpteach.experiments import proper as ex
+    # eps = 1, n from the transition on: median excess < the slack for K = 128 (the dim V = 1 cover), beta = 0.1, as the
+    # figure draws it. The slack bounds the selection's excess over the best member with probability 0.95.
+    for curves in ch07_curves:
+        excess = curves["excess"][CH07_EPS_CURVE.index(1.0)]
+        transition = ex.transition_sample_size(CH07_N_SPECTRUM, excess, CH07_ALPHA)
+        for j, n in enumerate(CH07_N_SPECTRUM):
+            if n >= transition:
+                assert np.median(excess[j]) < bounds.selection_slack(128, n, 1.0, 0.1), (n, excess[j])
+
+
+@pytest.mark.claim("ch07-transition-moves-with-epsilon")
+def test_ch07_transition_moves_to_larger_n_as_epsilon_falls(ch07_curves):
+    from dpteach.experiments import proper as ex
+    # Transitions ordered inf <= 1 <= 0.3 <= 0.1, and n(0.1)/n(1) between 3 and 30: proportional to 1/eps predicts 10,
+    # and the grid of n steps by sqrt(10), so one grid step either way is allowed.
+    for curves in ch07_curves:
+        n = [ex.transition_sample_size(CH07_N_SPECTRUM, curves["excess"][i], CH07_ALPHA)
+             for i in range(len(CH07_EPS_CURVE))]
+        assert n[3] <= n[2] <= n[1] <= n[0], n
+        assert 3 <= n[0] / n[2] <= 30, n
+
+
+@pytest.fixture(scope="module")
+def ch07_cover_sizes():
+    from dpteach.experiments import proper as ex
+    # Cover sizes depend on (dim V, a) only, not on the data or a seed: a small n suffices.
+    return ex.cover_costs([0, 1, 2, 3], CH07_RESOLUTIONS, n=200, d=5, rng=CLAIM_SEEDS[0])["size"]
+
+
+@pytest.mark.claim("ch07-cover-grows-by-order-one-over-a")
+def test_ch07_each_dimension_multiplies_the_cover_by_order_one_over_a(ch07_cover_sizes):
+    # Deterministic. |H| ratio between dim V = k and k - 1 (k = 2, 3) lies in [1/a, 4/a] at every a (the nets:
+    # 2 -> pi/a -> (2.8/a)² directions, so the ratios are ~pi/(2a) and ~2.5/a).
+    a = np.array(CH07_RESOLUTIONS)
+    for k in (2, 3):
+        ratio = ch07_cover_sizes[k] / ch07_cover_sizes[k - 1]
+        assert np.all((ratio >= 1 / a) & (ratio <= 4 / a)), (k, ratio * a)
+
+
+@pytest.mark.claim("ch07-cover-size-follows-shape")
+def test_ch07_cover_sizes_follow_the_shape_line(ch07_cover_sizes):
+    from dpteach import bounds
+    # Deterministic. Measured / (3/a)^{k-1}·2K0·sqrt(log(1/a))/a: within [0.8, 1.4] for dim V = 2 and 3 (circle net
+    # pi/a vs 3/a, ceilings of the grid); dim V = 1 within [2, 2.5] (S⁰ has 2 points, the line counts 1).
+    a = np.array(CH07_RESOLUTIONS)
+    for k, (low, high) in {1: (2.0, 2.5), 2: (0.8, 1.4), 3: (0.8, 1.4)}.items():
+        ratio = ch07_cover_sizes[k] / bounds.cover_size_shape(k, a)
+        assert np.all((ratio >= low) & (ratio <= high)), (k, ratio)
+
+
+@pytest.mark.claim("ch07-cover-time-grows")
+def test_ch07_scoring_time_grows_with_the_cover():
+    from dpteach.experiments import proper as ex
+    # n2 = 20 000 as in the chapter. The 451 202-member cover (dim V = 3, a = 0.05) needs 36 times the directions and
+    # 300 times the members of the 1 515-member one (a = 0.3): its time must be larger, whatever the machine's load.
+    costs = ex.cover_costs([3], [0.3, 0.05], n=20_000, d=5, rng=CLAIM_SEEDS[0])
+    assert costs["seconds"][0, 1] > costs["seconds"][0, 0], costs["seconds"]
+
+
+@pytest.mark.claim("ch07-rounding-below-reference")
+def test_ch07_rounding_cost_stays_below_the_reference_line():
+    from dpteach.experiments import proper as ex
+    # Deterministic (exact errors of the nearest member): below 0.2·a at each of the chapter's resolutions.
+    rounding = ex.discretization_excess(CH07_RESOLUTIONS)
+    assert np.all(rounding < 0.2 * np.array(CH07_RESOLUTIONS)), rounding
+
+
+@pytest.mark.claim("ch07-rounding-not-linear")
+def test_ch07_rounding_cost_is_not_linear_in_a():
+    from dpteach.experiments import proper as ex
+    # Deterministic. Linear in a would make the cost at a = 0.07 0.7 times that at a = 0.1; it is above 0.9 times.
+    rounding = ex.discretization_excess(CH07_RESOLUTIONS)
+    assert rounding[CH07_RESOLUTIONS.index(0.07)] > 0.9 * rounding[CH07_RESOLUTIONS.index(0.1)], rounding
+
+
+CH07_N_COMPARE = [2_000, 5_000, 10_000, 20_000]
+
+
+@pytest.fixture(scope="module")
+def ch07_comparison():
+    from dpteach.experiments import proper as ex
+    # Cell 30's setting: eps = 1, alpha = 0.1, 2 datasets per n.
+    return [ex.proper_vs_improper(CH07_N_COMPARE, n_reps=2, epsilon=1.0, alpha=CH07_ALPHA, delta=CH07_DELTA,
+                                  rng=np.random.default_rng(seed)) for seed in CLAIM_SEEDS]
+
+
+@pytest.mark.claim("ch07-proper-wins-once-v-found")
+def test_ch07_proper_learner_wins_from_its_transition_on(ch07_comparison):
+    from dpteach.experiments import proper as ex
+    # From the first n with median proper excess < alpha on, the proper median is below the improper median (no
+    # tolerance: "wins").
+    for comparison in ch07_comparison:
+        transition = ex.transition_sample_size(CH07_N_COMPARE, comparison["proper"], CH07_ALPHA)
+        assert np.isfinite(transition)
+        for j, n in enumerate(CH07_N_COMPARE):
+            if n >= transition:
+                assert np.median(comparison["proper"][j]) < np.median(comparison["improper"][j]), n
+
+
+@pytest.mark.claim("ch07-improper-better-at-5000")
+def test_ch07_improper_learner_is_better_while_the_proper_one_is_near_constant(ch07_comparison):
+    # n = 5 000: both proper runs are the near-constant (excess within 0.002 of 0.2757, as in the plateau test) and the
+    # improper median is below it (no tolerance; measured 0.16-0.22).
+    for comparison in ch07_comparison:
+        j = CH07_N_COMPARE.index(5_000)
+        assert np.all(np.abs(comparison["proper"][j] - CH07_NEAR_CONSTANT_EXCESS) < 0.002), comparison["proper"][j]
+        assert np.median(comparison["improper"][j]) < np.median(comparison["proper"][j])
+
+
+@pytest.mark.claim("ch07-improper-slower")
+def test_ch07_improper_learner_runs_much_longer(ch07_comparison):
+    # At n = 20 000 the improper fit takes more than 10 times as long (measured about 100-300 times): a margin that
+    # the load of a shared machine, which slows both fits alike within one run, does not erase.
+    for comparison in ch07_comparison:
+        assert comparison["seconds_improper"][-1] > 10 * comparison["seconds_proper"][-1], comparison
+
+
+@pytest.mark.claim("ch07-structured-within-alpha")
+def test_ch07_structured_noise_runs_end_within_alpha_of_opt():
+    import math
+    from dpteach.experiments import proper as ex
+    # The last experiment: structured noise (t* = 0.3, eta0 = 0.1, d = 5), n in {2·10⁴, 10⁵}, eps in {1, inf}, 3
+    # datasets; every run's exact excess over OPT is below alpha (measured at most 0.02).
+    for seed in CLAIM_SEEDS:
+        result = ex.structured_noise_excess([20_000, 100_000], [1.0, math.inf], n_reps=3, alpha=CH07_ALPHA,
+                                            delta=CH07_DELTA, rng=np.random.default_rng(seed))
+        assert np.all(result["excess"] < CH07_ALPHA), result["excess"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1798,6 +2156,59 @@ def test_ch09_massart_example_logistic_error_far_above_bayes():
     from dpteach.experiments import table1_surrogate
     result = table1_surrogate.massart_example(0.5, 0.45)
     assert result["logistic_error"] > 2 * result["bayes_error"], result
+
+
+# The tight-accounting figure (issue 24): DP-SGD at ε = 1, δ = 1e-5 against E, n = 2000, d = 3, 10 data sets.
+_CH09_TIGHT_EPOCHS = (1, 2, 5, 10, 20)
+
+
+@functools.lru_cache(maxsize=None)
+def _ch09_tight(seed):
+    from dpteach.experiments.table1_accounting import dpsgd_accounting_sweep
+    return dpsgd_accounting_sweep(_CH09_TIGHT_EPOCHS, n=2000, d=3, epsilon=1.0, delta=1e-5, n_reps=10,
+                                  rng=np.random.default_rng([seed, 24]))
+
+
+@pytest.mark.claim("ch09-tight-sigma-fraction-below-textbook")
+def test_ch09_exact_sigma_same_fraction_below_textbook_from_e_2():
+    # The σ's depend on (C, E, ε, δ) only: exact, no tolerance beyond rounding. The issue's target: at E = 5 at least
+    # 20 % below the older accountants' 21.9; for E ≥ 2 the fraction is the same (both σ's are ∝ √E) to 1e-9.
+    result = _ch09_tight(CLAIM_SEEDS[0])
+    fraction = 1 - result["sigma_tight"] / result["sigma_textbook"]
+    at_5 = _CH09_TIGHT_EPOCHS.index(5)
+    assert result["sigma_textbook"][at_5] == pytest.approx(21.9, abs=0.05) and fraction[at_5] >= 0.20, result
+    assert np.all(np.abs(fraction[1:] - fraction[at_5]) < 1e-9), fraction
+    assert np.all(fraction > 0), fraction
+
+
+@pytest.mark.claim("ch09-tight-sigma-lower-error")
+def test_ch09_exact_sigma_gives_lower_mean_error_at_every_e():
+    # Paired design: each data set and noise seed is fitted with both σ's, so the difference isolates σ. On the book's
+    # seed and CLAIM_SEEDS the mean paired difference is 5 to 10 of its standard errors at every E (smallest at E = 2,
+    # 0.005 ± 0.001): asserting it positive fails by chance with probability below 10⁻⁶ per comparison.
+    for seed in CLAIM_SEEDS:
+        result = _ch09_tight(seed)
+        gain = (result["error_textbook"] - result["error_tight"]).mean(axis=1)
+        assert np.all(gain > 0), (seed, gain)
+
+
+@pytest.mark.claim("ch09-defaults-match-diffprivlib-on-unit-rows")
+def test_ch09_default_dp_sgd_within_002_of_diffprivlib_on_unit_norm_rows():
+    # benchmarks/dpsgd_defaults.py's setting (n = 2·10⁵ training and test rows of norm ≤ 1, d = 10, ε = 1) on the claim
+    # seeds. A test error on 2·10⁵ points has standard error ≤ 0.5/√(2·10⁵) ≈ 0.0011, the gap of two such ≈ 0.0016;
+    # the benchmark's seeds measure a gap of 0.004–0.010, so "within 0.02" holds with ≥ 6 standard errors to spare.
+    pytest.importorskip("diffprivlib", reason="diffprivlib is not installed (pip install -r requirements.txt)")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("dpsgd_defaults", ROOT / "benchmarks" / "dpsgd_defaults.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    from dpteach.dp_logistic import DPSGDLogisticRegression
+    for seed in CLAIM_SEEDS:
+        X, y, X_test, y_test = benchmark._problem(seed)
+        ours, _ = benchmark._timed_error(DPSGDLogisticRegression(benchmark.EPSILON, benchmark.DELTA, random_state=seed),
+                                         X, y, X_test, y_test)
+        theirs, _ = benchmark._timed_error(benchmark._diffprivlib(seed), X, y, X_test, y_test)
+        assert ours - theirs <= 0.02, (seed, ours, theirs)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -158,6 +158,7 @@ def test_calibrate_checker_accepts_reference_and_the_midpoint(capsys):
     (lambda s, f: float(np.sort(s)[len(s) - math.floor(f * len(s))]), "off by one"),
     (lambda s, f: float(np.sort(s)[len(s) - math.floor(f * len(s)) - 2]), "off by one"),
     (lambda s, f: float(np.quantile(s, 1 - f)), "interpolates"),
+    (lambda s, f: float(np.sort(s)[len(s) - math.ceil(f * len(s)) - 1]), r"rounded fpr·m = 12.34 up"),
     (lambda s, f: float(np.quantile(s, f)), "fpr-quantile"),
     (lambda s, f: np.sort(s)[len(s) - math.floor(f * len(s)) - 1:], "one number"),
     (lambda s, f: len(s) - math.floor(f * len(s)) - 1, "scores above"),
@@ -172,11 +173,131 @@ def test_calibrate_checker_refuses_the_dpteach_answer():
         lab04.check_calibrate_threshold(lambda s, f: fp.calibrate_threshold(s, f))
 
 
+def test_calibrate_hints_name_the_mistake_made():
+    """The review: rounding k up (ceil) got the np.quantile remark, which was not the mistake."""
+    from dpteach.labs import checking
+    checking._failed_tries.clear()
+    with pytest.raises(LabCheckError) as caught:
+        lab04.check_calibrate_threshold(lambda s, f: float(np.sort(s)[len(s) - math.ceil(f * len(s)) - 1]))
+    assert "round down" in str(caught.value) and "np.quantile" not in str(caught.value)
+    # an order statistic one place off: a pointer first, the index only after repeated tries
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab04.check_calibrate_threshold(lambda s, f: float(np.sort(s)[len(s) - math.floor(f * len(s))]))
+        messages.append(str(caught.value))
+    assert all("off by one" in m and "np.quantile" not in m for m in messages)
+    assert all("m − k − 1" not in m for m in messages[:-1]) and "m − k − 1" in messages[-1]
+    checking._failed_tries.clear()
+
+
+def test_certified_hints_give_the_formula_only_after_repeated_tries():
+    from dpteach.labs import checking
+
+    def log_ratio_only(fpr, tpr, delta):  # a derivation gone wrong in a way the checker does not name
+        return float(np.max(np.log(tpr / fpr)))
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab04.check_certified_epsilon(log_ratio_only)
+        messages.append(str(caught.value))
+    assert all("Theorem 4.3" in m for m in messages)
+    assert all("(1 − δ − f)/(1 − t)" not in m for m in messages[:-1]) and "(1 − δ − f)/(1 − t)" in messages[-1]
+    checking._failed_tries.clear()
+
+
+# --- Task 5: the envelope for a group of k records -----------------------------------------------------
+
+def group_right(fpr, epsilon, delta, k):
+    tpr = np.asarray(fpr, dtype=float)
+    for _ in range(k):
+        tpr = envelope_right(tpr, epsilon, delta)
+    return tpr
+
+
+def group_recursive(fpr, epsilon, delta, k):  # the same, written as a recursion on the last link
+    if k == 0:
+        return np.asarray(fpr, dtype=float)
+    previous = group_recursive(fpr, epsilon, delta, k - 1)
+    return np.clip(np.minimum(math.exp(epsilon) * previous + delta,
+                              1 - math.exp(-epsilon) * (1 - delta - previous)), 0, 1)
+
+
+@pytest.mark.parametrize("right", [group_right, group_recursive])
+def test_group_checker_accepts_reference(right, capsys):
+    lab04.check_group_envelope(right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+def test_group_reference_is_the_chapters_envelope_at_k_1_and_a_valid_bound():
+    """k = 1 gives dpteach's envelope; the chained bound lies under the group-privacy theorem's (kε, k e^{(k−1)ε}δ)."""
+    grid = lab04._ENVELOPE_GRID
+    np.testing.assert_allclose(group_right(grid, 0.7, 1e-3, 1), fp.dp_roc_envelope(grid, 0.7, 1e-3), rtol=1e-12)
+    for epsilon, delta, k in lab04._GROUP_CASES:
+        group_theorem = envelope_right(grid, k * epsilon, k * math.exp((k - 1) * epsilon) * delta)  # may be vacuous
+        assert np.all(group_right(grid, epsilon, delta, k) <= group_theorem + 1e-12)
+
+
+def _scaled(f, e, d, k):
+    return envelope_right(f, k * e, k * d)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_scaled, r"replaced \(ε, δ\) by \(kε, kδ\)"),
+    (lambda f, e, d, k: envelope_right(f, k * e, d), "replaced ε by kε"),
+    (lambda f, e, d, k: envelope_right(f, k * e, k * math.exp((k - 1) * e) * d), "group-privacy theorem"),
+    (lambda f, e, d, k: envelope_right(f, k * e, k * math.exp(k * e) * d), "crude group-privacy bound"),
+    (lambda f, e, d, k: group_right(f, e, d, max(k - 1, 0)) if k > 1 else np.asarray(f, float), "k links"),
+    (lambda f, e, d, k: np.clip(math.exp(k * e) * np.asarray(f) + k * d, 0, 1), "Theorem 4.3"),
+    (lambda f, e, d, k: group_right(f, e, d, k)[:-1], "shape"),
+])
+def test_group_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab04.check_group_envelope(wrong)
+
+
+def test_group_checker_names_a_first_line_chain():
+    def first_line_only(f, e, d, k):
+        tpr = np.asarray(f, dtype=float)
+        for _ in range(k):
+            tpr = np.clip(math.exp(e) * tpr + d, 0, 1)
+        return tpr
+    with pytest.raises(LabCheckError, match="complement event OUT"):
+        lab04.check_group_envelope(first_line_only)
+
+
+def test_group_hints_give_the_formula_only_after_repeated_tries():
+    from dpteach.labs import checking
+
+    def sum_of_links(f, e, d, k):  # a wrong derivation no named hint describes
+        return np.clip(k * (envelope_right(f, e, d) - np.asarray(f)) + np.asarray(f), 0, 1)
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab04.check_group_envelope(sum_of_links)
+        messages.append(str(caught.value))
+    assert all("chain" in m for m in messages)
+    assert all("applied k times" not in m for m in messages[:-1]) and "applied k times" in messages[-1]
+    checking._failed_tries.clear()
+
+
+def test_group_checker_refuses_the_dpteach_answer():
+    def via_library(f, e, d, k):
+        tpr = np.asarray(f, dtype=float)
+        for _ in range(k):
+            tpr = fp.dp_roc_envelope(tpr, e, d)
+        return tpr
+    with pytest.raises(LabCheckError, match="write this yourself"):
+        lab04.check_group_envelope(via_library)
+
+
 # --- the notebook and its student version ---------------------------------------------------------
 
 DUMMY_ARGUMENTS = {"records": np.zeros((2, 3)), "estimate": np.zeros(3), "center": np.zeros(3),
                    "fpr": np.array([0.1, 0.5]), "epsilon": 1.0, "delta": 0.01, "tpr": np.array([0.2, 0.6]),
-                   "out_scores": np.arange(10.0)}
+                   "out_scores": np.arange(10.0), "k": 2}
 
 
 def test_lab_notebook_calls_every_checker_has_no_outputs_and_nbgrader_metadata():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dpteach.data import sparse_regression_data
-from dpteach.labs import BEGIN, LabCheckError, lab05
+from dpteach.labs import BEGIN, LabCheckError, lab05, lab05_derivations
 from dpteach.regression import DPLasso, lasso_gradient_step
 from dpteach.peeling import peel
 from lab_helpers import check_student_version, code_cells
@@ -164,11 +164,180 @@ def test_truncation_checker_rejects_typical_mistakes(wrong, hint):
         lab05.check_best_truncation(wrong)
 
 
+# --- Task 4: the l2-clipped step and its sensitivity ----------------------------------------------------
+
+def make_norm_step(how="l2", mean=True, sensitivity=lambda m, d, eta, C: 2 * eta * C / m):
+    def my_step(X, y, beta, step_size, clip_norm):
+        m, d = X.shape
+        residual = X @ beta - y
+        if how == "residual":
+            g = X * np.clip(residual, -clip_norm, clip_norm)[:, None]
+        else:
+            g = X * residual[:, None]
+            norms = np.linalg.norm(g, axis=1)
+            if how == "l2":
+                g = g * np.minimum(1.0, clip_norm / np.where(norms > 0, norms, 1.0))[:, None]
+            elif how == "coordinates":
+                g = np.clip(g, -clip_norm, clip_norm)
+        v = beta - (step_size / m if mean else step_size) * g.sum(axis=0)
+        return v, sensitivity(m, d, step_size, clip_norm)
+    return my_step
+
+
+def norm_step_loop(X, y, beta, step_size, clip_norm):  # row by row, with math instead of numpy where possible
+    total = np.zeros(X.shape[1])
+    for x, target in zip(X, y):
+        g = x * (float(x @ beta) - target)
+        norm = math.sqrt(float(g @ g))
+        total += g if norm <= clip_norm else g * (clip_norm / norm)
+    return beta - step_size * total / len(y), 2.0 * step_size * clip_norm / len(y)
+
+
+@pytest.mark.parametrize("right", [make_norm_step(), norm_step_loop])
+def test_norm_step_checker_accepts_reference(right, capsys):
+    lab05.check_norm_clipped_step(right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (make_norm_step(how="coordinates"), "clipped each coordinate"),
+    (make_norm_step(how="residual"), "clipped the residual"),
+    (make_norm_step(how="none"), "no clipping"),
+    (make_norm_step(mean=False), "a sum instead of a mean"),
+    (make_norm_step(sensitivity=lambda m, d, eta, C: eta * C / m), "both terms can be as large as C"),
+    (make_norm_step(sensitivity=lambda m, d, eta, C: 2 * eta * C / (m * math.sqrt(d))), "only for features in"),
+    (make_norm_step(sensitivity=lambda m, d, eta, C: 2 * eta * C * math.sqrt(d) / m), "no factor √d"),
+    (make_norm_step(sensitivity=lambda m, d, eta, C: 4 * eta * C / m), "twice too large"),
+    (make_norm_step(sensitivity=lambda m, d, eta, C: 2 * C / m), "η multiplies"),
+    (make_norm_step(sensitivity=lambda m, d, eta, C: 2 * eta * C), "divide by m"),
+])
+def test_norm_step_checker_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab05.check_norm_clipped_step(wrong)
+
+
+def test_norm_step_checker_rejects_a_data_dependent_sensitivity():
+    def observed_norms(X, y, beta, step_size, clip_norm):  # scaled by the largest feature of *this* block
+        v, _ = norm_step_loop(X, y, beta, step_size, clip_norm)
+        return v, 2 * step_size * clip_norm * float(np.max(np.abs(X))) / len(y)
+    with pytest.raises(LabCheckError, match="changes with the data"):
+        lab05.check_norm_clipped_step(observed_norms)
+
+
+def test_norm_step_hints_give_the_formula_only_after_repeated_tries():
+    from dpteach.labs import checking
+    wrong = make_norm_step(sensitivity=lambda m, d, eta, C: 1.5 * eta * C / m)
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab05.check_norm_clipped_step(wrong)
+        messages.append(str(caught.value))
+    assert all("‖g_i‖₂ <= C" in m for m in messages)
+    assert all("λ = 2ηC/m" not in m for m in messages[:-1]) and "λ = 2ηC/m" in messages[-1]
+    checking._failed_tries.clear()
+
+
+def test_norm_step_sensitivity_is_attained_by_the_checkers_pairs():
+    """The bound 2ηC/m is reached exactly (x = x' = e_j, opposite residuals), so 'smallest' is testable."""
+    m, d, eta, C = lab05_derivations.NORM_STEP_SETTINGS[0]
+    rng = np.random.default_rng(0)
+    X, y, X2, y2 = lab05_derivations._neighbours(rng, m, d, 1)
+    beta = rng.normal(size=d)
+    change = np.max(np.abs(norm_step_loop(X, y, beta, eta, C)[0] - norm_step_loop(X2, y2, beta, eta, C)[0]))
+    assert change == pytest.approx(2 * eta * C / m, rel=1e-12)
+
+
+# --- Task 5: calibrating a support-only Peeling -------------------------------------------------------------
+
+def support_scale_right(s, epsilon, delta, sensitivity):
+    def advanced(eps_r):
+        return math.sqrt(2 * s * math.log(1 / delta)) * eps_r + s * eps_r * math.expm1(eps_r)
+    low, high = 0.0, epsilon
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if advanced(middle) <= epsilon else (low, middle)
+    return 2 * sensitivity / max(epsilon / s, low)
+
+
+def support_scale_brentq(s, epsilon, delta, sensitivity):
+    from scipy.optimize import brentq
+    root = brentq(lambda x: math.sqrt(2 * s * math.log(1 / delta)) * x + s * x * math.expm1(x) - epsilon,
+                  0.0, epsilon, xtol=1e-15)
+    return 2 * sensitivity / max(epsilon / s, root)
+
+
+@pytest.mark.parametrize("right", [support_scale_right, support_scale_brentq])
+def test_support_checker_accepts_reference(right, capsys):
+    lab05.check_support_scale(right)
+    assert "all checks passed" in capsys.readouterr().out
+
+
+def test_support_reference_certifies_with_dpteachs_composition():
+    """At the reference b the s rounds of (2λ/b)-DP compose to exactly ε under dpteach's own bounds."""
+    from dpteach.composition import basic_composition, heterogeneous_advanced_composition
+    for s, epsilon, delta, lam in lab05_derivations.SUPPORT_CASES:
+        eps_r = 2 * lam / support_scale_right(s, epsilon, delta, lam)
+        basic = basic_composition([eps_r] * s)
+        basic = basic[0] if isinstance(basic, tuple) else basic
+        advanced = heterogeneous_advanced_composition([eps_r] * s, delta)
+        advanced = advanced[0] if isinstance(advanced, tuple) else advanced
+        assert min(basic, advanced) == pytest.approx(epsilon, rel=1e-9)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda s, e, d, lam: lam * 2 * math.sqrt(3 * s * math.log(1 / d)) / e, "printed scale"),
+    (lambda s, e, d, lam: support_scale_right(s, e, d, lam) / 2, "not \\(λ/b\\)-DP"),
+    (lambda s, e, d, lam: 2 * lam * math.sqrt(2 * s * math.log(1 / d)) / e, "second-order term"),
+    (lambda s, e, d, lam: 2 * lam * s / e, "basic composition alone"),
+    (lambda s, e, d, lam: 2 * lam / lab05_derivations._largest_round(lab05_derivations._advanced, e, s, d),
+     "advanced bound alone"),
+    (lambda s, e, d, lam: 2 * lam / max(e / (1.5 * s),
+                                         lab05_derivations._largest_round(lab05_derivations._with_release, e, s, d)),
+     "released values"),
+    (lambda s, e, d, lam: -support_scale_right(s, e, d, lam), "positive"),
+    (lambda s, e, d, lam: str(support_scale_right(s, e, d, lam)), "real number"),
+])
+def test_support_checker_rejects_typical_mistakes(wrong, hint):
+    # the wrong answers that use the checker module's formulas are kept in a dict-free closure over the module
+    # object: the public checker refuses anything it can see of dpteach.labs, so give it a plain copy
+    answers = {}
+    for case in lab05_derivations.SUPPORT_CASES:
+        answers[case] = wrong(*case)
+
+    def tabulated(s, e, d, lam):
+        return answers[(s, e, d, lam)]
+    with pytest.raises(LabCheckError, match=hint):
+        lab05.check_support_scale(tabulated)
+
+
+def test_support_hints_give_the_formula_only_after_repeated_tries():
+    from dpteach.labs import checking
+
+    def half_steps(s, epsilon, delta, sensitivity):  # composed s/2 rounds: a derivation gone wrong
+        return support_scale_right(max(1, s // 2), epsilon, delta, sensitivity)
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab05.check_support_scale(half_steps)
+        messages.append(str(caught.value))
+    assert all("report-noisy-max" in m for m in messages)
+    assert all("b = 2λ/ε_r with" not in m for m in messages[:-1]) and "b = 2λ/ε_r with" in messages[-1]
+    checking._failed_tries.clear()
+
+
+def test_support_checker_refuses_dpteachs_peeling_calibration():
+    from dpteach import peeling
+    with pytest.raises(LabCheckError, match="write this yourself"):
+        lab05.check_support_scale(lambda s, e, d, lam: peeling.peeling_noise_scale(s, e, d, lam))
+
+
 # --- the notebook and its student version ----------------------------------------------------------
 
 DUMMY_ARGUMENTS = {"v": np.zeros(4), "s": 2, "epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0, "rng": 0,
                    "X": np.ones((3, 2)), "y": np.zeros(3), "beta": np.zeros(2), "step_size": 1.0,
-                   "truncation": 1.0, "n": 100, "candidates": [1.0, 2.0]}
+                   "truncation": 1.0, "n": 100, "candidates": [1.0, 2.0], "clip_norm": 1.0}
 
 
 def test_lab_notebook_structure_and_nbgrader_metadata():
@@ -187,8 +356,27 @@ def test_lab_notebook_structure_and_nbgrader_metadata():
             assert cell["metadata"]["nbgrader"]["grade"] is True and cell["metadata"]["nbgrader"]["points"] > 0
     sources = code_cells(NOTEBOOK)
     called = {name for s in sources for name in lab05.__all__ if f"lab05.{name}(" in s}
+    assert {"check_norm_clipped_step", "check_support_scale"} <= called
     assert called == {name for name in lab05.__all__ if name.startswith("check_")}
 
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
     check_student_version(NOTEBOOK, lab05, DUMMY_ARGUMENTS, tmp_path)
+
+
+def test_hidden_grade_of_the_derivations_refuses_their_helpers_by_run_time_name():
+    """The checkers of Tasks 4 and 5 live in lab05_derivations; the hidden grade poisons its helpers too."""
+    import importlib
+
+    from dpteach.labs import grader
+    grader.grade("lab05", "check_support_scale", support_scale_right)
+    grader.grade("lab05", "check_norm_clipped_step", norm_step_loop)
+
+    def via_helper(s, epsilon, delta, sensitivity):  # invisible to the static check: a name built at run time
+        module = importlib.import_module("dpteach.labs.lab05_" + "derivations")
+        return getattr(module, "_support" + "_scale")(s, epsilon, delta, sensitivity)
+    lab05.check_support_scale(via_helper)  # the formative checker cannot see it ...
+    with pytest.raises(Exception, match="graded as wrong"):  # ... the grade can
+        grader.grade("lab05", "check_support_scale", via_helper)
+    lab05.check_support_scale(support_scale_right)  # and the helper works again afterwards
+    assert lab05_derivations._support_scale(3, 1.0, 1e-5, 1.0) > 0

@@ -238,10 +238,116 @@ def test_task3_rejects_the_reviews_accepted_answers(wrong, hint):
         lab06.check_select_threshold(wrong)
 
 
+# --- task 4: coordinatewise clipping, add/remove neighbours -----------------------------------
+
+def clip_sigma_with(sensitivity, steps=True):
+    def answer(c, D, n, eps, delta, K):
+        s = sensitivity(c, D, n)
+        return s, s * math.sqrt((K if steps else 1) / (2 * _rho(eps, delta)))
+    return answer
+
+
+clip_sigma_right = clip_sigma_with(lambda c, D, n: c * math.sqrt(D) / n)
+
+
+def test_task4_accepts_reference(capsys):
+    lab06.check_coordinate_clip_sigma(clip_sigma_right)
+    assert "passed" in capsys.readouterr().out
+
+
+def clip_sigma_classic(c, D, n, eps, delta, K):  # the classic Gaussian calibration per step, no zCDP composition
+    s = c * math.sqrt(D) / n
+    return s, s * math.sqrt(2 * K * math.log(1.25 / delta)) / eps
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (clip_sigma_with(lambda c, D, n: 2 * c * math.sqrt(D) / n), "replace-one bound"),   # Lemma 6.5's habit
+    (clip_sigma_with(lambda c, D, n: c / n), "corner .* ℓ2 norm c√D"),                  # row norm c, not c√D
+    (clip_sigma_with(lambda c, D, n: c * D / n), "ℓ1 norm of the corner"),              # the wrong norm
+    (clip_sigma_with(lambda c, D, n: c * math.sqrt(D) / (n + 1)), "too small"),         # self-normalised average
+    (clip_sigma_with(lambda c, D, n: c * math.sqrt(D) / n, steps=False), "one step only"),
+    (clip_sigma_classic, "budget is ε"),
+    (lambda *a: clip_sigma_right(*a)[1], "tuple"),
+])
+def test_task4_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_coordinate_clip_sigma(wrong)
+
+
+def test_task4_hint_gives_the_formula_only_after_repeated_tries():
+    from dpteach.labs import checking
+
+    wrong = clip_sigma_with(lambda c, D, n: 3 * c * math.sqrt(D) / n)  # no named mistake: the pointer first
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab06.check_coordinate_clip_sigma(wrong)
+        messages.append(str(caught.value))
+    assert all("term by term" in m for m in messages)
+    assert all("c·√D/n" not in m for m in messages[:-1]) and "Δ = c·√D/n" in messages[-1]
+    checking._failed_tries.clear()
+
+
+# --- task 5: the feature norm without the features ---------------------------------------------
+
+def _h_table(X, degree, normalised=True):
+    X = np.asarray(X, dtype=float)
+    h = np.empty(X.shape + (degree + 1,))
+    h[..., 0] = 1.0
+    if degree >= 1:
+        h[..., 1] = X
+    for k in range(1, degree):
+        h[..., k + 1] = (X * h[..., k] - math.sqrt(k) * h[..., k - 1]) / math.sqrt(k + 1)
+    if not normalised:
+        h = h * np.sqrt([math.factorial(m) for m in range(degree + 1)])
+    return h
+
+
+def _levels(table, degree):
+    levels = table[:, 0, :]
+    for j in range(1, table.shape[1]):
+        levels = np.stack([sum(levels[:, m - k] * table[:, j, k] for k in range(m + 1)) for m in range(degree + 1)],
+                          axis=1)
+    return levels
+
+
+def norms_right(X, degree):
+    return _levels(_h_table(X, degree) ** 2, degree).sum(axis=1)
+
+
+def test_task5_reference_agrees_with_the_features_and_is_accepted(capsys):
+    from dpteach.hermite import hermite_features
+    X = np.random.default_rng(0).normal(size=(9, 4))
+    assert np.allclose(norms_right(X, 3), (hermite_features(X, 3) ** 2).sum(axis=1), rtol=1e-12)
+    lab06.check_feature_norms(norms_right)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda X, p: _levels(_h_table(X, p) ** 2, p)[:, -1], r"only the multi-indices with \|κ\| = p"),
+    (lambda X, p: np.prod((_h_table(X, p) ** 2).sum(axis=2), axis=1), "a box of"),
+    (lambda X, p: 1 + (_h_table(X, p)[..., 1:] ** 2).sum(axis=(1, 2)), "one non-zero entry"),
+    (lambda X, p: _levels(_h_table(X, p, normalised=False) ** 2, p).sum(axis=1), "unnormalised He_m"),
+    (lambda X, p: _levels(_h_table(X, p), p).sum(axis=1), "h_κ\\(x\\) themselves"),
+    (lambda X, p: norms_right(X, p)[:, None], "one norm per row"),
+])
+def test_task5_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab06.check_feature_norms(wrong)
+
+
+def test_task5_refuses_the_library_features():
+    from dpteach.hermite import hermite_features
+    with pytest.raises(LabCheckError, match="write this yourself"):
+        lab06.check_feature_norms(lambda X, p: (hermite_features(X, p) ** 2).sum(axis=1))
+
+
 # --- the notebook ---------------------------------------------------------------------------
 
 DUMMY_ARGUMENTS = {"x": np.zeros(3), "degree": 3, "lipschitz": 1.0, "n": 10, "epsilon": 1.0, "delta": 1e-5,
-                   "n_iterations": 5, "scores": np.zeros(3), "y": np.ones(3), "n_thresholds": 4, "rng": None}
+                   "n_iterations": 5, "scores": np.zeros(3), "y": np.ones(3), "n_thresholds": 4, "rng": None,
+                   "clip": 1.0, "dimension": 4, "X": np.zeros((3, 2))}
 
 
 def test_lab_notebook_metadata_and_no_outputs():
@@ -250,10 +356,27 @@ def test_lab_notebook_metadata_and_no_outputs():
     sources = code_cells(NOTEBOOK)
     assert sum(BEGIN in s for s in sources) >= 3
     ids = [c["metadata"]["nbgrader"]["grade_id"] for c in notebook["cells"] if "nbgrader" in c["metadata"]]
-    assert len(ids) == len(set(ids)) and "task4-proof" in ids
+    assert len(ids) == len(set(ids)) and "task6-proof" in ids
     called = {name for s in sources for name in lab06.__all__ if f"lab06.{name}(" in s}
     assert called == set(lab06.__all__)
 
 
 def test_student_version_hides_solutions(tmp_path):
     check_student_version(NOTEBOOK, lab06, DUMMY_ARGUMENTS, tmp_path)
+
+
+def test_task5_hint_gives_the_recurrence_only_after_repeated_tries():
+    from dpteach.labs import checking
+
+    def norms_off(X, p):  # no named mistake: a slightly wrong value
+        return 1.01 * norms_right(X, p)
+
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab06.check_feature_norms(norms_off)
+        messages.append(str(caught.value))
+    assert all("one at a time" in m for m in messages)
+    assert all("L'_m" not in m for m in messages[:-1]) and "L'_m = Σ_{k=0..m}" in messages[-1]
+    checking._failed_tries.clear()

@@ -10,6 +10,7 @@ rewrites code that still uses an old path, in
   (``from dpteach import local`` then ``local.RandomizedResponse``): the home
   module is added to the same import line,
 * dotted strings ``"dpteach.OLD.a"`` (``show_source`` listings, prose),
+* the lab checkers' forbidden names: ``"_old"`` is followed by its new public name,
 
 in the notebooks (``book/**/*.ipynb``, code and markdown cells), the markdown
 pages, and the Python files of ``dpteach/``, ``tests/``, ``tools/`` and
@@ -239,18 +240,19 @@ def _rewrite_from_imports(text, here=None, is_package=False):
         if not moved or absolute == here:
             return m.group(0)
         names = _split_names(m.group("names"))
-        keep, homes = [], {}
+        keep, homes, renamed = [], {}, False
         for item in names:
             name, _, alias = (part.strip() for part in item.partition(" as "))
             if name in moved and not (moved[name][0] == absolute and moved[name][1] == name):
                 home, new = moved[name]
                 if home == absolute:  # renamed in place: keep the importer's binding (`new as old`)
                     keep.append(f"{new} as {alias or name}")
+                    renamed = True
                 else:
                     homes.setdefault(home, []).append(new if new == (alias or name) else f"{new} as {alias or name}")
             else:
                 keep.append(item)
-        if not homes:
+        if not homes and not renamed:
             return m.group(0)
         indent = m.group("indent")
         lines = [_format(indent, m.group("mod"), keep)] if keep else []
@@ -446,6 +448,24 @@ def rewrite_notebook(nb):
     return changed
 
 
+def forbid_new_names(text):
+    """In a lab checker, a forbidden name ``"_old"`` also forbids its public ``"new"`` name.
+
+    The checkers' ``require_own_code(fn, (names...))`` refuse a student's function that calls the
+    library by name; a helper renamed from ``_old`` to ``new`` must stay refused under its new name.
+    """
+    renamed = {}
+    for names in RENAMED.values():
+        for old, (_, new) in names.items():
+            renamed.setdefault(old, set()).add(new)
+    for old, news in renamed.items():
+        for new in sorted(news):
+            if f'"{new}"' in text:
+                continue
+            text = re.sub(rf'"{re.escape(old)}"(?!, "{re.escape(new)}")', f'"{old}", "{new}"', text)
+    return text
+
+
 def files():
     for folder in ("dpteach", "tests", "tools", "benchmarks"):
         yield from sorted((ROOT / folder).rglob("*.py"))
@@ -468,6 +488,8 @@ def run(check=False):
         elif path.suffix == ".py":
             here = _module_of(path)
             new = rewrite_python(text, here, path.name == "__init__.py")
+            if here and here.startswith("dpteach.labs."):
+                new = forbid_new_names(new)
         else:
             new = _rewrite_dotted(text)
         if new != text:

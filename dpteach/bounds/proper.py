@@ -5,6 +5,9 @@ universal constants, so :func:`proper_sample_complexity_shape` and
 :func:`proper_log_runtime_shape` are **shape only** (all constants set to 1).
 The selection slack of the exponential mechanism (the paper's Lemma B.5 as
 used in the proof of Theorem 3.1) has explicit constants and is exact.
+:func:`cover_size_shape` is the one home of the size of chapter 7's cover
+H(q) (Eq. eq-proper-cover): directions on the sphere S^{k−1} of V times the
+threshold grid, shape only.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ __all__ = [
     "proper_log_runtime_shape",
     "selection_slack",
     "net_size_shape",
+    "cover_size_shape",
 ]
 
 
@@ -33,7 +37,7 @@ def _alpha(alpha):
 
 @np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def proper_sample_complexity_shape(alpha, epsilon, d, degree):
-    """D_p/α² + D_p/(εα) + 1/α⁶ + 1/(εα⁵): Theorem 7.3's sample size (the paper's Eq. (2), Table 1), **shape only**.
+    """D_p/α² + D_p/(εα) + 1/α⁶ + 1/(εα⁵): Theorem 7.8's sample size (the paper's Eq. (2), Table 1), **shape only**.
 
     The first two terms pay for the private polynomial (Lemma 7.2, the paper's
     Lemma 3.4), the last two for the exponential mechanism over a cover with
@@ -65,7 +69,7 @@ def proper_sample_complexity_shape(alpha, epsilon, d, degree):
 
 
 def proper_log_runtime_shape(alpha):
-    """α⁻⁴ log(1/α): the exponent of the running time poly(n)·exp(O(α⁻⁴ log 1/α)) (Theorem 7.3), **shape only**.
+    """α⁻⁴ log(1/α): the exponent of the running time poly(n)·exp(O(α⁻⁴ log 1/α)) (Theorem 7.8), **shape only**.
 
     It is log|H(q)| for dim V = O(α⁻⁴) and a cover at resolution α.
 
@@ -128,7 +132,9 @@ def net_size_shape(k, resolution):
     """(3/a)^k: Fact B.11's bound (C/γ)^k on an a-cover of the unit ball of ℝ^k, with C = 3, **shape only**.
 
     (C = 3 is the volumetric constant: ⌊(1 + 2/a)^k⌋ ≤ (3/a)^k balls of radius a/2 … a
-    suffice; the paper's C is unspecified.)
+    suffice; the paper's C is unspecified.) This is an *upper bound* on a net of
+    the unit sphere S^{k−1}, through the ball; the nets themselves grow like
+    (C/a)^{k−1}, and :func:`cover_size_shape` gives the shape of the cover.
 
     Parameters
     ----------
@@ -151,3 +157,49 @@ def net_size_shape(k, resolution):
     # (3/a)^k is beyond the largest float once k·log(3/a) > 709.8: inf is then its value, not a warning.
     with np.errstate(over="ignore"):
         return scalar_or_array((3.0 / a) ** k)
+
+
+def cover_size_shape(k, resolution, net_constant=3.0, threshold_constant=2.0):
+    """(C/a)^{k−1}·2K₀√log(1/a)/a: the size of chapter 7's cover H(q) for dim V = k ≥ 1, **shape only**.
+
+    H(q) of Eq. (eq-proper-cover) pairs every direction of an a-net of the unit
+    sphere S^{k−1} of V with every threshold ja, |ja| ≤ R ≈ K₀√log(1/a). The
+    sphere S^{k−1} has dimension k − 1, so its net has about (C/a)^{k−1} points
+    (Lemma 7.5's (C/a)^k, through the ball, is an upper bound, not the shape),
+    and the grid has about 2R/a = 2K₀√log(1/a)/a thresholds.
+
+    The constants of the book's nets (``dpteach.halfspace_cover.sphere_net``)
+    differ from C = 3 in known ways: S⁰ = {±u} has 2 points where (C/a)⁰ = 1
+    (the line is half the data at k = 1); the circle has ⌈π/(2 arcsin(a/2))⌉ ≈ π/a
+    points; the Fibonacci sphere about (2.8/a)². The grid has 2⌈K₀√log(1/a)/a⌉ + 1
+    thresholds, and the cover two more members (the near-constants).
+
+    Parameters
+    ----------
+    k : int ≥ 1
+        dim V.
+    resolution : float or array_like in (0, 1)
+        a (the paper's cα).
+    net_constant : float > 0
+        C of the sphere net (default 3, as in :func:`net_size_shape`).
+    threshold_constant : float > 0
+        K₀ of the threshold range, ``dpteach.halfspace_cover.THRESHOLD_RANGE_CONSTANT`` (= 2).
+
+    Returns
+    -------
+    float or ndarray. Cost O(len(a)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For k < 1, a ∉ (0, 1) or a non-positive constant.
+    """
+    k = check_int(k, "k", minimum=1)
+    a = check_positive_array(resolution, "resolution")
+    if np.any(a >= 1):
+        raise ValueError(f"resolution must lie in (0, 1), got {resolution!r}")
+    net_constant = check_positive(net_constant, "net_constant")
+    threshold_constant = check_positive(threshold_constant, "threshold_constant")
+    # (C/a)^{k−1} is beyond the largest float for huge k: inf is then its value, not a warning.
+    with np.errstate(over="ignore"):
+        return scalar_or_array((net_constant / a) ** (k - 1) * 2 * threshold_constant * np.sqrt(np.log(1.0 / a)) / a)

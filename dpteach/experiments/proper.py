@@ -20,8 +20,9 @@ import numpy as np
 from .. import data, proper
 from .. import subspace
 from .. import halfspace_cover
-from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_scalar, check_int, check_memory,
-                           check_probability, check_size, check_sizes, check_sweep)
+from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_array, check_finite_scalar,
+                           check_int, check_memory, check_probability, check_size, check_sizes, check_sweep)
+from ..data import structured_noise_halfspace_data, structured_noise_opt
 from ..hermite import hermite_feature_sum
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions
@@ -36,6 +37,8 @@ __all__ = [
     "cover_costs",
     "discretization_excess",
     "proper_vs_improper",
+    "transition_sample_size",
+    "structured_noise_excess",
 ]
 
 PRESET_THRESHOLD = 0.4
@@ -271,3 +274,68 @@ def proper_vs_improper(n_values, n_reps, epsilon=1.0, alpha=0.1, d=5, delta=1e-5
             seconds["improper"][j] += time.perf_counter() - start
             result["improper"][j, r] = 1.0 - other.score(X_test, y_test) - noise_rate
     return {**result, "seconds_proper": seconds["proper"] / n_reps, "seconds_improper": seconds["improper"] / n_reps}
+
+
+def transition_sample_size(n_values, excess, level):
+    """The first n at which the median excess error (over the last axis) is below ``level``; inf if none.
+
+    The chapter's "transition": the sample size at which the subspace V first
+    contains w* and the learner leaves the near-constant plateau.
+
+    Parameters
+    ----------
+    n_values : sequence of int, increasing
+    excess : array_like, shape (len(n_values), n_reps)
+    level : float (the chapter uses α)
+
+    Returns
+    -------
+    float (an entry of ``n_values``, or inf).
+    """
+    n_values = check_sizes(n_values, "n_values", minimum=1)
+    excess = check_finite_array(excess, "excess", ndim=2)
+    if excess.shape[0] != len(n_values):
+        raise ValueError(f"excess must have shape (len(n_values), n_reps) = ({len(n_values)}, ·), "
+                         f"got {excess.shape}")
+    level = check_finite_scalar(level, "level")
+    below = np.flatnonzero(np.median(excess, axis=1) < level)
+    return float(n_values[below[0]]) if below.size else math.inf
+
+
+def structured_noise_excess(n_values, epsilons, n_reps, alpha=0.1, d=5, delta=1e-6, threshold=0.3, noise_mass=0.1,
+                            rng=None):
+    """err_P(ĥ) − OPT of the proper learner on labels that are *not* random classification noise.
+
+    Chapter 6's structured noise: y = sign(x₁ − t*), flipped deterministically
+    on the slab {x₂ > z_{1−η₀}} (``dpteach.data.structured_noise_halfspace_data``).
+    The flips depend on x, so the Bayes classifier is not a halfspace and the
+    semi-agnostic guarantee is tested on labels that RCN never produces. OPT is
+    ``structured_noise_opt`` (0.1 at the defaults, attained by the generating
+    halfspace); the error of each output halfspace is exact
+    (``dpteach.experiments.dpsas.structured_noise_error``). The same datasets
+    are used for every ε. Cost n_reps·len(n)·len(ε) fits.
+
+    Returns
+    -------
+    dict: "excess" and "dim" (len(ε), len(n), n_reps), "opt" (float).
+    """
+    from .dpsas import structured_noise_error  # exact errors of any halfspace under this noise (chapter 8)
+
+    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
+    n_values = check_sizes(n_values, "n_values", minimum=2)
+    n_reps = check_repetitions(n_reps, per_repetition=[("len(epsilons)", len(epsilons)),
+                                                       ("len(n_values)", len(n_values)), ("n_values", max(n_values))])
+    threshold = check_finite_scalar(threshold, "threshold")
+    rng = as_rng(rng)
+    opt = structured_noise_opt(threshold, noise_mass)[0]
+    excess = np.empty((len(epsilons), len(n_values), n_reps))
+    dims = np.empty_like(excess)
+    for j, n in enumerate(progress(n_values, "structured noise")):
+        for r in range(n_reps):
+            X, y = structured_noise_halfspace_data(n, d, threshold, noise_mass, rng=rng)
+            for i, epsilon in enumerate(epsilons):
+                learner = proper.PrivateProperLearner(alpha, epsilon, delta, random_state=rng).fit(X, y)
+                error = structured_noise_error(learner.coef_, learner.intercept_, threshold, noise_mass)
+                excess[i, j, r] = error - opt
+                dims[i, j, r] = learner.subspace_.shape[1]
+    return {"excess": excess, "dim": dims, "opt": opt}

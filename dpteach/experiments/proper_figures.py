@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bounds import net_size_shape
+from ..bounds import cover_size_shape
+from ..halfspace_cover import THRESHOLD_RANGE_CONSTANT
 from ..plotting import COLORS, fast_log_axes, label_axes, theory_line
 
 __all__ = ["draw_covers"]
@@ -36,12 +37,14 @@ def _missing_note(costs):
 def draw_covers(fig, costs, rounding, resolution):
     """Chapter 7's figure: |H(q)| against the resolution a for each dim V, and the price of rounding.
 
-    Left: the cover sizes of ``costs`` (from ``cover_costs``) with the shape
-    (3/a)³·4/a of Lemma 7.5 times the threshold grid; the legend gives the
-    sizes at the marked ``resolution``. Right: the excess error of the
-    nearest member (``rounding``, from ``discretization_excess``) against the
-    0.2·a of Lemma 7.6. Non-finite entries are not drawn; a note under the
-    left panel lists them.
+    Left: the cover sizes of ``costs`` (from ``cover_costs``) with, for each
+    dim V = k ≥ 1, the shape (3/a)^{k−1}·2K₀√log(1/a)/a of
+    :func:`dpteach.bounds.cover_size_shape` (a net of S^{k−1} times the
+    threshold grid), dashed in the colour of its k; the legend gives the sizes
+    at the marked ``resolution``. Right: the excess error of the nearest member
+    (``rounding``, from ``discretization_excess``) against the reference 0.2·a:
+    Lemma 7.6 bounds it by O(a), with an unspecified constant (0.2 is ours).
+    Non-finite entries are not drawn; a note under the left panel lists them.
 
     Parameters
     ----------
@@ -66,11 +69,15 @@ def draw_covers(fig, costs, rounding, resolution):
         shown = np.isfinite(size) & (size > 0)
         left.plot(a[shown], size[shown], "o-", color=COLORS[i % len(COLORS)],
                   label=_size_label(k, size[column]))
-    theory_line(left, a, net_size_shape(3, a) * (2 * 2 / a), label="(3/a)³·4/a (shape)")
+    for i, k in enumerate(costs["dims"]):
+        if k >= 1:
+            theory_line(left, a, cover_size_shape(k, a, threshold_constant=THRESHOLD_RANGE_CONSTANT),
+                        label=None, color=COLORS[i % len(COLORS)], linewidth=1.0)
+    theory_line(left, [], [], label="(3/a)ᵏ⁻¹·2K₀√log(1/a)/a (shape, dim V = k)")  # one legend entry for all k
     left.axvline(resolution, color="0.6", linewidth=1)
     finite = np.isfinite(rounding) & (rounding > 0)
     right.plot(a[finite], rounding[finite], "o-", color=COLORS[0], label="nearest member, V ∋ w*")
-    theory_line(right, a, 0.2 * a, label="0.2·a (Lemma 7.6)")
+    theory_line(right, a, 0.2 * a, label="reference 0.2·a (Lemma 7.6: O(a))")
     if finite[column]:
         right.plot([resolution], [rounding[column]], "k*", markersize=12)
     for ax in (left, right):
@@ -78,10 +85,10 @@ def draw_covers(fig, costs, rounding, resolution):
         ax.set_yscale("log")
         ax.set_xticks([0.05, 0.1, 0.2, 0.3])
     fast_log_axes(left, right)
-    left.set_ylim(0.5, 3e7)
+    left.set_ylim(0.5, 3e8)  # room for the legend above the curves
     right.set_yticks([0.005, 0.01, 0.02, 0.05])
     label_axes(left, "resolution a", "|H(q)|", f"Cover size (a = {resolution})", legend=False)
-    left.legend(loc="lower left", ncol=2)
+    left.legend(loc="upper right")  # above the curves: the sizes fall with a
     label_axes(right, "resolution a", "excess error", "Price of rounding")
     note = _missing_note(costs)
     if note:

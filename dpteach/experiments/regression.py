@@ -19,7 +19,7 @@ from .. import audit, fingerprinting
 from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_int, check_memory,
                            check_sizes, check_sweep)
 from ..data import linear_regression_data, regression_records, sparse_regression_data
-from ..peeling import broken_peel_forgotten_sqrt_s, peel, peeling_epsilon
+from ..peeling import broken_peel_forgotten_sqrt_s, peel, peel_rows, peeling_epsilon, peeling_noise_scale
 from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
 from ..regression_baselines import lasso_ista, ols, split_iht
 from ._progress import check_repetitions
@@ -33,6 +33,7 @@ __all__ = [
     "ablations",
     "classical_experiment",
     "peeling_audit_experiment",
+    "peeling_accounting_sweep",
     "tracing_experiment",
 ]
 
@@ -274,6 +275,75 @@ def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000
     for key in ("right", "broken", "certified"):
         out[key] = np.array(out[key])
     return out
+
+
+#: Largest sparsity :func:`peeling_accounting_sweep` accepts: the PLD calibration composes 2s steps, about 1 s each s.
+MAX_ACCOUNTING_SPARSITY = 1000
+#: The ε range of :func:`peeling_accounting_sweep` (stated limits of its PLD calibration).
+MIN_ACCOUNTING_EPSILON, MAX_ACCOUNTING_EPSILON = 1e-3, 20.0
+#: Most records (λ = 1/n) :func:`peeling_accounting_sweep` accepts, a stated limit.
+MAX_ACCOUNTING_RECORDS = 10 ** 12
+
+
+def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, n_reps=400, rng=None):
+    """Peeling's noise scale at one (ε, δ) by the composition theorems and by the tight (PLD) accountant (chapter 5).
+
+    For each s: b = ``peeling_noise_scale(s, ε, δ, λ, calibrate)`` with ``"accountant"`` (the largest
+    per-round ε_r that basic or advanced composition certifies) and ``"pld"`` (the largest ε_r whose
+    optimal composition of the 2s pure steps, by privacy loss distributions, is ≤ ε; needs dp-accounting).
+    The utility: Peeling (Algorithm 5.2) with each b on the mean of n records in [0, 1]^d whose first s
+    coordinates are 1 and the others 0 (sensitivity λ = 1/n, replace-one), and the relative error
+    ‖P_S(v + w) − v‖₂/‖v‖₂ of the release (1 is what releasing 0 achieves), averaged over ``n_reps`` releases.
+
+    Parameters
+    ----------
+    sparsities : int or sequence of int, 1 <= s <= min(d, MAX_ACCOUNTING_SPARSITY)
+    epsilon : float, 10⁻³ <= ε <= 20 (stated limits of the PLD calibration)
+    delta : float, 0 < δ < 1
+    n : int, 1 <= n <= MAX_ACCOUNTING_RECORDS (10¹²)
+    d : int >= 1
+    n_reps : int >= 1
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict with ``"sparsities"``, ``"scale_textbook"``, ``"scale_tight"`` (b/λ) and ``"error_textbook"``,
+    ``"error_tight"`` (mean relative errors), arrays over the sparsities. Cost: about 1 s of PLD
+    calibration per s, plus O(n_reps·s·d) draws.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For sizes out of range, ε or δ out of range, a bad rng.
+    ImportError
+        Without dp-accounting (the tight accountant needs it).
+    """
+    sparsities = _grid(sparsities, "sparsities")
+    d = check_int(d, "d", minimum=1)
+    if max(sparsities) > min(d, MAX_ACCOUNTING_SPARSITY):
+        raise ValueError(f"sparsities must be at most min(d, MAX_ACCOUNTING_SPARSITY) = "
+                         f"{min(d, MAX_ACCOUNTING_SPARSITY)}, got {max(sparsities)}")
+    epsilon = check_epsilon(epsilon)
+    if not MIN_ACCOUNTING_EPSILON <= epsilon <= MAX_ACCOUNTING_EPSILON:
+        raise ValueError(f"epsilon = {epsilon!r} is outside the stated range {MIN_ACCOUNTING_EPSILON} <= epsilon <= "
+                         f"{MAX_ACCOUNTING_EPSILON} of this sweep (the PLD grid has width 1e-4, and its pure steps "
+                         f"must stay <= 50)")
+    delta = check_delta(delta, allow_zero=False)
+    n = check_int(n, "n", minimum=1, maximum=MAX_ACCOUNTING_RECORDS)
+    n_reps = check_repetitions(n_reps, per_repetition=[("sum(sparsities)", sum(sparsities)), ("d", d)])
+    check_memory(("n_reps", n_reps), ("d", d))
+    rng = as_rng(rng)
+    out = {"sparsities": np.array(sparsities), "scale_textbook": [], "scale_tight": [], "error_textbook": [],
+           "error_tight": []}
+    for s in progress(sparsities, "Peeling accounting: s"):
+        v = np.zeros(d)
+        v[:s] = 1.0
+        for name, calibrate in (("textbook", "accountant"), ("tight", "pld")):
+            scale = peeling_noise_scale(s, epsilon, delta, 1.0 / n, calibrate)
+            released = peel_rows(np.broadcast_to(v, (n_reps, d)), s, scale, rng)
+            out["scale_" + name].append(scale * n)
+            out["error_" + name].append(float(np.mean(np.linalg.norm(released - v, axis=1)) / math.sqrt(s)))
+    return {key: np.array(value) if isinstance(value, list) else value for key, value in out.items()}
 
 
 def _per_trial(fit, d):

@@ -173,7 +173,10 @@ def grade(lab, checker, *answers):
         module = importlib.import_module(f"{name}.labs.{lab}")
         _share_library_classes(name)
         checking = sys.modules[f"{name}.labs.checking"]
-        helpers = _defined_in(module)
+        # A checker re-exported from a companion module (lab03_constructions, lab05_derivations) has its
+        # reference helpers and its require_own_code there: refuse and poison those too.
+        home = sys.modules.get(getattr(getattr(module, checker), "__module__", ""), module)
+        helpers = _defined_in(module) | _defined_in(home)
         task = f"{lab}.{checker} (graded)"
         for answer in answers:
             checking.require_own_code(answer, helpers, task)
@@ -184,6 +187,7 @@ def grade(lab, checker, *answers):
                 original(fn, forbidden, task)
                 poison(forbidden)  # and refuse them at run time too, while this checker runs
             module.require_own_code = require_own_code
+            home.require_own_code = require_own_code
             getattr(module, checker)(*answers)
     finally:
         _forget(name)

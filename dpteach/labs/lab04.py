@@ -17,6 +17,13 @@ The tasks and their checkers:
    for which an ROC curve lies under the (ε, δ) envelope.
 4. :func:`check_calibrate_threshold` — ``fn(out_scores, fpr)``: a threshold
    with exactly ⌊fpr·m⌋ of the m non-member scores strictly above it.
+5. :func:`check_group_envelope` — ``fn(fpr, epsilon, delta, k)``: the largest
+   TPR against datasets that differ in k records that follows from chaining
+   Theorem 4.3 along k neighbours: the envelope applied k times (not printed in
+   the chapter, whose group-privacy sketch uses the cruder (kε, k e^{kε}δ)).
+
+Tasks 3 and 5 are derivations: their hints point to the inequality first and
+give the formula only after repeated failed tries (:func:`teaching_hint`).
 """
 
 from __future__ import annotations
@@ -27,8 +34,10 @@ import numpy as np
 from scipy import special
 
 from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import teaching_hint
 
-__all__ = ["check_score_statistic", "check_dp_envelope", "check_certified_epsilon", "check_calibrate_threshold"]
+__all__ = ["check_score_statistic", "check_dp_envelope", "check_certified_epsilon", "check_calibrate_threshold",
+           "check_group_envelope"]
 
 
 def _array(value, task, call, shape):
@@ -212,13 +221,17 @@ def _certify_variant(name, fpr, tpr, delta):
 
 
 _CERTIFY_HINTS = (
-    ("first_only", "you used only TPR <= e^ε·FPR + δ. The complement event gives a second constraint, "
-                   "1 − FPR <= e^ε(1 − TPR) + δ, which binds at large FPR"),
-    ("second_only", "you used only the complement constraint; TPR <= e^ε·FPR + δ must hold too"),
-    ("no_delta", "δ is missing: subtract it, e^ε >= (TPR − δ)/FPR and e^ε >= (1 − δ − FPR)/(1 − TPR)"),
+    ("first_only", "you used only the inequality for the event IN. The complement event OUT gives a second "
+                   "constraint on every point, which binds at large FPR"),
+    ("second_only", "you used only the complement constraint; the inequality for the event IN must hold too"),
+    ("no_delta", "δ is missing: both inequalities of Theorem 4.3 carry an additive δ; keep it when you solve for "
+                 "e^ε"),
     ("min_over_points", "every point of the curve must lie under the envelope, so take the max over the points, "
                         "not the min"),
 )
+
+_CERTIFY_FORMULA = ("for each point (f, t): e^ε >= (t − δ)/f (if t > δ) and e^ε >= (1 − δ − f)/(1 − t) (if "
+                    "1 − δ − f > 0); ε = max(0, max over the points of the logs).")
 
 
 def check_certified_epsilon(fn):
@@ -241,15 +254,19 @@ def check_certified_epsilon(fn):
         fpr, tpr = _gaussian_roc(shift)
         want = _certified_epsilon(fpr, tpr, delta)
         if not math.isclose(got, want, rel_tol=1e-8, abs_tol=1e-10):
-            hint = "for each point, the smallest ε with both envelope inequalities; then the max over points"
+            hint = None
             for name, text in _CERTIFY_HINTS:
                 if all(math.isclose(r, _certify_variant(name, *_gaussian_roc(s), dd), rel_tol=1e-8, abs_tol=1e-10)
                        for r, (s, dd) in zip(results, _CERTIFY_CASES)):
-                    hint = text
+                    hint = text + "."
                     break
+            if hint is None:
+                hint = teaching_hint(task, "Solve each of the two inequalities of Theorem 4.3 for e^ε at each point "
+                                           "(a point with TPR <= δ puts no constraint from the first); every point "
+                                           "must satisfy both.", _CERTIFY_FORMULA)
             raise LabCheckError(f"{task}: for the ROC of a Gaussian shift {shift:g} with δ = {delta:g} you return "
                                 f"ε = {got:.6g}, but the smallest ε that keeps the curve under the envelope is "
-                                f"{want:.6g}.\nHint: {hint}.")
+                                f"{want:.6g}.\nHint: {hint}")
     print(f"Matches the certified ε on {len(_CERTIFY_CASES)} ROC curves.")
     passed(task)
 
@@ -280,16 +297,132 @@ def check_calibrate_threshold(fn):
         if above == allowed:
             continue
         if above == allowed + 1 or above == allowed - 1:
-            hint = (f"off by one: {above} scores lie above your threshold, the target allows {allowed}. Sort the "
-                    f"scores ascending; with k = ⌊fpr·m⌋ the threshold is the order statistic at 0-based index m − k − 1, "
-                    f"so exactly k scores are strictly above it")
-            if above == allowed + 1:
-                hint += " (np.quantile interpolates between order statistics and can let one score too many through)"
+            interpolated = not np.any(scores == t)
+            rounded_up = fpr * m - allowed > 1e-9 and above == math.ceil(fpr * m - 1e-9)
+            if above == allowed + 1 and rounded_up and not interpolated:
+                hint = (f"you rounded fpr·m = {fpr * m:g} up to {above}; the target FPR is ⌊fpr·m⌋/m, so at most "
+                        f"{allowed} scores may lie above the threshold: round down (math.floor)")
+            elif above == allowed + 1 and interpolated:
+                hint = (f"off by one: {above} scores lie above your threshold, the target allows {allowed}. Your "
+                        f"threshold is not one of the scores: np.quantile interpolates between two order statistics "
+                        f"and can let one score too many through. Return an order statistic of the sorted scores")
+            else:
+                hint = teaching_hint(task, f"off by one: {above} scores lie above your threshold, the target allows "
+                                           f"{allowed}. Count how many sorted scores lie strictly above the one you "
+                                           f"return.",
+                                     "sort the scores ascending; with k = ⌊fpr·m⌋ the threshold is the order "
+                                     "statistic at 0-based index m − k − 1, so exactly k scores are strictly above "
+                                     "it.")
         elif above == m - allowed or abs(above - (m - allowed)) <= 1:
             hint = "you took the fpr-quantile; the threshold must leave only a fraction fpr *above* it: the (1 − fpr)-quantile"
         else:
             hint = f"{above} of {m} scores lie above your threshold, {allowed} should"
         raise LabCheckError(f"{task}: for {call} your threshold {t:.4g} has {above} non-member scores above it "
-                            f"(FPR {above / m:.4f}); exactly {allowed} (FPR {allowed / m:.4f}) should be.\nHint: {hint}.")
+                            f"(FPR {above / m:.4f}); exactly {allowed} (FPR {allowed / m:.4f}) should be.\n"
+                            f"Hint: {hint.rstrip('.')}.")
     print(f"Exact empirical FPR ⌊fpr·m⌋/m on {len(_CALIBRATE_CASES)} score arrays.")
+    passed(task)
+
+
+# --- Task 5: the envelope for a group of k records ----------------------------------------------------
+
+def _group_envelope(fpr, epsilon, delta, k):
+    # Chain D' = D_0 ~ D_1 ~ ... ~ D_k = D: P(M(D_{i+1}) ∈ E) <= env(P(M(D_i) ∈ E)), and env is nondecreasing,
+    # so the best bound the chain gives is env applied k times.
+    value = np.asarray(fpr, dtype=float)
+    for _ in range(k):
+        value = _envelope(value, epsilon, delta)
+    return value
+
+
+def _group_cases():
+    """(ε, δ, k) for the check: four fixed edge cases (k = 1, δ = 0, large k) and four drawn at random."""
+    rng = np.random.default_rng(45)
+    cases = [(0.5, 0.0, 1), (1.0, 0.0, 2), (0.3, 1e-3, 5), (0.1, 0.02, 12)]
+    for _ in range(4):
+        cases.append((float(rng.uniform(0.05, 1.5)), float(10 ** rng.uniform(-5, -1.5)), int(rng.integers(2, 9))))
+    return tuple(cases)
+
+
+_GROUP_CASES = _group_cases()
+
+
+def _group_variant(name, f, e, d, k):
+    if name == "scaled":
+        return _envelope(f, k * e, k * d)
+    if name == "scaled_eps":
+        return _envelope(f, k * e, d)
+    if name == "group_theorem":
+        return _envelope(f, k * e, k * math.exp((k - 1) * e) * d)
+    if name == "group_chapter":
+        return _envelope(f, k * e, k * math.exp(k * e) * d)
+    if name == "first_line":
+        value = np.asarray(f, dtype=float)
+        for _ in range(k):
+            value = np.clip(math.exp(e) * value + d, 0, 1)
+        return value
+    if name == "off_by_one":
+        return _group_envelope(f, e, d, k - 1) if k > 1 else np.asarray(f, dtype=float)
+    raise ValueError(name)
+
+
+_GROUP_HINTS = (
+    ("scaled", "you replaced (ε, δ) by (kε, kδ) in one envelope. The chain does not give an envelope of that "
+               "form (even with δ = 0 its curve has more than two pieces): follow the chain link by link"),
+    ("scaled_eps", "you replaced ε by kε and kept δ. The chain does not give an envelope of that form: follow "
+                   "the chain link by link, each link with the (ε, δ) of one neighbour"),
+    ("group_theorem", "(kε, k e^{(k−1)ε} δ) is the group-privacy theorem: a valid bound, but the chain gives a "
+                      "smaller one. Apply Theorem 4.3 to each link of the chain, not once to the whole group"),
+    ("group_chapter", "(kε, k e^{kε} δ) is the chapter's crude group-privacy bound: valid, but the chain gives a "
+                      "smaller one. Apply Theorem 4.3 to each link of the chain"),
+    ("first_line", "you chained only the inequality for the event IN. Each link also obeys the inequality for the "
+                   "complement event OUT, which binds at large FPR"),
+    ("off_by_one", "off by one: a chain from D' to D that changes one record at a time has k links, not k − 1"),
+)
+
+_GROUP_FORMULA = ("TPR_0 = FPR and TPR_{i+1} = min{e^ε·TPR_i + δ, 1 − e^{−ε}(1 − δ − TPR_i)} clipped to [0, 1], "
+                  "for i = 0, …, k − 1: the envelope of Task 2 applied k times.")
+
+
+def check_group_envelope(fn):
+    """Task 5: ``fn(fpr, epsilon, delta, k)``: the largest TPR that chaining Theorem 4.3 over k neighbours allows.
+
+    If M is (ε, δ)-DP for neighbours and D, D' differ in k records, the chain D' = D_0 ~ … ~ D_k = D gives
+    P(M(D_{i+1}) ∈ E) <= env(P(M(D_i) ∈ E)) for every event E, with env the (nondecreasing) envelope of
+    Theorem 4.3; the best bound is env applied k times. Compared elementwise (relative tolerance 1e-9) on the
+    43-point FPR grid of Task 2 at eight (ε, δ, k): k = 1 (must be the envelope itself), δ = 0, k = 12 and
+    four drawn at random. Named mistakes: (kε, kδ) or (kε, δ) in one envelope (wrong even at δ = 0: the
+    chained curve has a middle piece 1 − e^{−ε} + FPR at k = 2), the group-privacy theorem's
+    (kε, k e^{(k−1)ε}δ) or the chapter's (kε, k e^{kε}δ) (valid but larger), only the IN inequality chained,
+    k − 1 links.
+    """
+    task = "Task 5 (group envelope)"
+    require_own_code(fn, ("dp_roc_envelope",), task)
+    results = []
+    for epsilon, delta, k in _GROUP_CASES:
+        call = f"fn(fpr grid, epsilon={epsilon:.4g}, delta={delta:.3g}, k={k})"
+        results.append(_array(call_student(fn, (_ENVELOPE_GRID.copy(), epsilon, delta, k), task), task, call,
+                              _ENVELOPE_GRID.shape))
+    for (epsilon, delta, k), got in zip(_GROUP_CASES, results):
+        want = _group_envelope(_ENVELOPE_GRID, epsilon, delta, k)
+        if np.allclose(got, want, rtol=1e-9, atol=1e-12):
+            continue
+        hint = None
+        for name, text in _GROUP_HINTS:
+            if all(np.allclose(r, _group_variant(name, _ENVELOPE_GRID, e, d, kk), rtol=1e-9, atol=1e-12)
+                   for r, (e, d, kk) in zip(results, _GROUP_CASES)):
+                hint = text + "."
+                break
+        if hint is None:
+            larger = bool(np.any(got > want + 1e-9))
+            hint = teaching_hint(task, ("Somewhere your bound is above what the chain allows. " if larger else
+                                        "Your bound is below what the chain allows: a valid test could beat it. ")
+                                 + "Write the chain D' = D_0 ~ D_1 ~ … ~ D_k = D; Theorem 4.3 bounds "
+                                   "P(M(D_{i+1}) ∈ E) through P(M(D_i) ∈ E), and its envelope is nondecreasing.",
+                                 _GROUP_FORMULA)
+        i = int(np.argmax(~np.isclose(got, want, rtol=1e-9, atol=1e-12)))
+        raise LabCheckError(f"{task}: at FPR = {_ENVELOPE_GRID[i]:.3g}, ε = {epsilon:.4g}, δ = {delta:.3g}, k = {k} "
+                            f"you return {got[i]:.6g}, but the chained bound is {want[i]:.6g}.\nHint: {hint}")
+    print(f"Matches the chained envelope at {len(_GROUP_CASES)} (ε, δ, k), k from 1 to 12, "
+          f"{_ENVELOPE_GRID.size} FPRs each.")
     passed(task)

@@ -14,7 +14,10 @@ The tasks and their checkers:
    truncation level T from a grid by simulation, checked against the errors the
    checker measures itself on fresh synthetic data.
 
-Task 4 is a written proof (no checker). Each checker uses only the student's
+Tasks 4 and 5 are derivations the chapter does not print — the ℓ∞ sensitivity of a step with per-record ℓ2
+gradient clipping (:func:`check_norm_clipped_step`) and the calibration of a Peeling that releases only its
+support (:func:`check_support_scale`); their checkers are in :mod:`dpteach.labs.lab05_derivations` and
+re-exported here. Task 6 is a written proof (no checker). Each checker uses only the student's
 function of its own task plus dpteach, never another task's answer, and names
 the typical mistakes: ε inside the square root, a forgotten √s, no masking, no
 noise in the selection, no residual clipping, a wrong sensitivity constant.
@@ -29,9 +32,10 @@ import numpy as np
 from scipy import stats
 
 from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import teaching_hint
 
-__all__ = ["check_peel", "check_dp_lasso_step", "check_best_truncation", "PEEL_SETTINGS",
-           "TRUNCATION_SETTING"]
+__all__ = ["check_peel", "check_dp_lasso_step", "check_best_truncation", "check_norm_clipped_step",
+           "check_support_scale", "PEEL_SETTINGS", "TRUNCATION_SETTING"]
 
 FALSE_ALARM = 1e-6
 
@@ -185,7 +189,7 @@ def check_peel(fn):
     about a second.
     """
     task = "Task 1 (Peeling)"
-    require_own_code(fn, ("peel", "_peel_rows", "_peel_forgotten_sqrt_s", "hard_threshold", "split_iht",
+    require_own_code(fn, ("peel", "_peel_rows", "peel_rows", "_peel_forgotten_sqrt_s", "broken_peel_forgotten_sqrt_s", "hard_threshold", "split_iht",
                           "report_noisy_max"), task)
 
     # Support size and masking: huge noise makes a repeated winner likely without masking.
@@ -287,16 +291,18 @@ _STEP_BUGS = (
 )
 
 
-def _step_sensitivity_diagnosis(got, m, eta, T):
+def _step_sensitivity_diagnosis(got, m, eta, T, task="Task 2 (one private LASSO step)"):
     right = 4 * eta * T / m
     for value, hint in ((2 * eta * T / m, "both records' terms can be ±2T·c_x: |x r − x' r'| <= 4T, not 2T"),
-                        (4 * T / m, "the step size η multiplies the gradient, so λ = 4ηT/m"),
-                        (eta * T / m, "each residual is clipped at 2T and two records differ: λ = 4ηT/m"),
+                        (4 * T / m, "the step size η multiplies the gradient, so it multiplies λ too"),
+                        (eta * T / m, "each residual is clipped at 2T, and the two differing records' terms can "
+                                      "have opposite signs"),
                         (4 * eta * T, "divide by the block size m: one record is 1/m of the mean"),
                         (8 * eta * T / m, "that is twice too large: |x r − x' r'| <= 2T + 2T = 4T")):
         if math.isclose(got, value, rel_tol=1e-9) and not math.isclose(value, right, rel_tol=1e-9):
             return hint
-    return "λ = 4·η·c_x·T/m with c_x = 1 here"
+    return teaching_hint(task, "bound one coordinate of (η/m)(x_i r_i − x'_i r'_i) using |x_ij| <= 1 and the "
+                               "clipping of the residuals (Lemma 5.5).", "λ = 4·η·c_x·T/m with c_x = 1 here")
 
 
 def check_dp_lasso_step(fn):
@@ -308,7 +314,7 @@ def check_dp_lasso_step(fn):
     bound with |x'β| > T, must satisfy ‖v(D) − v(D')‖∞ <= sensitivity.
     """
     task = "Task 2 (one private LASSO step)"
-    require_own_code(fn, ("lasso_gradient_step", "dp_lasso_sensitivity", "_gradient_step", "DPLasso"), task)
+    require_own_code(fn, ("lasso_gradient_step", "dp_lasso_sensitivity", "_gradient_step", "gradient_step", "DPLasso"), task)
     rng = _seeded(21)
     for trial, (m, d, eta, T) in enumerate(((20, 6, 1.0, 1.5), (50, 10, 0.5, 2.0), (7, 3, 0.8, 0.7))):
         X = rng.choice([-1.0, 1.0], size=(m, d))
@@ -337,7 +343,7 @@ def check_dp_lasso_step(fn):
         if not math.isclose(float(sensitivity), right, rel_tol=1e-9):
             raise LabCheckError(f"{task}: with m = {m}, η = {eta}, T = {T} your sensitivity is "
                                 f"{float(sensitivity):.6g}, but the ℓ∞ change of v is bounded by {right:.6g}. Hint: "
-                                f"{_step_sensitivity_diagnosis(float(sensitivity), m, eta, T)}.")
+                                f"{_step_sensitivity_diagnosis(float(sensitivity), m, eta, T, task).rstrip('.')}.")
 
     # Property test: the claimed bound must hold on neighbours built to break it.
     m, d, eta, T = 15, 5, 1.0, 1.0
@@ -459,3 +465,6 @@ def check_best_truncation(fn):
         report.append(f"ε = {epsilon:g}: T = {candidates[chosen]:.3f} ({_TRUNCATION_MULTIPLIERS[chosen]:g} × default)")
     print(f"{'; '.join(report)} — the best on the checker's own data at both ε.")
     passed(task)
+
+
+from .lab05_derivations import check_norm_clipped_step, check_support_scale  # noqa: E402

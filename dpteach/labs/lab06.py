@@ -19,7 +19,8 @@ from scipy import stats
 from . import LabCheckError, call_student, passed, require, require_own_code
 from .checking import teaching_hint
 
-__all__ = ["check_hermite_1d", "check_step_sigma", "check_select_threshold"]
+__all__ = ["check_hermite_1d", "check_step_sigma", "check_select_threshold", "check_coordinate_clip_sigma",
+           "check_feature_norms"]
 
 
 def _reference_h(x, degree):
@@ -245,4 +246,167 @@ def check_select_threshold(fn):
                             "exp(−ε·errors/2)/Z (χ² test at 1e-6). Hint: count errors with sign(0) = +1, "
                             "and sample in log space (Gumbel-max or subtract the maximum).")
     _check_selection_properties(fn, task)
+    passed(task)
+
+
+# --- Task 4: a sensitivity the chapter does not print (coordinatewise clipping, add/remove neighbours) ----------
+
+def _zcdp_epsilon(rho, delta):
+    """ε of ρ-zCDP at δ (Lemma 6.6 (iii)): ρ + 2√(ρ·log(1/δ))."""
+    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def _extremal_gap(clip, dimension, n):
+    """‖ḡ_S(v) − ḡ_S'(v)‖ on a worst pair built here: S' adds one row at the corner (c, …, c) whose sign is +1.
+
+    With the public normaliser n only that term differs, so the gap is c·‖(1, …, 1)‖/n = c√D/n — computed from
+    the rows themselves (not from the formula) so that a Δ below it is refuted by an explicit pair.
+    """
+    rows = np.full((3, dimension), clip)  # S: three rows on the corner, with residual signs −1
+    added = np.full(dimension, clip)      # S' = S + one corner row with residual sign +1
+    g_S = -rows.sum(axis=0) / n
+    g_S_prime = (-rows.sum(axis=0) + added) / n
+    return float(np.linalg.norm(g_S - g_S_prime))
+
+
+_CLIP_CASES = [(1.0, 1, 100, 1.0, 1e-5, 1), (0.5, 16, 2000, 0.5, 1e-6, 300)]
+
+
+def check_coordinate_clip_sigma(fn):
+    """Task 4: ``fn(clip, dimension, n, epsilon, delta, n_iterations)`` → (sensitivity, sigma).
+
+    Features clipped coordinatewise to [−c, c] (D coordinates), ḡ(v) = (1/n)·Σ_{i∈S} sign(⟨v, F_i⟩ − y_i)F_i with
+    a public n, add/remove-one neighbours. The defining properties: Δ bounds ‖ḡ_S − ḡ_S'‖ on every neighbouring
+    pair, and is attained (so no larger); σ makes K Gaussian steps spend exactly the budget ε at δ through zCDP.
+    """
+    task = "Task 4 (coordinate_clip_sigma)"
+    require_own_code(fn, {"dp_erm_sigma", "l1_subgradient_sensitivity", "zcdp_rho", "zcdp_epsilon",
+                          "noisy_projected_subgradient_descent"}, task)
+    rng = np.random.default_rng(604)
+    cases = list(_CLIP_CASES)
+    for _ in range(4):  # parameters the student cannot know in advance
+        cases.append((float(rng.uniform(0.1, 3.0)), int(rng.integers(2, 400)), int(rng.integers(50, 50_000)),
+                      float(rng.uniform(0.1, 5.0)), float(10.0 ** -rng.uniform(3, 8)), int(rng.integers(1, 3000))))
+    for c, D, n, eps, delta, K in cases:
+        out = call_student(fn, (c, D, n, eps, delta, K), task)
+        require(isinstance(out, tuple) and len(out) == 2, f"{task}: return a tuple (sensitivity, sigma), got {out!r:.80}")
+        sens, sigma = out
+        require(_is_real(sens) and _is_real(sigma),
+                f"{task}: both entries must be real numbers (floats), got {type(sens).__name__} and "
+                f"{type(sigma).__name__}")
+        sens, sigma = float(sens), float(sigma)
+        gap = _extremal_gap(c, D, n)
+        call = f"for c = {c:.4g}, D = {D}, n = {n}"
+        if sens < gap * (1 - 1e-9):
+            if D > 1 and math.isclose(sens, 2 * c / n, rel_tol=1e-9) or math.isclose(sens, c / n, rel_tol=1e-9):
+                why = ("a clipped row is not of norm c: every coordinate may be ±c, so the corner (c, …, c) has "
+                       "ℓ2 norm c√D")
+            else:
+                why = teaching_hint(task, "build the worst pair yourself: which row of the clipped box is longest in "
+                                          "ℓ2, and how many terms of the sum differ between S and S + {z}?",
+                                    "Δ = c·√D/n.")
+            raise LabCheckError(f"{task}: Δ = {sens:.4g} {call} is too small: adding one corner row (c, …, c) to S "
+                                f"moves ḡ by {gap:.4g} > Δ, so your noise would not hide that example. Hint: {why}")
+        if not math.isclose(sens, gap, rel_tol=1e-9):
+            bugs = [(2 * gap, "that is the replace-one bound (one term leaves and another enters). Under add/remove "
+                              "one term appears or disappears, and the normaliser n is public, so no other term moves"),
+                    (c * D / n, "c·D/n is the ℓ1 norm of the corner; the Gaussian mechanism needs the ℓ2 "
+                                "sensitivity"),
+                    (2 * c * D / n, "c·D/n is the ℓ1 norm of the corner, and the factor 2 is the replace-one habit; "
+                                    "use the ℓ2 norm, and count the terms that differ under add/remove")]
+            for value, hint in bugs:
+                if math.isclose(sens, value, rel_tol=1e-9):
+                    raise LabCheckError(f"{task}: Δ = {sens:.4g} {call}, larger than the largest possible move "
+                                        f"{gap:.4g} of ḡ. Hint: {hint}.")
+            raise LabCheckError(f"{task}: Δ = {sens:.4g} {call} is {sens / gap:.3g} × the largest possible move of ḡ "
+                                f"between neighbours. A larger Δ is safe but wastes accuracy; the task asks for the "
+                                f"sensitivity itself. Hint: " + teaching_hint(
+                                    task, "bound ‖ḡ_S − ḡ_S'‖ for S' = S + {z} term by term, then find a pair where "
+                                          "the bound is reached.", "Δ = c·√D/n."))
+        require(sigma > 0, f"{task}: σ must be positive, got {sigma!r} {call}")
+        spent = _zcdp_epsilon(K * gap ** 2 / (2 * sigma ** 2), delta)
+        if math.isclose(spent, eps, rel_tol=1e-6):
+            continue
+        if K > 1 and math.isclose(_zcdp_epsilon(gap ** 2 / (2 * sigma ** 2), delta), eps, rel_tol=1e-6):
+            raise LabCheckError(f"{task}: with your σ = {sigma:.4g} the K = {K} steps spend ε = {spent:.4g}, not "
+                                f"{eps:.4g}: σ pays for one step only. Hint: K steps of Δ²/(2σ²)-zCDP compose to "
+                                f"K·Δ²/(2σ²); set that equal to the budget ρ.")
+        hint = teaching_hint(task, "convert (ε, δ) to a zCDP budget ρ (Lemma 6.6 (iii) solved for ρ) and spend it on "
+                                   "K Gaussian steps of sensitivity Δ, each Δ²/(2σ²)-zCDP.",
+                             "ρ = (√(log(1/δ) + ε) − √log(1/δ))², σ = Δ·√(K/(2ρ)).")
+        raise LabCheckError(f"{task}: with your σ = {sigma:.4g} (and the right Δ) the K = {K} steps are "
+                            f"(ε = {spent:.4g}, δ = {delta:.3g})-DP, but the budget is ε = {eps:.4g} "
+                            f"({'too much noise' if spent < eps else 'too little noise: not private'}). Hint: {hint}")
+    passed(task)
+
+
+# --- Task 5: ‖ψ_p(x)‖² without the D_p features (a recurrence over the coordinates) -----------------------------
+
+def _level_norms(H):
+    """H[..., i, m] = h_m(x_i)²; returns L[..., m] = Σ_{|κ| = m} Π_i h_{κ_i}(x_i)² by convolution over coordinates."""
+    levels = H[..., 0, :]
+    degree = H.shape[-1] - 1
+    for i in range(1, H.shape[-2]):
+        new = np.zeros_like(levels)
+        for m in range(degree + 1):
+            new[..., m] = np.sum(levels[..., :m + 1] * H[..., i, m::-1], axis=-1)
+        levels = new
+    return levels
+
+
+def _squared_1d(X, degree, normalised=True):
+    H = _reference_h(X, degree) ** 2
+    if not normalised:
+        H = H * np.array([math.factorial(m) for m in range(degree + 1)], dtype=float)
+    return H
+
+
+def _feature_norm_reference(X, degree):
+    return _level_norms(_squared_1d(X, degree)).sum(axis=-1)
+
+
+def check_feature_norms(fn):
+    """Task 5: ``fn(X, degree)`` → array (n,) of ‖ψ_p(x_i)‖² = Σ_{|κ| ≤ p} Π_j h_{κ_j}(x_ij)², for X of shape (n, d)."""
+    task = "Task 5 (feature_norms)"
+    require_own_code(fn, {"hermite_features", "iter_hermite_features", "hermite_feature_sum",
+                          "clipped_hermite_features", "clip_features", "clip_radius", "_features",
+                          "_unchecked_features", "hermite_features_unchecked", "_norm_sample"}, task)
+    rng = np.random.default_rng(605)
+    shapes = [(5, 1, 3), (6, 2, 2), (7, 3, 4), (4, 5, 3), (3, 8, 5), (6, 4, 1), (2, 6, 2)]  # degree ≥ 1, as in Task 1
+    for n, d, degree in shapes:
+        X = rng.normal(scale=rng.uniform(0.5, 2.0), size=(n, d))
+        out = call_student(fn, (X.copy(), degree), task)
+        require(isinstance(out, np.ndarray), f"{task}: return a numpy array of shape (n,), got {type(out).__name__}")
+        require(out.shape == (n,), f"{task}: for X of shape {(n, d)} return one norm per row, shape {(n,)}; got "
+                                   f"{out.shape}" + (" (did you sum over the wrong axis?)" if out.shape == (d,) else ""))
+        want = _feature_norm_reference(X, degree)
+        if np.allclose(out, want, rtol=1e-9, atol=1e-12):
+            continue
+        H = _squared_1d(X, degree)
+        level_p = _level_norms(H)[:, -1]
+        box = np.prod(H.sum(axis=-1), axis=-1)
+        pure = 1 + np.sum(H[..., 1:], axis=(-1, -2))
+        raw = _level_norms(_squared_1d(X, degree, normalised=False)).sum(axis=-1)
+        unsquared = _level_norms(np.sqrt(H) * np.sign(_reference_h(X, degree))).sum(axis=-1)
+        mistakes = [
+            (level_p, "you kept only the multi-indices with |κ| = p. ψ_p has every κ with |κ| ≤ p, all levels 0..p"),
+            (box, "Π_j Σ_{m≤p} h_m(x_j)² counts every κ with each κ_j ≤ p (a box of (p+1)^d indices), not the "
+                  "|κ| = κ_1 + … + κ_d ≤ p of ψ_p: the degrees of the coordinates share one budget p"),
+            (pure, "you summed h_m(x_j)² coordinate by coordinate, which keeps only the κ with one non-zero entry. "
+                   "h_κ is a product over the coordinates, so the mixed κ (e.g. h_1(x_1)h_1(x_2)) count too"),
+            (raw, "these are the unnormalised He_m: ψ_p uses h_m = He_m/√(m!)"),
+            (unsquared, "you summed the products h_κ(x) themselves; the task asks for Σ_κ h_κ(x)²"),
+        ]
+        for value, hint in mistakes:
+            if d > 1 or not (value is box or value is pure):  # for d = 1 those two are right
+                if np.allclose(out, value, rtol=1e-9, atol=1e-12):
+                    raise LabCheckError(f"{task}: wrong ‖ψ_p(x)‖² for d = {d}, p = {degree}: {hint}.")
+        i = int(np.argmax(np.abs(out - want)))
+        hint = teaching_hint(task, "‖ψ_p(x)‖² = Σ_{|κ|≤p} Π_j h_{κ_j}(x_j)²: process the coordinates one at a time "
+                                   "and keep, for each total degree m ≤ p, the sum over the coordinates seen so far "
+                                   "(a polynomial in r truncated at r^p). A check: the mean over Gaussian x is D_p.",
+                             "with L_m the level sums after coordinates 1..j−1, the new levels are "
+                             "L'_m = Σ_{k=0..m} L_(m−k)·h_k(x_j)²; the answer is Σ_{m≤p} L_m.")
+        raise LabCheckError(f"{task}: for d = {d}, p = {degree}, row {i} you return {out[i]:.6g}, expected "
+                            f"{want[i]:.6g}. Hint: {hint}")
     passed(task)

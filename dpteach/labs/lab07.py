@@ -9,7 +9,9 @@ prints one "passed" line; a wrong one raises
 1. :func:`check_gradient_moment` — ``fn(coefficients, kappas)`` → M = E[∇q∇qᵀ] (d × d);
 2. :func:`check_relevant_direction` — ``fn(X, y, degree)`` → unit vector of the ridge direction;
 3. :func:`check_circle_net` — ``fn(resolution)`` → (N, 2) unit vectors with covering radius ≤ a;
-4. :func:`check_covering_radius` — ``fn(net)`` → the exact covering radius of a net on the circle.
+4. :func:`check_covering_radius` — ``fn(net)`` → the exact covering radius of a net on the circle;
+5. :func:`check_ridge_coefficients` — ``fn(c, u, kappas)`` → the h_κ coefficients of Σ_m c_m h_m(⟨u, x⟩);
+6. :func:`check_sphere_net` — ``fn(resolution)`` → (N, 3) unit vectors with covering radius ≤ a, not too many.
 
 The tasks are graded independently: no checker uses another task's answer.
 """
@@ -19,15 +21,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.polynomial import hermite_e as _prob
+from scipy import spatial, special
 
 from .. import proper
 from .. import subspace
 from .._validation import as_rng, check_choice, check_finite_array, check_int, check_positive
-from ..hermite import hermite_feature_sum, multi_indices
+from ..hermite import hermite_feature_sum, hermite_features, multi_indices
 from . import LabCheckError, call_student, passed, require, require_own_code
+from .checking import teaching_hint
 
 __all__ = ["check_gradient_moment", "check_relevant_direction", "check_circle_net", "check_covering_radius",
-           "ridge_data"]
+           "check_ridge_coefficients", "check_sphere_net", "ridge_data"]
 
 
 def _as_matrix(value, shape, task, what):
@@ -158,9 +163,12 @@ def check_relevant_direction(fn):
             continue
         linear = X.T @ y / len(y)
         if _angle(answer, linear) < 1:
-            raise LabCheckError(f"{task}: your direction is E[y·x], the first-order correlation. For the even "
-                                f"ridge function y = (⟨u, x⟩² − 1)/√2 + noise it carries no signal; use the "
-                                f"degree-{2} Hermite correlations and the top eigenvector of M.")
+            shape = {"square": "the even ridge function y = (⟨u, x⟩² − 1)/√2 + noise",
+                     "cubic": "the ridge function y = h₃(⟨u, x⟩) + noise, orthogonal to every linear function,"}
+            raise LabCheckError(f"{task}: your direction is E[y·x], the first-order correlation. For "
+                                f"{shape.get(kind, 'this ridge function')} it carries no signal; use the "
+                                f"degree-{degree} Hermite correlations (the `degree` argument) and the top "
+                                f"eigenvector of M.")
         features = hermite_feature_sum(X, degree, weights=y) / len(y)
         M = subspace.gradient_second_moment(features, degree, d)
         values, vectors = np.linalg.eigh(M)
@@ -221,9 +229,17 @@ def check_circle_net(fn):
                                     f"they leave a point of the circle at distance {radius:.4f} > a. Hint: "
                                     f"np.linspace(0, 2π, N) contains both 0 and 2π, the same point; use "
                                     f"endpoint=False.")
+            if len(answer) >= minimal:
+                raise LabCheckError(f"{task}: at resolution a = {a} your {len(answer)} points are enough in number "
+                                    f"but not evenly spread: they leave a point of the circle at distance "
+                                    f"{radius:.4f} > a, in the middle of your largest angular gap. Hint: space the "
+                                    f"angles equally, 2π·k/N for k = 0..N−1.")
+            hint = teaching_hint(task, "the distance to the nearest point is a chord, 2·sin(angle/2), not an angle; "
+                                       "the worst point sits in the middle of a gap.",
+                                 f"N equally spaced points have covering radius 2·sin(π/(2N)), so N ≥ "
+                                 f"π/(2·arcsin(a/2)), here N ≥ {minimal}.")
             raise LabCheckError(f"{task}: at resolution a = {a} your {len(answer)} points leave a point of the circle "
-                                f"at distance {radius:.4f} > a. N equally spaced points have covering radius "
-                                f"2·sin(π/(2N)) (a chord, not the arc 2π/N); you need N ≥ {minimal}.")
+                                f"at distance {radius:.4f} > a. Hint: {hint}")
         require(len(answer) <= 2.5 * minimal + 2,
                 f"{task}: at a = {a} your net has {len(answer)} points, more than 2.5× the {minimal} that suffice; "
                 f"the cover's size drives the running time, so do not waste points.")
@@ -268,8 +284,152 @@ def check_covering_radius(fn):
             if math.isclose(answer, value, rel_tol=1e-9):
                 raise LabCheckError(f"{task}: {hint}")
         if answer < truth:
-            raise LabCheckError(f"{task}: your radius {answer:.6f} is below the true {truth:.6f}: a sampled "
-                                f"estimate misses the worst point; compute it exactly from the gaps.")
+            raise LabCheckError(f"{task}: your radius {answer:.6f} is below the true {truth:.6f}, so some point of "
+                                f"the circle is farther from the net than you say. If you sampled u, a sample misses "
+                                f"the worst point: compute it exactly from the gaps. Otherwise check the chord: an "
+                                f"angle θ between unit vectors is a distance 2·sin(θ/2).")
         raise LabCheckError(f"{task}: wrong covering radius for a net of {len(net)} points: {answer:.6f} "
                             f"instead of {truth:.6f}.")
+    passed(task)
+
+
+# --- Task 5: the Hermite coefficients of a ridge polynomial (derived, not printed in the chapter) ----------------
+
+def _ridge_reference(c, u, kappas):
+    """a_κ = c_{|κ|}·√(|κ|!/κ!)·u^κ: from e^{t⟨u,x⟩ − t²/2} = Π_i e^{t u_i x_i − (t u_i)²/2} when ‖u‖ = 1."""
+    total = kappas.sum(axis=1)
+    log_multinomial = special.gammaln(total + 1) - special.gammaln(kappas + 1).sum(axis=1)
+    return np.asarray(c)[total] * np.exp(0.5 * log_multinomial) * np.prod(u[None, :] ** kappas, axis=1)
+
+
+def _ridge_values(c, u, X):
+    """q(x) = Σ_m c_m h_m(⟨u, x⟩), h_m = He_m/√(m!), evaluated directly in one dimension."""
+    z = X @ u
+    scaled = np.asarray(c, dtype=float) / np.sqrt([math.factorial(m) for m in range(len(c))])
+    return _prob.hermeval(z, scaled)
+
+
+def check_ridge_coefficients(fn):
+    """Task 5: ``fn(c, u, kappas)`` → a with Σ_j a[j]·h_{kappas[j]}(x) = Σ_m c_m h_m(⟨u, x⟩) for unit u."""
+    task = "Task 5 (ridge coefficients)"
+    require_own_code(fn, {"halfspace_hermite_coefficients"}, task)
+    rng = np.random.default_rng(705)
+    for d, degree in [(1, 3), (2, 2), (2, 4), (3, 3), (4, 2), (3, 5)]:
+        kappas = multi_indices(d, degree)
+        order = rng.permutation(len(kappas))  # any row order must work
+        u = rng.standard_normal(d)
+        u /= np.linalg.norm(u)
+        c = rng.standard_normal(degree + 1)
+        answer = _as_matrix(call_student(fn, (c.copy(), u.copy(), kappas[order].copy()), task), (len(kappas),), task,
+                            "the coefficient vector, one entry per row of kappas")
+        X = rng.standard_normal((40, d))
+        values = hermite_features(X, degree)[:, order] @ answer
+        want = _ridge_values(c, u, X)
+        if np.allclose(values, want, rtol=1e-8, atol=1e-8 * np.abs(want).max()):
+            continue
+        reference = _ridge_reference(c, u, kappas[order])
+        if np.allclose(answer, _ridge_reference(c, u, kappas), rtol=1e-8, atol=1e-12) and len(kappas) > 1:
+            raise LabCheckError(f"{task}: your coefficients are in the order of multi_indices(d, p), not in the "
+                                f"order of the rows of `kappas` you were given (d = {d}, p = {degree}): a[j] belongs "
+                                f"to kappas[j].")
+        total = kappas[order].sum(axis=1)
+        levels = np.array([np.sum(answer[total == m] ** 2) for m in range(degree + 1)])
+        # Parseval: h_m(⟨u, X⟩) has unit norm for unit u, so level m of a must have squared norm exactly c_m².
+        bad = [m for m in range(degree + 1) if not math.isclose(levels[m], c[m] ** 2, rel_tol=1e-8, abs_tol=1e-12)]
+        if bad:
+            m = bad[0]
+            ratio = levels[m] / c[m] ** 2
+            direction = "too small" if ratio < 1 else "too large"
+            hint = teaching_hint(task, f"for unit u, h_m(⟨u, X⟩) has L² norm 1, so by Parseval Σ_{{|κ| = m}} a_κ² "
+                                       f"must equal c_m²; yours is {ratio:.4g} × c_m² at m = {m} ({direction}). "
+                                       f"Expand the generating function e^(t·z − t²/2) = Σ_m He_m(z)·t^m/m! at "
+                                       f"z = ⟨u, x⟩: it factorises over the coordinates because Σ u_i² = 1.",
+                                 "a_κ = c_|κ| · √(|κ|!/κ!) · Π_i u_i^κ_i.")
+            raise LabCheckError(f"{task}: wrong coefficients for d = {d}, p = {degree}. Hint: {hint}")
+        if np.allclose(np.abs(answer), np.abs(reference), rtol=1e-8, atol=1e-12):
+            raise LabCheckError(f"{task}: the sizes of your coefficients are right but some signs are not "
+                                f"(d = {d}, p = {degree}): u^κ = Π_i u_i^κ_i keeps the sign of a negative u_i to an "
+                                f"odd power; do not use |u_i|.")
+        raise LabCheckError(f"{task}: the level norms are right (Parseval) but the polynomial differs from "
+                            f"Σ c_m h_m(⟨u, x⟩) at random x (d = {d}, p = {degree}): check which multi-index each "
+                            f"coefficient goes to.")
+    passed(task)
+
+
+# --- Task 6: a net on the sphere S² -------------------------------------------------------------------------------
+
+def _sphere_radius_and_worst(net):
+    """Exact covering radius of a net on S² and the farthest point (a vertex of the spherical Voronoi diagram)."""
+    try:
+        voronoi = spatial.SphericalVoronoi(net, radius=1.0, threshold=1e-6)
+    except (ValueError, RuntimeError, spatial.QhullError):
+        # Degenerate nets (all points on one great circle, …): the poles of the dense Fibonacci points below give
+        # a lower bound, which is enough to refute such a net.
+        probes = _fibonacci_probes(200_000)
+        distances, _ = spatial.cKDTree(net).query(probes)
+        worst = int(np.argmax(distances))
+        return float(distances[worst]), probes[worst]
+    vertices = voronoi.vertices / np.linalg.norm(voronoi.vertices, axis=1, keepdims=True)
+    distances, _ = spatial.cKDTree(net).query(vertices)
+    worst = int(np.argmax(distances))
+    return float(distances[worst]), vertices[worst]
+
+
+def _fibonacci_probes(n_points):
+    index = np.arange(n_points) + 0.5
+    z = 1.0 - 2.0 * index / n_points
+    phi = math.pi * (1.0 + math.sqrt(5.0)) * index
+    r = np.sqrt(1.0 - z ** 2)
+    return np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
+
+
+def check_sphere_net(fn):
+    """Task 6: ``fn(resolution)`` → (N, 3) unit vectors with covering radius ≤ a and N ≤ 19/a² + 8."""
+    task = "Task 6 (a net on the sphere)"
+    require_own_code(fn, {"sphere_net", "halfspace_cover", "_sphere_net", "_fibonacci_sphere"}, task)
+    for a in [0.5, 0.3, 0.15, 0.08]:
+        answer = call_student(fn, (a,), task)
+        require(isinstance(answer, np.ndarray), f"{task}: return a numpy array of shape (N, 3), "
+                                                f"got {type(answer).__name__}")
+        require(answer.ndim == 2 and answer.shape[1] == 3 and answer.shape[0] >= 4,
+                f"{task}: return an array of shape (N, 3) with N ≥ 4, got shape {answer.shape}")
+        require(np.all(np.isfinite(answer)), f"{task}: your net contains NaN or inf")
+        answer = answer.astype(float)
+        norms = np.linalg.norm(answer, axis=1)
+        require(np.allclose(norms, 1.0, atol=1e-9), f"{task}: every point must be a unit vector (norms "
+                                                     f"between {norms.min():.3g} and {norms.max():.3g}).")
+        distinct = np.unique(np.round(answer, 9), axis=0)
+        require(len(distinct) == len(answer),
+                f"{task}: at a = {a}, {len(answer) - len(distinct)} of your {len(answer)} points repeat another one "
+                f"(a pole listed once per longitude, or longitudes from np.linspace(0, 2π, N) with both ends). "
+                f"Repeated points cost without covering anything: list each point once.")
+        radius, worst = _sphere_radius_and_worst(answer)
+        if radius > a * (1 + 1e-9):
+            where = f"the point ({worst[0]:.3f}, {worst[1]:.3f}, {worst[2]:.3f}) is at distance {radius:.4f} > a"
+            if answer[:, 2].min() > -1e-9 or answer[:, 2].max() < 1e-9:
+                hint = "your points lie in one hemisphere; the net must cover the whole sphere (z from −1 to 1)."
+            elif abs(worst[2]) > 0.6 and not np.any(answer[:, 2] * np.sign(worst[2]) >= abs(worst[2])):
+                hint = ("that point is near a pole, and none of your points is closer to that pole: the polar cap is "
+                        "uncovered (bands of latitude that stop short of the pole; the band nearest a pole must reach "
+                        "polar angle 0, or the pole itself must be a point of the net).")
+            else:
+                hint = teaching_hint(task, "a gap between your points is too wide there. Distances on the sphere are "
+                                           "chords (2·sin(angle/2)), and a point of a latitude band is far from the "
+                                           "net in two directions at once: half the band height along the meridian "
+                                           "and half the longitude spacing along its parallel, whose radius is "
+                                           "sin θ.",
+                                     "with δ = 2·arcsin(a/2), take B = ⌈π/δ⌉ bands of polar angle centred at "
+                                     "θ_j = (j + ½)π/B, and in band j N_j = ⌈2π·max_(θ in the band) sin θ / δ⌉ "
+                                     "equally spaced longitudes: every point is then within a geodesic δ, a chord a.")
+            raise LabCheckError(f"{task}: at resolution a = {a} your {len(answer)} points do not cover the sphere: "
+                                f"{where}. Hint: {hint}")
+        limit = 19 / a ** 2 + 8
+        if len(answer) > limit:
+            polar = np.mean(np.abs(answer[:, 2]) > math.sqrt(3) / 2)  # the two caps of polar angle < 30°: 13 % of S²
+            extra = (f" {polar:.0%} of your points sit within 30° of the poles, where the caps hold only 13 % of the "
+                     f"sphere: a parallel at polar angle θ has length 2π·sin θ, so fewer longitudes suffice there."
+                     if polar > 0.2 else "")
+            raise LabCheckError(f"{task}: at a = {a} your net has {len(answer)} points, more than 19/a² + 8 = "
+                                f"{limit:.0f} (any net needs at least 4/a² = {4 / a ** 2:.0f}; the size of the "
+                                f"cover drives the running time).{extra}")
     passed(task)
