@@ -23,6 +23,7 @@ pytest.importorskip("diffprivlib", reason="appendix A compares with diffprivlib:
 from dpteach import float_attack  # noqa: E402
 from dpteach.experiments import production as prod  # noqa: E402
 from dpteach.experiments import production_attack as attack  # noqa: E402
+from dpteach.experiments import production_laws  # noqa: E402
 
 FALSE_ALARM = 1e-6
 
@@ -213,20 +214,16 @@ def test_attack_separates_dpteach_from_the_production_samplers():
         assert results[name]["audit"].epsilon_lower <= epsilon, name
 
 
-def test_moved_names_still_import_from_production():
-    # The attack's runner moved to production_attack and the lattice table to float_attack (module size);
-    # code written against the old path keeps working and gets the same objects.
-    from dpteach.experiments.production_attack import attack_samplers, floating_point_attack
-    from dpteach.float_attack import lattice_neighbourhood
-    assert attack_samplers is attack.attack_samplers
-    assert floating_point_attack is attack.floating_point_attack
-    assert lattice_neighbourhood is float_attack.lattice_neighbourhood
-    # The reference laws moved to production_laws and are re-exported by name.
-    from dpteach.experiments import production_laws
-    for name in ("FALSE_ALARM", "discrete_laplace_pmf", "permute_and_flip_probabilities", "ks_critical_value"):
-        assert getattr(prod, name) is getattr(production_laws, name)
-    with pytest.raises(AttributeError, match="no_such_name"):
-        prod.no_such_name
+def test_moved_names_have_one_home():
+    # The attack's runner lives in production_attack, the lattice table in float_attack and the reference
+    # laws in production_laws (split for module size); production no longer re-exports them (issue 23:
+    # one home per name; tools/one_home_imports.py rewrites old imports, tests/test_import_graph.py checks).
+    for name in ("attack_samplers", "floating_point_attack", "lattice_neighbourhood", "ks_critical_value"):
+        assert not hasattr(prod, name), name
+    for name in ("FALSE_ALARM", "discrete_laplace_pmf", "permute_and_flip_probabilities"):
+        assert name not in prod.__all__ and name in production_laws.__all__, name
+    assert callable(attack.attack_samplers) and callable(attack.floating_point_attack)
+    assert callable(float_attack.lattice_neighbourhood)
 
 
 # --- bad input ------------------------------------------------------------------------------------

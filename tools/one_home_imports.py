@@ -280,7 +280,8 @@ def _module_aliases(text):
 def _add_module_import(text, home, bound=frozenset()):
     """Add ``home``'s short name to the ``from <its package> import ...`` line (or a new line after the first)."""
     pkg, _, short = home.rpartition(".")
-    if home in _module_aliases(text).values():
+    top_level = "\n".join(line for line in text.splitlines() if line.startswith("from "))
+    if home in _module_aliases(top_level).values():
         return text
     alias = _home_alias(home, bound)
     short = short if alias == short else f"{short} as {alias}"
