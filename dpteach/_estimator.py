@@ -4,7 +4,10 @@
 - ``fit(X, y)`` validates, learns, sets attributes ending in ``_`` and returns ``self``;
 - ``predict`` before ``fit`` raises :class:`NotFittedError`, which names the class;
 - ``score(X, y)`` is the accuracy of ``predict`` on ±1 labels (regressors override it with R²);
-- ``repr`` shows the constructor's parameters, so a printed learner says how it was configured.
+- ``repr`` shows the constructor's parameters, so a printed learner says how it was configured;
+- ``get_params(deep=True)`` and ``set_params(**params)`` follow scikit-learn's protocol, so
+  ``sklearn.base.clone``, ``cross_val_score`` and ``GridSearchCV`` work on every learner (issue 23);
+- ``fit`` sets ``privacy_`` to a :class:`dpteach.privacy.PrivacyReceipt`.
 """
 
 from __future__ import annotations
@@ -37,11 +40,15 @@ class Estimator:
     """Base class: parameter ``repr``, the not-fitted check and the accuracy ``score``.
 
     Subclasses list their constructor arguments in ``__init__`` and store each
-    one unchanged as an attribute of the same name; they set ``_fitted_attribute``
-    to an attribute that ``fit`` creates.
+    one unchanged as an attribute of the same name (all checks happen in ``fit``:
+    ``clone`` rebuilds a learner from ``get_params`` and requires the very same
+    objects back); they set ``_fitted_attribute`` to an attribute that ``fit``
+    creates, and ``_estimator_type`` to "classifier" or "regressor".
     """
 
     _fitted_attribute = "n_features_in_"
+    # scikit-learn reads this (and __sklearn_tags__ below) to pick stratified folds for classifiers.
+    _estimator_type = "classifier"
 
     @classmethod
     def _parameter_names(cls):
@@ -49,12 +56,60 @@ class Estimator:
         return [p.name for p in signature.parameters.values()
                 if p.name != "self" and p.kind is not p.VAR_KEYWORD]
 
-    def get_params(self):
-        """The constructor's parameters and their current values, as a dict."""
-        return {name: getattr(self, name) for name in self._parameter_names()}
+    def get_params(self, deep=True):
+        """The constructor's parameters and their current values, as a dict (scikit-learn's protocol).
+
+        With ``deep=True`` a parameter that is itself an estimator (has ``get_params``) also
+        contributes its own parameters as ``"<name>__<its parameter>"``.
+        """
+        params = {}
+        for name in self._parameter_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                params.update((f"{name}__{key}", inner) for key, inner in value.get_params().items())
+            params[name] = value
+        return params
+
+    def set_params(self, **params):
+        """Set constructor parameters (``"<name>__<inner>"`` for a nested estimator); returns self.
+
+        Values are stored unchanged, as in ``__init__``; they are checked by the next ``fit``.
+
+        Raises
+        ------
+        ValueError
+            For a name that is not a parameter of this learner (the message lists the valid ones).
+        """
+        valid = self._parameter_names()
+        nested = {}
+        for key, value in params.items():
+            name, _, inner = key.partition("__")
+            if name not in valid:
+                raise ValueError(f"{key!r} is not a parameter of {type(self).__name__}; valid parameters: "
+                                 f"{', '.join(valid)}")
+            if inner:
+                nested.setdefault(name, {})[inner] = value
+            else:
+                setattr(self, name, value)
+        for name, inner_params in nested.items():
+            inner = getattr(self, name)
+            if not hasattr(inner, "set_params"):
+                key = f"{name}__{next(iter(inner_params))}"
+                raise ValueError(f"{key!r} names a parameter of {name}, but {name} = {inner!r} is not an "
+                                 f"estimator (it has no set_params)")
+            inner.set_params(**inner_params)
+        return self
+
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags (called by scikit-learn >= 1.6 only, so the import is lazy)."""
+        from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
+        kind = self._estimator_type
+        return Tags(estimator_type=kind, target_tags=TargetTags(required=True), input_tags=InputTags(),
+                    classifier_tags=ClassifierTags(multi_class=False) if kind == "classifier" else None,
+                    regressor_tags=RegressorTags() if kind == "regressor" else None)
 
     def __repr__(self):
-        params = ", ".join(f"{name}={value!r}" for name, value in self.get_params().items())
+        params = ", ".join(f"{name}={value!r}" for name, value in self.get_params(deep=False).items())
         return f"{type(self).__name__}({params})"
 
     def _check_fitted(self):

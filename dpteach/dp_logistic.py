@@ -45,6 +45,7 @@ import numpy as np
 from scipy import optimize, special
 
 from ._estimator import Estimator
+from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
                           check_labels, check_positive, check_real_array, check_same_length)
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
@@ -511,8 +512,9 @@ class DPSGDLogisticRegression(Estimator):
     clipped_fraction_ : float
         Fraction of per-example gradients that were clipped (computed on private data, so it is
         **not** private: for diagnostics only, never release it).
-    privacy_ : dict
-        The guarantee, the accountant asked for, the one whose σ was used (``"calibrated_by"``) and the
+    privacy_ : PrivacyReceipt
+        The guarantee; ``accountant`` is the one whose σ was used (also ``privacy_["calibrated_by"]``),
+        ``privacy_["requested_accountant"]`` the one asked for, ``privacy_["per_epoch_zcdp_rho"]`` the
         per-epoch charge.
     n_features_in_ : int
 
@@ -608,11 +610,12 @@ class DPSGDLogisticRegression(Estimator):
         self.batch_size_, self.n_steps_ = batch, n_epochs * steps_per_epoch
         self.clipped_fraction_ = clipped / (n_epochs * steps_per_epoch * batch)
         self.n_features_in_ = d
-        self.privacy_ = {"epsilon": epsilon, "delta": delta, "accountant": self.accountant,
-                         "calibrated_by": calibrated_by,
-                         "per_epoch_zcdp_rho": (2 * clip_norm) ** 2 / (2 * sigma ** 2),
-                         "why": "each example is in one batch per epoch (a Gaussian mechanism with "
-                                "sensitivity 2C); the epochs compose"}
+        self.privacy_ = PrivacyReceipt(
+            epsilon, delta, accountant=calibrated_by, theorem="Theorem 9.3",
+            why="each example is in one batch per epoch (a Gaussian mechanism with sensitivity 2C); "
+                "the epochs compose",
+            details={"requested_accountant": self.accountant, "calibrated_by": calibrated_by,
+                     "per_epoch_zcdp_rho": (2 * clip_norm) ** 2 / (2 * sigma ** 2)})
         return self
 
     def decision_function(self, X):

@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from ._estimator import Estimator
+from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive
 from .composition import PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
 from .dp_logistic import (MAX_EPOCHS, MAX_FIT_WORK, _check_data, _clip, _default_batch_size, _gradients,
@@ -234,7 +235,7 @@ class PoissonDPSGDLogisticRegression(Estimator):
     ----------
     coef_, intercept_ : the average iterate of the last ⌈n/B⌉ steps.
     sigma_ : float; sampling_rate_ : float; n_steps_ : int
-    privacy_ : dict
+    privacy_ : PrivacyReceipt
         The guarantee and how it was computed.
 
     Privacy
@@ -305,9 +306,10 @@ class PoissonDPSGDLogisticRegression(Estimator):
         self.coef_, self.intercept_ = theta[:d].copy(), float(theta[d])
         self.sigma_, self.sampling_rate_, self.n_steps_ = sigma, rate, n_steps
         self.n_features_in_ = d
-        self.privacy_ = {"epsilon": epsilon, "delta": delta, "accountant": "pld",
-                         "why": "T Poisson-subsampled Gaussian mechanisms (rate q, sensitivity 2C when sampled), "
-                                "composed by their privacy loss distributions"}
+        self.privacy_ = PrivacyReceipt(
+            epsilon, delta, accountant="pld", theorem="Theorem 9.3 (Poisson-subsampled variant)",
+            why="T Poisson-subsampled Gaussian mechanisms (rate q, sensitivity 2C when sampled), "
+                "composed by their privacy loss distributions")
         return self
 
     def decision_function(self, X):

@@ -26,6 +26,7 @@ import sys
 import numpy as np
 
 from ._estimator import Estimator
+from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_choice, check_delta, check_int, check_probability, check_representable
 from .dpsas_steps import (STEP_RULES, check_data, check_epsilon_or_inf, check_eta, check_scale, check_unit_vector,
                           clip_rows, default_n_rounds_prechecked, dpsas_noise_sigma_prechecked,
@@ -375,8 +376,8 @@ class PrivateSemiAgnosticLearner(Estimator):
         The Lemma B.5 size (Theorem 4.1's), for comparison.
     part_size_ : int
         |D^k| = ⌊(n − |D_val|)/K⌋.
-    privacy_ : dict
-        {"epsilon", "delta", "accounting"}: the guarantee and why.
+    privacy_ : PrivacyReceipt
+        The guarantee and why.
     n_features_in_ : int
 
     Privacy
@@ -439,10 +440,10 @@ class PrivateSemiAgnosticLearner(Estimator):
         self.candidates_ = candidates
         self.eta_grid_ = grid
         self.n_validation_, self.n_validation_theory_, self.part_size_ = n_val, theory, part
-        self.privacy_ = {"epsilon": epsilon, "delta": delta,
-                         "accounting": "parallel composition over disjoint parts: K DPSAS runs, each "
-                                       "(epsilon, delta)-DP, and the epsilon-DP exponential mechanism "
-                                       "on the validation part"}
+        self.privacy_ = PrivacyReceipt(
+            epsilon, delta, accountant="parallel composition", theorem="Theorem 8.11",
+            why="disjoint parts: K DPSAS runs, each (epsilon, delta)-DP, and the epsilon-DP exponential "
+                "mechanism on the validation part")
         self.n_features_in_ = d
         return self
 

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ._estimator import Estimator
+from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_epsilon, check_finite_array
 from .hypotheses import check_class
 from .mechanisms import exponential_mechanism
@@ -99,6 +100,8 @@ class GenericPrivateLearner(Estimator):
     hypothesis_ : Hypothesis
         That hypothesis (``hypothesis_.params`` describes it). Nothing else
         about the data is stored: the training error counts are not private.
+    privacy_ : PrivacyReceipt
+        ε-DP (δ = 0) by Theorem 2.5.
 
     Raises
     ------
@@ -120,6 +123,9 @@ class GenericPrivateLearner(Estimator):
         self.index_ = int(generic_private_learner(self.hypotheses, X, y, self.epsilon,
                                                   rng=as_rng(self.random_state, "random_state")))
         self.hypothesis_ = self.hypotheses[self.index_]
+        self.privacy_ = PrivacyReceipt(float(self.epsilon), 0.0, accountant="exponential mechanism",
+                                       theorem="Theorem 2.5",
+                                       why="the error count has sensitivity 1 and H is fixed before the data")
         return self
 
     def predict(self, X):

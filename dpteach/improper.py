@@ -20,6 +20,7 @@ import numpy as np
 
 from . import dp_erm
 from ._estimator import Estimator
+from .privacy import PrivacyReceipt, PrivacyStep
 from .bounds.improper import algorithm_6_7_sizes
 from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_labels,
                           check_memory, check_positive, check_probability, check_representable, check_same_length)
@@ -328,7 +329,7 @@ class PrivateHermiteL1Learner(Estimator):
     candidate_coefs_ : (k, D) the k private regression outputs
     selected_ : (ĵ, ℓ̂)
     n_features_in_ : d
-    privacy_ : dict — what each step spends, on which rows
+    privacy_ : PrivacyReceipt — the guarantee, and in ``steps`` what each step spends, on which rows
     parameters_ : dict — p, D, T, k, M, n₀, m, K and σ used, and ``theorem``: the theorem's values
 
     Privacy: (ε, δ)-DP. Every block feeds one (ε, δ)-DP run of Algorithm 6.7
@@ -345,6 +346,7 @@ class PrivateHermiteL1Learner(Estimator):
 
     _fitted_attribute = "coef_"
     _radius = 1.0
+    _privacy_theorem = "Theorem 6.11"
 
     def __init__(self, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
                  n_thresholds=None, n_iterations=None, random_state=None):
@@ -442,20 +444,14 @@ class PrivateHermiteL1Learner(Estimator):
         self.n_features_in_ = d
         self.parameters_ = dict(params, sigma=sigma, coefficient_radius=R,
                                 theorem=self._theorem(d, alpha, epsilon, delta, beta))
-        self.privacy_ = {
-            "total": {"epsilon": epsilon, "delta": delta,
-                      "why": "parallel composition: every example is in exactly one of the k blocks "
-                             "or the validation set"},
-            "steps": [
-                *({"step": f"DP-ERM on block {j + 1} (Algorithm 6.7, {K} Gaussian steps, sigma = {sigma:.4g})",
-                   "rows": f"{n0} examples of block {j + 1}", "epsilon": epsilon, "delta": delta}
-                  for j in range(k)),
-                {"step": f"threshold grid of {M} values", "rows": "none (post-processing)",
-                 "epsilon": 0.0, "delta": 0.0},
-                {"step": f"exponential mechanism over {k * M} classifiers (sensitivity 1)",
-                 "rows": f"{m} validation examples", "epsilon": epsilon, "delta": 0.0},
-            ],
-        }
+        self.privacy_ = PrivacyReceipt(
+            epsilon, delta, accountant="parallel composition", theorem=self._privacy_theorem,
+            why="every example is in exactly one of the k blocks or the validation set",
+            steps=(*(PrivacyStep(f"DP-ERM on block {j + 1} (Algorithm 6.7, {K} Gaussian steps, sigma = {sigma:.4g})",
+                                 f"{n0} examples of block {j + 1}", epsilon, delta) for j in range(k)),
+                   PrivacyStep(f"threshold grid of {M} values", "none (post-processing)", 0.0, 0.0),
+                   PrivacyStep(f"exponential mechanism over {k * M} classifiers (sensitivity 1)",
+                               f"{m} validation examples", epsilon, 0.0)))
         return self
 
     def _scores(self, X):

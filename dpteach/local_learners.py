@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ._estimator import Estimator
+from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int,
                           check_probability, check_size, check_sweep)
 from .local import query_plan, simulate_sq_locally, users_needed
@@ -79,6 +80,14 @@ def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem"
     return high
 
 
+def _local_receipt(run):
+    """The receipt of a local learner's run: every user reports once, through an ε-local randomizer."""
+    return PrivacyReceipt(run.epsilon, 0.0, accountant="parallel composition over users",
+                          theorem="Theorem 3.10",
+                          why="each user answers one query once, through an epsilon-local randomizer",
+                          details={"max_user_epsilon": run.max_user_epsilon})
+
+
 class LocalThresholdLearner(Estimator):
     """An ε-local learner of thresholds on [0, 1] via an SQ algorithm (chapter 3).
 
@@ -96,7 +105,8 @@ class LocalThresholdLearner(Estimator):
     rule, randomizer : as in :func:`group_size`
     random_state : None, int or Generator
 
-    Attributes after fit: ``threshold_``, ``alpha_``, ``run_`` (:class:`LocalRun`).
+    Attributes after fit: ``threshold_``, ``alpha_``, ``run_`` (:class:`LocalRun`), ``privacy_``
+    (:class:`~dpteach.privacy.PrivacyReceipt`, ε-local: δ = 0).
     """
 
     def __init__(self, epsilon=1.0, method="binary_search", beta=0.05, rule="theorem",
@@ -133,6 +143,7 @@ class LocalThresholdLearner(Estimator):
                                         rule=self.rule, rng=rng, alpha=alpha)
         self.threshold_ = float(self.run_.output)
         self.n_features_in_ = 1
+        self.privacy_ = _local_receipt(self.run_)
         return self
 
     def predict(self, X):
@@ -199,6 +210,7 @@ class LocalHalfspaceLearner(Estimator):
         self.coef_ = np.asarray(self.run_.output, dtype=float)
         self.tolerance_ = float(self.run_.achieved_tolerances[0])
         self.n_features_in_ = d
+        self.privacy_ = _local_receipt(self.run_)
         return self
 
     def predict(self, X):

@@ -306,6 +306,8 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
         self.marginal = marginal
         self.coefficient_radius = coefficient_radius
 
+    _privacy_theorem = "Theorem 6.11 with Proposition D.2"
+
     def fit(self, X, y):
         """Run Algorithm 6.10 with the log-concave basis; raises as the Gaussian learner, and for a bad marginal or R₀."""
         check_choice(self.marginal, "marginal", MARGINALS)

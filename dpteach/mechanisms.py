@@ -93,6 +93,15 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     sigma = check_positive(sigma, "sigma")
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
+    return _gaussian_delta(sigma, sensitivity, epsilon)
+
+
+def _gaussian_delta(sigma, sensitivity, epsilon):
+    """:func:`gaussian_delta`'s formula on floats already checked (σ, Δ > 0 finite, ε > 0 finite).
+
+    :func:`gaussian_sigma`'s root finder evaluates it ~40 times per σ; checking the same three
+    scalars each time was 9 of every 10 validator calls in a learner's fit (issue 23).
+    """
     a = sensitivity / (2 * sigma)
     b = epsilon * sigma / sensitivity
     first = special.ndtr(a - b)
@@ -138,9 +147,16 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
                              f"use method='analytic'")
         return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
 
+    # Δ and ε are checked above, so the root finder evaluates the bare formula; a σ that under- or
+    # overflowed in exp is refused by name, with gaussian_delta's message, as before.
+    def delta_of(sigma):
+        if not 0 < sigma < math.inf:
+            check_positive(sigma, "sigma")
+        return _gaussian_delta(sigma, sensitivity, epsilon)
+
     # δ(σ) decreases from 1 (σ → 0) to 0 (σ → ∞); bracket the root in log σ.
     def excess(log_sigma):
-        return gaussian_delta(math.exp(log_sigma), sensitivity, epsilon) - delta
+        return delta_of(math.exp(log_sigma)) - delta
 
     low, high = math.log(sensitivity) - 1.0, math.log(sensitivity) + 1.0
     while excess(low) < 0:
@@ -150,7 +166,7 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     log_sigma = optimize.brentq(excess, low, high, xtol=1e-14, rtol=1e-14, maxiter=500)
     # Round up to the bracket end that certainly satisfies δ(σ) <= δ.
     sigma = math.exp(log_sigma)
-    while gaussian_delta(sigma, sensitivity, epsilon) > delta:
+    while delta_of(sigma) > delta:
         sigma = math.nextafter(sigma, math.inf) * (1 + 1e-15)
     return sigma
 

@@ -22,7 +22,8 @@ from matplotlib.figure import Figure
 from ._validation import check_int, check_positive, check_same_length
 
 __all__ = ["STYLE", "COLORS", "PLAIN_NUMBERS", "use_style", "new_figure", "label_axes", "theory_line",
-           "fast_log_axes", "ReadableLogLocator", "readable_legends", "MIN_TEXT_PX", "min_text_px"]
+           "fast_log_axes", "ReadableLogLocator", "readable_legends", "MIN_TEXT_PX", "min_text_px",
+           "legends_over_data"]
 
 #: Colour cycle (Okabe–Ito, readable by colour-blind readers).
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -221,6 +222,62 @@ def readable_legends(fig, min_points=9):
             if text.get_fontsize() < min_points:
                 text.set_fontsize(min_points)
     return fig
+
+
+def legends_over_data(fig, margin_px=1.0):
+    """Every legend of ``fig`` that a plotted curve or point runs through (reader review D8).
+
+    Returns ``[(axes index, axes title, [labels of the artists under the legend]), ...]``, empty when
+    every legend sits on blank space. The figure is drawn first (legend placement ``"best"`` is only
+    decided then). A curve counts where a point of it, or of its straight segments sampled every
+    pixel or so, falls inside the legend's box shrunk by ``margin_px`` on each side and inside the
+    axes (matplotlib clips what lies outside them); scatter points count by their centres. Lines of
+    legends placed outside the axes (``bbox_to_anchor`` below the plot) cannot be covered.
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    margin_px = float(margin_px)
+    if not (math.isfinite(margin_px) and margin_px >= 0):
+        raise ValueError(f"margin_px must be a finite number >= 0, got {margin_px!r}")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for index, ax in enumerate(fig.axes):
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        box = legend.get_window_extent(renderer)
+        x0, y0, x1, y1 = box.x0 + margin_px, box.y0 + margin_px, box.x1 - margin_px, box.y1 - margin_px
+        axes_box = ax.bbox
+        covering = []
+        artists = [(line, _dense_points(line.get_transform().transform(line.get_xydata())))
+                   for line in ax.get_lines() if line.get_visible() and len(line.get_xydata())]
+        artists += [(collection, collection.get_offset_transform().transform(collection.get_offsets()))
+                    for collection in ax.collections
+                    if collection.get_visible() and len(collection.get_offsets()) and len(collection.get_paths()) <= 1]
+        for artist, points in artists:
+            points = points[np.all(np.isfinite(points), axis=1)]
+            inside = ((points[:, 0] > x0) & (points[:, 0] < x1) & (points[:, 1] > y0) & (points[:, 1] < y1)
+                      & (points[:, 0] >= axes_box.x0) & (points[:, 0] <= axes_box.x1)
+                      & (points[:, 1] >= axes_box.y0) & (points[:, 1] <= axes_box.y1))
+            if inside.any():
+                covering.append(artist.get_label())
+        if covering:
+            found.append((index, ax.get_title(), covering))
+    return found
+
+
+def _dense_points(xy, step_px=1.0):
+    """The vertices of a polyline (display pixels) plus points along each segment about ``step_px`` apart."""
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+    if len(xy) < 2:
+        return xy
+    start, end = xy[:-1], xy[1:]
+    lengths = np.hypot(*(end - start).T)
+    steps = np.where(np.isfinite(lengths), np.clip(np.ceil(lengths / step_px), 1, 4000), 1).astype(int)
+    fractions = np.concatenate([np.arange(n) / n for n in steps])
+    origin = np.repeat(start, steps, axis=0)
+    return np.vstack([origin + fractions[:, None] * (np.repeat(end, steps, axis=0) - origin), xy[-1:]])
 
 
 def fast_log_axes(*axes):

@@ -39,6 +39,7 @@ import sys
 import numpy as np
 
 from ._estimator import Estimator
+from .privacy import PrivacyReceipt, PrivacyStep
 from ._validation import (as_rng, check_delta, check_finite_array, check_int, check_labels, check_positive,
                           check_probability, check_representable, check_same_length)
 # The teaching constants of the learner, each defined beside the formula it sets:
@@ -279,8 +280,8 @@ class PrivateProperLearner(Estimator):
     correlations_ : ndarray (D_p,)
         The released m̃ (private).
     degree_, clip_radius_, sigma_ : the parameters actually used.
-    privacy_ : dict
-        {"epsilon", "delta", "correlations", "selection"}: the guarantee and its two parts.
+    privacy_ : PrivacyReceipt
+        The guarantee and its two steps (the correlations on S₁, the selection on S₂).
     n_features_in_ : int
     """
 
@@ -342,8 +343,13 @@ class PrivateProperLearner(Estimator):
         self.cover_ = cover
         self.cover_size_ = cover.size
         self.coef_, self.intercept_ = coef, float(intercept)
-        self.privacy_ = {"epsilon": epsilon, "delta": delta,
-                         "correlations": (epsilon, delta), "selection": (epsilon, 0.0)}
+        self.privacy_ = PrivacyReceipt(
+            epsilon, delta, accountant="parallel composition", theorem="Theorem 7.8",
+            why="the split is data-independent: the correlations read only S1, the selection only S2",
+            steps=(PrivacyStep("Hermite correlations (Gaussian mechanism)", f"{first.size} examples of S1",
+                               epsilon, delta),
+                   PrivacyStep(f"exponential mechanism over the cover of {cover.size} halfspaces",
+                               f"{second.size} examples of S2", epsilon, 0.0)))
         return self
 
     def decision_function(self, X):

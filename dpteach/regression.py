@@ -30,6 +30,7 @@ import numpy as np
 
 from . import composition
 from ._estimator import Estimator
+from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
                           check_positive, check_same_length, check_work)
 from .mechanisms import gaussian_sigma
@@ -235,11 +236,13 @@ class DPLasso(Estimator):
     noise_scale_ : float, Peeling's Laplace scale b
     epsilon_certified_ : float, the ε' that composition certifies (inf with ``clip_residual=False``)
     support_path_ : list of ndarray, the support chosen at each iteration
+    privacy_ : PrivacyReceipt, (ε', δ) with ε' = ``epsilon_certified_``
 
     Cost: O(n·d) for the whole fit (each record is used once) plus O(N₀·ŝ·d) for Peeling.
     """
 
     _fitted_attribute = "coef_"
+    _estimator_type = "regressor"
 
     def __init__(self, epsilon, delta, sparsity, step_size=1.0, truncation=None, n_iterations=None,
                  random_state=None, clip_residual=True, calibrate="paper", x_bound=1.0):
@@ -307,6 +310,13 @@ class DPLasso(Estimator):
         else:
             self.epsilon_certified_ = epsilon
         self.support_path_ = supports
+        self.privacy_ = PrivacyReceipt(
+            self.epsilon_certified_, delta, theorem="Theorem 5.6",
+            accountant="parallel composition of Peeling" + (" (calibrated by the accountant)"
+                                                            if self.calibrate == "accountant" else ""),
+            why=("each record is in one block, read by one Peeling step of l-infinity sensitivity lambda"
+                 if self.clip_residual else
+                 "none: without the residual clipping Lemma 5.5 fails, so epsilon = inf (no guarantee)"))
         return self
 
     def predict(self, X):

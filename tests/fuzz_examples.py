@@ -134,6 +134,13 @@ E = "dpteach._estimator."
 add(E + "NotFittedError", dict(), args=("message",))
 add(E + "Estimator", dict())
 add(E + "check_fitted", dict(estimator=TH, attribute="size"))
+PR = "dpteach.privacy."
+# A receipt records a guarantee: ε = 0 (a step that reads no data) and ε = inf (no guarantee) are valid.
+RECEIPT_EPSILON = {("epsilon", "0"): "epsilon=0 records a step that reads no data (post-processing)",
+                   ("epsilon", "inf"): "epsilon=inf records a run without guarantee (the non-private reference)"}
+add(PR + "PrivacyStep", dict(name="selection", rows="m rows", epsilon=1.0, delta=0.0), accepts=RECEIPT_EPSILON)
+add(PR + "PrivacyReceipt", dict(epsilon=1.0, delta=1e-5, accountant="zcdp", theorem="Theorem 9.3"),
+    accepts=RECEIPT_EPSILON)
 
 # --- chapter 1: mechanisms, composition, audit, its data, bounds and runners -------------------
 M = "dpteach.mechanisms."

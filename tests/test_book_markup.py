@@ -205,8 +205,10 @@ def inline_math_problems(path):
     return problems
 
 
-# A numbered box: ```{prf:lemma} 6.8 (...), ```{exercise} 6.1 (...); solutions repeat no number.
-_NUMBERED_BOX = re.compile(r"^(?:`{3,}|:{3,})\{(prf:\w+|exercise)\}\s*([0-9A-Z]+)\.([0-9]+)\b")
+# A numbered box: ```{prf:lemma} Name with ":enumerator: 6.8" (tools/notebook_xrefs.py, issue 21 B4), or the
+# older ```{prf:lemma} 6.8 (Name); ```{exercise} the same; solutions and proofs carry no number.
+_NUMBERED_BOX = re.compile(r"^(?:`{3,}|:{3,})\{(prf:(?!proof\b)\w+|exercise)\}\s*(?:([0-9A-Z]+)\.([0-9]+)\b)?")
+_ENUMERATOR = re.compile(r"^:enumerator:[ \t]*([0-9A-Z]+)\.([0-9]+)[ \t]*$")
 
 
 def box_order_problems(path):
@@ -216,12 +218,21 @@ def box_order_problems(path):
     counter, and exercises have their own; a reader looking for Lemma 8.10 after 8.9 must find
     it there (D4: chapter 6 had 6.8 before 6.2, chapter 8 had 8.11 before 8.10).
     """
-    sequences = {}
-    for index, number, line in _markdown_lines(path):
+    sequences, lines = {}, list(_markdown_lines(path))
+    for position, (index, number, line) in enumerate(lines):
         match = _NUMBERED_BOX.match(line)
-        if match:
+        if not match:
+            continue
+        chapter, serial = match.group(2), match.group(3)
+        for later_index, _, option in lines[position + 1:]:  # the options right below the opening line
+            if later_index != index or not option.startswith(":"):
+                break
+            enumerator = _ENUMERATOR.match(option)
+            if enumerator:
+                chapter, serial = enumerator.groups()
+        if serial is not None:
             kind = "exercise" if match.group(1) == "exercise" else "statement"
-            sequences.setdefault(kind, []).append((match.group(2), int(match.group(3)), f"cell {index}, line {number}"))
+            sequences.setdefault(kind, []).append((chapter, int(serial), f"cell {index}, line {number}"))
     problems = []
     for kind, boxes in sequences.items():
         chapters = {chapter for chapter, _, _ in boxes}
@@ -372,6 +383,11 @@ def test_box_order_check(tmp_path):
     early = [box.format(kind="lemma", number="6.8"), box.format(kind="definition", number="6.1")]  # chapter 6's
     assert len(box_order_problems(_notebook(tmp_path, *early))) == 1
     assert len(box_order_problems(_notebook(tmp_path, exercises[2], exercises[0]))) == 1
+    # The number as an option (issue 21 B4: JupyterLab shows "Lemma 6.8 (Name)" from it).
+    option_box = "```{{prf:{kind}}} Name\n:label: y-{number}\n:nonumber:\n:enumerator: {number}\nText.\n```"
+    assert box_order_problems(_notebook(tmp_path, *[option_box.format(kind="lemma", number=n) for n in ("6.1", "6.2")])) == []
+    assert len(box_order_problems(_notebook(tmp_path, *[option_box.format(kind="lemma", number=n)
+                                                        for n in ("6.2", "6.1")]))) == 1
 
 
 def test_macro_workshop_and_output_checks(tmp_path):

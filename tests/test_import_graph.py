@@ -30,7 +30,8 @@ from tools import one_home_imports
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "dpteach"
 
 # --- the layers (DESIGN.md, "Shared layers" and "Where things go") ----------------------------------
-FOUNDATION = {"dpteach._validation", "dpteach._estimator", "dpteach._progress"}
+#: The foundation: validation, the estimator base, the progress helper, the one privacy receipt type.
+FOUNDATION = {"dpteach._validation", "dpteach._estimator", "dpteach._progress", "dpteach.privacy"}
 #: Shared below both the algorithms and the data generators (synthetic public samplers).
 SHARED = {"dpteach.marginals"}
 PRESENTATION = {"dpteach.widgets", "dpteach.plotting", "dpteach.listing"}

@@ -313,7 +313,8 @@ def test_audit_checker_rejects_weak_or_invalid_audits(answer, hint):
 # --- the notebook and its student version -------------------------------------------------------
 
 DUMMY_ARGUMENTS = {"value": 0.0, "sensitivity": 1.0, "epsilon": 1.0, "delta": 1e-5, "rng": 0,
-                   "scores": np.zeros(3)}
+                   "scores": np.zeros(3), "lower": -1.0, "upper": 1.0, "neighbours": "replace-one",
+                   "epsilon_prime": 0.5}
 
 
 def test_lab_notebook_has_tasks_calling_lab01_checkers_and_no_outputs():
@@ -395,3 +396,71 @@ LAB01_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
 def test_lab01_wrong_answer_table(checker, wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         checker(wrong)
+
+
+# --- Tasks 6 and 7: derivations the chapter does not print (issue 22) ----------------------------
+
+def clipped_sum_sensitivity_right(lower, upper, neighbours):
+    return upper - lower if neighbours == "replace-one" else max(abs(lower), abs(upper))
+
+
+def laplace_delta_right(sensitivity, epsilon, epsilon_prime):
+    return max(0.0, 1.0 - math.exp((epsilon_prime - epsilon) / 2))
+
+
+def test_derivation_checkers_accept_the_reference(capsys):
+    lab01.check_clipped_sum_sensitivity(clipped_sum_sensitivity_right)
+    lab01.check_laplace_delta(laplace_delta_right)
+    assert capsys.readouterr().out.count("all checks passed") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda lo, hi, rel: hi - lo, "one record more or fewer"),                              # replace-one everywhere
+    (lambda lo, hi, rel: max(abs(lo), abs(hi)), "difference of two values"),                # add/remove everywhere
+    (lambda lo, hi, rel: 2 * max(abs(lo), abs(hi)) if rel == "replace-one" else max(abs(lo), abs(hi)),
+     "valid bound but not the maximum"),                                                    # add/remove counted twice
+    (lambda lo, hi, rel: hi - lo if rel == "replace-one" else abs(hi), r"\|lower\| counts"),  # forgot negative records
+    # |lower| + |upper| is the replace-one answer when 0 lies in between, where it is add/remove's first slip
+    (lambda lo, hi, rel: abs(lo) + abs(hi), r"one record more or fewer|\|lower\| \+ \|upper\|"),
+    (lambda lo, hi, rel: str(hi - lo), "Return the number itself"),
+])
+def test_clipped_sum_sensitivity_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab01.check_clipped_sum_sensitivity(wrong)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda d, e, ep: 1 - math.exp((ep - e) / 2), "return 0, not a negative number"),
+    (lambda d, e, ep: max(0.0, 1 - math.exp(ep - e)), "falls \\*linearly\\*"),
+    (lambda d, e, ep: max(0.0, 1 - 0.5 * math.exp((ep - e) / 2)) if ep < e else 0.0, r"Pr\[L > ε′\] alone"),
+    (lambda d, e, ep: d * max(0.0, 1 - math.exp((ep - e) / 2)), "does not depend on Δ"),
+    (lambda d, e, ep: 1 - math.exp(-e / 2), "total-variation distance"),
+])
+def test_laplace_delta_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab01.check_laplace_delta(wrong)
+
+
+def test_derivation_hints_point_first_and_give_the_formula_only_after_repeated_tries(monkeypatch):
+    from dpteach.labs import checking
+
+    monkeypatch.setattr(checking, "_failed_tries", checking.collections.Counter())
+    for checker, wrong, formula in (
+            (lab01.check_clipped_sum_sensitivity, lambda lo, hi, rel: 3.0 * (hi - lo), "max(|lower|, |upper|)"),
+            (lab01.check_laplace_delta, lambda d, e, ep: 0.123, "1 − e^{(ε′ − ε)/2}")):
+        messages = []
+        for _ in range(checking.FORMULA_AFTER):
+            with pytest.raises(LabCheckError) as caught:
+                checker(wrong)
+            messages.append(str(caught.value))
+        assert all("Definition 1.5" in m or "Lemma 1.4" in m for m in messages)
+        assert all(formula not in m for m in messages[:-1])
+        assert formula in messages[-1]
+
+
+def test_laplace_delta_reference_is_the_integral_of_lemma_1_4():
+    # The checker's reference integrates numerically; it must agree with the closed form it never uses.
+    from dpteach.labs import lab01_derivations
+
+    for case in lab01_derivations._laplace_delta_cases():
+        assert abs(lab01_derivations._integrated_laplace_delta(*case) - laplace_delta_right(*case)) < 1e-9

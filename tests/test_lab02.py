@@ -237,7 +237,7 @@ def test_privacy_loss_rejects(wrong, hint):
 DUMMY_ARGUMENTS = {"x": np.array([0.1, 0.6]), "y": np.array([1, -1]), "grid": np.array([0.0, 0.5, 1.0]),
                    "error_counts": np.array([1, 2]), "epsilon": 1.0, "rng": np.random.default_rng(0),
                    "n_hypotheses": 10, "alpha": 0.1, "beta": 0.1, "errors": np.array([1, 2]),
-                   "errors_neighbour": np.array([2, 1])}
+                   "errors_neighbour": np.array([2, 1]), "loss_bound": 2.0}
 
 
 def test_student_version_has_no_solutions_and_raises(tmp_path):
@@ -283,3 +283,71 @@ LAB02_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
 def test_lab02_wrong_answer_table(checker, wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         checker(wrong)
+
+
+# --- Tasks 5 and 6: sample complexities the chapter does not print (issue 22) ---------------------
+
+def noisy_min_right(H, epsilon, alpha, beta):
+    return math.ceil(max(9 / (2 * alpha**2) * math.log(4 * H / beta), 12 / (epsilon * alpha) * math.log(2 * H / beta)))
+
+
+def bounded_loss_right(H, L, epsilon, alpha, beta):
+    return math.ceil(max(9 * L**2 / (2 * alpha**2) * math.log(4 * H / beta),
+                         6 * L / (epsilon * alpha) * math.log(2 * H / beta)))
+
+
+def test_derivation_checkers_accept_the_reference(capsys):
+    lab02.check_noisy_min_sample_complexity(noisy_min_right)
+    lab02.check_bounded_loss_sample_complexity(bounded_loss_right)
+    assert capsys.readouterr().out.count("all checks passed") == 2
+
+
+def _n(sampling, noise):
+    return lambda *case: math.ceil(max(sampling(*case), noise(*case)))
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_n(lambda H, e, a, b: 9 / (2 * a**2) * math.log(4 * H / b), lambda H, e, a, b: 6 / (e * a) * math.log(2 * H / b)),
+     "monotone"),                                                    # Lap(1/ε), or the exponential mechanism's term
+    (_n(lambda H, e, a, b: 9 / (2 * a**2) * math.log(4 * H / b), lambda H, e, a, b: 12 / (e * a) * math.log(H / b)),
+     "each failure event gets β/2"),
+    (lambda H, e, a, b: math.ceil(12 / (e * a) * math.log(2 * H / b)), "sample term is unchanged"),
+    (_n(lambda H, e, a, b: 9 / (2 * a**2) * math.log(4 * H / b), lambda H, e, a, b: 24 / (e * a) * math.log(2 * H / b)),
+     "not 4t"),
+    (lambda H, e, a, b: noisy_min_right(H, e, a, b) + 1, "already holds at n − 1"),
+    (lambda H, e, a, b: float(noisy_min_right(H, e, a, b)), "integer value but the type float"),
+])
+def test_noisy_min_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab02.check_noisy_min_sample_complexity(wrong)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_n(lambda H, L, e, a, b: 9 * L / (2 * a**2) * math.log(4 * H / b),
+        lambda H, L, e, a, b: 6 * L / (e * a) * math.log(2 * H / b)), "enters squared"),
+    (_n(lambda H, L, e, a, b: 9 * L**2 / (2 * a**2) * math.log(4 * H / b),
+        lambda H, L, e, a, b: 6 / (e * a) * math.log(2 * H / b)), "not by 1"),
+    (_n(lambda H, L, e, a, b: 9 * L**2 / (2 * a**2) * math.log(4 * H / b),
+        lambda H, L, e, a, b: 12 * L / (e * a) * math.log(2 * H / b)), "not 2L"),
+    (_n(lambda H, L, e, a, b: 9 * L**2 / (2 * a**2) * math.log(4 * H / b),
+        lambda H, L, e, a, b: 6 * L**2 / (e * a) * math.log(2 * H / b)), "linearly"),
+    (_n(lambda H, L, e, a, b: 9 / (2 * a**2) * math.log(4 * H / b),
+        lambda H, L, e, a, b: 6 * L / (e * a) * math.log(2 * H / b)), "kept the 0/1 loss"),
+])
+def test_bounded_loss_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab02.check_bounded_loss_sample_complexity(wrong)
+
+
+def test_sample_complexity_hints_point_first_and_give_the_formula_only_after_repeated_tries(monkeypatch):
+    from dpteach.labs import checking
+
+    monkeypatch.setattr(checking, "_failed_tries", checking.collections.Counter())
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab02.check_noisy_min_sample_complexity(lambda H, e, a, b: 2 * noisy_min_right(H, e, a, b))
+        messages.append(str(caught.value))
+    assert all("Theorem 1.24" in m for m in messages)
+    assert all("12/(εα)" not in m for m in messages[:-1])
+    assert "12/(εα)" in messages[-1]

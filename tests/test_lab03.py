@@ -182,7 +182,8 @@ def test_threshold_query_checker_rejects_typical_mistakes(wrong, hint):
 DUMMY_ARGUMENTS = {"outputs": np.array([0, 1]), "epsilon": 1.0, "tau": 0.1, "beta": 0.05, "t": 3,
                    "values": np.zeros(3), "rng": np.random.default_rng(0), "theta": 0.5,
                    "data": np.zeros((10, 2)), "max_queries": 2, "randomizer": randomizers.RandomizedResponse(1.0),
-                   "oracle": sq.ExactSQOracle(np.zeros((2, 2))), "alpha": 0.1}
+                   "oracle": sq.ExactSQOracle(np.zeros((2, 2))), "alpha": 0.1, "k": 3,
+                   "reports": np.array([0, 2, 1])}
 
 
 def test_lab_notebook_calls_every_checker_and_has_no_outputs():
@@ -318,3 +319,84 @@ LAB03_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
 def test_lab03_wrong_answer_table(checker, wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         checker(wrong)
+
+
+# --- Tasks 8 and 9: k-ary randomized response, which the chapter does not print (issue 22) ---------
+
+def _keep(k, epsilon):
+    return math.exp(epsilon) / (math.exp(epsilon) + k - 1)
+
+
+def krr_right(values, k, epsilon, rng):
+    values = np.asarray(values)
+    keep = rng.random(values.shape) < _keep(k, epsilon)
+    return np.where(keep, values, (values + rng.integers(1, k, size=values.shape)) % k)
+
+
+def krr_with_keep(keep_probability, other="uniform"):
+    def randomize(values, k, epsilon, rng):
+        values = np.asarray(values)
+        keep = rng.random(values.shape) < keep_probability(k, epsilon)
+        if other == "uniform":
+            replacement = (values + rng.integers(1, k, size=values.shape)) % k
+        elif other == "any":
+            replacement = rng.integers(0, k, size=values.shape)
+        else:
+            replacement = (values + 1) % k
+        return np.where(keep, values, replacement)
+    return randomize
+
+
+def krr_estimate_right(reports, k, epsilon):
+    p = _keep(k, epsilon)
+    q = (1 - p) / (k - 1)
+    return (np.bincount(reports, minlength=k) / len(reports) - q) / (p - q)
+
+
+def test_krr_checkers_accept_the_reference(capsys):
+    lab03.check_krr_randomizer(krr_right)
+    lab03.check_krr_estimate(krr_estimate_right)
+    assert capsys.readouterr().out.count("all checks passed") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (krr_with_keep(lambda k, e: math.exp(e) / (1 + math.exp(e))), "binary keep probability"),
+    (krr_with_keep(lambda k, e: math.exp(e) / (math.exp(e) + k)), "normaliser is e\\^ε \\+ k − 1"),
+    (krr_with_keep(_keep, other="any"), "not ε-local"),
+    (krr_with_keep(_keep, other="next"), "not equally likely"),
+    (krr_with_keep(lambda k, e: 0.5 * _keep(k, e)), "keeps less often than it could"),
+    (lambda values, k, epsilon, rng: krr_right(values, k, epsilon, np.random.default_rng()), "same rng seed"),
+    (lambda values, k, epsilon, rng: krr_right(np.ravel(values), k, epsilon, rng), "shape of `values`"),
+])
+def test_krr_randomizer_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab03.check_krr_randomizer(wrong)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda r, k, e: ((1 + math.exp(e)) * np.bincount(r, minlength=k) / len(r) - 1) / (math.exp(e) - 1),
+     "assumes k = 2"),
+    (lambda r, k, e: np.bincount(r, minlength=k) / len(r) / _keep(k, e), "subtract q"),
+    (lambda r, k, e: (np.bincount(r, minlength=k) / len(r) - (1 - _keep(k, e)) / (k - 1)) / _keep(k, e),
+     "divide by p − q"),
+    (lambda r, k, e: np.clip(krr_estimate_right(r, k, e), 0, 1), "do not clip"),
+    (lambda r, k, e: krr_estimate_right(r, k, e) * len(r), "not counts"),
+    (lambda r, k, e: krr_estimate_right(r, k, e)[:-1], "array of the k"),
+])
+def test_krr_estimate_rejects_typical_mistakes(wrong, hint):
+    with pytest.raises(LabCheckError, match=hint):
+        lab03.check_krr_estimate(wrong)
+
+
+def test_krr_hints_point_first_and_give_the_formula_only_after_repeated_tries(monkeypatch):
+    from dpteach.labs import checking
+
+    monkeypatch.setattr(checking, "_failed_tries", checking.collections.Counter())
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab03.check_krr_estimate(lambda r, k, e: 0.5 * krr_estimate_right(r, k, e))
+        messages.append(str(caught.value))
+    assert all("solve" in m for m in messages)
+    assert all("(fraction_v − q)/(p − q)" not in m for m in messages[:-1])
+    assert "(fraction_v − q)/(p − q)" in messages[-1]

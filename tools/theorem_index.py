@@ -9,7 +9,8 @@ Sources, and the (light) conventions they follow:
 * **Boxes**: every ``prf:theorem/lemma/proposition/corollary/definition/algorithm``
   directive with a ``:label:`` in a top-level notebook ``book/*.ipynb`` (chapters,
   appendix; a new chapter is picked up by being there). The printed number is the
-  one in the title ("5.2 (Peeling)" → "Algorithm 5.2 (Peeling)"); a box whose title
+  box's ``:enumerator:`` option (or, in older markup, the one in the title: "5.2 (Peeling)" →
+  "Algorithm 5.2 (Peeling)"); a box whose title
   has none yet takes the number other pages cite it by ({prf:ref}`Theorem 1.24 <label>`).
 * **Implemented by**: the listings (``show_source("dpteach.module.function")`` code
   cells, see dpteach/listing.py) shown after a box (before
@@ -159,6 +160,8 @@ def parse_notebook(path):
                     continue
                 numbered = _NUMBERED_TITLE.match(title)
                 num, rest = (numbered.group(1), numbered.group(2).strip()) if numbered else ("", title)
+                if options.get("enumerator"):  # the number as an option (tools/notebook_xrefs.py, issue 21 B4)
+                    num, rest = options["enumerator"], title
                 if rest.startswith("(") and rest.endswith(")"):
                     rest = rest[1:-1]
                 order += 1

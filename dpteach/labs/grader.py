@@ -103,9 +103,15 @@ def _share_library_classes(name):
 
 
 def _defined_in(module):
-    """Names of the functions and classes defined in ``module`` itself (its reference helpers and checkers)."""
-    return {name for name, obj in vars(module).items()
-            if isinstance(obj, (types.FunctionType, type)) and getattr(obj, "__module__", None) == module.__name__}
+    """Names of the functions and classes defined in ``module`` itself (its reference helpers and checkers),
+    and in its derivation-task module ``<lab>_derivations`` if it has one (whose checkers it re-exports)."""
+    names = set()
+    for key in (module.__name__, module.__name__ + "_derivations"):
+        part = sys.modules.get(key)
+        if part is not None:
+            names |= {name for name, obj in vars(part).items()
+                      if isinstance(obj, (types.FunctionType, type)) and getattr(obj, "__module__", None) == key}
+    return names
 
 
 def _real_dpteach_modules():

@@ -16,6 +16,8 @@ The tasks and their checkers:
 4. :func:`check_exponential_mechanism` — ``fn(scores, sensitivity, epsilon, rng)``
 5. :func:`check_audit` — ``fn()`` returns ``(dataset, neighbour, event)`` that make
    :func:`dpteach.audit.epsilon_lower_bound` catch :func:`unclipped_noisy_sum`.
+6. :func:`check_clipped_sum_sensitivity` and 7. :func:`check_laplace_delta` — derivations the chapter does not
+   print, in :mod:`dpteach.labs.lab01_derivations` and re-exported here.
 
 Statistical checks run at a false-alarm rate of 1e-6 each, so a correct
 answer is wrongly rejected about once in a million runs; the seeds are fixed,
@@ -51,6 +53,8 @@ __all__ = [
     "check_gaussian_sigma_analytic",
     "check_exponential_mechanism",
     "check_audit",
+    "check_clipped_sum_sensitivity",
+    "check_laplace_delta",
     "unclipped_noisy_sum",
     "clipped_noisy_sum",
     "AUDIT_EPSILON",
@@ -611,3 +615,6 @@ def check_audit(fn):
     print(f"Same audit on the clipped version: ε >= {fixed.epsilon_lower:.2f} "
           f"(a correct ε = {AUDIT_EPSILON:g} mechanism stays below {AUDIT_EPSILON:g}).")
     passed(task)
+
+
+from .lab01_derivations import check_clipped_sum_sensitivity, check_laplace_delta  # noqa: E402

@@ -16,7 +16,9 @@ The tasks and their checkers:
 3. :func:`check_sample_complexity` — ``fn(n_hypotheses, epsilon, alpha, beta)``:
    the exact-constant sample complexity of the utility theorem;
 4. :func:`check_privacy_loss` — ``fn(errors, errors_neighbour, epsilon)``: the
-   exact privacy loss max_h |ln p(h) − ln p′(h)| between two neighbours.
+   exact privacy loss max_h |ln p(h) − ln p′(h)| between two neighbours;
+5. :func:`check_noisy_min_sample_complexity` and 6. :func:`check_bounded_loss_sample_complexity` — variants
+   of the utility theorem that the chapter does not print, in :mod:`dpteach.labs.lab02_derivations`.
 
 The statistical check (task 2) runs chi-square tests at a false-alarm rate of
 1e-6 with fixed seeds, so a given function always gets the same verdict.
@@ -43,6 +45,8 @@ __all__ = [
     "check_sampling_step",
     "check_sample_complexity",
     "check_privacy_loss",
+    "check_noisy_min_sample_complexity",
+    "check_bounded_loss_sample_complexity",
 ]
 
 FALSE_ALARM = 1e-6
@@ -364,3 +368,7 @@ def check_privacy_loss(fn):
             hint = "Hint: ln p(h) = −ε·e_h/2 − ln Σ_h′ exp(−ε·e_h′/2), and the same for p′ with e′."
         raise LabCheckError(f"{task}: wrong value {shown}.\n{hint}")
     passed(task)
+
+
+from .lab02_derivations import (check_bounded_loss_sample_complexity,  # noqa: E402
+                                check_noisy_min_sample_complexity)

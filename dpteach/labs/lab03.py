@@ -27,7 +27,9 @@ The tasks and their checkers:
 7. :func:`check_threshold_learner` — ``fn(oracle, alpha)``: a threshold
    learner that must survive every adversary of ``NoisySQOracle``.
 
-Tasks 5–7 are in :mod:`dpteach.labs.lab03_constructions` and re-exported here.
+Tasks 5–7 are in :mod:`dpteach.labs.lab03_constructions` and re-exported here; the derivation tasks 8 and 9
+(:func:`check_krr_randomizer`, :func:`check_krr_estimate`: randomized response on k values, which the chapter
+does not print) are in :mod:`dpteach.labs.lab03_derivations`.
 
 Statistical checks run at a false-alarm rate of 1e-6 with fixed seeds, so a
 given function always gets the same verdict.
@@ -44,7 +46,8 @@ from .checking import (LabCheckError, call_student, expect_student_raises, passe
                        require_own_code, require_real)
 
 __all__ = ["check_debias", "check_group_sizes", "check_laplace_randomizer", "check_threshold_query",
-           "check_local_oracle", "check_rejection_sampler", "check_threshold_learner"]
+           "check_local_oracle", "check_rejection_sampler", "check_threshold_learner", "check_krr_randomizer",
+           "check_krr_estimate"]
 
 FALSE_ALARM = 1e-6
 N_DRAWS = 20_000
@@ -330,3 +333,4 @@ def check_threshold_query(fn):
 
 from .lab03_constructions import (check_local_oracle, check_rejection_sampler,  # noqa: E402
                                  check_threshold_learner)
+from .lab03_derivations import check_krr_estimate, check_krr_randomizer  # noqa: E402

@@ -1,0 +1,302 @@
+"""scikit-learn compatibility and the privacy receipt of every dpteach learner (issue 23, first step).
+
+The learners are found by walking the package (every class in an ``__all__`` that derives from
+``dpteach._estimator.Estimator`` or has a ``fit``), so a new learner fails
+``test_every_learner_has_a_setting`` until it gets a small, fast setting in ``SETTINGS`` below,
+and is then held to the same checks:
+
+- ``sklearn.base.clone`` rebuilds it with the very same parameters (and no fitted state);
+- ``get_params(deep=True)`` / ``set_params`` round-trip, and ``set_params`` refuses an unknown
+  name by name;
+- ``cross_val_score`` (cv = 2 and 3) and ``GridSearchCV`` over ε run and give finite scores;
+- ``fit`` leaves the parameters alone, the same seed gives the same model;
+- the fitted ``privacy_`` is a :class:`dpteach.privacy.PrivacyReceipt` whose ε and δ are the ones
+  the learner was asked for (or, for the LASSO, the ε' its accountant certifies).
+
+No statistical claim is made here: accuracy is the chapters' business, so no tolerance is needed
+beyond "a finite score in the score's range".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import math
+import pickle
+import pkgutil
+from copy import deepcopy
+
+import numpy as np
+import pytest
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.base import clone, is_classifier, is_regressor  # noqa: E402
+from sklearn.model_selection import GridSearchCV, cross_val_score  # noqa: E402
+
+import dpteach  # noqa: E402
+from dpteach import data, hypotheses  # noqa: E402
+from dpteach._estimator import Estimator  # noqa: E402
+from dpteach.peeling import peeling_epsilon  # noqa: E402
+from dpteach.privacy import PrivacyReceipt, PrivacyStep  # noqa: E402
+
+
+def _learner_classes():
+    """{"module.Class": class} for every estimator class in the ``__all__`` of every dpteach module."""
+    found = {}
+    for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
+        if info.name.endswith(".__main__"):  # command-line entry points run on import
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name, None)
+            if (inspect.isclass(obj) and obj is not Estimator
+                    and (issubclass(obj, Estimator) or callable(getattr(obj, "fit", None)))):
+                found.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
+    return found
+
+
+LEARNERS = _learner_classes()
+
+# --- small data sets (fixed seeds) -------------------------------------------------------------
+
+
+def _halfspace(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    y = np.where(X @ np.array([0.6, 0.8]) > 0.2, 1.0, -1.0)
+    flip = rng.random(n) < 0.05
+    return X, np.where(flip, -y, y)
+
+
+def _unit_interval(n, seed=0):
+    X = np.random.default_rng(seed).uniform(size=n)
+    return X, np.where(X > 0.37, 1.0, -1.0)
+
+
+def _cube(n, seed=0):
+    X = np.random.default_rng(seed).uniform(-1, 1, size=(n, 2))
+    return X, np.where(X @ np.array([0.6, 0.8]) > 0, 1.0, -1.0)
+
+
+def _sparse(n, seed=0):
+    X, y, _ = data.sparse_regression_data(n, 6, 2, rng=seed)
+    return X, y
+
+
+@dataclasses.dataclass
+class Setting:
+    kwargs: dict             # a fast valid configuration
+    data: tuple              # (X, y) large enough for cv = 3
+    delta: float | None      # the δ asked for (None: a pure ε-DP / ε-local learner, δ = 0)
+    grid: tuple = (0.5, 1.0)  # ε values for GridSearchCV
+
+
+_TH = hypotheses.thresholds(np.linspace(0, 1, 11))
+SETTINGS = {
+    "dpteach.generic.GenericPrivateLearner":
+        Setting(dict(hypotheses=_TH, epsilon=1.0, random_state=0), _unit_interval(300), None),
+    "dpteach.local_learners.LocalThresholdLearner":
+        Setting(dict(epsilon=1.0, rule="clt", random_state=0), _unit_interval(6000), None,
+                grid=(1.0, 2.0)),  # at ε = 0.5 a fold of 3000 users is too few (5414 needed)
+    "dpteach.local_learners.LocalHalfspaceLearner":
+        Setting(dict(epsilon=1.0, n_steps=2, random_state=0), _cube(600), None),
+    "dpteach.regression.DPLasso":
+        Setting(dict(epsilon=1.0, delta=1e-5, sparsity=2, random_state=0), _sparse(300), 1e-5),
+    "dpteach.improper.PrivateHermiteL1Learner":
+        Setting(dict(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, n_iterations=5, random_state=0),
+                _halfspace(600), 1e-5),
+    "dpteach.logconcave.PrivateLogConcaveL1Learner":
+        Setting(dict(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, n_iterations=5, random_state=0),
+                _halfspace(600), 1e-5),
+    "dpteach.proper.PrivateProperLearner":
+        Setting(dict(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, max_subspace_dim=1, cover_resolution=0.5,
+                     random_state=0), _halfspace(600), 1e-5),
+    "dpteach.dpsas.PrivateSemiAgnosticLearner":
+        Setting(dict(alpha=0.3, epsilon=1.0, delta=1e-5, random_state=0), _halfspace(1500), 1e-5),
+    "dpteach.dp_logistic.DPSGDLogisticRegression":
+        Setting(dict(epsilon=1.0, delta=1e-5, n_epochs=2, random_state=0), _halfspace(300), 1e-5),
+    "dpteach.dp_sgd_poisson.PoissonDPSGDLogisticRegression":
+        Setting(dict(epsilon=1.0, delta=1e-5, n_epochs=1, batch_size=50, random_state=0), _halfspace(300), 1e-5),
+}
+
+KEYS = sorted(LEARNERS)
+
+
+def _needs(key):
+    """Skip the PLD learner when its optional accountant (dp-accounting) is missing."""
+    if "Poisson" in key:
+        pytest.importorskip("dp_accounting")
+
+
+def _make(key):
+    _needs(key)
+    return LEARNERS[key](**SETTINGS[key].kwargs)
+
+
+def _expected_epsilon(learner, asked):
+    """The ε the receipt must carry: the one asked for, except for the LASSO's certified ε' (Theorem 5.6)."""
+    if type(learner).__name__ == "DPLasso" and learner.calibrate == "paper":
+        return peeling_epsilon(learner.sparsity, asked, learner.delta)
+    return asked
+
+
+def _same(a, b):
+    """Equal parameter values; an object without __eq__ (a hypothesis class) is compared by type and state."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if hasattr(a, "__dict__") and type(a).__eq__ is object.__eq__:
+        return repr(sorted(vars(a))) == repr(sorted(vars(b)))
+    return bool(np.all(a == b))
+
+
+# --- the walk finds every learner ---------------------------------------------------------------
+
+def test_every_learner_has_a_setting():
+    # A floor against a broken walk: ten learners existed when this test was written.
+    assert len(LEARNERS) >= 10, sorted(LEARNERS)
+    missing = sorted(set(LEARNERS) - set(SETTINGS))
+    assert not missing, (f"learner(s) {missing} have no fast setting: add one to SETTINGS in "
+                         f"tests/test_sklearn_compat.py (kwargs, data for cv = 3, the δ asked for)")
+    stale = sorted(set(SETTINGS) - set(LEARNERS))
+    assert not stale, f"SETTINGS has entries for learners that no longer exist: {stale}"
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_kind_is_declared(key):
+    learner = _make(key)
+    regression = key.endswith("DPLasso")
+    assert is_regressor(learner) is regression and is_classifier(learner) is not regression
+
+
+# --- get_params / set_params / clone --------------------------------------------------------------
+
+@pytest.mark.parametrize("key", KEYS)
+def test_clone_gives_the_same_parameters_and_no_fitted_state(key):
+    learner = _make(key)
+    copy = clone(learner)
+    assert type(copy) is type(learner) and copy is not learner
+    params, copied = learner.get_params(deep=False), copy.get_params(deep=False)
+    assert params.keys() == copied.keys() == set(inspect.signature(type(learner)).parameters)
+    assert all(_same(params[name], copied[name]) for name in params)
+    fitted = learner.fit(*SETTINGS[key].data)
+    assert not hasattr(clone(fitted), "privacy_")
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_set_params_round_trips_and_refuses_unknown_names(key):
+    learner = _make(key)
+    params = learner.get_params(deep=True)
+    assert learner.set_params(**params) is learner
+    assert learner.set_params(epsilon=0.5).epsilon == 0.5 and learner.get_params()["epsilon"] == 0.5
+    with pytest.raises(ValueError, match="no_such_parameter") as error:
+        learner.set_params(no_such_parameter=1)
+    assert "epsilon" in str(error.value)  # the message lists the valid names
+    with pytest.raises(ValueError, match="epsilon__x"):
+        learner.set_params(epsilon__x=1)  # ε is not an estimator: no nested parameters
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_fitted_learner_pickles_and_deep_copies(key):
+    # joblib (GridSearchCV(n_jobs=2)) pickles learners, and the fuzz deep-copies fitted ones.
+    X, y = SETTINGS[key].data
+    learner = _make(key).fit(X, y)
+    for copy in (pickle.loads(pickle.dumps(learner)), deepcopy(learner)):
+        assert copy.privacy_ == learner.privacy_ and type(copy.privacy_) is PrivacyReceipt
+        np.testing.assert_array_equal(copy.predict(X[:20]), learner.predict(X[:20]))
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_fit_leaves_parameters_alone_and_same_seed_same_model(key):
+    X, y = SETTINGS[key].data
+    learner = _make(key)
+    before = learner.get_params(deep=False)
+    first = learner.fit(X, y).predict(X[:50])
+    assert all(before[name] is value for name, value in learner.get_params(deep=False).items())
+    second = clone(learner).fit(X, y).predict(X[:50])  # random_state is an int: the same stream again
+    np.testing.assert_array_equal(first, second)
+
+
+# --- model selection ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cv", [2, 3])
+@pytest.mark.parametrize("key", KEYS)
+def test_cross_val_score_runs(key, cv):
+    X, y = SETTINGS[key].data
+    scores = cross_val_score(_make(key), X, y, cv=cv, error_score="raise")
+    assert scores.shape == (cv,) and np.all(np.isfinite(scores))
+    if not key.endswith("DPLasso"):
+        assert np.all((0 <= scores) & (scores <= 1))  # accuracies
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_grid_search_over_epsilon_runs(key):
+    setting = SETTINGS[key]
+    search = GridSearchCV(_make(key), {"epsilon": list(setting.grid)}, cv=2, error_score="raise")
+    search.fit(*setting.data)
+    assert search.best_params_["epsilon"] in setting.grid and math.isfinite(search.best_score_)
+    assert search.best_estimator_.privacy_.epsilon == _expected_epsilon(search.best_estimator_,
+                                                                        search.best_params_["epsilon"])
+
+
+# --- the privacy receipt --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", KEYS)
+def test_privacy_receipt_is_the_one_type_with_the_asked_budget(key):
+    setting = SETTINGS[key]
+    learner = _make(key).fit(*setting.data)
+    receipt = learner.privacy_
+    assert type(receipt) is PrivacyReceipt
+    assert receipt.epsilon == _expected_epsilon(learner, setting.kwargs["epsilon"])
+    assert receipt.delta == (0.0 if setting.delta is None else setting.delta)
+    assert receipt.theorem.startswith("Theorem ") and receipt.accountant and receipt.why
+    assert receipt["epsilon"] == receipt.epsilon and receipt["delta"] == receipt.delta  # the old dict reading
+    assert all(step.epsilon <= receipt.epsilon and step.delta <= receipt.delta for step in receipt.steps)
+
+
+def test_lasso_receipt_says_no_guarantee_without_residual_clipping():
+    X, y = SETTINGS["dpteach.regression.DPLasso"].data
+    receipt = LEARNERS["dpteach.regression.DPLasso"](1.0, 1e-5, 2, clip_residual=False, random_state=0).fit(X, y).privacy_
+    assert receipt.epsilon == math.inf and not receipt.is_private
+
+
+def test_lasso_receipt_with_the_accountant_calibration_is_the_asked_epsilon():
+    X, y = SETTINGS["dpteach.regression.DPLasso"].data
+    lasso = LEARNERS["dpteach.regression.DPLasso"](0.7, 1e-5, 2, calibrate="accountant", random_state=0)
+    assert lasso.fit(X, y).privacy_.epsilon == 0.7
+
+
+def test_receipt_is_frozen_and_reads_like_the_old_dicts():
+    step = PrivacyStep("selection", "m validation examples", 1.0)
+    receipt = PrivacyReceipt(1.0, 1e-5, "zcdp", "Theorem 9.3", why="w", steps=[step],
+                             details={"calibrated_by": "exact"})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        receipt.epsilon = 2.0
+    with pytest.raises(TypeError):
+        receipt.details["calibrated_by"] = "zcdp"  # a read-only view
+    assert receipt.steps == (step,) and step.delta == 0.0
+    assert receipt["calibrated_by"] == "exact" and dict(receipt)["theorem"] == "Theorem 9.3"
+    assert list(receipt) == ["epsilon", "delta", "accountant", "theorem", "why", "steps", "calibrated_by"]
+    with pytest.raises(KeyError, match="total"):
+        receipt["total"]
+    assert receipt == PrivacyReceipt(1.0, 1e-5, "zcdp", "Theorem 9.3", why="w", steps=(step,),
+                                     details={"calibrated_by": "exact"})
+
+
+@pytest.mark.parametrize("kwargs, error, word", [
+    (dict(epsilon=-1.0), ValueError, "epsilon"),
+    (dict(epsilon=math.nan), ValueError, "epsilon"),
+    (dict(epsilon="1"), TypeError, "epsilon"),
+    (dict(epsilon=True), TypeError, "epsilon"),
+    (dict(delta=1.0), ValueError, "delta"),
+    (dict(delta=-0.1), ValueError, "delta"),
+    (dict(accountant=None), TypeError, "accountant"),
+    (dict(steps=[{"epsilon": 1.0}]), TypeError, "steps"),
+    (dict(details={"epsilon": 2.0}), ValueError, "details"),
+])
+def test_receipt_refuses_bad_values_by_name(kwargs, error, word):
+    arguments = dict(epsilon=1.0, delta=1e-5, accountant="zcdp", theorem="Theorem 9.3") | kwargs
+    with pytest.raises(error, match=word):
+        PrivacyReceipt(**arguments)
