@@ -429,7 +429,7 @@ def rewrite_notebook(nb):
             needed |= homes
             new = _rewrite_dotted(new)
         else:
-            new = _rewrite_dotted(old)
+            new = _rewrite_prose(_rewrite_dotted(old))
         if new != old:
             store(cell, new)
             changed = True
@@ -464,6 +464,31 @@ def forbid_new_names(text):
             if f'"{new}"' in text:
                 continue
             text = re.sub(rf'"{re.escape(old)}"(?!, "{re.escape(new)}")', f'"{old}", "{new}"', text)
+    return text
+
+
+#: Sentences of the chapters that named an old home (exact text -> new text), fixed in markdown cells.
+PROSE = {
+    "(the nets,\n$\\mathcal H(q)$, the error counts and the selection). Every name below also imports from `dpteach.proper`.":
+        "(the nets,\n$\\mathcal H(q)$, the error counts and the selection). Each name below imports from the module that defines it.",
+    "`dpteach.generic` provides four, each with": "`dpteach.hypotheses` provides four, each with",
+    "- `dpteach.experiments.table1`: `run_comparison`, `fit_learner`, `make_problem`, `peers_available`, `mean_error`,\n"
+    "  `n_needed`, `sample_complexity_shape`, `excess_error_shape`, `fit_shape_constant`, `complexity_shape`,\n"
+    "  `runtime_vs_d`, `winner_table`, `format_winner_table`, `surrogate_gap`, `unit_ball_rows` (diffprivlib's input), and\n":
+        "- `dpteach.experiments.table1`: `run_comparison`, `fit_learner`, `make_problem`, `peers_available`,\n"
+        "  `runtime_vs_d`, `surrogate_gap`, `unit_ball_rows` (diffprivlib's input), and\n",
+    "- `dpteach.experiments.table1_surrogate`: `rcn_logistic_threshold`,":
+        "- `dpteach.experiments.table1_tables`: `mean_error`, `n_needed`, `winner_table`, `format_winner_table`.\n"
+        "- `dpteach.experiments.table1_rates`: `sample_complexity_shape`, `excess_error_shape`, `fit_shape_constant`,\n"
+        "  `complexity_shape`.\n"
+        "- `dpteach.experiments.table1_surrogate`: `rcn_logistic_threshold`,",
+}
+
+
+def _rewrite_prose(text):
+    for old, new in PROSE.items():
+        if new not in text:
+            text = text.replace(old, new)
     return text
 
 
