@@ -49,7 +49,7 @@ from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
                           check_labels, check_positive, check_real_array, check_same_length)
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
-from .dp_erm import zcdp_epsilon, _zcdp_gaussian_sigma
+from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma as _zcdp_gaussian_sigma
 from .feature_scaling import radial_clip_factors
 from .mechanisms import gaussian_delta, gaussian_sigma
 

@@ -30,7 +30,7 @@ import numpy as np
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive
-from .composition import PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, _expected_loss, pld_epsilon
+from .composition import PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
 from .dp_logistic import (MAX_EPOCHS, MAX_FIT_WORK, _check_data, _clip, _default_batch_size, _gradients,
                           dp_sgd_sigma)
 
@@ -51,7 +51,7 @@ def _in_pld_limits(sigma, clip_norm, sampling_rate, n_steps):
     """Whether pld_epsilon accepts these steps (its stated limits PLD_MIN_NOISE and PLD_MAX_EXPECTED_LOSS)."""
     ratio = sigma / clip_norm
     return (ratio >= PLD_MIN_NOISE
-            and n_steps * _expected_loss("poisson_gaussian", ratio, sampling_rate) <= PLD_MAX_EXPECTED_LOSS)
+            and n_steps * expected_loss("poisson_gaussian", ratio, sampling_rate) <= PLD_MAX_EXPECTED_LOSS)
 
 
 def _epsilon(sigma, clip_norm, sampling_rate, n_steps, delta):

@@ -147,7 +147,7 @@ def scaled_products(factors, plan):
 
     ``factors`` is a list over coordinates of (mantissa, exponent) pairs from
     :func:`scaled_univariate`; ``plan`` is (parent, coord, power) of
-    ``hermite._plan``: feature j = feature parent[j] × factor[coord[j]][power[j]],
+    ``hermite.feature_plan``: feature j = feature parent[j] × factor[coord[j]][power[j]],
     feature 0 = 1. Mantissas are renormalised after every product, so nothing
     underflows either.
     """

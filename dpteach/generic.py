@@ -8,8 +8,7 @@ This module holds the learner, :func:`generic_private_learner`
 :class:`GenericPrivateLearner`, non-private :func:`erm`, and the selection
 step on precomputed error counts (:func:`select_hypotheses`). The classes
 live in :mod:`dpteach.hypotheses` and the chapter's experiment helpers in
-:mod:`dpteach.experiments.generic`; both are re-exported here so that
-``dpteach.generic.thresholds`` keeps working.
+:mod:`dpteach.experiments.generic` (import them from there).
 """
 
 from __future__ import annotations
@@ -174,10 +173,3 @@ def select_hypotheses(error_counts, epsilon, rng=None):
         epsilon = check_epsilon(epsilon)
         chosen = np.array([exponential_mechanism(-row, 1.0, epsilon, rng) for row in rows], dtype=np.int64)
     return chosen.reshape(counts.shape[:-1])
-
-
-# --- Re-exported so that ``dpteach.generic.thresholds`` etc. keep working (they moved when the
-# module was split by idea; new code imports them from dpteach.hypotheses / dpteach.experiments.generic).
-from .hypotheses import (Halfspaces, Hypothesis, HypothesisClass, Intervals, Parities,  # noqa: E402,F401
-                         Thresholds, halfspaces, intervals, parities, public_directions, thresholds,
-                         walsh_hadamard)

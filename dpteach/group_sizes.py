@@ -29,7 +29,7 @@ __all__ = ["GROUP_SIZE_RULES", "MAX_GROUP_SIZE", "group_size", "tolerance_for_gr
 GROUP_SIZE_RULES = ("theorem", "slide", "rr", "clt")
 
 
-def _check_rule_randomizer(rule, randomizer):
+def check_rule_randomizer(rule, randomizer):
     """Validate the rule and the randomizer it is stated for; return the randomizer's name."""
     check_choice(rule, "rule", GROUP_SIZE_RULES)
     if randomizer is None:
@@ -106,16 +106,16 @@ def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0)
     epsilon = check_epsilon(epsilon)
     tau = check_probability(tau, "tau")
     beta = check_probability(beta, "beta")
-    randomizer = _check_rule_randomizer(rule, randomizer)
+    randomizer = check_rule_randomizer(rule, randomizer)
     var_phi = check_probability(var_phi, "var_phi", low_open=False, high_open=False)
-    return _group_size(epsilon, tau, beta, rule, randomizer, var_phi)
+    return group_size_prechecked(epsilon, tau, beta, rule, randomizer, var_phi)
 
 
 #: Largest group size :func:`group_size` returns (2^62 users); beyond it the inputs are refused by name.
 MAX_GROUP_SIZE = 2 ** 62
 
 
-def _group_size(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
+def group_size_prechecked(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
     """:func:`group_size` on validated inputs (the simulation calls it once per query)."""
     try:
         with np.errstate(over="raise", divide="raise"):
@@ -169,12 +169,12 @@ def tolerance_for_group(epsilon, m, beta, rule="theorem", randomizer=None, var_p
     m = check_int(m, "m", minimum=1)
     epsilon = check_epsilon(epsilon)
     beta = check_probability(beta, "beta")
-    randomizer = _check_rule_randomizer(rule, randomizer)
+    randomizer = check_rule_randomizer(rule, randomizer)
     var_phi = check_probability(var_phi, "var_phi", low_open=False, high_open=False)
-    return _tolerance_for_group(epsilon, m, beta, rule, randomizer, var_phi)
+    return tolerance_for_group_prechecked(epsilon, m, beta, rule, randomizer, var_phi)
 
 
-def _tolerance_for_group(epsilon, m, beta, rule, randomizer, var_phi=1.0):
+def tolerance_for_group_prechecked(epsilon, m, beta, rule, randomizer, var_phi=1.0):
     """:func:`tolerance_for_group` on validated inputs (inf when ε is so small that nothing is guaranteed)."""
     try:
         return _tolerance_for_group_unchecked(epsilon, m, beta, rule, randomizer, var_phi)

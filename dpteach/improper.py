@@ -26,7 +26,7 @@ from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array
                           check_memory, check_positive, check_probability, check_representable, check_same_length)
 from ._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
-from .hermite import _clipped_features, _unchecked_features, clip_features, clip_radius as _hermite_clip_radius
+from .hermite import clip_features_prechecked, hermite_features_unchecked, clip_features, clip_radius as _hermite_clip_radius
 from .mechanisms import exponential_mechanism
 
 __all__ = [
@@ -364,7 +364,7 @@ class PrivateHermiteL1Learner(Estimator):
     # Subclasses (the log-concave learner) change the basis and the default radius.
     def _clipped_feature_map(self, X, radius):
         """ψ̄_{p,T}(X): finite with rows of norm ≤ T for every finite record (hermite.clipped_hermite_features)."""
-        return _clipped_features(X, self.degree_, radius)
+        return clip_features_prechecked(X, self.degree_, radius)
 
     def _default_clip_radius(self, d, degree, alpha):
         return None
@@ -479,4 +479,4 @@ class _PrivateHermiteL1LearnerOverflowBroken(PrivateHermiteL1Learner):
 
     def _clipped_feature_map(self, X, radius):
         with np.errstate(over="ignore", invalid="ignore"):
-            return clip_features(_unchecked_features(X, self.degree_), radius)[0]
+            return clip_features(hermite_features_unchecked(X, self.degree_), radius)[0]

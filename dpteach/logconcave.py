@@ -18,13 +18,12 @@ from ._validation import (as_rng, check_choice, check_finite_array, check_int, c
                           check_probability, check_work)
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
-from .hermite import _clip_scale_or_overflow, _eq25_radius, _plan, multi_indices
+from .marginals import MARGINALS, sample_marginal
+from .hermite import clip_scale_or_overflow, eq25_radius, feature_plan, multi_indices
 from .improper import C_SMALL, PrivateHermiteL1Learner, theorem_parameters
 
 __all__ = [
-    "MARGINALS",
     "marginal_moments",
-    "sample_marginal",
     "monomial_features",
     "monomial_gram",
     "orthonormal_map",
@@ -32,9 +31,6 @@ __all__ = [
     "logconcave_clip_radius",
     "PrivateLogConcaveL1Learner",
 ]
-
-MARGINALS = ("uniform", "laplace")
-
 
 def marginal_moments(marginal, max_order):
     """E[X^k], k = 0..max_order, for an isotropic 1-D marginal: U[−√3, √3] or Laplace(1/√2).
@@ -93,34 +89,6 @@ def _moments(marginal, max_order, name, orders_per_unit=1):
     return np.array(moments)
 
 
-def sample_marginal(n, d, marginal, rng=None):
-    """n draws from the product of d isotropic copies of the marginal (synthetic, public).
-
-    Parameters
-    ----------
-    n, d : int ≥ 1
-    marginal : {"uniform", "laplace"}
-    rng : seed or Generator
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, d). Cost O(n·d).
-
-    Raises
-    ------
-    ValueError, TypeError
-        For n, d < 1, an unknown marginal or a bad rng.
-    """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
-    check_choice(marginal, "marginal", MARGINALS)
-    check_memory(("n", n), ("d", d))
-    rng = as_rng(rng)
-    if marginal == "uniform":
-        return rng.uniform(-math.sqrt(3.0), math.sqrt(3.0), size=(n, d))
-    return rng.laplace(0.0, 1.0 / math.sqrt(2.0), size=(n, d))
-
-
 def _monomials(X, degree):
     """x^κ for validated X, overflow allowed (callers clip or refuse); the (n, D, d) power table is size-checked."""
     D = feature_dimension_or_refuse(X.shape[1], degree)
@@ -152,14 +120,14 @@ def _clipped_logconcave_features(X, marginal, degree, radius, method="sym"):
     A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
     with np.errstate(over="ignore", invalid="ignore"):
         F = _monomials(X, degree) @ A.T
-    scale, overflow = _clip_scale_or_overflow(F, radius)
+    scale, overflow = clip_scale_or_overflow(F, radius)
     if overflow.any():
         F[overflow] = 0.0
     clipped = F * scale[:, None]
     if overflow.any():
         rows = X[overflow]
         factors = [scaled_univariate(rows[:, i], degree, "monomial") for i in range(X.shape[1])]
-        mantissa, exponent = scaled_products(factors, _plan(X.shape[1], degree))
+        mantissa, exponent = scaled_products(factors, feature_plan(X.shape[1], degree))
         clipped[overflow] = clip_scaled_rows(mantissa.T, exponent.T, radius, transform=A)
     return clipped
 
@@ -307,7 +275,7 @@ def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0)
     check_work(("n_draws", n_draws), ("D", D), ("D", D))
     X = sample_marginal(n_draws, d, marginal, rng)
     F = logconcave_features(X, marginal, degree)
-    return _eq25_radius(np.linalg.norm(F, axis=1), c_alpha)
+    return eq25_radius(np.linalg.norm(F, axis=1), c_alpha)
 
 
 class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):

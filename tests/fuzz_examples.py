@@ -548,7 +548,7 @@ add(IM + "PrivateHermiteL1Learner", dict(alpha=0.3, epsilon=1.0, delta=1e-5, deg
     fit=dict(X=_XL, y=_YL), arrays={"X": 2, "y": 1})
 LC = "dpteach.logconcave."
 add(LC + "marginal_moments", dict(marginal="laplace", max_order=4))
-add(LC + "sample_marginal", dict(n=5, d=2, marginal="laplace", rng=0))
+add("dpteach.marginals.sample_marginal", dict(n=5, d=2, marginal="laplace", rng=0))
 add(LC + "monomial_features", dict(X=X2, degree=2), arrays={"X": 2})
 add(LC + "monomial_gram", dict(marginal="laplace", d=2, degree=2))
 add(LC + "orthonormal_map", dict(gram=np.array([[2.0, 0.5], [0.5, 1.0]])), arrays={"gram": 2})

@@ -44,7 +44,8 @@ import numpy as np
 import pytest
 
 import dpteach
-from dpteach import audit as _audit, bounds as _bounds, composition as _composition, mechanisms as _mechanisms
+from dpteach import (audit as _audit, bounds as _bounds, composition as _composition, group_sizes,
+                     mechanisms as _mechanisms, sq_algorithms)
 from dpteach._estimator import Estimator
 from fuzz_examples import CHAPTER_3_MODULES, EXAMPLES
 
@@ -561,7 +562,7 @@ def test_gaussian_mechanism_at_extreme_epsilon_answers_or_names_the_limit(epsilo
 def test_group_size_at_tiny_epsilon_answers_or_names_the_limit():
     from dpteach import local
     try:
-        m = local.group_size(1e-300, 0.1, 0.05)
+        m = group_sizes.group_size(1e-300, 0.1, 0.05)
     except ValueError as err:
         assert "epsilon" in str(err)
         return
@@ -620,5 +621,5 @@ def test_simulate_sq_locally_refuses_a_size_whose_cost_is_known_to_be_too_large(
     from dpteach import local
     users = EXAMPLES["dpteach.local.simulate_sq_locally"].kwargs["data"]
     with pytest.raises(ValueError, match="d"), _TimeLimit(5):
-        local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=10 ** 18, tau=0.5)
+        local.simulate_sq_locally(sq_algorithms.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=10 ** 18, tau=0.5)
 

@@ -17,8 +17,8 @@ import functools
 import math
 
 from .._validation import as_rng, check_finite_array, check_int, check_memory, check_probability, check_real_array
-from ..logconcave import MARGINALS, sample_marginal
-from .generic import _flip_labels
+from ..marginals import MARGINALS, sample_marginal
+from .generic import flip_labels_prechecked
 
 __all__ = [
     "gaussian_halfspace_data",
@@ -88,7 +88,7 @@ def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rn
     rng = as_rng(rng)
     X = rng.standard_normal((n, d))
     clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
-    return X, _flip_labels(clean, noise_rate, rng), normal
+    return X, flip_labels_prechecked(clean, noise_rate, rng), normal
 
 
 def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
@@ -377,4 +377,4 @@ def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0
     rng = as_rng(rng)
     X = product_logconcave_sample(n, d, marginal, rng)
     clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
-    return X, _flip_labels(clean, noise_rate, rng), normal
+    return X, flip_labels_prechecked(clean, noise_rate, rng), normal

@@ -19,7 +19,8 @@ from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sw
 from ..bounds.improper import algorithm_6_7_error_terms
 from ..hermite import clip_features, hermite_1d, hermite_features, threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, practical_parameters, threshold_grid, threshold_error_counts
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = ["approximation_errors", "sample_halfspace_problem", "learner_test_error", "excess_error_vs_n",
            "error_grid", "error_vs_alpha", "error_vs_d", "l1_vs_least_squares", "optimiser_bound_vs_epsilon"]

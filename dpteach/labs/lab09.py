@@ -88,7 +88,7 @@ def check_clipping(fn):
     row to norm C, NaN on zero rows, and clipping each coordinate.
     """
     task = "Task 1 (per-example clipping)"
-    require_own_code(fn, ("clip_gradients", "_clip", "clip_features", "_clip_scale"), task)
+    require_own_code(fn, ("clip_gradients", "_clip", "clip_features", "_clip_scale", "clip_scale"), task)
     for G, C in _clip_cases():
         where = f"with {G.shape[0]} gradients of dimension {G.shape[1]} and C = {C}"
         out = _call_clip(fn, G.copy(), C, task)
@@ -171,7 +171,7 @@ def check_dp_sgd_sigma(fn):
     Tried on :data:`SIGMA_CASES`; a wrong value is matched against the typical bugs.
     """
     task = "Task 2 (DP-SGD noise)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_zcdp", "dp_erm_sigma"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_zcdp", "dp_erm_sigma"), task)
     check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
                           "Theorem 9.3: each epoch is one Gaussian mechanism per example (disjoint batches); "
                           "compose the epochs in zCDP, match the total to ρ(ε, δ) = zcdp_rho(ε, δ), and take the "
@@ -372,7 +372,7 @@ def check_row_clip_sigma(fn):
     setting (R = 2√3), R = 0 and 1, and inputs drawn here; typical bugs named.
     """
     task = "Task 5 (row clipping σ)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_zcdp", "gradient_sum_sensitivity", "_calibration"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_zcdp", "gradient_sum_sensitivity", "_calibration"), task)
 
     def report(out, case):
         R, E, e, dl = case
@@ -454,7 +454,7 @@ def check_clip_schedule_sigma(fn):
     zero epochs, and random schedules drawn here.
     """
     task = "Task 6 (clip schedule σ)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_exact", "_calibration", "gradient_sum_sensitivity"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_exact", "_calibration", "gradient_sum_sensitivity"), task)
 
     def report(out, case):
         C, E, e, dl = case
