@@ -35,7 +35,7 @@ from .dpsas_steps import (STEP_RULES, _check_data, _check_epsilon_or_inf, _check
                           dpsas_round, private_initial_direction, private_threshold,
                           projected_gaussian_noise, ramp, ramp_derivative, ramp_loss, ramp_loss_gradient,
                           round_schedule, step_size)
-from .mechanisms import exponential_mechanism
+from .mechanisms import exponential_mechanism_on_errors
 
 # The building blocks of Algorithm 8.3 live in dpsas_steps and are re-exported here, so that
 # ``dpteach.dpsas`` names everything the chapter uses.
@@ -332,8 +332,9 @@ def _select(correct_counts, epsilon, rng):
     counts = np.asarray(correct_counts, dtype=float)
     if epsilon == math.inf:
         return int(np.argmax(counts))
-    # exp(ε·accuracy/(2/|D_val|)) = exp(ε·#correct/2): pass the counts with sensitivity 1.
-    return exponential_mechanism(counts, 1.0, epsilon, rng)
+    # exp(ε·accuracy/(2/|D_val|)) = exp(ε·#correct/2) ∝ exp(−ε·#errors/2), as #errors = |D_val| − #correct:
+    # −#correct are the error counts up to the constant |D_val|, which the exponential mechanism ignores.
+    return exponential_mechanism_on_errors(-counts, epsilon, rng)
 
 
 def _predict(X, w, tau):

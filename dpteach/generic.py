@@ -22,7 +22,7 @@ from ._estimator import Estimator
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_epsilon, check_finite_array
 from .hypotheses import check_class
-from .mechanisms import exponential_mechanism
+from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors
 
 __all__ = ["generic_private_learner", "GenericPrivateLearner", "erm", "select_hypotheses"]
 
@@ -167,12 +167,8 @@ def select_hypotheses(error_counts, epsilon, rng=None):
     counts = check_finite_array(error_counts, "error_counts", ndim=(1, 2, 3, 4))
     rng = as_rng(rng)
     rows = counts.reshape(-1, counts.shape[-1])
-    if epsilon == math.inf:
-        # Uniform tie-breaking: counts are integers, so a U[0, 1/2) jitter only reorders ties.
-        chosen = np.argmin(rows + 0.5 * rng.random(rows.shape), axis=1)
-    else:
-        epsilon = check_epsilon(epsilon)
-        chosen = np.array([exponential_mechanism(-row, 1.0, epsilon, rng) for row in rows], dtype=np.int64)
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    chosen = np.array([exponential_mechanism_on_errors(row, epsilon, rng) for row in rows], dtype=np.int64)
     return chosen.reshape(counts.shape[:-1])
 
 

@@ -30,7 +30,7 @@ from scipy import spatial
 
 from ._validation import (as_rng, check_epsilon, check_finite_array, check_int, check_labels, check_positive,
                           check_probability, check_same_length)
-from .mechanisms import exponential_mechanism
+from .mechanisms import exponential_mechanism_on_errors
 
 __all__ = [
     "THRESHOLD_RANGE_CONSTANT",
@@ -339,10 +339,8 @@ def _check_data(X, y):
 
 
 def _select(counts, epsilon, rng):
-    if epsilon == math.inf:
-        # Arg-min with uniform tie-breaking: integer counts, so a U[0, 1/2) jitter only reorders ties.
-        return int(np.argmin(counts + 0.5 * rng.random(counts.size)))
-    return exponential_mechanism(-counts.astype(float), 1.0, epsilon, rng)
+    # ε = inf: the arg-min with uniform tie-breaking.
+    return exponential_mechanism_on_errors(counts, epsilon, rng)
 
 
 def select_halfspace(X, y, cover, epsilon, rng=None):

@@ -27,7 +27,8 @@ from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array
 from ._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
 from .hermite import _clipped_features, _unchecked_features, clip_features, clip_radius as _hermite_clip_radius
-from .mechanisms import exponential_mechanism
+from .dpsas import validation_size
+from .mechanisms import exponential_mechanism_on_errors
 
 __all__ = [
     "threshold_grid",
@@ -133,13 +134,7 @@ def select_hypothesis(error_counts, epsilon, rng=None, size=None):
         raise ValueError("error_counts must be >= 0 (numbers of validation errors), "
                          f"found {counts[counts < 0].ravel()[0]!r}")
     epsilon = check_epsilon(epsilon)
-    return exponential_mechanism(-counts.ravel(), 1.0, epsilon, rng=rng, size=size)
-
-
-def _validation_size(n_blocks, n_thresholds, alpha, epsilon, beta, c=C_SMALL):
-    """Lemma 6.9 (the paper's Lemma B.5) inverted with slack cα and failure β/2, K = kM candidates."""
-    K = n_blocks * n_thresholds
-    return math.ceil(8 * math.log(8 * K / beta) / (c * alpha) ** 2 + 4 * math.log(4 * K / beta) / (epsilon * c * alpha))
+    return exponential_mechanism_on_errors(counts.ravel(), epsilon, rng=rng, size=size)
 
 
 def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
@@ -192,7 +187,8 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     n0 = check_representable(sizes["block_size"], "the block size n₀",
                              "d, alpha and epsilon with 36·D/(cα)² and 6·D·√(2/ρ)/(cα) below 1.8e308",
                              d=d, alpha=alpha, epsilon=epsilon)
-    m = _validation_size(k, M, alpha, epsilon, beta)
+    # m inverts Lemma 6.9 (the paper's Lemma B.5) with slack cα over the K = kM candidates.
+    m = validation_size(C_SMALL * alpha, epsilon, beta, k * M)
     return {"degree": degree, "n_features": D, "clip_radius": T, "n_blocks": k,
             "n_thresholds": M, "block_size": n0, "validation_size": m,
             "n_iterations": sizes["n_iterations"], "n_samples": k * n0 + m}

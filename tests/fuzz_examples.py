@@ -153,6 +153,8 @@ add(M + "exponential_mechanism_probabilities", dict(scores=SCORES, sensitivity=1
     arrays={"scores": 1})
 add(M + "exponential_mechanism", dict(scores=SCORES, sensitivity=1.0, epsilon=1.0, rng=0, size=3),
     arrays={"scores": 1})
+add(M + "exponential_mechanism_on_errors", dict(error_counts=np.array([3.0, 1.0, 2.0]), epsilon=1.0, rng=0, size=3),
+    arrays={"error_counts": 1}, accepts=INF_IS_REFERENCE)
 add(M + "report_noisy_max", dict(scores=SCORES, sensitivity=1.0, epsilon=1.0, rng=0, size=3), arrays={"scores": 1})
 C = "dpteach.composition."
 add(C + "basic_composition", dict(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5]),
