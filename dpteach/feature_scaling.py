@@ -48,6 +48,15 @@ def _size(count):
     return f"{count:,}" if count < 10 ** 15 else f"about 10^{len(str(count)) - 1}"
 
 
+def hermite_feature_count(d, degree):
+    """D_p = C(d + p, p), the number of multi-indices κ ∈ ℕ^d with |κ| ≤ p, for already validated ints d, p ≥ 0.
+
+    The formula's one home (``hermite.feature_dimension`` is its validating public name; the bounds,
+    which sit below the algorithm modules, call this one). p = 0 gives 1, the constant feature.
+    """
+    return math.comb(d + degree, degree)
+
+
 def feature_dimension_or_refuse(d, degree, name="degree"):
     """D = C(d + p, p), or a ValueError naming ``name`` when D > :data:`MAX_FEATURE_DIMENSION`.
 
@@ -55,10 +64,10 @@ def feature_dimension_or_refuse(d, degree, name="degree"):
     computed as a product of min(d, p) factors, so it is instant even for
     p = 10¹⁸; the message says the largest degree that fits at this d.
     """
-    D = math.comb(d + degree, degree)
+    D = hermite_feature_count(d, degree)
     if D > MAX_FEATURE_DIMENSION or d * D > 10 * MAX_FEATURE_DIMENSION:
         def fits(p):
-            size = math.comb(d + p, p)
+            size = hermite_feature_count(d, p)
             return size <= MAX_FEATURE_DIMENSION and d * size <= 10 * MAX_FEATURE_DIMENSION
         largest, above = 0, degree  # D grows with p: bisect for the largest degree that fits
         while above - largest > 1:

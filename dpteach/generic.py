@@ -66,7 +66,7 @@ def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
     hypotheses = check_class(hypotheses)
     epsilon = check_epsilon(epsilon)
     errors = hypotheses.error_counts(X, y)
-    return exponential_mechanism(-errors, sensitivity=1.0, epsilon=epsilon, rng=rng, size=size)
+    return exponential_mechanism_on_errors(errors, epsilon, rng=rng, size=size)  # score −errors, sensitivity 1
 
 
 def broken_generic_learner_no_factor_2(hypotheses, X, y, epsilon, rng=None, size=None):
@@ -148,10 +148,10 @@ def erm(hypotheses, X, y, rng=None):
 def select_hypotheses(error_counts, epsilon, rng=None):
     """Run the learner's selection step on each row of an array of error counts.
 
-    For finite ε each row goes through ``mechanisms.exponential_mechanism``
-    with score −errors and sensitivity 1 (exactly what
-    :func:`generic_private_learner` does after counting); ε = inf means ERM
-    with uniform tie-breaking (non-private, for reference curves).
+    Each row goes through ``mechanisms.exponential_mechanism_on_errors``
+    (score −errors, sensitivity 1: exactly what :func:`generic_private_learner`
+    does after counting); ε = inf means ERM with uniform tie-breaking
+    (non-private, for reference curves).
 
     Parameters
     ----------

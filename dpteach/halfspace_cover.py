@@ -347,7 +347,7 @@ def select_halfspace(X, y, cover, epsilon, rng=None):
     """Sample h ∈ H(q) with probability ∝ exp(−(ε/2)·#errors on (X, y)) (Algorithm 7.7 line 7; the paper's step 7).
 
     The score −#errors changes by at most 1 when one example of S₂ is
-    replaced, so ``dpteach.mechanisms.exponential_mechanism`` with sensitivity 1
+    replaced, so ``dpteach.mechanisms.exponential_mechanism_on_errors`` (sensitivity 1)
     is ε-DP (given the public cover). ε = math.inf: arg-min, ties at random (not private).
 
     Parameters

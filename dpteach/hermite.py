@@ -21,7 +21,7 @@ from scipy import special
 from ._validation import (as_rng, check_choice, check_finite_array, check_finite_scalar, check_int, check_positive,
                           check_probability)
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
-                              scaled_products, scaled_univariate)
+                              hermite_feature_count, scaled_products, scaled_univariate)
 
 __all__ = [
     "multi_indices",
@@ -64,7 +64,7 @@ def feature_dimension(d, degree):
     """
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
-    return math.comb(d + degree, degree)
+    return hermite_feature_count(d, degree)
 
 
 def _multi_indices(d, degree):
@@ -309,7 +309,7 @@ def iter_hermite_features(X, degree, chunk_size=None):
 
 def _iter_features(X, degree, chunk_size):
     """(start, ψ_p(chunk)) with overflow allowed: callers clip (finite) or refuse (unclipped)."""
-    size = _chunk_size(math.comb(X.shape[1] + degree, degree), chunk_size)
+    size = _chunk_size(hermite_feature_count(X.shape[1], degree), chunk_size)
     for start in range(0, X.shape[0], size):
         yield start, _unchecked_features(X[start:start + size], degree)
 

@@ -19,6 +19,7 @@ from ._validation import (as_rng, check_choice, check_finite_array, check_int, c
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 from .hermite import _clip_scale_or_overflow, _eq25_radius, _plan, multi_indices
+from .hermite import feature_dimension
 from .improper import C_SMALL, PrivateHermiteL1Learner, theorem_parameters
 
 __all__ = [
@@ -369,7 +370,7 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
         from .bounds.improper import algorithm_6_7_sizes
         params = theorem_parameters(d, alpha, epsilon, delta, beta)
         degree = float(math.exp(2.0 / alpha))
-        D = math.inf if degree > 1e6 else float(math.comb(d + math.ceil(degree), d))
+        D = math.inf if degree > 1e6 else float(feature_dimension(d, math.ceil(degree)))
         T = math.sqrt(D / (C_SMALL * alpha))
         sizes = algorithm_6_7_sizes(D, T, float(self.coefficient_radius), C_SMALL * alpha,
                                     dp_erm.zcdp_rho(epsilon, delta))

@@ -543,6 +543,7 @@ add(IM + "select_hypothesis", dict(error_counts=np.array([3, 1, 2]), epsilon=1.0
     arrays={"error_counts": None})
 add(IM + "theorem_parameters", dict(d=2, alpha=0.1, epsilon=1.0, delta=1e-5))
 add(IM + "practical_parameters", dict(n=200, d=2, alpha=0.2, epsilon=1.0, delta=1e-5))
+add(IM + "practical_degree", dict(alpha=0.1))
 _XL = _rng.normal(size=(200, 2))
 _YL = np.where(_XL[:, 0] > 0.3, 1.0, -1.0)
 add(IM + "PrivateHermiteL1Learner", dict(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, n_iterations=5,

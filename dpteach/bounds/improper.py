@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..feature_scaling import hermite_feature_count
 from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive, check_positive_array,
                            check_probability, scalar_or_array)
 
@@ -42,7 +43,7 @@ def hermite_l1_sample_complexity(d, degree, alpha, epsilon):
     degree = check_int(degree, "degree", minimum=1)
     alpha = np.float64(check_probability(alpha, "alpha"))
     eps = check_epsilon_array(epsilon)
-    D = math.comb(d + degree, degree)
+    D = hermite_feature_count(d, degree)
     return scalar_or_array(D / alpha ** 2 + D / (eps * alpha))
 
 
@@ -72,7 +73,7 @@ def hermite_l1_excess_error(n, d, degree, epsilon):
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
     eps = check_epsilon_array(epsilon)
-    D = math.comb(d + degree, degree)
+    D = hermite_feature_count(d, degree)
     return scalar_or_array((D / n) ** 0.5 + D / (eps * n))
 
 
