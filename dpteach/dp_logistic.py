@@ -44,7 +44,7 @@ import sys
 import numpy as np
 from scipy import optimize, special
 
-from ._estimator import Estimator
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
                           check_labels, check_positive, check_real_array, check_same_length)
@@ -468,7 +468,7 @@ def _default_step_size(data_norm):
     return 4.0 / (data_norm * data_norm)
 
 
-class DPSGDLogisticRegression(Estimator):
+class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """Algorithm 9.2: (ε, δ)-DP logistic regression by DP-SGD with per-example clipping (Theorem 9.3).
 
     Parameters
@@ -617,12 +617,3 @@ class DPSGDLogisticRegression(Estimator):
             details={"requested_accountant": self.accountant, "calibrated_by": calibrated_by,
                      "per_epoch_zcdp_rho": (2 * clip_norm) ** 2 / (2 * sigma ** 2)})
         return self
-
-    def decision_function(self, X):
-        """⟨coef_, x⟩ + intercept_ for each row (post-processing). Cost O(n·d)."""
-        X = self._check_predict_input(X)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1 (post-processing). Cost O(n·d)."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)

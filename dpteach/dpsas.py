@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from ._estimator import Estimator
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_choice, check_delta, check_int, check_probability, check_representable
 from . import dpsas_steps
@@ -341,7 +341,7 @@ def _predict(X, w, tau):
     return np.where(X @ w + tau >= 0, 1.0, -1.0)
 
 
-class PrivateSemiAgnosticLearner(Estimator):
+class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
     """DP semi-agnostic proper learner (chapter 8: Algorithm 8.9, Theorem 8.11; the paper's Algorithm 4, Theorem 4.1).
 
     ``fit`` splits the data (a data-independent random partition) into a
@@ -450,9 +450,3 @@ class PrivateSemiAgnosticLearner(Estimator):
                 "mechanism on the validation part")
         self.n_features_in_ = d
         return self
-
-    def predict(self, X):
-        """±1 predictions sign(⟨ŵ, x⟩ + τ̂), ties +1 (post-processing: no privacy cost). Cost O(n·d)."""
-        X = self._check_predict_input(X)
-        return _predict(X, self.coef_, self.intercept_)
-
