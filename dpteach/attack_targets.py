@@ -55,6 +55,18 @@ def _clip_rows(records, radius, center):
     return center + offsets * radial_clip_factors(offsets, radius, floor=1e-300)
 
 
+def _clipped_mean_inputs(records, epsilon, delta, radius, center, rng):
+    """The checks of :func:`clipped_gaussian_mean` (and of its broken variant): the inputs, validated."""
+    records = _records(records)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    radius = check_positive(radius, "radius")
+    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
+        center, "center", shape=(records.shape[-1],))
+    rng = as_rng(rng)
+    return records, epsilon, delta, radius, center, rng
+
+
 def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None):
     """The clipped Gaussian-mechanism mean (chapter 4, Algorithm 4.4): (ε, δ)-DP.
 
@@ -91,13 +103,7 @@ def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None
     mechanism; clipping is a per-record map, so it costs nothing). Each record
     is touched once, by the clipping. Cost O(n·d) per trial.
     """
-    records = _records(records)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
-        center, "center", shape=(records.shape[-1],))
-    rng = as_rng(rng)
+    records, epsilon, delta, radius, center, rng = _clipped_mean_inputs(records, epsilon, delta, radius, center, rng)
     n = records.shape[-2]
     sigma = gaussian_sigma(2 * radius / n, epsilon, delta)
     clipped_mean = _clip_rows(records, radius, center).mean(axis=-2)
@@ -108,15 +114,10 @@ def _clipped_gaussian_mean_quarter_noise(records, epsilon, delta, radius, center
     """BROKEN on purpose: :func:`clipped_gaussian_mean` with σ/4 (for the envelope test and the audit demo).
 
     Adds a quarter of the noise the Gaussian mechanism needs, so it is not
-    (ε, δ)-DP; the chapter's envelope check and ``dpteach.audit`` catch it.
+    (ε, δ)-DP; the chapter's envelope check and ``dpteach.audit`` catch it. It shares the correct
+    routine's checks and clipping; only σ differs.
     """
-    records = _records(records)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
-        center, "center", shape=(records.shape[-1],))
-    rng = as_rng(rng)
+    records, epsilon, delta, radius, center, rng = _clipped_mean_inputs(records, epsilon, delta, radius, center, rng)
     sigma = gaussian_sigma(2 * radius / records.shape[-2], epsilon, delta) / 4
     clipped_mean = _clip_rows(records, radius, center).mean(axis=-2)
     return clipped_mean + rng.normal(0.0, sigma, size=clipped_mean.shape)

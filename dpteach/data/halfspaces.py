@@ -319,29 +319,12 @@ LOGCONCAVE_MARGINALS = MARGINALS
 
 
 def product_logconcave_sample(n, d, marginal="laplace", rng=None):
-    """n draws from a product of isotropic (mean 0, variance 1) log-concave marginals.
+    """n draws from a product of d isotropic log-concave marginals: :func:`dpteach.logconcave.sample_marginal`.
 
-    ``"uniform"``: each coordinate U[−√3, √3]; ``"laplace"``: Laplace with
-    scale 1/√2. Both are log-concave and full-dimensional (Section 6.6).
-
-    Parameters
-    ----------
-    n, d : int ≥ 1
-    marginal : {"uniform", "laplace"}
-    rng : seed or Generator
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, d). Cost O(n·d).
-
-    Raises
-    ------
-    ValueError, TypeError
-        For n, d < 1, an unknown marginal or a bad rng.
+    The data layer's name for the one sampler (which lives with the algorithms because they draw
+    public synthetic points from it, and they never import ``data``), with the Laplace marginal by
+    default. Parameters, result (shape (n, d)) and errors are those of ``sample_marginal``.
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
-    check_memory(("n", n), ("d", d))
     return sample_marginal(n, d, marginal, rng)
 
 
