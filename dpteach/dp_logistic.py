@@ -592,11 +592,16 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
             with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below, by name
                 for step in range(steps_per_epoch):
                     rows = order[step * batch:(step + 1) * batch]
-                    G = _gradients(X[rows], y[rows], theta[:d], theta[d])
+                    X_batch, y_batch = X[rows], y[rows]
+                    # The step's release is the audited one (Lemma 9.1's Gaussian mechanism), not a copy of it.
+                    noisy_sum = noisy_clipped_gradient_sum(X_batch, y_batch, theta[:d], theta[d], clip_norm, sigma,
+                                                           rng)
+                    G = _gradients(X_batch, y_batch, theta[:d], theta[d])  # for the diagnostic (not private) count
                     clipped += int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
-                    noisy_sum = _clip(G, clip_norm).sum(axis=0) + sigma * rng.standard_normal(d + 1)
                     theta = theta - learning_rate * (noisy_sum / batch + l2_penalty * theta)
                     average += theta
+                    if not np.all(np.isfinite(theta)):
+                        break  # reported below, by name
             # θ is a function of the released noisy sums only, so this check is post-processing.
             if not np.all(np.isfinite(average)):
                 raise ValueError(f"the iterates diverged (non-finite θ in epoch {epoch + 1}) with "
