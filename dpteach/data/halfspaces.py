@@ -51,6 +51,12 @@ def _unit_normal(normal, d, name="normal"):
     return normal / norm
 
 
+def _halfspace_labels(X, normal, threshold, noise_rate, rng):
+    """y = sign(⟨w*, x⟩ − t*) (ties +1), each flipped independently with probability η (RCN; OPT = η)."""
+    clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
+    return _flip_labels(clean, noise_rate, rng)
+
+
 def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rng=None):
     """x ~ N(0, I_d), y = sign(⟨w*, x⟩ − t*) flipped w.p. η (random classification noise).
 
@@ -87,8 +93,7 @@ def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rn
         raise ValueError(f"noise_rate must lie in [0, 0.5) (at 1/2 the labels carry no signal), got {noise_rate!r}")
     rng = as_rng(rng)
     X = rng.standard_normal((n, d))
-    clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
-    return X, _flip_labels(clean, noise_rate, rng), normal
+    return X, _halfspace_labels(X, normal, threshold, noise_rate, rng), normal
 
 
 def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
@@ -359,5 +364,4 @@ def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0
         raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
     rng = as_rng(rng)
     X = product_logconcave_sample(n, d, marginal, rng)
-    clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
-    return X, _flip_labels(clean, noise_rate, rng), normal
+    return X, _halfspace_labels(X, normal, threshold, noise_rate, rng), normal
