@@ -133,6 +133,7 @@ add(V + "check_sweep", dict(values=[0.1, 0.2], name="values"), arrays={"values":
 E = "dpteach._estimator."
 add(E + "NotFittedError", dict(), args=("message",))
 add(E + "Estimator", dict())
+add(E + "LinearClassifierMixin", dict())
 add(E + "check_fitted", dict(estimator=TH, attribute="size"))
 PR = "dpteach.privacy."
 # A receipt records a guarantee: ε = 0 (a step that reads no data) and ε = inf (no guarantee) are valid.
