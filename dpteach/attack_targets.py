@@ -17,7 +17,7 @@ import numpy as np
 from ._validation import (as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array,
                           check_second_moments)
 from .mechanisms import gaussian_sigma
-from .feature_scaling import radial_clip_factors
+from .feature_scaling import clip_rows
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
 
@@ -50,9 +50,8 @@ def exact_mean(records, rng=None):
 
 def _clip_rows(records, radius, center):
     # Scale each row towards the centre onto the ℓ2 ball: ‖clipped − c‖ <= R.
-    # radial_clip_factors: the same min(1, R/‖x − c‖), and exact (no overflow, no warning) for a huge record.
-    offsets = records - center
-    return center + offsets * radial_clip_factors(offsets, radius, floor=1e-300)
+    # clip_rows: min(1, R/‖x − c‖) on the offsets, exact (no overflow, no warning) for a huge record.
+    return center + clip_rows(records - center, radius, floor=1e-300)
 
 
 def _clipped_mean_inputs(records, epsilon, delta, radius, center, rng):

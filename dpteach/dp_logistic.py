@@ -50,7 +50,7 @@ from ._validation import (as_rng, check_choice, check_delta, check_epsilon, chec
                           check_labels, check_positive, check_real_array, check_same_length)
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
 from .dp_erm import zcdp_epsilon, _zcdp_gaussian_sigma
-from .feature_scaling import radial_clip_factors
+from .feature_scaling import clip_rows
 from .mechanisms import gaussian_delta, gaussian_sigma
 
 __all__ = [
@@ -154,9 +154,9 @@ def logistic_gradients(X, y, coef, intercept=0.0):
 def _clip(G, clip_norm):
     with np.errstate(over="ignore"):
         norms = np.sqrt(np.einsum("ij,ij->i", G, G))
-    # min(1, C/‖g‖), a zero row keeping factor 1; radial_clip_factors also clips a gradient whose squared
+    # min(1, C/‖g‖), a zero row keeping factor 1; clip_rows also clips a gradient whose squared
     # norm overflows (a record near 1e154 or beyond) to norm C exactly, instead of zeroing it.
-    return G * radial_clip_factors(G, clip_norm, norms=norms[:, None])
+    return clip_rows(G, clip_norm, norms=norms[:, None])
 
 
 def clip_gradients(gradients, clip_norm):

@@ -227,3 +227,13 @@ def radial_clip_factors(X, radius, floor=None, norms=None):
         top = np.max(np.abs(rows), axis=-1, keepdims=True)
         factors[overflow] = clip_factor(np.linalg.norm(rows / top, axis=-1, keepdims=True), radius / top)
     return factors
+
+
+def clip_rows(X, radius, floor=None, norms=None):
+    """x ↦ x·min(1, T/‖x‖₂) for every row of X (last axis): norm clipping, the package's one home for it.
+
+    Section 6.4's ψ̄, Algorithm 9.2's step 2 (per-example gradients), chapter 8's line 3 and chapter 4's
+    clipped mean all clip this way. Every clipped row has norm ≤ T and keeps its direction; rows already
+    shorter are unchanged. ``floor`` and ``norms`` as in :func:`radial_clip_factors`.
+    """
+    return X * radial_clip_factors(X, radius, floor=floor, norms=norms)
