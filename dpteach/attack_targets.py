@@ -17,7 +17,7 @@ import numpy as np
 from ._validation import (as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array,
                           check_second_moments)
 from .mechanisms import gaussian_sigma
-from .feature_scaling import radial_clip_factors
+from . import feature_scaling
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
 
@@ -49,11 +49,21 @@ def exact_mean(records, rng=None):
 
 
 def clip_rows(records, radius, center):
-    # Scale each row towards the centre onto the ℓ2 ball: ‖clipped − c‖ <= R.
-    # radial_clip_factors: the same min(1, R/‖x − c‖), and exact (no overflow, no warning) for a huge record.
     """Each record scaled towards ``center`` onto the ℓ2 ball of radius R (the clipping of :func:`clipped_gaussian_mean`)."""
-    offsets = records - center
-    return center + offsets * radial_clip_factors(offsets, radius, floor=1e-300)
+    # feature_scaling.clip_rows: min(1, R/‖x − c‖) on the offsets, exact (no overflow, no warning) for a huge record.
+    return center + feature_scaling.clip_rows(records - center, radius, floor=1e-300)
+
+
+def _clipped_mean_inputs(records, epsilon, delta, radius, center, rng):
+    """The checks of :func:`clipped_gaussian_mean` (and of its broken variant): the inputs, validated."""
+    records = check_records(records)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    radius = check_positive(radius, "radius")
+    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
+        center, "center", shape=(records.shape[-1],))
+    rng = as_rng(rng)
+    return records, epsilon, delta, radius, center, rng
 
 
 def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None):
@@ -92,13 +102,7 @@ def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None
     mechanism; clipping is a per-record map, so it costs nothing). Each record
     is touched once, by the clipping. Cost O(n·d) per trial.
     """
-    records = check_records(records)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
-        center, "center", shape=(records.shape[-1],))
-    rng = as_rng(rng)
+    records, epsilon, delta, radius, center, rng = _clipped_mean_inputs(records, epsilon, delta, radius, center, rng)
     n = records.shape[-2]
     sigma = gaussian_sigma(2 * radius / n, epsilon, delta)
     clipped_mean = clip_rows(records, radius, center).mean(axis=-2)
@@ -109,15 +113,10 @@ def broken_clipped_gaussian_mean_quarter_noise(records, epsilon, delta, radius, 
     """BROKEN on purpose: :func:`clipped_gaussian_mean` with σ/4 (for the envelope test and the audit demo).
 
     Adds a quarter of the noise the Gaussian mechanism needs, so it is not
-    (ε, δ)-DP; the chapter's envelope check and ``dpteach.audit`` catch it.
+    (ε, δ)-DP; the chapter's envelope check and ``dpteach.audit`` catch it. It shares the correct
+    routine's checks and clipping; only σ differs.
     """
-    records = check_records(records)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
-        center, "center", shape=(records.shape[-1],))
-    rng = as_rng(rng)
+    records, epsilon, delta, radius, center, rng = _clipped_mean_inputs(records, epsilon, delta, radius, center, rng)
     sigma = gaussian_sigma(2 * radius / records.shape[-2], epsilon, delta) / 4
     clipped_mean = clip_rows(records, radius, center).mean(axis=-2)
     return clipped_mean + rng.normal(0.0, sigma, size=clipped_mean.shape)

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ._estimator import Estimator
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive
 from .composition import PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
@@ -214,7 +214,7 @@ def _shuffled_sums_with_poisson_accounting_broken(G, clip_norm, sigma, sampling_
     return sums + sigma * rng.standard_normal(sums.shape)
 
 
-class PoissonDPSGDLogisticRegression(Estimator):
+class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """DP-SGD logistic regression with Poisson-subsampled batches, accounted by PLD (chapter 9, issue 24).
 
     Parameters
@@ -311,12 +311,3 @@ class PoissonDPSGDLogisticRegression(Estimator):
             why="T Poisson-subsampled Gaussian mechanisms (rate q, sensitivity 2C when sampled), "
                 "composed by their privacy loss distributions")
         return self
-
-    def decision_function(self, X):
-        """⟨coef_, x⟩ + intercept_ for each row (post-processing)."""
-        X = self._check_predict_input(X)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1 (post-processing)."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)

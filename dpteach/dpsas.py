@@ -25,14 +25,14 @@ import sys
 
 import numpy as np
 
-from ._estimator import Estimator
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_choice, check_delta, check_int, check_probability, check_representable
 from .dpsas_steps import (STEP_RULES, check_data, check_epsilon_or_inf, check_eta, check_scale, check_unit_vector,
                           clip_rows, default_n_rounds_prechecked, dpsas_noise_sigma_prechecked,
                           dpsas_round_prechecked, private_initial_direction_prechecked,
                           private_threshold_prechecked, round_schedule_prechecked, step_size_prechecked)
-from .mechanisms import exponential_mechanism
+from .mechanisms import exponential_mechanism_on_errors
 
 # The building blocks of Algorithm 8.3 (the threshold, the initial direction, one round, the
 # schedule) have one home, dpteach.dpsas_steps; import them from there.
@@ -329,15 +329,16 @@ def _select(correct_counts, epsilon, rng):
     counts = np.asarray(correct_counts, dtype=float)
     if epsilon == math.inf:
         return int(np.argmax(counts))
-    # exp(ε·accuracy/(2/|D_val|)) = exp(ε·#correct/2): pass the counts with sensitivity 1.
-    return exponential_mechanism(counts, 1.0, epsilon, rng)
+    # exp(ε·accuracy/(2/|D_val|)) = exp(ε·#correct/2) ∝ exp(−ε·#errors/2), as #errors = |D_val| − #correct:
+    # −#correct are the error counts up to the constant |D_val|, which the exponential mechanism ignores.
+    return exponential_mechanism_on_errors(-counts, epsilon, rng)
 
 
 def _predict(X, w, tau):
     return np.where(X @ w + tau >= 0, 1.0, -1.0)
 
 
-class PrivateSemiAgnosticLearner(Estimator):
+class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
     """DP semi-agnostic proper learner (chapter 8: Algorithm 8.9, Theorem 8.11; the paper's Algorithm 4, Theorem 4.1).
 
     ``fit`` splits the data (a data-independent random partition) into a
@@ -446,9 +447,3 @@ class PrivateSemiAgnosticLearner(Estimator):
                 "mechanism on the validation part")
         self.n_features_in_ = d
         return self
-
-    def predict(self, X):
-        """±1 predictions sign(⟨ŵ, x⟩ + τ̂), ties +1 (post-processing: no privacy cost). Cost O(n·d)."""
-        X = self._check_predict_input(X)
-        return _predict(X, self.coef_, self.intercept_)
-

@@ -21,7 +21,7 @@ from ._estimator import Estimator
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_epsilon, check_finite_array
 from .hypotheses import check_class
-from .mechanisms import exponential_mechanism
+from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors
 
 __all__ = ["generic_private_learner", "GenericPrivateLearner", "erm", "select_hypotheses"]
 
@@ -65,7 +65,7 @@ def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
     hypotheses = check_class(hypotheses)
     epsilon = check_epsilon(epsilon)
     errors = hypotheses.error_counts(X, y)
-    return exponential_mechanism(-errors, sensitivity=1.0, epsilon=epsilon, rng=rng, size=size)
+    return exponential_mechanism_on_errors(errors, epsilon, rng=rng, size=size)  # score −errors, sensitivity 1
 
 
 def broken_generic_learner_no_factor_2(hypotheses, X, y, epsilon, rng=None, size=None):
@@ -147,10 +147,10 @@ def erm(hypotheses, X, y, rng=None):
 def select_hypotheses(error_counts, epsilon, rng=None):
     """Run the learner's selection step on each row of an array of error counts.
 
-    For finite ε each row goes through ``mechanisms.exponential_mechanism``
-    with score −errors and sensitivity 1 (exactly what
-    :func:`generic_private_learner` does after counting); ε = inf means ERM
-    with uniform tie-breaking (non-private, for reference curves).
+    Each row goes through ``mechanisms.exponential_mechanism_on_errors``
+    (score −errors, sensitivity 1: exactly what :func:`generic_private_learner`
+    does after counting); ε = inf means ERM with uniform tie-breaking
+    (non-private, for reference curves).
 
     Parameters
     ----------
@@ -166,10 +166,6 @@ def select_hypotheses(error_counts, epsilon, rng=None):
     counts = check_finite_array(error_counts, "error_counts", ndim=(1, 2, 3, 4))
     rng = as_rng(rng)
     rows = counts.reshape(-1, counts.shape[-1])
-    if epsilon == math.inf:
-        # Uniform tie-breaking: counts are integers, so a U[0, 1/2) jitter only reorders ties.
-        chosen = np.argmin(rows + 0.5 * rng.random(rows.shape), axis=1)
-    else:
-        epsilon = check_epsilon(epsilon)
-        chosen = np.array([exponential_mechanism(-row, 1.0, epsilon, rng) for row in rows], dtype=np.int64)
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    chosen = np.array([exponential_mechanism_on_errors(row, epsilon, rng) for row in rows], dtype=np.int64)
     return chosen.reshape(counts.shape[:-1])

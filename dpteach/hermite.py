@@ -20,6 +20,7 @@ from scipy import special
 
 from ._validation import (as_rng, check_choice, check_finite_array, check_finite_scalar, check_int, check_positive,
                           check_probability)
+from .bounds.improper import hermite_feature_count
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 
@@ -64,7 +65,7 @@ def feature_dimension(d, degree):
     """
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
-    return math.comb(d + degree, degree)
+    return hermite_feature_count(d, degree)
 
 
 def _multi_indices(d, degree):
@@ -310,7 +311,7 @@ def iter_hermite_features(X, degree, chunk_size=None):
 
 def _iter_features(X, degree, chunk_size):
     """(start, ψ_p(chunk)) with overflow allowed: callers clip (finite) or refuse (unclipped)."""
-    size = _chunk_size(math.comb(X.shape[1] + degree, degree), chunk_size)
+    size = _chunk_size(hermite_feature_count(X.shape[1], degree), chunk_size)
     for start in range(0, X.shape[0], size):
         yield start, hermite_features_unchecked(X[start:start + size], degree)
 

@@ -20,6 +20,7 @@ from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_di
                               scaled_products, scaled_univariate)
 from .marginals import MARGINALS, sample_marginal
 from .hermite import clip_scale_or_overflow, eq25_radius, feature_plan, multi_indices
+from .hermite import feature_dimension
 from .improper import C_SMALL, PrivateHermiteL1Learner, theorem_parameters
 
 __all__ = [
@@ -337,7 +338,7 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
         from .bounds.improper import algorithm_6_7_sizes
         params = theorem_parameters(d, alpha, epsilon, delta, beta)
         degree = float(math.exp(2.0 / alpha))
-        D = math.inf if degree > 1e6 else float(math.comb(d + math.ceil(degree), d))
+        D = math.inf if degree > 1e6 else float(feature_dimension(d, math.ceil(degree)))
         T = math.sqrt(D / (C_SMALL * alpha))
         sizes = algorithm_6_7_sizes(D, T, float(self.coefficient_radius), C_SMALL * alpha,
                                     dp_erm.zcdp_rho(epsilon, delta))

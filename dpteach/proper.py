@@ -38,7 +38,7 @@ import sys
 
 import numpy as np
 
-from ._estimator import Estimator
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep
 from ._validation import (as_rng, check_delta, check_finite_array, check_int, check_labels, check_positive,
                           check_probability, check_representable, check_same_length)
@@ -240,7 +240,7 @@ def _private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delt
 # --- The estimator (steps 1–5 together) -----------------------------------------------------------------
 
 
-class PrivateProperLearner(Estimator):
+class PrivateProperLearner(LinearClassifierMixin, Estimator):
     """Algorithm 7.7 (the paper's Algorithm 2): a proper (ε, δ)-DP learner of halfspaces under N(0, I_d).
 
     ``fit`` splits the data at random (independently of its values) into S₁ and
@@ -352,11 +352,3 @@ class PrivateProperLearner(Estimator):
                                f"{second.size} examples of S2", epsilon, 0.0)))
         return self
 
-    def decision_function(self, X):
-        """⟨coef_, x⟩ + intercept_ for each row of X (post-processing)."""
-        X = self._check_predict_input(X)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, sign(0) = +1: a halfspace (proper)."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)

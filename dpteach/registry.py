@@ -672,6 +672,8 @@ NOT_AUDITED = {
     # composites: their privacy is the composition (or parallel composition) of audited steps
     "dpteach.regression.DPLasso": "Peeling on disjoint batches (Theorem 5.6): Peeling is audited",
     "dpteach.dp_logistic.DPSGDLogisticRegression": "audited DP-SGD steps on disjoint batches, composed per epoch",
+    "dpteach.mechanisms.exponential_mechanism_on_errors": "the exponential mechanism with Δ = 1 (audited); "
+                                                          "ε = inf is the non-private arg-min",
     "dpteach.improper.select_hypothesis": "the exponential mechanism with Δ = 1 (audited)",
     "dpteach.improper.PrivateHermiteL1Learner": "DP-ERM steps + selection on disjoint splits (both audited)",
     "dpteach.logconcave.PrivateLogConcaveL1Learner": "the chapter 6 learner's steps with another radius",

@@ -23,7 +23,7 @@ from .. import halfspace_cover
 from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_array, check_finite_scalar,
                            check_int, check_memory, check_probability, check_size, check_sizes, check_sweep)
 from ..data import structured_noise_halfspace_data, structured_noise_opt
-from ..hermite import hermite_feature_sum
+from ..hermite import feature_dimension, hermite_feature_sum
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions
 from .._progress import progress
@@ -77,7 +77,7 @@ def correlation_means(d, degrees, n_values, threshold=PRESET_THRESHOLD, noise_ra
         X, y, _ = data.gaussian_halfspace_data(n, d, normal, threshold, noise_rate, rng=rng)
         first = slice(0, n // 2)
         for p in degrees:
-            radius = 2.0 * math.sqrt(math.comb(d + p, p))
+            radius = 2.0 * math.sqrt(feature_dimension(d, p))
             means[(p, n)] = hermite_feature_sum(X[first], p, weights=y[first], radius=radius) / (n // 2)
             noise[(p, n)] = rng.standard_normal(means[(p, n)].size)
     return {"d": d, "degrees": degrees, "n_values": n_values, "normal": normal, "means": means, "noise": noise}
@@ -102,7 +102,7 @@ def spectrum_at(precomputed, degree, epsilon, delta=1e-5, alpha=0.1):
     if not isinstance(precomputed, dict) or degree not in precomputed.get("degrees", ()):
         raise ValueError(f"precomputed must come from correlation_means() and contain degree={degree!r}")
     d, normal = precomputed["d"], precomputed["normal"]
-    clip = 2.0 * math.sqrt(math.comb(d + degree, degree))
+    clip = 2.0 * math.sqrt(feature_dimension(d, degree))
     out = {"eigenvalues": [], "floor": [], "threshold": [], "dim": [], "angle": []}
     for n in precomputed["n_values"]:
         n1 = n // 2

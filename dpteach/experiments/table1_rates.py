@@ -10,6 +10,7 @@ from scipy import optimize
 from .. import bounds
 from .._validation import check_choice, check_epsilon, check_int, check_positive, check_positive_array, check_sizes
 from ..hermite import feature_dimension
+from ..improper import practical_degree
 from ..proper import degree_for_accuracy
 from .table1 import AGNOSTIC_LEARNERS, SETTINGS, check_with_gaps, merged_settings
 
@@ -18,7 +19,7 @@ __all__ = ["sample_complexity_shape", "excess_error_shape", "fit_shape_constant"
 
 def _shape_degree(name, settings):
     if name == "improper":
-        return 3  # the degree PrivateHermiteL1Learner uses at α = 0.1: min(5, ⌈0.3/α⌉) = 3
+        return practical_degree(settings["improper"]["alpha"])  # the degree PrivateHermiteL1Learner uses
     return degree_for_accuracy(settings["proper"]["alpha"])
 
 

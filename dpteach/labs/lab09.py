@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from ..dp_erm import zcdp_rho
+from ..hermite import feature_dimension
 from ..mechanisms import gaussian_sigma
 from . import LabCheckError, call_student, passed, require, require_own_code, require_real
 from .checking import check_formula_answers, teaching_hint
@@ -206,7 +207,7 @@ CHOICE_CASES = (
 
 
 def _requirements(d, degree, alpha, epsilon):
-    D = math.comb(d + degree, degree)
+    D = feature_dimension(d, degree)
     base = D / alpha ** 2 + D / (epsilon * alpha)
     return {"improper": base, "proper": base + alpha ** -6 + 1 / (epsilon * alpha ** 5),
             "semi_agnostic": d / alpha ** 2 + d / (epsilon * alpha)}
@@ -229,7 +230,7 @@ def _wrong_d_power(d, degree, alpha, epsilon):
 
 
 def _no_privacy_terms(d, degree, alpha, epsilon):
-    D = math.comb(d + degree, degree)
+    D = feature_dimension(d, degree)
     return {"improper": D / alpha ** 2, "proper": D / alpha ** 2 + alpha ** -6, "semi_agnostic": d / alpha ** 2}
 
 
@@ -274,7 +275,7 @@ def check_choose_learner(fn):
             # The same choice also comes from other slips (a wrong D_p, a wrong power of α), so say what it matches.
             hint = (f"your choice is the one the shapes give without their privacy terms (those with ε = {epsilon}), "
                     f"which decide here: each shape is its α-term plus its ε-term (if you kept them, check "
-                    f"D_p = C(d + p, p) = {math.comb(d + degree, degree)} and the powers of α)")
+                    f"D_p = C(d + p, p) = {feature_dimension(d, degree)} and the powers of α)")
         elif out is not None and _requirements(d, degree, alpha, epsilon)[out] > n:
             hint = (f"{out} needs about {_requirements(d, degree, alpha, epsilon)[out]:.3g} examples by its Table 1 "
                     f"shape, more than n = {n}: return only feasible learners (None if none is)")
