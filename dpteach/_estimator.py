@@ -18,7 +18,7 @@ import numpy as np
 
 from ._validation import check_finite_array, check_labels, check_same_length
 
-__all__ = ["NotFittedError", "Estimator", "check_fitted"]
+__all__ = ["NotFittedError", "Estimator", "LinearClassifierMixin", "check_fitted"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -131,3 +131,20 @@ class Estimator:
         prediction = self.predict(X)
         check_same_length(prediction, y, "X", "y")
         return float(np.mean(prediction == y))
+
+
+class LinearClassifierMixin:
+    """``decision_function`` and ``predict`` of a learner whose output is a halfspace (coef_, intercept_).
+
+    The halfspace learners (DP-SGD, the proper learner, DPSAS) release θ = (coef_, intercept_)
+    privately; scoring and predicting with it are post-processing and cost no privacy.
+    """
+
+    def decision_function(self, X):
+        """⟨coef_, x⟩ + intercept_ for each row of X (post-processing). Cost O(n·d)."""
+        X = self._check_predict_input(X)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1: a halfspace (post-processing). Cost O(n·d)."""
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)

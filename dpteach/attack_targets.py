@@ -17,17 +17,17 @@ import numpy as np
 from ._validation import (as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array,
                           check_second_moments)
 from .mechanisms import gaussian_sigma
-from .feature_scaling import radial_clip_factors
+from . import feature_scaling
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
 
 
-def _records(records, name="records"):
+def check_records(records, name="records"):
     """(..., k, p) float array with at least one record."""
     return check_real_array(records, name, ndim=(2, 3))
 
 
-def _responses(values, name, x):
+def check_responses(values, name, x):
     """A response array with the shape of ``x`` without its last axis."""
     arr = check_real_array(values, name, ndim=(1, 2))
     if arr.shape != x.shape[:-1]:
@@ -43,16 +43,27 @@ def exact_mean(records, rng=None):
     ``rng`` is accepted (and validated) so that every estimator has the same
     signature; it is not used. Cost O(n·d) per trial.
     """
-    records = _records(records)
+    records = check_records(records)
     as_rng(rng)
     return records.mean(axis=-2)
 
 
-def _clip_rows(records, radius, center):
-    # Scale each row towards the centre onto the ℓ2 ball: ‖clipped − c‖ <= R.
-    # radial_clip_factors: the same min(1, R/‖x − c‖), and exact (no overflow, no warning) for a huge record.
-    offsets = records - center
-    return center + offsets * radial_clip_factors(offsets, radius, floor=1e-300)
+def clip_rows(records, radius, center):
+    """Each record scaled towards ``center`` onto the ℓ2 ball of radius R (the clipping of :func:`clipped_gaussian_mean`)."""
+    # feature_scaling.clip_rows: min(1, R/‖x − c‖) on the offsets, exact (no overflow, no warning) for a huge record.
+    return center + feature_scaling.clip_rows(records - center, radius, floor=1e-300)
+
+
+def _clipped_mean_inputs(records, epsilon, delta, radius, center, rng):
+    """The checks of :func:`clipped_gaussian_mean` (and of its broken variant): the inputs, validated."""
+    records = check_records(records)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    radius = check_positive(radius, "radius")
+    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
+        center, "center", shape=(records.shape[-1],))
+    rng = as_rng(rng)
+    return records, epsilon, delta, radius, center, rng
 
 
 def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None):
@@ -91,34 +102,23 @@ def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None
     mechanism; clipping is a per-record map, so it costs nothing). Each record
     is touched once, by the clipping. Cost O(n·d) per trial.
     """
-    records = _records(records)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
-        center, "center", shape=(records.shape[-1],))
-    rng = as_rng(rng)
+    records, epsilon, delta, radius, center, rng = _clipped_mean_inputs(records, epsilon, delta, radius, center, rng)
     n = records.shape[-2]
     sigma = gaussian_sigma(2 * radius / n, epsilon, delta)
-    clipped_mean = _clip_rows(records, radius, center).mean(axis=-2)
+    clipped_mean = clip_rows(records, radius, center).mean(axis=-2)
     return clipped_mean + rng.normal(0.0, sigma, size=clipped_mean.shape)
 
 
-def _clipped_gaussian_mean_quarter_noise(records, epsilon, delta, radius, center=None, rng=None):
+def broken_clipped_gaussian_mean_quarter_noise(records, epsilon, delta, radius, center=None, rng=None):
     """BROKEN on purpose: :func:`clipped_gaussian_mean` with σ/4 (for the envelope test and the audit demo).
 
     Adds a quarter of the noise the Gaussian mechanism needs, so it is not
-    (ε, δ)-DP; the chapter's envelope check and ``dpteach.audit`` catch it.
+    (ε, δ)-DP; the chapter's envelope check and ``dpteach.audit`` catch it. It shares the correct
+    routine's checks and clipping; only σ differs.
     """
-    records = _records(records)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
-        center, "center", shape=(records.shape[-1],))
-    rng = as_rng(rng)
+    records, epsilon, delta, radius, center, rng = _clipped_mean_inputs(records, epsilon, delta, radius, center, rng)
     sigma = gaussian_sigma(2 * radius / records.shape[-2], epsilon, delta) / 4
-    clipped_mean = _clip_rows(records, radius, center).mean(axis=-2)
+    clipped_mean = clip_rows(records, radius, center).mean(axis=-2)
     return clipped_mean + rng.normal(0.0, sigma, size=clipped_mean.shape)
 
 
@@ -165,7 +165,7 @@ def noisy_mean(records, noise_sd, rng=None):
     ValueError, TypeError
         For bad arrays, a negative or non-finite noise_sd, or a bad rng.
     """
-    records = _records(records)
+    records = check_records(records)
     noise_sd = check_positive(noise_sd, "noise_sd", allow_zero=True)
     rng = as_rng(rng)
     mean = records.mean(axis=-2)
@@ -189,8 +189,8 @@ def ols_estimate(x, y):
     ValueError
         For bad arrays, n < d, a singular XᵀX, or XᵀX / Xᵀy beyond double precision.
     """
-    x = _records(x, "x")
-    y = _responses(y, "y", x)
+    x = check_records(x, "x")
+    y = check_responses(y, "y", x)
     if x.shape[-2] < x.shape[-1]:
         raise ValueError(f"x must have at least as many rows as columns for OLS, got shape {x.shape}")
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, by name

@@ -130,7 +130,7 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     return eps_total, k * delta + delta_prime
 
 
-def _advanced_epsilon(epsilons, delta_prime):
+def advanced_epsilon(epsilons, delta_prime):
     """ε' = √(2 ln(1/δ') Σ ε_i²) + Σ ε_i (e^{ε_i} − 1) on validated inputs: the one home of the formula.
 
     ``inf`` where e^{ε_i} overflows (ε_i > ~709): the bound is then vacuous, not an error.
@@ -173,7 +173,7 @@ def heterogeneous_advanced_composition(epsilons, delta_prime):
     """
     eps, _ = _budgets(epsilons, None)
     delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    return _advanced_epsilon(eps, delta_prime)
+    return advanced_epsilon(eps, delta_prime)
 
 
 @validate_params({"epsilon_total": Epsilon(), "k": POSITIVE_INT,
@@ -296,7 +296,7 @@ def _check_pld_steps(steps, name="steps"):
     if sum(count for _, _, count, _ in checked) > MAX_PLD_STEPS:
         raise ValueError(f"steps compose {sum(c for _, _, c, _ in checked)} steps in all; at most "
                          f"MAX_PLD_STEPS = {MAX_PLD_STEPS} (valid range: 1 <= total <= {MAX_PLD_STEPS})")
-    expected = sum(count * _expected_loss(kind, parameter, rate) for kind, parameter, count, rate in checked)
+    expected = sum(count * expected_loss(kind, parameter, rate) for kind, parameter, count, rate in checked)
     if expected > PLD_MAX_EXPECTED_LOSS:
         raise ValueError(f"steps have an expected privacy loss (Σ KL) of {expected:.4g} > {PLD_MAX_EXPECTED_LOSS:g}: "
                          f"every ε of them is about that large or more; use more noise or fewer steps "
@@ -304,7 +304,7 @@ def _check_pld_steps(steps, name="steps"):
     return checked
 
 
-def _expected_loss(kind, parameter, rate):
+def expected_loss(kind, parameter, rate):
     """An upper bound on one step's KL divergence, i.e. the mean of its privacy loss (to size the PLD).
 
     Gaussian, σ/Δ = r: Δ²/(2σ²) = 1/(2r²). Poisson-sampled: by convexity of KL at most q times that of the

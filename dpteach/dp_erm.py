@@ -107,7 +107,7 @@ def l1_subgradient_sensitivity(lipschitz, n):
     return 2.0 * lipschitz / n
 
 
-def _zcdp_gaussian_sigma(sensitivity, n_steps, epsilon, delta):
+def zcdp_gaussian_sigma(sensitivity, n_steps, epsilon, delta):
     """σ of K Gaussian steps of sensitivity Δ that compose to (ε, δ)-DP through zCDP: Δ·√(K/(2ρ(ε, δ))).
 
     K·Δ²/(2σ²)-zCDP equals ρ(ε, δ) at this σ. Computed as Δ·√(K/2)·(√(L+ε)+√L)/ε with L = ln(1/δ),
@@ -120,7 +120,7 @@ def _zcdp_gaussian_sigma(sensitivity, n_steps, epsilon, delta):
 
 def _sigma(lipschitz, n, epsilon, delta, n_iterations):
     # K Gaussian steps of sensitivity Δ = 2T/n (the average subgradient) and std σ are K·Δ²/(2σ²)-zCDP.
-    return _zcdp_gaussian_sigma(2.0 * lipschitz / n, n_iterations, epsilon, delta)
+    return zcdp_gaussian_sigma(2.0 * lipschitz / n, n_iterations, epsilon, delta)
 
 
 def _step_size(radius, n_iterations, lipschitz, D, sigma):

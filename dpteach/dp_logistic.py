@@ -44,14 +44,14 @@ import sys
 import numpy as np
 from scipy import optimize, special
 
-from ._constraints import fit_context
-from ._estimator import Estimator
+from ._constraints import fit_context, validation_skipped
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
                           check_labels, check_positive, check_real_array, check_same_length)
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
-from .dp_erm import zcdp_epsilon, _zcdp_gaussian_sigma
-from .feature_scaling import radial_clip_factors
+from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma as _zcdp_gaussian_sigma
+from .feature_scaling import clip_rows
 from .mechanisms import gaussian_delta, gaussian_sigma
 
 __all__ = [
@@ -155,9 +155,9 @@ def logistic_gradients(X, y, coef, intercept=0.0):
 def _clip(G, clip_norm):
     with np.errstate(over="ignore"):
         norms = np.sqrt(np.einsum("ij,ij->i", G, G))
-    # min(1, C/‖g‖), a zero row keeping factor 1; radial_clip_factors also clips a gradient whose squared
+    # min(1, C/‖g‖), a zero row keeping factor 1; clip_rows also clips a gradient whose squared
     # norm overflows (a record near 1e154 or beyond) to norm C exactly, instead of zeroing it.
-    return G * radial_clip_factors(G, clip_norm, norms=norms[:, None])
+    return clip_rows(G, clip_norm, norms=norms[:, None])
 
 
 def clip_gradients(gradients, clip_norm):
@@ -425,10 +425,17 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
     TypeError, ValueError
         For bad arrays or labels, C ≤ 0, σ ≤ 0, a bad size or rng.
     """
-    X, y, coef, intercept, clip_norm, sigma, n_samples = _check_step(X, y, coef, intercept, clip_norm, sigma,
-                                                                     size)
+    if validation_skipped():
+        # DP-SGD's fit (a decorated caller) calls this once per step on the batch, θ, C, σ and the Generator it
+        # has checked itself: the checks are skipped as a decorated routine's would be (the joint checks of the
+        # shapes against X and of size against d keep them in the body rather than in a declared contract).
+        n_samples, rng = 1 if size is None else size, np.random.default_rng(rng)
+    else:
+        X, y, coef, intercept, clip_norm, sigma, n_samples = _check_step(X, y, coef, intercept, clip_norm, sigma,
+                                                                         size)
+        rng = as_rng(rng)
     total = _clip(_gradients(X, y, coef, intercept), clip_norm).sum(axis=0)
-    noisy = total + sigma * as_rng(rng).standard_normal((n_samples, total.size))
+    noisy = total + sigma * rng.standard_normal((n_samples, total.size))
     return noisy[0] if size is None else noisy
 
 
@@ -469,7 +476,7 @@ def _default_step_size(data_norm):
     return 4.0 / (data_norm * data_norm)
 
 
-class DPSGDLogisticRegression(Estimator):
+class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """Algorithm 9.2: (ε, δ)-DP logistic regression by DP-SGD with per-example clipping (Theorem 9.3).
 
     Parameters
@@ -594,11 +601,16 @@ class DPSGDLogisticRegression(Estimator):
             with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below, by name
                 for step in range(steps_per_epoch):
                     rows = order[step * batch:(step + 1) * batch]
-                    G = _gradients(X[rows], y[rows], theta[:d], theta[d])
+                    X_batch, y_batch = X[rows], y[rows]
+                    # The step's release is the audited one (Lemma 9.1's Gaussian mechanism), not a copy of it.
+                    noisy_sum = noisy_clipped_gradient_sum(X_batch, y_batch, theta[:d], theta[d], clip_norm, sigma,
+                                                           rng)
+                    G = _gradients(X_batch, y_batch, theta[:d], theta[d])  # for the diagnostic (not private) count
                     clipped += int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
-                    noisy_sum = _clip(G, clip_norm).sum(axis=0) + sigma * rng.standard_normal(d + 1)
                     theta = theta - learning_rate * (noisy_sum / batch + l2_penalty * theta)
                     average += theta
+                    if not np.all(np.isfinite(theta)):
+                        break  # reported below, by name
             # θ is a function of the released noisy sums only, so this check is post-processing.
             if not np.all(np.isfinite(average)):
                 raise ValueError(f"the iterates diverged (non-finite θ in epoch {epoch + 1}) with "
@@ -619,12 +631,3 @@ class DPSGDLogisticRegression(Estimator):
             details={"requested_accountant": self.accountant, "calibrated_by": calibrated_by,
                      "per_epoch_zcdp_rho": (2 * clip_norm) ** 2 / (2 * sigma ** 2)})
         return self
-
-    def decision_function(self, X):
-        """⟨coef_, x⟩ + intercept_ for each row (post-processing). Cost O(n·d)."""
-        X = self._check_predict_input(X)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1 (post-processing). Cost O(n·d)."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)

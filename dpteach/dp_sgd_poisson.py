@@ -28,10 +28,10 @@ import math
 import numpy as np
 
 from ._constraints import fit_context
-from ._estimator import Estimator
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive
-from .composition import PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, _expected_loss, pld_epsilon
+from .composition import PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
 from .dp_logistic import (MAX_EPOCHS, MAX_FIT_WORK, _check_data, _clip, _default_batch_size, _gradients,
                           dp_sgd_sigma)
 
@@ -52,7 +52,7 @@ def _in_pld_limits(sigma, clip_norm, sampling_rate, n_steps):
     """Whether pld_epsilon accepts these steps (its stated limits PLD_MIN_NOISE and PLD_MAX_EXPECTED_LOSS)."""
     ratio = sigma / clip_norm
     return (ratio >= PLD_MIN_NOISE
-            and n_steps * _expected_loss("poisson_gaussian", ratio, sampling_rate) <= PLD_MAX_EXPECTED_LOSS)
+            and n_steps * expected_loss("poisson_gaussian", ratio, sampling_rate) <= PLD_MAX_EXPECTED_LOSS)
 
 
 def _epsilon(sigma, clip_norm, sampling_rate, n_steps, delta):
@@ -215,7 +215,7 @@ def _shuffled_sums_with_poisson_accounting_broken(G, clip_norm, sigma, sampling_
     return sums + sigma * rng.standard_normal(sums.shape)
 
 
-class PoissonDPSGDLogisticRegression(Estimator):
+class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """DP-SGD logistic regression with Poisson-subsampled batches, accounted by PLD (chapter 9, issue 24).
 
     Parameters
@@ -313,12 +313,3 @@ class PoissonDPSGDLogisticRegression(Estimator):
             why="T Poisson-subsampled Gaussian mechanisms (rate q, sensitivity 2C when sampled), "
                 "composed by their privacy loss distributions")
         return self
-
-    def decision_function(self, X):
-        """⟨coef_, x⟩ + intercept_ for each row (post-processing)."""
-        X = self._check_predict_input(X)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1 (post-processing)."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)

@@ -10,7 +10,7 @@ the exponential mechanism on a validation split, for error C·OPT + α
 (Theorem 8.11, the paper's Theorem 4.1).
 
 The building blocks (ramp, gradient, private threshold and direction, noise,
-one round) live in :mod:`dpteach.dpsas_steps` and are re-exported here.
+one round) live in :mod:`dpteach.dpsas_steps` (their one home).
 
 Conventions: h(x) = sign(⟨w, x⟩ + τ) (ties +1), as in the paper;
 ``dpteach.data.gaussian_halfspace_data`` writes sign(⟨w, x⟩ − t), so τ = −t.
@@ -25,21 +25,18 @@ import sys
 
 import numpy as np
 
-from ._estimator import Estimator
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_choice, check_delta, check_int, check_probability, check_representable
-from . import dpsas_steps
-from .dpsas_steps import (STEP_RULES, _check_data, _check_epsilon_or_inf, _check_eta, _check_scale,
-                          _check_unit_vector, _clip_rows, _default_rounds, _initial_direction, _round,
-                          _schedule, _sigma, _step_size, _threshold, default_n_rounds, dpsas_noise_sigma,
-                          dpsas_round, private_initial_direction, private_threshold,
-                          projected_gaussian_noise, ramp, ramp_derivative, ramp_loss, ramp_loss_gradient,
-                          round_schedule, step_size)
-from .mechanisms import exponential_mechanism
+from .dpsas_steps import (STEP_RULES, check_data, check_epsilon_or_inf, check_eta, check_scale, check_unit_vector,
+                          clip_rows, default_n_rounds_prechecked, dpsas_noise_sigma_prechecked,
+                          dpsas_round_prechecked, private_initial_direction_prechecked,
+                          private_threshold_prechecked, round_schedule_prechecked, step_size_prechecked)
+from .mechanisms import exponential_mechanism_on_errors
 
-# The building blocks of Algorithm 8.3 live in dpsas_steps and are re-exported here, so that
-# ``dpteach.dpsas`` names everything the chapter uses.
-__all__ = list(dpsas_steps.__all__) + [
+# The building blocks of Algorithm 8.3 (the threshold, the initial direction, one round, the
+# schedule) have one home, dpteach.dpsas_steps; import them from there.
+__all__ = [
     "dpsas",
     "dpsas_sample_reuse",
     "eta_grid",
@@ -136,16 +133,16 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
         For bad X/y, ε ≤ 0, δ ∉ (0, 1), η ∉ (0, 1/2), s ∉ (0, 8), T_r < 1, an
         unknown step rule, a bad w_star or rng, or n < T_r + 2 (no room for a block).
     """
-    X, y = _check_data(X, y)
-    epsilon = _check_epsilon_or_inf(epsilon)
+    X, y = check_data(X, y)
+    epsilon = check_epsilon_or_inf(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    eta = _check_eta(eta)
-    step_size_scale = _check_scale(step_size_scale)
-    n_rounds = _default_rounds(eta, step_size_scale) if n_rounds is None else check_int(
+    eta = check_eta(eta)
+    step_size_scale = check_scale(step_size_scale)
+    n_rounds = default_n_rounds_prechecked(eta, step_size_scale) if n_rounds is None else check_int(
         n_rounds, "n_rounds", minimum=1)
     check_choice(step_rule, "step_rule", STEP_RULES)
     d = X.shape[1]
-    reference = None if w_star is None else _check_unit_vector(w_star, "w_star", d)
+    reference = None if w_star is None else check_unit_vector(w_star, "w_star", d)
     block = X.shape[0] // (n_rounds + 2)
     if block < 1:
         raise ValueError(f"X has {X.shape[0]} rows, too few for {n_rounds} rounds: DPSAS needs "
@@ -161,19 +158,19 @@ def _dpsas(X, y, epsilon, delta, eta, s, n_rounds, step_rule, rng, reference, re
     block = n // (n_rounds + 2)
     clip_norm = 2.0 * math.sqrt(d)
     order = rng.permutation(n)[: (n_rounds + 2) * block].reshape(n_rounds + 2, block)
-    X = _clip_rows(X, clip_norm)  # line 3, once for every block
+    X = clip_rows(X, clip_norm)  # line 3, once for every block
     kappa = eta
-    tau = _threshold(y[order[1]], epsilon, kappa, rng)
-    w = _initial_direction(X[order[0]], y[order[0]], clip_norm, epsilon, delta, rng)
-    lam = _step_size(step_rule, s, tau)
-    sigma = _sigma(block, clip_norm, epsilon, delta)
-    phi, a, b = _schedule(n_rounds, s, tau)
+    tau = private_threshold_prechecked(y[order[1]], epsilon, kappa, rng)
+    w = private_initial_direction_prechecked(X[order[0]], y[order[0]], clip_norm, epsilon, delta, rng)
+    lam = step_size_prechecked(step_rule, s, tau)
+    sigma = dpsas_noise_sigma_prechecked(block, clip_norm, epsilon, delta)
+    phi, a, b = round_schedule_prechecked(n_rounds, s, tau)
     path = np.empty((n_rounds + 1, d))
     path[0] = w
     grad_norm = np.empty(n_rounds)
     for t in range(n_rounds):
         rows = order[t + 2]
-        w, gradient = _round(w, X[rows], y[rows], a[t], b[t], lam, sigma, rng)
+        w, gradient = dpsas_round_prechecked(w, X[rows], y[rows], a[t], b[t], lam, sigma, rng)
         path[t + 1] = w
         grad_norm[t] = np.linalg.norm(gradient)  # noise-free: kept only on explicit request, below
     trace = {"phi": phi, "a": a, "b": b, "w": path, "w0": path[0].copy(),
@@ -206,14 +203,14 @@ def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=
     (ε, δ)-DP: D_τ (Laplace, ε-DP) and D_rest ((ε, δ)-DP by Gaussian-DP
     composition of the T_r + 1 releases) are disjoint. Cost O(n·d·T_r).
     """
-    X, y = _check_data(X, y)
-    epsilon = _check_epsilon_or_inf(epsilon)
+    X, y = check_data(X, y)
+    epsilon = check_epsilon_or_inf(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    eta = _check_eta(eta)
-    s = _check_scale(step_size_scale)
-    n_rounds = _default_rounds(eta, s) if n_rounds is None else check_int(n_rounds, "n_rounds", minimum=1)
+    eta = check_eta(eta)
+    s = check_scale(step_size_scale)
+    n_rounds = default_n_rounds_prechecked(eta, s) if n_rounds is None else check_int(n_rounds, "n_rounds", minimum=1)
     n, d = X.shape
-    reference = None if w_star is None else _check_unit_vector(w_star, "w_star", d)
+    reference = None if w_star is None else check_unit_vector(w_star, "w_star", d)
     block = n // (n_rounds + 2)
     if block < 1:
         raise ValueError(f"X has {n} rows, too few for n_rounds={n_rounds} rounds: "
@@ -222,15 +219,15 @@ def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=
     clip_norm = 2.0 * math.sqrt(d)
     order = rng.permutation(n)
     threshold_rows, rest = order[:block], order[block:]
-    X_rest, y_rest = _clip_rows(X[rest], clip_norm), y[rest]
-    tau = _threshold(y[threshold_rows], epsilon, eta, rng)
-    w = _initial_direction(X_rest, y_rest, clip_norm, epsilon, delta, rng, n_releases=n_rounds + 1)
-    lam = _step_size("reconstructed", s, tau)
-    sigma = _sigma(rest.size, clip_norm, epsilon, delta, n_releases=n_rounds + 1)
-    phi, a, b = _schedule(n_rounds, s, tau)
+    X_rest, y_rest = clip_rows(X[rest], clip_norm), y[rest]
+    tau = private_threshold_prechecked(y[threshold_rows], epsilon, eta, rng)
+    w = private_initial_direction_prechecked(X_rest, y_rest, clip_norm, epsilon, delta, rng, n_releases=n_rounds + 1)
+    lam = step_size_prechecked("reconstructed", s, tau)
+    sigma = dpsas_noise_sigma_prechecked(rest.size, clip_norm, epsilon, delta, n_releases=n_rounds + 1)
+    phi, a, b = round_schedule_prechecked(n_rounds, s, tau)
     path = [w]
     for t in range(n_rounds):
-        w, _ = _round(w, X_rest, y_rest, a[t], b[t], lam, sigma, rng)
+        w, _ = dpsas_round_prechecked(w, X_rest, y_rest, a[t], b[t], lam, sigma, rng)
         path.append(w)
     path = np.array(path)
     trace = {"phi": phi, "a": a, "b": b, "w": path, "step_size": lam, "sigma": sigma,
@@ -307,7 +304,7 @@ def validation_size(alpha, epsilon, beta, n_candidates):
         For parameters out of range.
     """
     alpha = check_probability(alpha, "alpha")
-    epsilon = _check_epsilon_or_inf(epsilon)
+    epsilon = check_epsilon_or_inf(epsilon)
     beta = check_probability(beta, "beta")
     n_candidates = check_int(n_candidates, "n_candidates", minimum=1)
     return _validation_size(alpha, epsilon, beta, n_candidates)
@@ -332,15 +329,16 @@ def _select(correct_counts, epsilon, rng):
     counts = np.asarray(correct_counts, dtype=float)
     if epsilon == math.inf:
         return int(np.argmax(counts))
-    # exp(ε·accuracy/(2/|D_val|)) = exp(ε·#correct/2): pass the counts with sensitivity 1.
-    return exponential_mechanism(counts, 1.0, epsilon, rng)
+    # exp(ε·accuracy/(2/|D_val|)) = exp(ε·#correct/2) ∝ exp(−ε·#errors/2), as #errors = |D_val| − #correct:
+    # −#correct are the error counts up to the constant |D_val|, which the exponential mechanism ignores.
+    return exponential_mechanism_on_errors(-counts, epsilon, rng)
 
 
 def _predict(X, w, tau):
     return np.where(X @ w + tau >= 0, 1.0, -1.0)
 
 
-class PrivateSemiAgnosticLearner(Estimator):
+class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
     """DP semi-agnostic proper learner (chapter 8: Algorithm 8.9, Theorem 8.11; the paper's Algorithm 4, Theorem 4.1).
 
     ``fit`` splits the data (a data-independent random partition) into a
@@ -410,9 +408,9 @@ class PrivateSemiAgnosticLearner(Estimator):
             For bad X/y, hyper-parameters out of range, or n too small to give
             every DPSAS run one example per block (the message gives the n needed).
         """
-        X, y = _check_data(X, y)
+        X, y = check_data(X, y)
         alpha = _check_alpha(self.alpha)
-        epsilon = _check_epsilon_or_inf(self.epsilon)
+        epsilon = check_epsilon_or_inf(self.epsilon)
         delta = check_delta(self.delta, allow_zero=False)
         beta = check_probability(self.beta, "beta")
         rng = as_rng(self.random_state, "random_state")
@@ -422,7 +420,7 @@ class PrivateSemiAgnosticLearner(Estimator):
         theory = _validation_size(alpha, epsilon, beta, n_parts)
         n_val = max(1, min(theory, int(VALIDATION_FRACTION * n)))
         part = (n - n_val) // n_parts
-        rounds = [_default_rounds(eta, 2.0) for eta in grid]
+        rounds = [default_n_rounds_prechecked(eta, 2.0) for eta in grid]
         if part < max(rounds) + 2:
             needed = n_parts * (max(rounds) + 2) + n_val
             raise ValueError(f"X has {n} rows; Algorithm 8.9 with alpha={alpha!r} runs {n_parts} DPSAS "
@@ -449,9 +447,3 @@ class PrivateSemiAgnosticLearner(Estimator):
                 "mechanism on the validation part")
         self.n_features_in_ = d
         return self
-
-    def predict(self, X):
-        """±1 predictions sign(⟨ŵ, x⟩ + τ̂), ties +1 (post-processing: no privacy cost). Cost O(n·d)."""
-        X = self._check_predict_input(X)
-        return _predict(X, self.coef_, self.intercept_)
-

@@ -37,10 +37,10 @@ import numpy as np
 from scipy import special
 
 from ._constraints import Array, Labels, Options, POSITIVE, POSITIVE_INT, validate_params
-from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array,
+from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array,
                           check_int, check_labels, check_memory, check_positive, check_probability,
                           check_same_length)
-from .feature_scaling import radial_clip_factors
+from . import feature_scaling
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
 
 __all__ = [
@@ -66,7 +66,7 @@ STEP_RULES = ("reconstructed", "as_printed", "constant")
 
 # --- validation helpers shared by this module and dpteach.dpsas ---------------------------------
 
-def _check_epsilon_or_inf(epsilon, name="epsilon"):
+def check_epsilon_or_inf(epsilon, name="epsilon"):
     """ε in (0, inf) as for every mechanism, or exactly +inf (the non-private reference path)."""
     if (isinstance(epsilon, (numbers.Real, np.floating, np.integer)) and not isinstance(epsilon, bool)
             and float(epsilon) == math.inf):
@@ -74,7 +74,7 @@ def _check_epsilon_or_inf(epsilon, name="epsilon"):
     return check_epsilon(epsilon, name)
 
 
-def _check_unit_vector(w, name, d=None):
+def check_unit_vector(w, name, d=None):
     """A finite non-zero vector (of length d if given), returned normalised to unit length."""
     w = check_finite_array(w, name, ndim=1) if d is None else check_finite_array(w, name, shape=(d,))
     norm = float(np.linalg.norm(w))
@@ -83,17 +83,19 @@ def _check_unit_vector(w, name, d=None):
     return w / norm
 
 
-def _check_data(X, y, name_X="X", name_y="y"):
+def check_data(X, y, name_X="X", name_y="y"):
+    """Validated (X, y) of a halfspace learner: finite 2-D X, labels in {−1, +1}, same length (shared with dpsas)."""
     X = check_finite_array(X, name_X, ndim=2)
     y = check_labels(y, name_y)
     check_same_length(X, y, name_X, name_y)
     return X, y
 
 
-def _clip_rows(X, clip_norm):
+def clip_rows(X, clip_norm):
     """x ← x·min(1, L/‖x‖₂) for every row (line 3): per example, so data-independent."""
-    # radial_clip_factors: the same min(1, L/‖x‖), and exact (no overflow, no warning) for a huge record.
-    return X * radial_clip_factors(X, clip_norm)
+    # feature_scaling.clip_rows, the package's one home for norm clipping: exact (no overflow, no warning) for a
+    # huge record.
+    return feature_scaling.clip_rows(X, clip_norm)
 
 
 def _as_output(value):
@@ -165,8 +167,8 @@ def ramp_loss(w, X, y, a, b):
     ValueError, TypeError
         For a zero or wrongly shaped w, bad X/y (NaN, labels not ±1, lengths), a ≤ 0.
     """
-    X, y = _check_data(X, y)
-    w = _check_unit_vector(w, "w", X.shape[1])
+    X, y = check_data(X, y)
+    w = check_unit_vector(w, "w", X.shape[1])
     a = check_positive(a, "a")
     b = float(check_finite_array(b, "b", ndim=0))
     return float(-np.mean(np.clip(X @ w - b + a, 0.0, 2.0 * a) * y))
@@ -199,7 +201,7 @@ def ramp_loss_gradient(w, X, y, a, b):
         moves the average by at most 2L/m (the sensitivity the noise is
         calibrated to). Cost O(m·d).
     """
-    X, y = _check_data(X, y)
+    X, y = check_data(X, y)
     w = check_finite_array(w, "w", shape=(X.shape[1],))
     norm = float(np.linalg.norm(w))
     if norm == 0.0:
@@ -211,7 +213,8 @@ def ramp_loss_gradient(w, X, y, a, b):
 
 # --- 2. The private threshold and the private initial direction ---------------------------------
 
-def _threshold(y, epsilon, kappa, rng):
+def private_threshold_prechecked(y, epsilon, kappa, rng):
+    """:func:`private_threshold` on validated inputs (dpsas calls it once per run)."""
     label_mean = float(np.mean(y))
     if epsilon != math.inf:
         # One label changes from −1 to +1 or back: the mean moves by 2/m (L1 sensitivity).
@@ -253,12 +256,12 @@ def private_threshold(y, epsilon, kappa, rng=None):
     ValueError, TypeError
         For labels not ±1 or empty, ε ≤ 0 / nan / non-numeric, κ ∉ (0, 1/2), a bad rng.
     """
-    epsilon = _check_epsilon_or_inf(epsilon)
+    epsilon = check_epsilon_or_inf(epsilon)
     kappa = check_probability(kappa, "kappa")
     if kappa >= 0.5:
         raise ValueError(f"kappa must lie in (0, 0.5) (the clip interval [kappa, 1 - kappa] must be "
                          f"non-empty), got {kappa!r}")
-    return _threshold(y, epsilon, kappa, as_rng(rng))
+    return private_threshold_prechecked(y, epsilon, kappa, as_rng(rng))
 
 
 def _threshold_sensitivity_forgot_factor_two(y, epsilon, kappa, rng=None):
@@ -277,11 +280,12 @@ def _uniform_direction(d, rng):
     return v / np.linalg.norm(v)
 
 
-def _initial_direction(X, y, clip_norm, epsilon, delta, rng, n_releases=1):
-    mean = y @ _clip_rows(X, clip_norm) / y.size
+def private_initial_direction_prechecked(X, y, clip_norm, epsilon, delta, rng, n_releases=1):
+    """:func:`private_initial_direction` on validated inputs (dpsas calls it once per run)."""
+    mean = y @ clip_rows(X, clip_norm) / y.size
     if epsilon != math.inf:
         # ‖x·y‖ ≤ L after clipping, so replacing one example moves the mean by ≤ 2L/m in L2.
-        # (n_releases > 1: the sample-reuse variant, see _sigma.)
+        # (n_releases > 1: the sample-reuse variant, see dpsas_noise_sigma_prechecked.)
         sensitivity = 2.0 * clip_norm / y.size * math.sqrt(n_releases)
         mean = np.atleast_1d(gaussian_mechanism(mean, sensitivity, epsilon, delta, rng))
     norm = float(np.linalg.norm(mean))
@@ -323,16 +327,17 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None):
     ValueError, TypeError
         For bad X/y, L ≤ 0, ε ≤ 0, δ ∉ (0, 1), a bad rng.
     """
-    X, y = _check_data(X, y)
+    X, y = check_data(X, y)
     clip_norm = check_positive(clip_norm, "clip_norm")
-    epsilon = _check_epsilon_or_inf(epsilon)
+    epsilon = check_epsilon_or_inf(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    return _initial_direction(X, y, clip_norm, epsilon, delta, as_rng(rng))
+    return private_initial_direction_prechecked(X, y, clip_norm, epsilon, delta, as_rng(rng))
 
 
 # --- 3. Rounds: schedule, step size, noise and one noisy step ------------------------------------
 
-def _sigma(block_size, clip_norm, epsilon, delta, n_releases=1):
+def dpsas_noise_sigma_prechecked(block_size, clip_norm, epsilon, delta, n_releases=1):
+    """:func:`dpsas_noise_sigma` on validated inputs."""
     if epsilon == math.inf:
         return 0.0
     # n_releases Gaussian releases on the *same* data (the sample-reuse variant, outside the
@@ -366,9 +371,9 @@ def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta):
     ValueError, TypeError
         For m₀ < 1, L ≤ 0, ε ≤ 0, δ ∉ (0, 1).
     """
-    epsilon = _check_epsilon_or_inf(epsilon)
+    epsilon = check_epsilon_or_inf(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    return _sigma(block_size, clip_norm, epsilon, delta)
+    return dpsas_noise_sigma_prechecked(block_size, clip_norm, epsilon, delta)
 
 
 def _dpsas_noise_sigma_forgot_factor_two(block_size, clip_norm, epsilon, delta):
@@ -381,7 +386,8 @@ def _dpsas_noise_sigma_forgot_factor_two(block_size, clip_norm, epsilon, delta):
     return gaussian_sigma(clip_norm / block_size, epsilon, delta)
 
 
-def _schedule(n_rounds, step_size_scale, tau):
+def round_schedule_prechecked(n_rounds, step_size_scale, tau):
+    """:func:`round_schedule` on validated inputs."""
     phi = (math.pi / 2) * (1.0 - step_size_scale ** 2 / 64.0) ** np.arange(n_rounds)
     return phi, np.sin(phi), -tau * np.cos(phi)
 
@@ -412,12 +418,13 @@ def round_schedule(n_rounds, step_size_scale, tau):
         For T_r < 1, s ∉ (0, 8), non-finite τ̂.
     """
     check_memory(("n_rounds", n_rounds), itemsize=24)  # three float arrays of length T_r
-    step_size_scale = _check_scale(step_size_scale)
+    step_size_scale = check_scale(step_size_scale)
     tau = float(check_finite_array(tau, "tau", ndim=0))
-    return _schedule(n_rounds, step_size_scale, tau)
+    return round_schedule_prechecked(n_rounds, step_size_scale, tau)
 
 
-def _check_scale(step_size_scale):
+def check_scale(step_size_scale):
+    """The step-size scale s ∈ (0, 8), so that the schedule's factor 1 − s²/64 lies in (0, 1)."""
     s = check_positive(step_size_scale, "step_size_scale")
     if s >= 8.0:
         raise ValueError(f"step_size_scale must lie in (0, 8) (the schedule needs 1 - s²/64 in (0, 1)), "
@@ -425,7 +432,8 @@ def _check_scale(step_size_scale):
     return s
 
 
-def _default_rounds(eta, step_size_scale):
+def default_n_rounds_prechecked(eta, step_size_scale):
+    """:func:`default_n_rounds` on validated inputs."""
     return max(1, math.ceil(math.log(math.pi / (2 * eta)) / -math.log1p(-step_size_scale ** 2 / 64.0)))
 
 
@@ -452,10 +460,11 @@ def default_n_rounds(eta, step_size_scale=2.0):
     ValueError, TypeError
         For η ∉ (0, 1/2) or s ∉ (0, 8).
     """
-    return _default_rounds(_check_eta(eta), _check_scale(step_size_scale))
+    return default_n_rounds_prechecked(check_eta(eta), check_scale(step_size_scale))
 
 
-def _check_eta(eta):
+def check_eta(eta):
+    """η ∈ (0, 1/2), an upper bound on OPT < 1/2 (shared with dpsas and its runner)."""
     eta = check_probability(eta, "eta")
     if eta >= 0.5:
         raise ValueError(f"eta must lie in (0, 0.5) (an upper bound on OPT < 1/2), got {eta!r}")
@@ -465,7 +474,8 @@ def _check_eta(eta):
 _MAX_EXP_TAU = math.sqrt(2 * math.log(sys.float_info.max))  # e^{τ²/2} is a float up to |τ| ≈ 37.7
 
 
-def _step_size(step_rule, step_size_scale, tau):
+def step_size_prechecked(step_rule, step_size_scale, tau):
+    """:func:`step_size` on validated inputs."""
     if step_rule == "reconstructed":
         try:
             growth = math.exp(tau ** 2 / 2)
@@ -500,9 +510,9 @@ def step_size(step_rule, step_size_scale, tau):
     ValueError, TypeError
         For an unknown rule, s ∉ (0, 8), non-finite τ̂.
     """
-    step_size_scale = _check_scale(step_size_scale)
+    step_size_scale = check_scale(step_size_scale)
     tau = float(check_finite_array(tau, "tau", ndim=0))
-    return _step_size(step_rule, step_size_scale, tau)
+    return step_size_prechecked(step_rule, step_size_scale, tau)
 
 
 def _projected_noise(w, sigma, rng, size=None):
@@ -532,13 +542,14 @@ def projected_gaussian_noise(w, sigma, rng=None, size=None):
     ValueError, TypeError
         For a zero w, σ < 0, bad size or rng.
     """
-    w = _check_unit_vector(w, "w")
+    w = check_unit_vector(w, "w")
     sigma = check_positive(sigma, "sigma", allow_zero=True)
     size = None if size is None else check_int(size, "size", minimum=1)
     return _projected_noise(w, sigma, as_rng(rng), size)
 
 
-def _round(w, X, y, a, b, lam, sigma, rng, size=None):
+def dpsas_round_prechecked(w, X, y, a, b, lam, sigma, rng, size=None):
+    """:func:`dpsas_round` on validated inputs (dpsas calls it once per round)."""
     gradient = _ramp_gradient(w, X, y, a, b)
     u = w - lam * (gradient + _projected_noise(w, sigma, rng, size))
     # gradient + noise ⊥ w, so ‖u‖² = 1 + λ²‖·‖² ≥ 1: the projection onto the ball or sphere is u/‖u‖.
@@ -588,12 +599,12 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, siz
     ValueError, TypeError
         For bad arrays, a ≤ 0, λ ≤ 0, σ < 0, L ≤ 0, a bad size or rng.
     """
-    X, y = _check_data(X_block, y_block, "X_block", "y_block")
-    w = _check_unit_vector(w, "w", X.shape[1])
+    X, y = check_data(X_block, y_block, "X_block", "y_block")
+    w = check_unit_vector(w, "w", X.shape[1])
     a = check_positive(a, "a")
     b = float(check_finite_array(b, "b", ndim=0))
     step = check_positive(step, "step")
     sigma = check_positive(sigma, "sigma", allow_zero=True)
     clip_norm = check_positive(clip_norm, "clip_norm")
     size = None if size is None else check_int(size, "size", minimum=1)
-    return _round(w, _clip_rows(X, clip_norm), y, a, b, step, sigma, as_rng(rng), size)
+    return dpsas_round_prechecked(w, clip_rows(X, clip_norm), y, a, b, step, sigma, as_rng(rng), size)

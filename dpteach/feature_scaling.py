@@ -32,6 +32,8 @@ import numpy as np
 
 # The functions are the package's internal machinery (callers validate their inputs first), so the
 # public surface is the two documented limits.
+from .bounds.improper import hermite_feature_count
+
 __all__ = ["MAX_FEATURE_DIMENSION", "MAX_FEATURE_BYTES"]
 
 #: Largest number of features D = C(d + p, p) of a feature map. The multi-index table and the
@@ -48,6 +50,7 @@ def _size(count):
     return f"{count:,}" if count < 10 ** 15 else f"about 10^{len(str(count)) - 1}"
 
 
+
 def feature_dimension_or_refuse(d, degree, name="degree"):
     """D = C(d + p, p), or a ValueError naming ``name`` when D > :data:`MAX_FEATURE_DIMENSION`.
 
@@ -55,10 +58,10 @@ def feature_dimension_or_refuse(d, degree, name="degree"):
     computed as a product of min(d, p) factors, so it is instant even for
     p = 10¹⁸; the message says the largest degree that fits at this d.
     """
-    D = math.comb(d + degree, degree)
+    D = hermite_feature_count(d, degree)
     if D > MAX_FEATURE_DIMENSION or d * D > 10 * MAX_FEATURE_DIMENSION:
         def fits(p):
-            size = math.comb(d + p, p)
+            size = hermite_feature_count(d, p)
             return size <= MAX_FEATURE_DIMENSION and d * size <= 10 * MAX_FEATURE_DIMENSION
         largest, above = 0, degree  # D grows with p: bisect for the largest degree that fits
         while above - largest > 1:
@@ -147,7 +150,7 @@ def scaled_products(factors, plan):
 
     ``factors`` is a list over coordinates of (mantissa, exponent) pairs from
     :func:`scaled_univariate`; ``plan`` is (parent, coord, power) of
-    ``hermite._plan``: feature j = feature parent[j] × factor[coord[j]][power[j]],
+    ``hermite.feature_plan``: feature j = feature parent[j] × factor[coord[j]][power[j]],
     feature 0 = 1. Mantissas are renormalised after every product, so nothing
     underflows either.
     """
@@ -218,3 +221,13 @@ def radial_clip_factors(X, radius, floor=None, norms=None):
         top = np.max(np.abs(rows), axis=-1, keepdims=True)
         factors[overflow] = clip_factor(np.linalg.norm(rows / top, axis=-1, keepdims=True), radius / top)
     return factors
+
+
+def clip_rows(X, radius, floor=None, norms=None):
+    """x ↦ x·min(1, T/‖x‖₂) for every row of X (last axis): norm clipping, the package's one home for it.
+
+    Section 6.4's ψ̄, Algorithm 9.2's step 2 (per-example gradients), chapter 8's line 3 and chapter 4's
+    clipped mean all clip this way. Every clipped row has norm ≤ T and keeps its direction; rows already
+    shorter are unchanged. ``floor`` and ``norms`` as in :func:`radial_clip_factors`.
+    """
+    return X * radial_clip_factors(X, radius, floor=floor, norms=norms)

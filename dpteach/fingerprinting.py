@@ -13,8 +13,8 @@ Read top to bottom, this module follows the chapter:
    (Theorem 4.3);
 4. the fingerprinting lemma, Bernoulli (Lemma 4.7) and Gaussian (Lemma 4.8),
    by Monte Carlo;
-5. the estimators the chapter attacks (defined in ``dpteach.attack_targets``
-   and re-exported here): the exact mean, the clipped Gaussian-mechanism
+5. the estimators the chapter attacks (their one home is
+   :mod:`dpteach.attack_targets`): the exact mean, the clipped Gaussian-mechanism
    mean, a mean with noise at a target accuracy, and (noisy) least squares.
 
 Shapes: an attack scores *records*, an array (..., k, p) of k records; every
@@ -32,9 +32,7 @@ from scipy import stats
 
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_int, check_memory,
                           check_positive, check_probability, check_real_array, check_work)
-from .attack_targets import (_clipped_gaussian_mean_quarter_noise, _clip_rows, _records,  # noqa: F401
-                             _responses, accuracy_noise_sd, clipped_gaussian_mean, exact_mean, noisy_mean,
-                             noisy_ols, ols_estimate)
+from .attack_targets import check_records, check_responses
 
 __all__ = [
     "score_statistic",
@@ -51,12 +49,6 @@ __all__ = [
     "fingerprinting_lemma_mc",
     "gaussian_fingerprinting_mc",
     # the estimators to attack, defined in dpteach.attack_targets
-    "exact_mean",
-    "clipped_gaussian_mean",
-    "accuracy_noise_sd",
-    "noisy_mean",
-    "ols_estimate",
-    "noisy_ols",
 ]
 
 
@@ -114,7 +106,7 @@ def score_statistic(records, estimate, center):
     Post-processing of the release M: uses no private data beyond the record
     being scored. Cost O(T·k·d).
     """
-    records = _records(records)
+    records = check_records(records)
     estimate = _batched_vector(estimate, "estimate", records)
     center = _batched_vector(center, "center", records)
     return _score(records, estimate, center)
@@ -127,9 +119,9 @@ def _score(records, estimate, center):
 
 
 def _regression_inputs(x, y, third, estimate, third_name):
-    x = _records(x, "x")
-    y = _responses(y, "y", x)
-    third_arr = (_responses(third, third_name, x) if third_name == "y_fresh"
+    x = check_records(x, "x")
+    y = check_responses(y, "y", x)
+    third_arr = (check_responses(third, third_name, x) if third_name == "y_fresh"
                  else _batched_vector(third, third_name, x, "x"))
     estimate = _batched_vector(estimate, "estimate", x, "x")
     return x, y, third_arr, estimate
@@ -308,7 +300,7 @@ def membership_scores(sample, estimator, statistic, n, n_trials, rng=None, poole
         Trials per vectorised call (default: about 4·10⁶ record entries per call).
     progress : callable or None
         ``progress(iterable, desc)`` wrapping the chunks, e.g.
-        ``dpteach.experiments._progress.progress`` (the runners pass it when a
+        ``dpteach._progress.progress`` (the runners pass it when a
         run is long); None shows nothing.
 
     Returns

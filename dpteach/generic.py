@@ -8,8 +8,7 @@ This module holds the learner, :func:`generic_private_learner`
 :class:`GenericPrivateLearner`, non-private :func:`erm`, and the selection
 step on precomputed error counts (:func:`select_hypotheses`). The classes
 live in :mod:`dpteach.hypotheses` and the chapter's experiment helpers in
-:mod:`dpteach.experiments.generic`; both are re-exported here so that
-``dpteach.generic.thresholds`` keeps working.
+:mod:`dpteach.experiments.generic` (import them from there).
 """
 
 from __future__ import annotations
@@ -21,9 +20,9 @@ import numpy as np
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt
 from ._constraints import Array, validate_params
-from ._validation import as_rng, check_epsilon, check_finite_array
+from ._validation import as_rng, check_epsilon
 from .hypotheses import check_class
-from .mechanisms import exponential_mechanism
+from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors
 
 __all__ = ["generic_private_learner", "GenericPrivateLearner", "erm", "select_hypotheses"]
 
@@ -67,7 +66,7 @@ def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
     hypotheses = check_class(hypotheses)
     epsilon = check_epsilon(epsilon)
     errors = hypotheses.error_counts(X, y)
-    return exponential_mechanism(-errors, sensitivity=1.0, epsilon=epsilon, rng=rng, size=size)
+    return exponential_mechanism_on_errors(errors, epsilon, rng=rng, size=size)  # score −errors, sensitivity 1
 
 
 def broken_generic_learner_no_factor_2(hypotheses, X, y, epsilon, rng=None, size=None):
@@ -150,10 +149,10 @@ def erm(hypotheses, X, y, rng=None):
 def select_hypotheses(error_counts, epsilon, rng=None):
     """Run the learner's selection step on each row of an array of error counts.
 
-    For finite ε each row goes through ``mechanisms.exponential_mechanism``
-    with score −errors and sensitivity 1 (exactly what
-    :func:`generic_private_learner` does after counting); ε = inf means ERM
-    with uniform tie-breaking (non-private, for reference curves).
+    Each row goes through ``mechanisms.exponential_mechanism_on_errors``
+    (score −errors, sensitivity 1: exactly what :func:`generic_private_learner`
+    does after counting); ε = inf means ERM with uniform tie-breaking
+    (non-private, for reference curves).
 
     Parameters
     ----------
@@ -168,17 +167,6 @@ def select_hypotheses(error_counts, epsilon, rng=None):
     """
     counts = error_counts
     rows = counts.reshape(-1, counts.shape[-1])
-    if epsilon == math.inf:
-        # Uniform tie-breaking: counts are integers, so a U[0, 1/2) jitter only reorders ties.
-        chosen = np.argmin(rows + 0.5 * rng.random(rows.shape), axis=1)
-    else:
-        epsilon = check_epsilon(epsilon)
-        chosen = np.array([exponential_mechanism(-row, 1.0, epsilon, rng) for row in rows], dtype=np.int64)
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    chosen = np.array([exponential_mechanism_on_errors(row, epsilon, rng) for row in rows], dtype=np.int64)
     return chosen.reshape(counts.shape[:-1])
-
-
-# --- Re-exported so that ``dpteach.generic.thresholds`` etc. keep working (they moved when the
-# module was split by idea; new code imports them from dpteach.hypotheses / dpteach.experiments.generic).
-from .hypotheses import (Halfspaces, Hypothesis, HypothesisClass, Intervals, Parities,  # noqa: E402,F401
-                         Thresholds, halfspaces, intervals, parities, public_directions, thresholds,
-                         walsh_hadamard)

@@ -36,7 +36,7 @@ UNIT = OPEN_UNIT
 UNIT_CLOSED = Interval(Real, 0, 1, closed="both")
 
 
-def _check_rule_randomizer(rule, randomizer):
+def check_rule_randomizer(rule, randomizer):
     """Validate the rule and the randomizer it is stated for; return the randomizer's name."""
     check_choice(rule, "rule", GROUP_SIZE_RULES)
     randomizer = default_randomizer(rule) if randomizer is None else randomizer
@@ -121,14 +121,14 @@ def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0)
         a group larger than ``MAX_GROUP_SIZE`` = 2^62 users (e.g. ε = 1e-300).
     """
     randomizer = _resolve_randomizer(rule, randomizer)
-    return _group_size(epsilon, tau, beta, rule, randomizer, var_phi)
+    return group_size_prechecked(epsilon, tau, beta, rule, randomizer, var_phi)
 
 
 #: Largest group size :func:`group_size` returns (2^62 users); beyond it the inputs are refused by name.
 MAX_GROUP_SIZE = 2 ** 62
 
 
-def _group_size(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
+def group_size_prechecked(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
     """:func:`group_size` on validated inputs (the simulation calls it once per query)."""
     try:
         with np.errstate(over="raise", divide="raise"):
@@ -182,10 +182,10 @@ def tolerance_for_group(epsilon, m, beta, rule="theorem", randomizer=None, var_p
         As :func:`group_size`, and for m < 1.
     """
     randomizer = _resolve_randomizer(rule, randomizer)
-    return _tolerance_for_group(epsilon, m, beta, rule, randomizer, var_phi)
+    return tolerance_for_group_prechecked(epsilon, m, beta, rule, randomizer, var_phi)
 
 
-def _tolerance_for_group(epsilon, m, beta, rule, randomizer, var_phi=1.0):
+def tolerance_for_group_prechecked(epsilon, m, beta, rule, randomizer, var_phi=1.0):
     """:func:`tolerance_for_group` on validated inputs (inf when ε is so small that nothing is guaranteed)."""
     try:
         return _tolerance_for_group_unchecked(epsilon, m, beta, rule, randomizer, var_phi)

@@ -31,7 +31,7 @@ from scipy import spatial
 from ._constraints import Array, Integral, Interval, validate_params
 from ._validation import (as_rng, check_epsilon, check_finite_array, check_int, check_labels, check_positive,
                           check_probability, check_same_length)
-from .mechanisms import exponential_mechanism
+from .mechanisms import exponential_mechanism_on_errors
 
 __all__ = [
     "THRESHOLD_RANGE_CONSTANT",
@@ -340,17 +340,15 @@ def _check_data(X, y):
 
 
 def _select(counts, epsilon, rng):
-    if epsilon == math.inf:
-        # Arg-min with uniform tie-breaking: integer counts, so a U[0, 1/2) jitter only reorders ties.
-        return int(np.argmin(counts + 0.5 * rng.random(counts.size)))
-    return exponential_mechanism(-counts.astype(float), 1.0, epsilon, rng)
+    # ε = inf: the arg-min with uniform tie-breaking.
+    return exponential_mechanism_on_errors(counts, epsilon, rng)
 
 
 def select_halfspace(X, y, cover, epsilon, rng=None):
     """Sample h ∈ H(q) with probability ∝ exp(−(ε/2)·#errors on (X, y)) (Algorithm 7.7 line 7; the paper's step 7).
 
     The score −#errors changes by at most 1 when one example of S₂ is
-    replaced, so ``dpteach.mechanisms.exponential_mechanism`` with sensitivity 1
+    replaced, so ``dpteach.mechanisms.exponential_mechanism_on_errors`` (sensitivity 1)
     is ε-DP (given the public cover). ε = math.inf: arg-min, ties at random (not private).
 
     Parameters

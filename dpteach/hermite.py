@@ -20,6 +20,7 @@ from scipy import special
 
 from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import check_finite_array, check_finite_scalar, check_int, check_positive
+from .bounds.improper import hermite_feature_count
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 
@@ -63,7 +64,7 @@ def feature_dimension(d, degree):
     TypeError, ValueError
         For non-integers or values below 1.
     """
-    return math.comb(d + degree, degree)
+    return hermite_feature_count(d, degree)
 
 
 def _multi_indices(d, degree):
@@ -187,7 +188,8 @@ def _parents(kappas):
 _PLAN_CACHE: dict = {}
 
 
-def _plan(d, degree):
+def feature_plan(d, degree):
+    """The cached recurrence plan of ψ_p for (d, p): each feature as a parent feature times one 1-D factor (shared with logconcave)."""
     key = (d, degree)
     if key not in _PLAN_CACHE:
         feature_dimension_or_refuse(d, degree)
@@ -199,7 +201,7 @@ def _plan(d, degree):
 def _features(X, degree):
     """ψ_p(X) for validated X (n, d): a (D, n) C-ordered buffer filled row by row, returned transposed."""
     n, d = X.shape
-    parent, coord, power = _plan(d, degree)
+    parent, coord, power = feature_plan(d, degree)
     # Univariate factors: (d, p + 1, n), each row contiguous; O(n·d·p), small next to the output.
     factors = np.empty((d, degree + 1, n))
     for i in range(d):
@@ -246,10 +248,10 @@ def hermite_features(X, degree):
         is finite for every finite record).
     """
     check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
-    return _finite_or_refuse(_unchecked_features(X, degree), X, degree)
+    return _finite_or_refuse(hermite_features_unchecked(X, degree), X, degree)
 
 
-def _unchecked_features(X, degree):
+def hermite_features_unchecked(X, degree):
     """ψ_p(X) with overflow allowed (inf/NaN rows are detected by the caller, without warnings)."""
     with np.errstate(over="ignore", invalid="ignore"):
         return _features(X, degree)
@@ -304,9 +306,9 @@ def iter_hermite_features(X, degree, chunk_size=None):
 
 def _iter_features(X, degree, chunk_size):
     """(start, ψ_p(chunk)) with overflow allowed: callers clip (finite) or refuse (unclipped)."""
-    size = _chunk_size(math.comb(X.shape[1] + degree, degree), chunk_size)
+    size = _chunk_size(hermite_feature_count(X.shape[1], degree), chunk_size)
     for start in range(0, X.shape[0], size):
-        yield start, _unchecked_features(X[start:start + size], degree)
+        yield start, hermite_features_unchecked(X[start:start + size], degree)
 
 
 @validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
@@ -358,7 +360,7 @@ def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
         if radius is None:
             total += w @ _finite_or_refuse(F, X[start:start + F.shape[0]], degree, start)
             continue
-        scale, overflow = _clip_scale_or_overflow(F, radius)
+        scale, overflow = clip_scale_or_overflow(F, radius)
         if overflow.any():  # those rows: exact clipping in scaled arithmetic, added separately
             F[overflow] = 0.0
             total += w[overflow] @ _scaled_clipped_rows(X[start:start + F.shape[0]][overflow], degree, radius)
@@ -366,13 +368,13 @@ def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
     return total
 
 
-def _clip_scale(F, radius):
+def clip_scale(F, radius):
     """s_i = min(1, T/‖F_i‖), with s_i = 1 for a zero row."""
     return clip_factor(np.sqrt(np.einsum("ij,ij->i", F, F)), radius)
 
 
-def _clip_scale_or_overflow(F, radius):
-    """(s, overflow): s_i = min(1, T/‖F_i‖) as :func:`_clip_scale`, and s_i = 0 on the rows whose
+def clip_scale_or_overflow(F, radius):
+    """(s, overflow): s_i = min(1, T/‖F_i‖) as :func:`clip_scale`, and s_i = 0 on the rows whose
     features or squared norm overflowed (``overflow``), which the caller clips in scaled arithmetic."""
     with np.errstate(over="ignore", invalid="ignore"):
         squared = np.einsum("ij,ij->i", F, F)
@@ -385,14 +387,14 @@ def _clip_scale_or_overflow(F, radius):
 def _scaled_clipped_rows(X, degree, radius):
     """ψ̄_{p,T}(x) for rows whose features overflow: mantissa·2^exponent arithmetic, finite (feature_scaling)."""
     factors = [scaled_univariate(X[:, i], degree, "hermite") for i in range(X.shape[1])]
-    mantissa, exponent = scaled_products(factors, _plan(X.shape[1], degree))
+    mantissa, exponent = scaled_products(factors, feature_plan(X.shape[1], degree))
     return clip_scaled_rows(mantissa.T, exponent.T, radius)
 
 
-def _clipped_features(X, degree, radius):
+def clip_features_prechecked(X, degree, radius):
     """ψ̄_{p,T}(X) for validated X: the plain F·s on ordinary rows, the scaled path on overflowing ones."""
-    F = _unchecked_features(X, degree)
-    scale, overflow = _clip_scale_or_overflow(F, radius)
+    F = hermite_features_unchecked(X, degree)
+    scale, overflow = clip_scale_or_overflow(F, radius)
     if overflow.any():
         F[overflow] = 0.0
     clipped = F * scale[:, None]
@@ -431,7 +433,7 @@ def clipped_hermite_features(X, degree, radius):
         or the (n, D) matrix above the limits of :mod:`dpteach.feature_scaling`.
     """
     check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
-    return _clipped_features(X, degree, radius)
+    return clip_features_prechecked(X, degree, radius)
 
 
 def clip_features(F, radius):
@@ -463,7 +465,7 @@ def clip_features(F, radius):
     # _PrivateHermiteL1LearnerOverflowBroken trips on an overflowing record (tests/test_extreme_records.py).
     F = check_finite_array(F, "F", ndim=2)
     radius = check_positive(radius, "radius")
-    scale, overflow = _clip_scale_or_overflow(F, radius)
+    scale, overflow = clip_scale_or_overflow(F, radius)
     if overflow.any():
         # Finite entries whose squared norm overflows: ‖F_i‖ = m·‖F_i/m‖ with m = max|F_ij|.
         rows = F[overflow]
@@ -481,7 +483,7 @@ def _norm_sample(d, degree, n_draws, rng):
     return norms
 
 
-def _eq25_radius(norms, c_alpha):
+def eq25_radius(norms, c_alpha):
     """min{t > 0 : mean((1 − t/r_i)_+) ≤ cα} for a sample of norms r_i ≥ 1, exactly.
 
     f(t) = (1/N)Σ_{r_i > t}(1 − t/r_i) is continuous, decreasing, and linear
@@ -544,7 +546,7 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
         return 2.0 * math.sqrt(D)
     if rule == "markov":
         return math.sqrt(D / c_alpha)
-    return _eq25_radius(_norm_sample(d, degree, n_draws, rng), c_alpha)
+    return eq25_radius(_norm_sample(d, degree, n_draws, rng), c_alpha)
 
 
 def threshold_hermite_coefficients(theta, degree):

@@ -422,10 +422,10 @@ def walsh_hadamard(values):
     size = arr.shape[-1]
     if size & (size - 1):
         raise ValueError(f"values must have a power-of-two last axis, got length {size}")
-    return _walsh_hadamard_butterfly(arr)
+    return walsh_hadamard_butterfly(arr)
 
 
-def _walsh_hadamard_butterfly(arr):
+def walsh_hadamard_butterfly(arr):
     """:func:`walsh_hadamard` on a validated float array whose last axis has length 2^d (the transform's one home)."""
     size, lead = arr.shape[-1], arr.shape[:-1]
     for bit in range(size.bit_length() - 1):
@@ -540,7 +540,7 @@ def check_class(hypotheses):
     try:
         size = len(hypotheses)
     except TypeError:
-        raise TypeError(f"hypotheses must be a finite hypothesis class (e.g. dpteach.generic.thresholds(...)), "
+        raise TypeError(f"hypotheses must be a finite hypothesis class (e.g. dpteach.hypotheses.thresholds(...)), "
                         f"got {type(hypotheses).__name__}") from None
     if size == 0:
         raise ValueError("hypotheses must contain at least one hypothesis, got an empty class (|H| = 0)")

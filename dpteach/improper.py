@@ -27,8 +27,10 @@ from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array
                           check_memory, check_positive, check_probability, check_representable, check_same_length)
 from ._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
-from .hermite import _clipped_features, _unchecked_features, clip_features, clip_radius as _hermite_clip_radius
-from .mechanisms import exponential_mechanism
+from .hermite import clip_features_prechecked, hermite_features_unchecked, clip_features, clip_radius as _hermite_clip_radius
+from .dpsas import validation_size
+from .hermite import feature_dimension
+from .mechanisms import exponential_mechanism_on_errors
 
 __all__ = [
     "threshold_grid",
@@ -36,6 +38,7 @@ __all__ = [
     "select_hypothesis",
     "theorem_parameters",
     "practical_parameters",
+    "practical_degree",
     "PrivateHermiteL1Learner",
 ]
 
@@ -104,13 +107,13 @@ def threshold_error_counts(scores, y, thresholds):
     return _error_counts(z, y, t)
 
 
-# rng and size go on to exponential_mechanism, which skips its checks here: every parameter is declared.
+# rng and size go on to exponential_mechanism_on_errors, which skips its checks here: every parameter is declared.
 @validate_params({"error_counts": Array(), "epsilon": Epsilon(), "rng": "random_state", "size": OrNone(POSITIVE_INT)})
 def select_hypothesis(error_counts, epsilon, rng=None, size=None):
     """Step 5: sample a candidate with probability ∝ exp(−ε·errors/2) (the exponential mechanism).
 
     The score of a candidate is minus its number of validation errors, which
-    has sensitivity 1 under replace-one; ``dpteach.mechanisms.exponential_mechanism``
+    has sensitivity 1 under replace-one; ``dpteach.mechanisms.exponential_mechanism_on_errors``
     samples in log space (Gumbel-max). ε-DP with respect to the validation set.
 
     Parameters
@@ -136,13 +139,7 @@ def select_hypothesis(error_counts, epsilon, rng=None, size=None):
     if np.any(counts < 0):
         raise ValueError("error_counts must be >= 0 (numbers of validation errors), "
                          f"found {counts[counts < 0].ravel()[0]!r}")
-    return exponential_mechanism(-counts.ravel(), 1.0, epsilon, rng=rng, size=size)
-
-
-def _validation_size(n_blocks, n_thresholds, alpha, epsilon, beta, c=C_SMALL):
-    """Lemma 6.9 (the paper's Lemma B.5) inverted with slack cα and failure β/2, K = kM candidates."""
-    K = n_blocks * n_thresholds
-    return math.ceil(8 * math.log(8 * K / beta) / (c * alpha) ** 2 + 4 * math.log(4 * K / beta) / (epsilon * c * alpha))
+    return exponential_mechanism_on_errors(counts.ravel(), epsilon, rng=rng, size=size)
 
 
 @validate_params({"d": POSITIVE_INT, "alpha": OPEN_UNIT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
@@ -180,7 +177,7 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     constant = 1.0 / (2 * C_SMALL) if constant is None else constant
     degree = math.ceil(check_representable(_or_inf(lambda: constant / alpha ** 2), "the degree C/α²",
                                            "alpha >= 1e-150", alpha=alpha))
-    D = math.comb(d + degree, degree)
+    D = feature_dimension(d, degree)
     T = _or_inf(lambda: 2 * math.sqrt(D))  # inf once D is beyond the largest float (α ≲ 1e-100)
     rho = dp_erm.zcdp_rho(epsilon, delta)
     check_representable(_or_inf(lambda: 1 / rho), "1/ρ, the zCDP noise scale", "epsilon >= 1e-150", epsilon=epsilon)
@@ -192,7 +189,8 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     n0 = check_representable(sizes["block_size"], "the block size n₀",
                              "d, alpha and epsilon with 36·D/(cα)² and 6·D·√(2/ρ)/(cα) below 1.8e308",
                              d=d, alpha=alpha, epsilon=epsilon)
-    m = _validation_size(k, M, alpha, epsilon, beta)
+    # m inverts Lemma 6.9 (the paper's Lemma B.5) with slack cα over the K = kM candidates.
+    m = validation_size(C_SMALL * alpha, epsilon, beta, k * M)
     return {"degree": degree, "n_features": D, "clip_radius": T, "n_blocks": k,
             "n_thresholds": M, "block_size": n0, "validation_size": m,
             "n_iterations": sizes["n_iterations"], "n_samples": k * n0 + m}
@@ -210,9 +208,31 @@ def _or_inf(compute):
 MAX_THRESHOLDS = 10 ** 7
 
 
+@validate_params({"alpha": OPEN_UNIT})
+def practical_degree(alpha):
+    """p = min(5, max(1, ⌈0.3/α⌉)): the degree :class:`PrivateHermiteL1Learner` uses by default (our choice).
+
+    The theorem's ⌈C/α²⌉ is in the hundreds at notebook scale; this keeps D_p = C(d + p, p) small.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1)
+
+    Returns
+    -------
+    int in [1, 5]. Cost O(1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For α ∉ (0, 1).
+    """
+    return min(5, max(1, math.ceil(0.3 / alpha)))
+
+
 def _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds, n_iterations):
-    p = min(5, max(1, math.ceil(0.3 / alpha))) if degree is None else degree
-    D = math.comb(d + p, p)
+    p = practical_degree(alpha) if degree is None else degree
+    D = feature_dimension(d, p)
     T = _hermite_clip_radius(d, p, C_SMALL * alpha, "2sqrtD") if radius is None else radius
     k = math.ceil(math.log2(2 / beta)) if n_blocks is None else n_blocks
     if n_thresholds is None and 1 / (2 * C_SMALL * alpha) > MAX_THRESHOLDS:
@@ -250,7 +270,7 @@ def _check_fit_size(d, degree, params, degree_given):
     if 8 * rows * D <= MAX_FEATURE_BYTES:
         return
     largest = degree - 1
-    while largest >= 1 and 8 * rows * math.comb(d + largest, largest) > MAX_FEATURE_BYTES:
+    while largest >= 1 and 8 * rows * feature_dimension(d, largest) > MAX_FEATURE_BYTES:
         largest -= 1
     name = "degree" if degree_given else "X"
     check_feature_matrix(rows, D, name, f"the clipped feature matrix of one block (degree {degree}, d = {d}; "
@@ -360,7 +380,7 @@ class PrivateHermiteL1Learner(Estimator):
     # Subclasses (the log-concave learner) change the basis and the default radius.
     def _clipped_feature_map(self, X, radius):
         """ψ̄_{p,T}(X): finite with rows of norm ≤ T for every finite record (hermite.clipped_hermite_features)."""
-        return _clipped_features(X, self.degree_, radius)
+        return clip_features_prechecked(X, self.degree_, radius)
 
     def _default_clip_radius(self, d, degree, alpha):
         return None
@@ -476,4 +496,4 @@ class _PrivateHermiteL1LearnerOverflowBroken(PrivateHermiteL1Learner):
 
     def _clipped_feature_map(self, X, radius):
         with np.errstate(over="ignore", invalid="ignore"):
-            return clip_features(_unchecked_features(X, self.degree_), radius)[0]
+            return clip_features(hermite_features_unchecked(X, self.degree_), radius)[0]

@@ -5,9 +5,8 @@ Every query is answered by a fresh, disjoint group of m users
 privacy ledger, and the failure probability is bounded by the union bound
 (Theorem 3.10): :class:`LocalSimulatedSQOracle`, :func:`simulate_sq_locally`.
 
-This module also re-exports the rest of chapter 3, so that the names the
-chapter has always used keep importing from here: the group sizes
-(:mod:`dpteach.group_sizes`), the randomizers (:mod:`dpteach.randomizers`),
+The rest of chapter 3 has one home each (import it from there): the group
+sizes (:mod:`dpteach.group_sizes`), the randomizers (:mod:`dpteach.randomizers`),
 the oracles (:mod:`dpteach.sq`), the SQ algorithms (:mod:`dpteach.sq_algorithms`),
 local → SQ (:mod:`dpteach.local_to_sq`), the learners (:mod:`dpteach.local_learners`)
 and the experiment runners (:mod:`dpteach.experiments.local`).
@@ -23,15 +22,14 @@ from ._validation import (as_rng, check_choice, check_epsilon, check_finite_arra
                           check_probability)
 from ._constraints import Check, Epsilon, POSITIVE_INT, validate_params
 from .composition import parallel_composition
-from .group_sizes import (GROUP_SIZE_RULES, MAX_GROUP_SIZE, RULE_CONSTRAINTS, UNIT, _check_rule_randomizer,  # noqa: F401 (re-exported)
-                          _group_size, _tolerance_for_group, group_size, tolerance_for_group)
+from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size, group_size_prechecked,
+                          tolerance_for_group_prechecked)
 from ._validation import check_callable, check_unit_interval
 from .randomizers import LaplaceRandomizer, OneBitRandomizer, make_randomizer
 from .sq import (ExactSQOracle, NotEnoughUsersError, PrivacyLedgerError, QueryBudgetError, SQOracle,
-                 _query_values, as_records)
+                 query_values, as_records)
 
-__all__ = ["GROUP_SIZE_RULES", "group_size", "tolerance_for_group",
-           "LocalSimulatedSQOracle", "ReusingLocalSQOracle", "FastLocalSQOracle",
+__all__ = ["LocalSimulatedSQOracle", "ReusingLocalSQOracle", "FastLocalSQOracle",
            "QueryPlan", "query_plan", "users_needed", "LocalRun", "simulate_sq_locally",
            "sample_group_averages"]
 
@@ -48,7 +46,7 @@ class _LocalSQOracleBase(SQOracle):
         self.beta = check_probability(beta, "beta")
         self.max_queries = check_int(max_queries, "max_queries", minimum=1)
         self.rule = rule
-        self.randomizer_name = _check_rule_randomizer(rule, randomizer)
+        self.randomizer_name = check_rule_randomizer(rule, randomizer)
         self.randomizer = make_randomizer(self.randomizer_name, self.epsilon, parameter="randomizer")
         self.split = check_choice(split, "split", ("tolerance", "equal"))
         self.n_users = n_users
@@ -71,7 +69,7 @@ class _LocalSQOracleBase(SQOracle):
     def _size(self, tau):
         if self.split == "equal":
             return self.n_users // self.max_queries
-        return _group_size(self.epsilon, tau, self.beta_per_query, self.rule, self.randomizer_name)
+        return group_size_prechecked(self.epsilon, tau, self.beta_per_query, self.rule, self.randomizer_name)
 
     @property
     def failure_probability(self):
@@ -90,7 +88,7 @@ class _LocalSQOracleBase(SQOracle):
             answers[j] = self._group_answer(phi, m)
             self.group_sizes.append(m)
             self.achieved_tolerances.append(
-                _tolerance_for_group(self.epsilon, m, self.beta_per_query, self.rule, self.randomizer_name))
+                tolerance_for_group_prechecked(self.epsilon, m, self.beta_per_query, self.rule, self.randomizer_name))
         return answers
 
 
@@ -158,7 +156,7 @@ class LocalSimulatedSQOracle(_LocalSQOracleBase):
 
     def _group_answer(self, phi, m):
         group = self._take_users(m)
-        values = _query_values(phi, self.data[group])
+        values = query_values(phi, self.data[group])
         outputs = self.randomizer.randomize(values, self.rng)  # one ε-local report per user
         self.ledger[group] += self.epsilon
         self.groups.append(group)
@@ -281,7 +279,7 @@ class FastLocalSQOracle(_LocalSQOracleBase):
                 f"n_users = {self.n_users}, {self.users_used} already used, and the next query needs "
                 f"m = {m} fresh users")
         self.users_used += m
-        values = _query_values(phi, self.population.support)
+        values = query_values(phi, self.population.support)
         weights = self.population.weights
         mu = float(np.clip(np.einsum("i,i->", weights, values), -1, 1))
         # One-bit: every user's output is +c w.p. E(1 + φ/c)/2 = (1 + μ/c)/2, whatever the law of φ;
@@ -458,24 +456,3 @@ def simulate_sq_locally(sq_algorithm, data, epsilon, beta, max_queries=None, ran
     return LocalRun(output, oracle.n_users, oracle.users_used, oracle.n_queries, oracle.max_queries,
                     oracle.rounds, total_epsilon, oracle.max_user_epsilon, oracle.failure_probability,
                     list(oracle.group_sizes), list(oracle.achieved_tolerances), rule)
-
-
-# --- The rest of chapter 3, re-exported so that ``from dpteach.local import X`` keeps working ----------
-# (these names lived in this module before it was split by idea; new code imports them from their homes).
-from .local_to_sq import (RejectionSamples, rejection_output_law, simulate_local_with_sq,  # noqa: E402,F401
-                          worst_case_rejection_tv)
-from .randomizers import (HalfNoiseLaplaceRandomizer, LocalRandomizer, RandomizedResponse,  # noqa: E402,F401
-                          debias_randomized_response)
-from .sq import ADVERSARIAL_STRATEGIES, NoisySQOracle  # noqa: E402,F401
-from .sq_algorithms import (masked_parity_bruteforce, masked_parity_interactive, records,  # noqa: E402,F401
-                            sq_averaging_halfspace, sq_gd_logistic, sq_mean, sq_threshold_binary_search,
-                            sq_threshold_grid)
-
-
-def __getattr__(name):
-    # The learners sit above this module (they run the simulation), so they are re-exported lazily:
-    # ``from dpteach.local import LocalThresholdLearner`` keeps working without an import cycle.
-    if name in ("LocalHalfspaceLearner", "LocalThresholdLearner", "masked_parity_users", "smallest_feasible_alpha"):
-        from . import local_learners
-        return getattr(local_learners, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

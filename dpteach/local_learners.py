@@ -16,8 +16,8 @@ from ._estimator import Estimator
 from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_callable, check_choice, check_epsilon, check_finite_array, check_int,
                           check_probability, check_sweep)
-from .group_sizes import RULE_CONSTRAINTS, UNIT
-from .local import group_size, query_plan, simulate_sq_locally, users_needed
+from .group_sizes import RULE_CONSTRAINTS, UNIT, group_size
+from .local import query_plan, simulate_sq_locally, users_needed
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
                             sq_threshold_binary_search, sq_threshold_grid)
 

@@ -15,16 +15,16 @@ import math
 import numpy as np
 
 from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, POSITIVE_INT, fit_context, validate_params
-from ._validation import check_choice, check_int, check_memory, check_positive, check_work
+from ._validation import check_choice, check_int, check_positive, check_work
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
-from .hermite import _clip_scale_or_overflow, _eq25_radius, _plan, multi_indices
+from .marginals import MARGINALS, sample_marginal
+from .hermite import clip_scale_or_overflow, eq25_radius, feature_plan, multi_indices
+from .hermite import feature_dimension
 from .improper import C_SMALL, PrivateHermiteL1Learner, theorem_parameters
 
 __all__ = [
-    "MARGINALS",
     "marginal_moments",
-    "sample_marginal",
     "monomial_features",
     "monomial_gram",
     "orthonormal_map",
@@ -32,8 +32,6 @@ __all__ = [
     "logconcave_clip_radius",
     "PrivateLogConcaveL1Learner",
 ]
-
-MARGINALS = ("uniform", "laplace")
 
 
 @validate_params({"marginal": Options(MARGINALS), "max_order": Interval(Integral, 0, None, closed="left")})
@@ -92,31 +90,6 @@ def _moments(marginal, max_order, name, orders_per_unit=1):
     return np.array(moments)
 
 
-@validate_params({"n": POSITIVE_INT, "d": POSITIVE_INT, "marginal": Options(MARGINALS), "rng": "random_state"})
-def sample_marginal(n, d, marginal, rng=None):
-    """n draws from the product of d isotropic copies of the marginal (synthetic, public).
-
-    Parameters
-    ----------
-    n, d : int ≥ 1
-    marginal : {"uniform", "laplace"}
-    rng : seed or Generator
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, d). Cost O(n·d).
-
-    Raises
-    ------
-    ValueError, TypeError
-        For n, d < 1, an unknown marginal or a bad rng.
-    """
-    check_memory(("n", n), ("d", d))
-    if marginal == "uniform":
-        return rng.uniform(-math.sqrt(3.0), math.sqrt(3.0), size=(n, d))
-    return rng.laplace(0.0, 1.0 / math.sqrt(2.0), size=(n, d))
-
-
 def _monomials(X, degree):
     """x^κ for validated X, overflow allowed (callers clip or refuse); the (n, D, d) power table is size-checked."""
     D = feature_dimension_or_refuse(X.shape[1], degree)
@@ -148,14 +121,14 @@ def _clipped_logconcave_features(X, marginal, degree, radius, method="sym"):
     A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
     with np.errstate(over="ignore", invalid="ignore"):
         F = _monomials(X, degree) @ A.T
-    scale, overflow = _clip_scale_or_overflow(F, radius)
+    scale, overflow = clip_scale_or_overflow(F, radius)
     if overflow.any():
         F[overflow] = 0.0
     clipped = F * scale[:, None]
     if overflow.any():
         rows = X[overflow]
         factors = [scaled_univariate(rows[:, i], degree, "monomial") for i in range(X.shape[1])]
-        mantissa, exponent = scaled_products(factors, _plan(X.shape[1], degree))
+        mantissa, exponent = scaled_products(factors, feature_plan(X.shape[1], degree))
         clipped[overflow] = clip_scaled_rows(mantissa.T, exponent.T, radius, transform=A)
     return clipped
 
@@ -300,7 +273,7 @@ def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0)
     check_work(("n_draws", n_draws), ("D", D), ("D", D))
     X = sample_marginal(n_draws, d, marginal, rng)
     F = logconcave_features(X, marginal, degree)
-    return _eq25_radius(np.linalg.norm(F, axis=1), c_alpha)
+    return eq25_radius(np.linalg.norm(F, axis=1), c_alpha)
 
 
 class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
@@ -363,7 +336,7 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
         from .bounds.improper import algorithm_6_7_sizes
         params = theorem_parameters(d, alpha, epsilon, delta, beta)
         degree = float(math.exp(2.0 / alpha))
-        D = math.inf if degree > 1e6 else float(math.comb(d + math.ceil(degree), d))
+        D = math.inf if degree > 1e6 else float(feature_dimension(d, math.ceil(degree)))
         T = math.sqrt(D / (C_SMALL * alpha))
         sizes = algorithm_6_7_sizes(D, T, float(self.coefficient_radius), C_SMALL * alpha,
                                     dp_erm.zcdp_rho(epsilon, delta))

@@ -35,6 +35,7 @@ __all__ = [
     "randomized_response",
     "exponential_mechanism_probabilities",
     "exponential_mechanism",
+    "exponential_mechanism_on_errors",
     "report_noisy_max",
 ]
 
@@ -263,6 +264,40 @@ def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
     gumbel = rng.gumbel(size=(n_samples, scores.size))
     choices = np.argmax(logits + gumbel, axis=1)
     return int(choices[0]) if size is None else choices
+
+
+@validate_params({"error_counts": Array(ndim=1), "epsilon": Epsilon(allow_inf=True), "rng": "random_state",
+                  "size": OrNone(POSITIVE_INT)})
+def exponential_mechanism_on_errors(error_counts, epsilon, rng=None, size=None):
+    """Sample a candidate with probability ∝ exp(−ε·errors/2): the exponential mechanism on error counts.
+
+    The selection step of every learner in the book (the generic learner, Algorithm 6.10's step 5,
+    Algorithm 7.7's line 7, DPSAS's line 9): the score of a candidate is minus its number of errors
+    on a dataset, which changes by at most 1 when one example is replaced, so this is
+    :func:`exponential_mechanism` with sensitivity 1 and is ε-DP (Theorem 1.21). ε = inf is the
+    non-private reference: the candidate with the fewest errors, ties broken uniformly at random.
+
+    Parameters
+    ----------
+    error_counts : array_like, shape (R,), finite
+        Number of errors of each candidate.
+    epsilon : float, 0 < ε <= inf
+    rng : None, int or numpy.random.Generator
+    size : None or int
+        None returns one index (int); an int returns that many independent samples.
+
+    Returns
+    -------
+    int or numpy.ndarray of int. Cost O(R) per sample.
+    """
+    counts = error_counts
+    if epsilon == math.inf:
+        # Counts are integers, so a U[0, 1/2) jitter only reorders ties: uniform tie-breaking.
+        n_samples = 1 if size is None else size
+        check_memory(("size", n_samples), ("len(error_counts)", counts.size))
+        choices = np.argmin(counts + 0.5 * rng.random((n_samples, counts.size)), axis=1)
+        return int(choices[0]) if size is None else choices
+    return exponential_mechanism(-counts, 1.0, epsilon, rng=rng, size=size)
 
 
 @validate_params({"scores": Array(ndim=1), "sensitivity": POSITIVE, "epsilon": Epsilon(), "rng": "random_state",

@@ -28,7 +28,7 @@ from scipy import optimize
 from ._constraints import Array, Delta, Epsilon, Options, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
                           check_memory, check_positive)
-from .composition import _advanced_epsilon, pld_epsilon
+from .composition import advanced_epsilon, pld_epsilon
 
 __all__ = ["peeling_noise_scale", "peel", "peeling_epsilon"]
 
@@ -50,7 +50,7 @@ def _certified_epsilon(sparsity, epsilon_round, delta, accountant="composition")
     if accountant == "pld":
         return pld_epsilon([("pure", epsilon_round, sparsity), ("pure", epsilon_round / 2, sparsity)], delta)
     steps = np.r_[np.full(sparsity, epsilon_round), np.full(sparsity, epsilon_round / 2)]
-    advanced = _advanced_epsilon(steps, delta)  # Kairouz–Oh–Viswanath with unequal steps
+    advanced = advanced_epsilon(steps, delta)  # Kairouz–Oh–Viswanath with unequal steps
     basic = float(np.sum(steps))
     return min(advanced, basic)
 
@@ -138,7 +138,8 @@ def peeling_epsilon(sparsity, epsilon, delta, accountant="composition"):
     return _certified_epsilon(sparsity, _paper_epsilon_round(sparsity, epsilon, delta), delta, accountant)
 
 
-def _noise_scale(sparsity, epsilon, delta, sensitivity, calibrate):
+def peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, calibrate):
+    """:func:`peeling_noise_scale` on validated inputs (DPLasso calls it once per fit)."""
     if calibrate == "paper":
         return sensitivity * 2 * math.sqrt(3 * sparsity * math.log(1 / delta)) / epsilon
     if calibrate == "pld":
@@ -177,7 +178,7 @@ def peeling_noise_scale(sparsity, epsilon, delta, sensitivity, calibrate="paper"
     TypeError, ValueError
         For out-of-range arguments or an unknown ``calibrate``.
     """
-    return _noise_scale(sparsity, epsilon, delta, sensitivity, calibrate)
+    return peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, calibrate)
 
 
 # --- Peeling (Algorithm 5.2) ---------------------------------------------------------------------
@@ -188,7 +189,7 @@ def _laplace(rng, scale, shape):
     return scale * (rng.standard_exponential(shape) - rng.standard_exponential(shape))
 
 
-def _peel_rows(values, sparsity, scale, rng):
+def peel_rows(values, sparsity, scale, rng):
     """Peeling applied independently to each row of ``values`` (k, d); validated inputs.
 
     Vectorised over rows: each of the s rounds draws a fresh (k, d) noise matrix.
@@ -266,12 +267,12 @@ def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="pape
     check_memory(("size", n_releases), ("len(v)", v.size))
     check_choice(calibrate, "calibrate", CALIBRATIONS)
     rng = as_rng(rng)
-    scale = _noise_scale(s, epsilon, delta, sensitivity, calibrate)
-    released = _peel_rows(np.broadcast_to(v, (n_releases, v.size)), s, scale, rng)
+    scale = peeling_noise_scale_prechecked(s, epsilon, delta, sensitivity, calibrate)
+    released = peel_rows(np.broadcast_to(v, (n_releases, v.size)), s, scale, rng)
     return released[0] if size is None else released
 
 
-def _peel_forgotten_sqrt_s(v, s, epsilon, delta, sensitivity, rng=None, size=None):
+def broken_peel_forgotten_sqrt_s(v, s, epsilon, delta, sensitivity, rng=None, size=None):
     """BROKEN on purpose (audit demo): Peeling with b = λ·2√(3 ln(1/δ))/ε, the √s forgotten.
 
     Each round then costs √s times the budget the proof allows, and the s rounds
@@ -280,5 +281,5 @@ def _peel_forgotten_sqrt_s(v, s, epsilon, delta, sensitivity, rng=None, size=Non
     v = check_finite_array(v, "v", ndim=1)
     n_releases = 1 if size is None else size
     scale = sensitivity * 2 * math.sqrt(3 * math.log(1 / delta)) / epsilon
-    released = _peel_rows(np.broadcast_to(v, (n_releases, v.size)), s, scale, as_rng(rng))
+    released = peel_rows(np.broadcast_to(v, (n_releases, v.size)), s, scale, as_rng(rng))
     return released[0] if size is None else released

@@ -15,8 +15,8 @@ this module holds the first and the estimator, the two modules below it the rest
 5. the exponential mechanism on the second half S₂ with weights
    exp(−(ε/2)·#errors): :mod:`dpteach.halfspace_cover`.
 
-Every public name of those two modules is re-exported here, so
-``from dpteach.proper import relevant_subspace`` keeps working; so are the teaching
+Each step has one home (import it from there, e.g.
+``from dpteach.subspace import relevant_subspace``), as do the teaching
 constants, each defined beside the formula it sets (listed below).
 
 Halfspaces here are h(x) = sign(⟨v, x⟩ + t) with sign(0) = +1, the paper's
@@ -38,7 +38,7 @@ import sys
 
 import numpy as np
 
-from ._estimator import Estimator
+from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep
 from ._constraints import Array, validate_params
 from ._validation import (as_rng, check_delta, check_finite_array, check_int, check_labels, check_positive,
@@ -46,11 +46,10 @@ from ._validation import (as_rng, check_delta, check_finite_array, check_int, ch
 # The teaching constants of the learner, each defined beside the formula it sets:
 # C₀/c² (degree rule and eigenvalue threshold) and γ (noise floor) in dpteach.subspace,
 # K₀ (threshold range) and the candidate cap in dpteach.halfspace_cover.
-from .halfspace_cover import (MAX_CANDIDATES, THRESHOLD_RANGE_CONSTANT,  # noqa: F401 (re-exported)
-                              _check_data, _check_epsilon_or_inf, _default_max_threshold, _error_counts,
+from .halfspace_cover import (_check_data, _check_epsilon_or_inf, _default_max_threshold, _error_counts,
                               _halfspace_cover, _select)
 from .feature_scaling import feature_dimension_or_refuse
-from .hermite import _clip_scale, _unchecked_features, hermite_feature_sum
+from .hermite import clip_scale as _clip_scale, hermite_features_unchecked as _unchecked_features, hermite_feature_sum
 from .mechanisms import gaussian_sigma
 from .subspace import (NOISE_FLOOR_FACTOR, TEACHING_DEGREE_CONSTANT,  # noqa: F401 (γ re-exported)
                        _check_alpha, _gradient_second_moment, _relevant_subspace, subspace_threshold)
@@ -242,7 +241,7 @@ def _private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delt
 # --- The estimator (steps 1–5 together) -----------------------------------------------------------------
 
 
-class PrivateProperLearner(Estimator):
+class PrivateProperLearner(LinearClassifierMixin, Estimator):
     """Algorithm 7.7 (the paper's Algorithm 2): a proper (ε, δ)-DP learner of halfspaces under N(0, I_d).
 
     ``fit`` splits the data at random (independently of its values) into S₁ and
@@ -354,18 +353,3 @@ class PrivateProperLearner(Estimator):
                                f"{second.size} examples of S2", epsilon, 0.0)))
         return self
 
-    def decision_function(self, X):
-        """⟨coef_, x⟩ + intercept_ for each row of X (post-processing)."""
-        X = self._check_predict_input(X)
-        return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, sign(0) = +1: a halfspace (proper)."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
-
-
-# --- Steps 2–5, re-exported so that ``from dpteach.proper import X`` keeps working ----------------------
-# (these names lived in this module before it was split by idea; new code may import them from their homes).
-from .halfspace_cover import (HalfspaceCover, covering_radius, cover_error_counts,  # noqa: E402,F401
-                              halfspace_cover, select_halfspace, sphere_net)
-from .subspace import gradient_second_moment, noise_floor, relevant_subspace  # noqa: E402,F401

@@ -232,7 +232,7 @@ def _onebit_randomizer(variant, record=None):
 def _clipped_gaussian_mean(variant, record=1.0):
     epsilon, delta, radius, n, d = 1.0, 1e-5, 1.0, 5, 2
     release = (attack_targets.clipped_gaussian_mean if variant == "correct"
-               else attack_targets._clipped_gaussian_mean_quarter_noise)
+               else attack_targets.broken_clipped_gaussian_mean_quarter_noise)
     dataset = np.zeros((n, d))
     neighbour = dataset.copy()
     # The differing record at the clipping bound (record = R), both sides; or at ``record`` vs the far bound.
@@ -270,7 +270,7 @@ def _peeling_neighbours(s, m=10, truncation=1.0, record=1.0):
 
 def _peel(variant, record=1.0):
     s, epsilon, delta = 50, 1.0, 1e-3
-    release = peeling.peel if variant == "correct" else peeling._peel_forgotten_sqrt_s
+    release = peeling.peel if variant == "correct" else peeling.broken_peel_forgotten_sqrt_s
     v, v_prime, lam = _peeling_neighbours(s, record=record)
 
     def mechanism(vector, n_trials, rng):  # post-processing: how many of group A were selected
@@ -473,14 +473,14 @@ CASES = (
               "5 records in R²; record 0 is +R·e₁ vs −R·e₁ (the clipping bound)",
               "{first coordinate > t}, 7 thresholds in [0, 1.5]", _clipped_gaussian_mean,
               Settings(200_000, 200_000, _Q95), Settings(1_000_000, 200_000, 0.99),
-              broken="dpteach.attack_targets._clipped_gaussian_mean_quarter_noise",
+              broken="dpteach.attack_targets.broken_clipped_gaussian_mean_quarter_noise",
               mirrors="tests/test_fingerprinting.py", seed=5,
               extreme=functools.partial(_clipped_gaussian_mean, "correct"), bound=1.0),
     AuditCase("peeling", "Peeling (s = 50, δ = 10⁻³)", 5, ("dpteach.peeling.peel",), 1.0, 1e-3,
               "one clipped LASSO step; the replaced record's residual is +2T vs −2T (|v_j| moves by λ, "
               "up on 50 coordinates, down on 50)", "{≥ 30 of the 50 selections in the up group}", _peel,
               Settings(10_000, 1, _Q95), Settings(100_000, 1, 0.99),
-              broken="dpteach.peeling._peel_forgotten_sqrt_s", mirrors="tests/test_peeling.py", seed=1,
+              broken="dpteach.peeling.broken_peel_forgotten_sqrt_s", mirrors="tests/test_peeling.py", seed=1,
               extreme=functools.partial(_peel, "correct"), bound=1.0),
     AuditCase("dp_gradient_descent", "DP gradient descent for least squares (one step)", 5,
               ("dpteach.regression.dp_gradient_descent_ols",), 1.0, 1e-5,
@@ -672,6 +672,8 @@ NOT_AUDITED = {
     # composites: their privacy is the composition (or parallel composition) of audited steps
     "dpteach.regression.DPLasso": "Peeling on disjoint batches (Theorem 5.6): Peeling is audited",
     "dpteach.dp_logistic.DPSGDLogisticRegression": "audited DP-SGD steps on disjoint batches, composed per epoch",
+    "dpteach.mechanisms.exponential_mechanism_on_errors": "the exponential mechanism with Δ = 1 (audited); "
+                                                          "ε = inf is the non-private arg-min",
     "dpteach.improper.select_hypothesis": "the exponential mechanism with Δ = 1 (audited)",
     "dpteach.improper.PrivateHermiteL1Learner": "DP-ERM steps + selection on disjoint splits (both audited)",
     "dpteach.logconcave.PrivateLogConcaveL1Learner": "the chapter 6 learner's steps with another radius",

@@ -15,7 +15,7 @@ Read top to bottom, the module follows the chapter:
 
 The non-private baselines (split IHT, the LASSO by ISTA, OLS) are in
 :mod:`dpteach.regression_baselines`; Peeling and its accountant are in
-:mod:`dpteach.peeling` and re-exported here.
+:mod:`dpteach.peeling` (their one home).
 
 Neighbouring datasets differ in one replaced record (x_i, y_i). Covariates are
 assumed bounded, |x_ij| <= c_x (``x_bound``); the private routines clip X to
@@ -35,12 +35,9 @@ from ._constraints import Delta, Epsilon, Integral, Interval, POSITIVE, POSITIVE
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
                           check_positive, check_same_length, check_work)
 from .mechanisms import gaussian_sigma
-from .peeling import _noise_scale, _peel_rows, peel, peeling_epsilon, peeling_noise_scale
+from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale_prechecked
 
 __all__ = [
-    "peel",
-    "peeling_epsilon",
-    "peeling_noise_scale",
     "default_truncation",
     "dp_lasso_sensitivity",
     "lasso_gradient_step",
@@ -55,7 +52,8 @@ __all__ = [
 
 # --- shared checks --------------------------------------------------------------------------
 
-def _check_design(X, y):
+def check_design(X, y):
+    """Validated (X, y) of a regression: a finite 2-D design and a finite response of the same length (shared with the baselines)."""
     X = check_finite_array(X, "X", ndim=2)
     y = check_finite_array(y, "y", ndim=1)
     check_same_length(X, y, "X", "y")
@@ -120,7 +118,7 @@ def _sensitivity(block_size, truncation, step_size, x_bound):
     return 4 * step_size * x_bound * truncation / block_size
 
 
-def _gradient_step(X, y, beta, step_size, truncation, clip_residual):
+def gradient_step(X, y, beta, step_size, truncation, clip_residual):
     """v = β − (η/m) Xᵀ r with r = x'β − f_T(y), clipped to [−2T, 2T] if asked. O(m·d)."""
     residual = X @ beta - _truncate(y, truncation)
     if clip_residual:
@@ -158,16 +156,16 @@ def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     TypeError, ValueError
         For non-finite or mis-shaped arrays, or η, T out of range.
     """
-    X, y = _check_design(X, y)
+    X, y = check_design(X, y)
     beta = check_finite_array(beta, "beta", shape=(X.shape[1],))
     step_size = check_positive(step_size, "step_size")
     truncation = check_positive(truncation, "truncation")
     if not isinstance(clip_residual, (bool, np.bool_)):
         raise TypeError(f"clip_residual must be True or False, got {clip_residual!r}")
-    return _gradient_step(X, y, beta, step_size, truncation, bool(clip_residual))
+    return gradient_step(X, y, beta, step_size, truncation, bool(clip_residual))
 
 
-def _block_indices(n_samples, n_blocks, rng):
+def block_indices(n_samples, n_blocks, rng):
     """A uniformly random split into N₀ disjoint blocks of m = ⌊n/N₀⌋ indices (line 2).
 
     Drawn independently of the data, so a replaced record lands in the same
@@ -280,20 +278,20 @@ class DPLasso(Estimator):
             For NaN/inf or mis-shaped X, y of the wrong length, ŝ < 1 or ŝ > d,
             ε <= 0, δ not in (0, 1), N₀ > n, and other out-of-range parameters.
         """
-        X, y = _check_design(X, y)
+        X, y = check_design(X, y)
         (epsilon, delta, sparsity, step_size, truncation, n_blocks,
          x_bound) = self._validated_parameters(*X.shape)
         rng = as_rng(self.random_state, "random_state")
-        blocks = _block_indices(X.shape[0], n_blocks, rng)
+        blocks = block_indices(X.shape[0], n_blocks, rng)
         block_size = blocks.shape[1]
         sensitivity = _sensitivity(block_size, truncation, step_size, x_bound)
-        scale = _noise_scale(sparsity, epsilon, delta, sensitivity, self.calibrate)
+        scale = peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, self.calibrate)
         beta = np.zeros(X.shape[1])
         supports = []
         for rows in blocks:
             X_block = np.clip(X[rows], -x_bound, x_bound)
-            half_step = _gradient_step(X_block, y[rows], beta, step_size, truncation, bool(self.clip_residual))
-            beta = _peel_rows(half_step[None, :], sparsity, scale, rng)[0]
+            half_step = gradient_step(X_block, y[rows], beta, step_size, truncation, bool(self.clip_residual))
+            beta = peel_rows(half_step[None, :], sparsity, scale, rng)[0]
             supports.append(np.flatnonzero(beta))
         self.coef_ = beta
         self.n_features_in_ = X.shape[1]
@@ -326,7 +324,7 @@ class DPLasso(Estimator):
     def score(self, X, y):
         """The coefficient of determination R² = 1 − Σ(y − ŷ)²/Σ(y − ȳ)² of ``predict(X)``."""
         self._check_fitted()
-        X, y = _check_design(X, y)
+        X, y = check_design(X, y)
         prediction = self.predict(X)
         total = float(np.sum((y - y.mean()) ** 2))
         residual = float(np.sum((y - prediction) ** 2))
@@ -463,7 +461,7 @@ def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None,
 
 def _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound, x_bound, size):
     """``size`` independent releases of :func:`noisy_ols` (None: one), the same code path (for audits)."""
-    X, y = _check_design(X, y)
+    X, y = check_design(X, y)
     n_samples, n_features = X.shape
     if n_samples < n_features:
         raise ValueError(f"X must have at least as many rows as columns (n >= d) for OLS, got n={n_samples}, "
@@ -578,7 +576,7 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     TypeError, ValueError
         For bad arrays or parameters.
     """
-    X, y = _check_design(X, y)
+    X, y = check_design(X, y)
     n_samples, n_features = X.shape
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
     check_work(("n_iterations", n_iterations), ("n", n_samples), ("d", n_features))  # a full gradient per step

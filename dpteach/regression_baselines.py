@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ._validation import as_rng, check_finite_array, check_int, check_positive, check_second_moments, check_work
-from .regression import _block_indices, _check_design, _gradient_step, default_truncation
+from .regression import block_indices, check_design, gradient_step, default_truncation
 
 __all__ = ["hard_threshold", "split_iht", "lasso_ista", "ols"]
 
@@ -67,7 +67,7 @@ def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None,
     -------
     ndarray, shape (d,), at most ŝ nonzeros. Cost O(n·d). Not private.
     """
-    X, y = _check_design(X, y)
+    X, y = check_design(X, y)
     n_samples, n_features = X.shape
     sparsity = check_int(sparsity, "sparsity", minimum=1, maximum=n_features)
     n_blocks = (max(1, math.ceil(math.log(n_samples))) if n_iterations is None
@@ -77,10 +77,10 @@ def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None,
                   else check_positive(truncation, "truncation"))
     if not isinstance(clip_residual, (bool, np.bool_)):
         raise TypeError(f"clip_residual must be True or False, got {clip_residual!r}")
-    blocks = _block_indices(n_samples, n_blocks, as_rng(rng))
+    blocks = block_indices(n_samples, n_blocks, as_rng(rng))
     beta = np.zeros(n_features)
     for rows in blocks:
-        beta = _hard_threshold(_gradient_step(X[rows], y[rows], beta, step_size, truncation,
+        beta = _hard_threshold(gradient_step(X[rows], y[rows], beta, step_size, truncation,
                                               bool(clip_residual)), sparsity)
     return beta
 
@@ -104,7 +104,7 @@ def lasso_ista(X, y, penalty=None, n_iterations=300):
     -------
     ndarray, shape (d,). Cost O(n·d² + K·d²). Not private.
     """
-    X, y = _check_design(X, y)
+    X, y = check_design(X, y)
     n_samples, n_features = X.shape
     penalty = (0.5 * math.sqrt(2 * math.log(max(n_features, 2)) / n_samples) if penalty is None
                else check_positive(penalty, "penalty"))
@@ -136,5 +136,5 @@ def ols(X, y):
     -------
     ndarray, shape (d,). Cost O(n·d²). Not private.
     """
-    X, y = _check_design(X, y)
+    X, y = check_design(X, y)
     return np.linalg.lstsq(X, y, rcond=None)[0]

@@ -73,7 +73,7 @@ def as_records(data, name="data"):
     return _records(data, name, allow_1d=True)
 
 
-def _query_values(phi, rows):
+def query_values(phi, rows):
     """φ(rows) for validated records: checks only φ's output (one finite value in [−1, 1] per row)."""
     try:
         values = np.asarray(phi(rows), dtype=float)
@@ -117,7 +117,7 @@ def evaluate_query(phi, rows):
     """
     if not callable(phi):
         raise TypeError(f"phi must be callable (records -> values in [-1, 1]), got {type(phi).__name__}")
-    return _query_values(phi, _records(rows, "rows", allow_1d=False))
+    return query_values(phi, _records(rows, "rows", allow_1d=False))
 
 
 def _check_queries(queries, name="queries"):
@@ -207,7 +207,7 @@ class ExactSQOracle(SQOracle):
         """E_P φ exactly (not counted as a query: for evaluation and for noisy oracles)."""
         if not callable(phi):
             raise TypeError(f"phi must be callable, got {type(phi).__name__}")
-        return float(np.einsum("i,i->", self.weights, _query_values(phi, self.support)))
+        return float(np.einsum("i,i->", self.weights, query_values(phi, self.support)))
 
     def expectations(self, phis):
         """E_P φ_j for a list of queries, evaluating each distinct query object once."""

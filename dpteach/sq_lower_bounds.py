@@ -21,8 +21,8 @@ import functools
 import numpy as np
 
 from ._validation import as_rng, check_bits, check_int, check_probability, check_real_array
-from .hypotheses import _walsh_hadamard_butterfly
-from .sq import SQOracle, _query_values
+from .hypotheses import walsh_hadamard_butterfly
+from .sq import SQOracle, query_values
 
 __all__ = ["MAX_PARITY_BITS", "all_bit_vectors", "walsh_hadamard", "label_correlations",
            "RandomLabelParityOracle", "majority_parity_query", "single_parity_query",
@@ -78,7 +78,7 @@ def walsh_hadamard(values):
 def _walsh_hadamard(arr):
     """The transform of :func:`walsh_hadamard` on a validated float array of length 2^d: chapter 2's
     butterfly (:func:`dpteach.hypotheses.walsh_hadamard`), normalised by 2^{−d}."""
-    return _walsh_hadamard_butterfly(np.asarray(arr, dtype=float)) / arr.size
+    return walsh_hadamard_butterfly(np.asarray(arr, dtype=float)) / arr.size
 
 
 def label_correlations(phi, d):
@@ -105,8 +105,8 @@ def label_correlations(phi, d):
 
 def _label_correlations(phi, d):
     """:func:`label_correlations` for a callable φ and a validated d (called per query by the oracle and the search)."""
-    plus = _query_values(phi, _labelled_points(d, 1.0))
-    minus = _query_values(phi, _labelled_points(d, -1.0))
+    plus = query_values(phi, _labelled_points(d, 1.0))
+    minus = query_values(phi, _labelled_points(d, -1.0))
     return float(np.mean((plus + minus) / 2)), _walsh_hadamard((plus - minus) / 2)
 
 

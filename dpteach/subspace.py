@@ -27,7 +27,8 @@ import numpy as np
 
 from ._constraints import Array, Interval, POSITIVE_INT, Real, validate_params
 from ._validation import check_finite_array, check_int, check_positive, check_probability
-from .hermite import multi_indices
+from .bounds.improper import hermite_feature_count
+from .hermite import feature_dimension, multi_indices
 
 __all__ = [
     "TEACHING_DEGREE_CONSTANT",
@@ -70,7 +71,7 @@ def _gradient_plan(d, degree):
                 coords.append(i)
                 columns.append(lookup[tuple(lower)])
                 weights.append(math.sqrt(k))
-    lower_count = math.comb(d + degree - 1, degree - 1)  # D_{p−1}: the columns λ with |λ| ≤ p − 1
+    lower_count = hermite_feature_count(d, degree - 1)  # D_{p−1}: the columns λ with |λ| ≤ p − 1
     return (np.array(rows), np.array(coords), np.array(columns), np.array(weights), lower_count)
 
 
@@ -102,7 +103,7 @@ def gradient_second_moment(coefficients, degree, d):
     TypeError, ValueError
         For d or degree < 1, NaN/inf, or a last axis of length ≠ C(d + p, p).
     """
-    size = math.comb(d + degree, degree)
+    size = feature_dimension(d, degree)
     a = check_finite_array(coefficients, "coefficients", ndim=(1, 2))
     if a.shape[-1] != size:
         raise ValueError(f"coefficients must have C(d + degree, degree) = {size} entries on the last axis "

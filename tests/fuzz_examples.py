@@ -133,6 +133,7 @@ add(V + "check_sweep", dict(values=[0.1, 0.2], name="values"), arrays={"values":
 E = "dpteach._estimator."
 add(E + "NotFittedError", dict(), args=("message",))
 add(E + "Estimator", dict())
+add(E + "LinearClassifierMixin", dict())
 add(E + "check_fitted", dict(estimator=TH, attribute="size"))
 PR = "dpteach.privacy."
 # A receipt records a guarantee: ε = 0 (a step that reads no data) and ε = inf (no guarantee) are valid.
@@ -153,6 +154,8 @@ add(M + "exponential_mechanism_probabilities", dict(scores=SCORES, sensitivity=1
     arrays={"scores": 1})
 add(M + "exponential_mechanism", dict(scores=SCORES, sensitivity=1.0, epsilon=1.0, rng=0, size=3),
     arrays={"scores": 1})
+add(M + "exponential_mechanism_on_errors", dict(error_counts=np.array([3.0, 1.0, 2.0]), epsilon=1.0, rng=0, size=3),
+    arrays={"error_counts": 1}, accepts=INF_IS_REFERENCE)
 add(M + "report_noisy_max", dict(scores=SCORES, sensitivity=1.0, epsilon=1.0, rng=0, size=3), arrays={"scores": 1})
 C = "dpteach.composition."
 add(C + "basic_composition", dict(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5]),
@@ -541,6 +544,7 @@ add(IM + "select_hypothesis", dict(error_counts=np.array([3, 1, 2]), epsilon=1.0
     arrays={"error_counts": None})
 add(IM + "theorem_parameters", dict(d=2, alpha=0.1, epsilon=1.0, delta=1e-5))
 add(IM + "practical_parameters", dict(n=200, d=2, alpha=0.2, epsilon=1.0, delta=1e-5))
+add(IM + "practical_degree", dict(alpha=0.1))
 _XL = _rng.normal(size=(200, 2))
 _YL = np.where(_XL[:, 0] > 0.3, 1.0, -1.0)
 add(IM + "PrivateHermiteL1Learner", dict(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, n_iterations=5,
@@ -548,7 +552,7 @@ add(IM + "PrivateHermiteL1Learner", dict(alpha=0.3, epsilon=1.0, delta=1e-5, deg
     fit=dict(X=_XL, y=_YL), arrays={"X": 2, "y": 1})
 LC = "dpteach.logconcave."
 add(LC + "marginal_moments", dict(marginal="laplace", max_order=4))
-add(LC + "sample_marginal", dict(n=5, d=2, marginal="laplace", rng=0))
+add("dpteach.marginals.sample_marginal", dict(n=5, d=2, marginal="laplace", rng=0))
 add(LC + "monomial_features", dict(X=X2, degree=2), arrays={"X": 2})
 add(LC + "monomial_gram", dict(marginal="laplace", d=2, degree=2))
 add(LC + "orthonormal_map", dict(gram=np.array([[2.0, 0.5], [0.5, 1.0]])), arrays={"gram": 2})

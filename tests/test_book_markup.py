@@ -264,7 +264,7 @@ def output_problems(path):
 
 def progress_bar_problems(path):
     # tqdm in a notebook leaves widget bars (and their CDN embed scripts) in the static page;
-    # dpteach.experiments._progress.progress is silent when DPTEACH_PROGRESS=0.
+    # dpteach._progress.progress is silent when DPTEACH_PROGRESS=0.
     return [f"cell {index}: uses tqdm directly: {line.strip()[:80]!r}"
             for index, cell in enumerate(_cells(path)) if cell["cell_type"] == "code"
             for line in _source(cell).splitlines() if re.search(r"\btqdm\b", line)]

@@ -10,8 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from dpteach import bounds, data
-from dpteach.local import sample_group_averages, group_size
+from dpteach import bounds, data, group_sizes, sq_algorithms
+from dpteach.local import sample_group_averages
+from dpteach.group_sizes import group_size
 from dpteach.local_to_sq import simulate_local_with_sq, worst_case_rejection_tv
 from dpteach.randomizers import LaplaceRandomizer, RandomizedResponse
 from dpteach.sq import ExactSQOracle
@@ -137,13 +138,13 @@ def test_masked_parity_lower_bound_shape():
 def test_extreme_inputs_are_answered_or_refused_by_name():
     from dpteach import local
     with pytest.raises(ValueError, match="epsilon"):
-        local.group_size(1e-300, 0.1, 0.05)
-    assert local.group_size(1e-3, 0.1, 0.05) == math.ceil(128 * math.log(80) / (1e-3 * 0.1) ** 2)
-    assert local.tolerance_for_group(1e-300, 10, 0.05) >= 1  # nothing guaranteed, but an answer
+        group_sizes.group_size(1e-300, 0.1, 0.05)
+    assert group_sizes.group_size(1e-3, 0.1, 0.05) == math.ceil(128 * math.log(80) / (1e-3 * 0.1) ** 2)
+    assert group_sizes.tolerance_for_group(1e-300, 10, 0.05) >= 1  # nothing guaranteed, but an answer
     with pytest.raises(ValueError, match="d must be an integer"):
-        local.simulate_sq_locally(local.sq_mean, np.zeros((10, 1)), 1.0, 0.05, d=10 ** 18, tau=0.1)
+        local.simulate_sq_locally(sq_algorithms.sq_mean, np.zeros((10, 1)), 1.0, 0.05, d=10 ** 18, tau=0.1)
     with pytest.raises(ValueError, match="alpha"):
-        local.sq_threshold_grid(ExactSQOracle(np.array([[0.5, 1.0]])), 1e-9)
+        sq_algorithms.sq_threshold_grid(ExactSQOracle(np.array([[0.5, 1.0]])), 1e-9)
     with pytest.raises(ValueError, match="tau"):
         bounds.rejection_sampling_queries(1.0, tau=float("nan"))
     with pytest.raises(ValueError, match="d"):
@@ -164,7 +165,7 @@ def test_threshold_error_outside_the_unit_interval_and_strings():
 def test_clt_summary_does_not_claim_a_guarantee():
     from dpteach import local
     users = np.zeros((20_000, 1))
-    run = local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=1, tau=0.2)
+    run = local.simulate_sq_locally(sq_algorithms.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=1, tau=0.2)
     assert not run.guaranteed and "not a guarantee" in run.summary() and "<=" not in run.summary()
-    proved = local.simulate_sq_locally(local.sq_mean, np.zeros((200_000, 1)), 1.0, 0.05, rng=0, d=1, tau=0.2)
+    proved = local.simulate_sq_locally(sq_algorithms.sq_mean, np.zeros((200_000, 1)), 1.0, 0.05, rng=0, d=1, tau=0.2)
     assert proved.guaranteed and "Pr[some answer invalid] <= 0.05" in proved.summary()

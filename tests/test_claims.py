@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np  # noqa: F401  (used by the chapter sections below)
 import pytest
+from dpteach import dpsas_steps, hypotheses, peeling, randomizers, sq, sq_algorithms
+from dpteach.experiments import production_laws, table1_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -235,7 +237,7 @@ def _ch02_main(seed):
         from dpteach import data, generic
         from dpteach.experiments import generic as ge
         rng = np.random.default_rng(seed)
-        H = generic.thresholds(100)
+        H = hypotheses.thresholds(100)
         true_errors = H.true_errors_uniform(0.37, 0.1)
         n_values = np.unique(np.round(np.logspace(1, 4, 13)).astype(int))
         sample = partial(data.threshold_data, theta=0.37, noise_rate=0.1)
@@ -335,7 +337,7 @@ def test_ch02_padding_takes_over_between_1e4_and_1e6():
     for seed in CLAIM_SEEDS:
         rng = np.random.default_rng(seed)
         sample = partial(data.threshold_data, theta=0.37, noise_rate=0.1)
-        counts = ge.error_count_table(generic.thresholds(100), sample, [100], 100, rng)[0]
+        counts = ge.error_count_table(hypotheses.thresholds(100), sample, [100], 100, rng)[0]
         share = {M: np.mean(ge.select_with_padding(counts, ge.padding_group_sizes(100, M, 100, rng), 0.5, rng) < 0)
                  for M in (10**4, 10**6)}
         # "well under half" at 1e4 (Exercise 2.3) is checked as < 0.3, 5 standard errors above the measured 0.13
@@ -383,7 +385,7 @@ def _ch02_noise(seed):
     from dpteach import generic
     from dpteach.experiments import generic as ge
     n_values = np.unique(np.round(np.logspace(1, 4, 8)).astype(int))
-    setups = ge.noise_level_setups(generic.thresholds(100), [0.0, 0.1, 0.3], 0.37, n_values, 100,
+    setups = ge.noise_level_setups(hypotheses.thresholds(100), [0.0, 0.1, 0.3], 0.37, n_values, 100,
                                    np.random.default_rng(seed))
     private = [ge.excess_error_summary(t, e, 0.1, np.random.default_rng(seed))[0] for t, e, _ in setups]
     _CH02_CACHE["noise", seed] = n_values, np.array(private), np.array([erm for _, _, erm in setups])
@@ -421,7 +423,7 @@ def _ch02_exact(seed):
         return _CH02_CACHE["exact", seed]
     from dpteach import data, generic
     from dpteach.experiments import generic as ge
-    H = generic.thresholds(10)
+    H = hypotheses.thresholds(10)
     X, y = data.threshold_data(20, theta=0.37, noise_rate=0.1, rng=np.random.default_rng(seed))
     epsilons = np.logspace(-2, 1, 13)
     sweep = ge.exact_privacy_loss_sweep(H, X, y, epsilons, np.repeat(H.grid, 2), np.tile([-1, 1], H.grid.size),
@@ -466,7 +468,7 @@ def test_ch02_audit_of_learner_and_broken_variant():
     from functools import partial
 
     from dpteach import audit, generic
-    H = generic.thresholds(4)
+    H = hypotheses.thresholds(4)
     X = np.array([0.1, 0.3, 0.6, 0.9, 1.0])
     y, y_relabelled = np.array([-1, -1, 1, 1, 1]), np.array([-1, -1, 1, 1, -1])
 
@@ -541,10 +543,10 @@ def test_ch03_audits_of_the_randomizers():
     crossings = 0
     for seed in CLAIM_SEEDS:
         rng = np.random.default_rng(seed)
-        cases = [(local.RandomizedResponse(1.0), 1, 0, audit.value_events([0, 1]), False),
-                 (local.LaplaceRandomizer(1.0), 1.0, -1.0, laplace_events, False),
-                 (local.OneBitRandomizer(1.0), 1.0, -1.0, audit.threshold_events([0.0]), False),
-                 (local.HalfNoiseLaplaceRandomizer(1.0), 1.0, -1.0, laplace_events, True)]
+        cases = [(randomizers.RandomizedResponse(1.0), 1, 0, audit.value_events([0, 1]), False),
+                 (randomizers.LaplaceRandomizer(1.0), 1.0, -1.0, laplace_events, False),
+                 (randomizers.OneBitRandomizer(1.0), 1.0, -1.0, audit.threshold_events([0.0]), False),
+                 (randomizers.HalfNoiseLaplaceRandomizer(1.0), 1.0, -1.0, laplace_events, True)]
         for randomizer, d0, d1, events, broken in cases:
             bound = audit.audit(randomizer.as_audit_mechanism(), d0, d1, events, 100_000, confidence=0.99,
                                 rng=rng).epsilon_lower
@@ -592,10 +594,10 @@ def test_ch03_argmin_trap_is_worse_but_within_guarantee():
     # beyond OPT + α = 0.1 + α, for every α of the slider's range; at the default α = 0.1 it is strictly worse.
     from dpteach import data, local
     support, weights = data.threshold_distribution(theta=0.37, noise_rate=0.1, n_grid=2000)
-    honest = local.ExactSQOracle(support, weights)
-    trap = local.NoisySQOracle(honest, "adversarial", "argmin_trap")
+    honest = sq.ExactSQOracle(support, weights)
+    trap = sq.NoisySQOracle(honest, "adversarial", "argmin_trap")
     for alpha in np.round(np.arange(0.05, 0.501, 0.01), 2):
-        errors = [data.threshold_error(local.sq_threshold_grid(o, alpha), 0.37, 0.1) for o in (honest, trap)]
+        errors = [data.threshold_error(sq_algorithms.sq_threshold_grid(o, alpha), 0.37, 0.1) for o in (honest, trap)]
         assert errors[0] - 1e-12 <= errors[1] <= 0.1 + alpha, (alpha, errors)
         if alpha == 0.1:
             assert errors[1] > errors[0] + 1e-12, errors
@@ -1246,7 +1248,7 @@ def test_ch05_typed_formula_numbers():
     assert (round(b_full, 2), round(b_split, 2)) == (0.11, 0.35)
     assert b_full / b_split == pytest.approx(1 / math.sqrt(blocks))
     # Exercise 5.3: the ε-inside-the-root bug at ε = 4 is Peeling at ε = 2, certified ε' ≈ 1.6.
-    assert regression.peeling_epsilon(10, 2.0, 1e-5) == pytest.approx(1.6, abs=0.05)
+    assert peeling.peeling_epsilon(10, 2.0, 1e-5) == pytest.approx(1.6, abs=0.05)
     # Theorem 5.3's remark: the first-order term is √(2.5/3)·ε ≈ 0.913·ε, leaving 0.087·ε for the rest.
     assert math.sqrt(2.5 / 3) == pytest.approx(0.913, abs=5e-4)
     # Exercise 5.1's intermediate values at n = 3e4: T ≈ 6.4, N₀ = 11, 3ŝ ln(1/δ) ≈ 345, b ≈ 0.087.
@@ -1809,7 +1811,7 @@ def ch08_ablation():
     from dpteach import dpsas
     from dpteach.experiments import dpsas as ex
     # The chapter's ablation (d = 10, n = 1e5, eta0 = eta = 0.05, 4 datasets per t*), with all three rules.
-    return [ex.step_rule_ablation_seeds([0.0, 1.0, 2.0], [1.0, math.inf], n_seeds=4, rules=dpsas.STEP_RULES,
+    return [ex.step_rule_ablation_seeds([0.0, 1.0, 2.0], [1.0, math.inf], n_seeds=4, rules=dpsas_steps.STEP_RULES,
                                         delta=CH08_DELTA, rng=seed) for seed in CLAIM_SEEDS]
 
 
@@ -2086,7 +2088,7 @@ def test_ch09_structured_no_convex_peer_within_001_of_opt():
 
 def _ch09_winners(seed, kind):
     from dpteach.experiments import table1
-    rows = table1.winner_table(_ch09_comparison(seed, kind))
+    rows = table1_tables.winner_table(_ch09_comparison(seed, kind))
     return {(row["epsilon"], row["n"]): row["winner"] for row in rows}
 
 
@@ -2236,7 +2238,7 @@ def test_appa_laplace_count_table_and_the_band():
     for seed in CLAIM_SEEDS:
         rows = prod.laplace_count_rows(60, 1.0, 10_000, rng=seed)
         _appa_check_rows(rows)
-        band = prod.ks_critical_value(10_000)
+        band = production_laws.ks_critical_value(10_000)
         for row in rows:
             if row["test"] == "KS":
                 assert (row["statistic"] > band) == row["expect_reject"], (seed, row["library"], row["statistic"])

@@ -24,10 +24,10 @@ from dpteach.mechanisms import gaussian_sigma
 def test_ramp_and_derivative_follow_eq_12():
     a, b = 0.7, -0.3
     z = np.array([-5.0, b - a, b - a + 0.2, b, b + a - 0.1, b + a, 4.0])
-    assert np.allclose(dpsas.ramp(z, a, b), [0, 0, 0.2, a, 2 * a - 0.1, 2 * a, 2 * a])
+    assert np.allclose(dpsas_steps.ramp(z, a, b), [0, 0, 0.2, a, 2 * a - 0.1, 2 * a, 2 * a])
     # Closed band at the kinks (Claim 4.3's indicator).
-    assert np.array_equal(dpsas.ramp_derivative(z, a, b), [0, 1, 1, 1, 1, 1, 0])
-    assert isinstance(dpsas.ramp(0.0, a, b), float)
+    assert np.array_equal(dpsas_steps.ramp_derivative(z, a, b), [0, 1, 1, 1, 1, 1, 0])
+    assert isinstance(dpsas_steps.ramp(0.0, a, b), float)
 
 
 def test_gradient_matches_finite_differences_away_from_kinks_and_is_orthogonal_to_w():
@@ -43,9 +43,9 @@ def test_gradient_matches_finite_differences_away_from_kinks_and_is_orthogonal_t
         # |Δz| ≤ ‖x‖·h/‖w‖·(1 + ...) ≤ 1e-4 for h = 1e-6, so require a 1e-3 margin.
         margin = np.min(np.abs(np.abs(z - b) - a))
         assert margin > 1e-3
-        gradient = dpsas.ramp_loss_gradient(w, X, y, a, b)
+        gradient = dpsas_steps.ramp_loss_gradient(w, X, y, a, b)
         h = 1e-6
-        numeric = np.array([(dpsas.ramp_loss(w + h * e, X, y, a, b) - dpsas.ramp_loss(w - h * e, X, y, a, b))
+        numeric = np.array([(dpsas_steps.ramp_loss(w + h * e, X, y, a, b) - dpsas_steps.ramp_loss(w - h * e, X, y, a, b))
                             / (2 * h) for e in np.eye(d)])
         # Piecewise linear in z, so the central difference is exact up to rounding (~1e-16/1e-6).
         assert np.allclose(gradient, numeric, atol=1e-8)
@@ -61,7 +61,7 @@ def test_gradient_is_claim_4_3_form_at_unit_w():
     a, b = 0.5, -0.2
     active = np.abs(X @ w - b) <= a
     expected = -((y * active)[:, None] * (X - np.outer(X @ w, w))).mean(axis=0)
-    assert np.allclose(dpsas.ramp_loss_gradient(w, X, y, a, b), expected)
+    assert np.allclose(dpsas_steps.ramp_loss_gradient(w, X, y, a, b), expected)
 
 
 # --- noise ------------------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ def test_noise_covariance_is_sigma2_times_projection():
     w = np.array([1.0, 2.0, -2.0, 0.5])
     w /= np.linalg.norm(w)
     sigma, n = 0.7, 200_000
-    draws = dpsas.projected_gaussian_noise(w, sigma, rng, size=n)
+    draws = dpsas_steps.projected_gaussian_noise(w, sigma, rng, size=n)
     assert np.max(np.abs(draws @ w)) < 1e-12  # exactly in w^⊥
     # Entry (i, j) of the sample covariance of N(0, Σ) has variance (Σ_ii Σ_jj + Σ_ij²)/N ≤ 2σ⁴/N
     # (Σ = σ²(I − wwᵀ) has entries ≤ σ²). A 6-sd band per entry; 16 entries: false alarm < 1e-7.
@@ -90,10 +90,10 @@ def test_noise_covariance_is_sigma2_times_projection():
 
 def test_noise_sigma_is_the_gaussian_mechanism_for_sensitivity_2L_over_m():
     L = 2 * math.sqrt(7)
-    assert dpsas.dpsas_noise_sigma(500, L, 0.5, 1e-5) == gaussian_sigma(2 * L / 500, 0.5, 1e-5)
-    assert dpsas.dpsas_noise_sigma(500, L, math.inf, 1e-5) == 0.0
+    assert dpsas_steps.dpsas_noise_sigma(500, L, 0.5, 1e-5) == gaussian_sigma(2 * L / 500, 0.5, 1e-5)
+    assert dpsas_steps.dpsas_noise_sigma(500, L, math.inf, 1e-5) == 0.0
     broken = dpsas_steps._dpsas_noise_sigma_forgot_factor_two(500, L, 0.5, 1e-5)
-    assert broken == pytest.approx(dpsas.dpsas_noise_sigma(500, L, 0.5, 1e-5) / 2, rel=1e-9)
+    assert broken == pytest.approx(dpsas_steps.dpsas_noise_sigma(500, L, 0.5, 1e-5) / 2, rel=1e-9)
 
 
 # --- sensitivities by adversarial neighbours --------------------------------------------------------
@@ -122,7 +122,7 @@ def test_gradient_sensitivity_attained_by_a_clipped_record_orthogonal_to_w_in_th
     a, b = 0.9, 0.0
 
     def gradient(X_block, y_block):
-        return dpsas.dpsas_round(w, X_block, y_block, a, b, 1.0, 0.0, L)[1]
+        return dpsas_steps.dpsas_round(w, X_block, y_block, a, b, 1.0, 0.0, L)[1]
 
     base = gradient(X, y)
     # Adversarial: a huge record orthogonal to w (clipped to norm L), inside the band, label flipped.
@@ -151,7 +151,7 @@ def test_initial_direction_clips_and_uses_sigma_for_2L_over_m():
     sigma = gaussian_sigma(2 * L / m, epsilon, delta)
     n = 8_000
     rng = np.random.default_rng(5)
-    outputs = np.array([dpsas.private_initial_direction(X, y, L, epsilon, delta, rng)[0] for _ in range(n)])
+    outputs = np.array([dpsas_steps.private_initial_direction(X, y, L, epsilon, delta, rng)[0] for _ in range(n)])
     frequency = np.mean(outputs > 0)
     p = stats.norm.cdf(clipped_mean / sigma)
     # 6-sd binomial band, sd = √(p(1−p)/n) ≈ 0.004; σ 30 % off moves p by ≈ 0.06 (> 2 bands).
@@ -164,7 +164,7 @@ def test_initial_direction_clips_and_uses_sigma_for_2L_over_m():
     y2 = np.sign(rng2.standard_normal(100))
     norms = np.linalg.norm(X2, axis=1, keepdims=True)
     mean = (y2[:, None] * X2 * np.minimum(1, 2.0 / norms)).mean(axis=0)
-    assert np.allclose(dpsas.private_initial_direction(X2, y2, 2.0, math.inf, 1e-5), mean / np.linalg.norm(mean))
+    assert np.allclose(dpsas_steps.private_initial_direction(X2, y2, 2.0, math.inf, 1e-5), mean / np.linalg.norm(mean))
 
 
 # --- audits ---------------------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ def _round_audit(sigma_function):
 
     def mechanism(labels, n_trials, rng):
         # ŵ_{t+1}[1] = −λv/√(1 + λ²v²) is monotone in the noisy gradient's coordinate v.
-        return dpsas.dpsas_round(w, X, labels, 1.0, 0.0, 1.0, sigma, L, rng, size=n_trials)[0][:, 1]
+        return dpsas_steps.dpsas_round(w, X, labels, 1.0, 0.0, 1.0, sigma, L, rng, size=n_trials)[0][:, 1]
 
     events = audit.threshold_events(np.linspace(-0.98, 0.98, 50))
     return audit.audit(mechanism, y, y_neighbour, events, n_trials=100_000, n_select=20_000, delta=delta,
@@ -191,7 +191,7 @@ def _round_audit(sigma_function):
 
 
 def test_one_round_audit_stays_below_epsilon_and_catches_half_sensitivity():
-    correct = _round_audit(dpsas.dpsas_noise_sigma)
+    correct = _round_audit(dpsas_steps.dpsas_noise_sigma)
     broken = _round_audit(dpsas_steps._dpsas_noise_sigma_forgot_factor_two)
     assert correct.epsilon_lower <= 1.0
     assert broken.epsilon_lower > 1.0, str(broken)
@@ -212,7 +212,7 @@ def _threshold_audit(threshold_function):
 
 
 def test_threshold_audit_stays_below_epsilon_and_catches_forgotten_factor_two():
-    assert _threshold_audit(dpsas.private_threshold).epsilon_lower <= 1.0
+    assert _threshold_audit(dpsas_steps.private_threshold).epsilon_lower <= 1.0
     assert _threshold_audit(dpsas_steps._threshold_sensitivity_forgot_factor_two).epsilon_lower > 1.0
 
 
@@ -220,30 +220,30 @@ def test_threshold_audit_stays_below_epsilon_and_catches_forgotten_factor_two():
 
 def test_schedule_and_step_sizes_follow_the_formulas():
     s, tau, T = 2.0, -0.7, 12
-    phi, a, b = dpsas.round_schedule(T, s, tau)
+    phi, a, b = dpsas_steps.round_schedule(T, s, tau)
     t = np.arange(T)
     assert np.allclose(phi, np.pi / 2 * (1 - s ** 2 / 64) ** t)
     assert np.allclose(a, np.sin(phi)) and np.allclose(b, -tau * np.cos(phi))
-    assert dpsas.step_size("reconstructed", s, tau) == pytest.approx(math.exp(tau ** 2 / 2) * s)
-    assert dpsas.step_size("as_printed", s, tau) == pytest.approx(math.exp(math.pi ** 2 / 2) * s)
-    assert dpsas.step_size("constant", s, tau) == s
+    assert dpsas_steps.step_size("reconstructed", s, tau) == pytest.approx(math.exp(tau ** 2 / 2) * s)
+    assert dpsas_steps.step_size("as_printed", s, tau) == pytest.approx(math.exp(math.pi ** 2 / 2) * s)
+    assert dpsas_steps.step_size("constant", s, tau) == s
     # Default T_r: the first T with φ_T ≤ η; 54 at s = 2, η = 0.05 (the demo default).
-    assert dpsas.default_n_rounds(0.05, 2.0) == 54
+    assert dpsas_steps.default_n_rounds(0.05, 2.0) == 54
     for eta, scale in [(0.05, 2.0), (0.01, 1.0), (0.3, 4.0)]:
-        T = dpsas.default_n_rounds(eta, scale)
+        T = dpsas_steps.default_n_rounds(eta, scale)
         q = 1 - scale ** 2 / 64
         assert np.pi / 2 * q ** T <= eta < np.pi / 2 * q ** (T - 1)
 
 
 def test_dpsas_trace_records_schedule_step_and_block_size():
     X, y, normal = gaussian_halfspace_data(6000, 3, threshold=0.4, noise_rate=0.05, rng=9)
-    for rule in dpsas.STEP_RULES:
+    for rule in dpsas_steps.STEP_RULES:
         w, tau, trace = dpsas.dpsas(X, y, 1.0, 1e-5, 0.1, n_rounds=10, step_rule=rule, rng=10, w_star=normal)
-        phi, a, b = dpsas.round_schedule(10, 2.0, tau)
+        phi, a, b = dpsas_steps.round_schedule(10, 2.0, tau)
         assert np.allclose(trace["phi"], phi) and np.allclose(trace["a"], a) and np.allclose(trace["b"], b)
-        assert trace["step_size"] == pytest.approx(dpsas.step_size(rule, 2.0, tau))
+        assert trace["step_size"] == pytest.approx(dpsas_steps.step_size(rule, 2.0, tau))
         assert trace["block_size"] == 500
-        assert trace["sigma"] == pytest.approx(dpsas.dpsas_noise_sigma(500, 2 * math.sqrt(3), 1.0, 1e-5))
+        assert trace["sigma"] == pytest.approx(dpsas_steps.dpsas_noise_sigma(500, 2 * math.sqrt(3), 1.0, 1e-5))
         assert trace["w"].shape == (11, 3) and trace["angle_deg"].shape == (11,)
         assert np.allclose(np.linalg.norm(trace["w"], axis=1), 1.0)
         assert np.isclose(np.linalg.norm(w), 1.0)
@@ -274,7 +274,7 @@ def test_printed_step_size_stalls_at_s_2_where_both_smaller_rules_get_close():
     X, y, normal = gaussian_halfspace_data(200_000, 10, normal=np.ones(10), threshold=0.5, noise_rate=0.05,
                                            rng=11)
     angles = {rule: dpsas.dpsas(X, y, math.inf, 1e-5, 0.05, n_rounds=40, step_rule=rule, rng=12,
-                                w_star=normal)[2]["angle_deg"][-1] for rule in dpsas.STEP_RULES}
+                                w_star=normal)[2]["angle_deg"][-1] for rule in dpsas_steps.STEP_RULES}
     assert max(angles["reconstructed"], angles["constant"]) < 5.0 < 20.0 < angles["as_printed"]
 
 
@@ -339,23 +339,23 @@ X_OK, Y_OK, _ = gaussian_halfspace_data(200, 3, rng=0)
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: dpsas.ramp([0.0], 0.0, 0.0), "a must be"),
-    (lambda: dpsas.ramp([np.nan], 1.0, 0.0), "finite"),
-    (lambda: dpsas.ramp_derivative([0.0], -1.0, 0.0), "a must be"),
-    (lambda: dpsas.ramp_loss_gradient(np.zeros(3), X_OK, Y_OK, 1.0, 0.0), "non-zero"),
-    (lambda: dpsas.ramp_loss(np.ones(2), X_OK, Y_OK, 1.0, 0.0), "shape"),
-    (lambda: dpsas.private_threshold([1, 0, 1], 1.0, 0.1), "labels"),
-    (lambda: dpsas.private_threshold([1, -1], 0.0, 0.1), "epsilon"),
-    (lambda: dpsas.private_threshold([1, -1], 1.0, 0.5), "kappa"),
-    (lambda: dpsas.private_threshold([1, -1], float("nan"), 0.1), "epsilon"),
-    (lambda: dpsas.private_initial_direction(X_OK, Y_OK, 1.0, 1.0, 0.0), "delta"),
-    (lambda: dpsas.private_initial_direction(X_OK, Y_OK[:-1], 1.0, 1.0, 1e-5), "same number"),
-    (lambda: dpsas.private_initial_direction(X_OK, Y_OK, -1.0, 1.0, 1e-5), "clip_norm"),
-    (lambda: dpsas.dpsas_noise_sigma(0, 1.0, 1.0, 1e-5), "block_size"),
-    (lambda: dpsas.round_schedule(5, 8.0, 0.0), "step_size_scale"),
-    (lambda: dpsas.step_size("printed", 2.0, 0.0), "step_rule"),
-    (lambda: dpsas.default_n_rounds(0.5), "eta"),
-    (lambda: dpsas.projected_gaussian_noise([1.0, 0.0], -1.0), "sigma"),
+    (lambda: dpsas_steps.ramp([0.0], 0.0, 0.0), "a must be"),
+    (lambda: dpsas_steps.ramp([np.nan], 1.0, 0.0), "finite"),
+    (lambda: dpsas_steps.ramp_derivative([0.0], -1.0, 0.0), "a must be"),
+    (lambda: dpsas_steps.ramp_loss_gradient(np.zeros(3), X_OK, Y_OK, 1.0, 0.0), "non-zero"),
+    (lambda: dpsas_steps.ramp_loss(np.ones(2), X_OK, Y_OK, 1.0, 0.0), "shape"),
+    (lambda: dpsas_steps.private_threshold([1, 0, 1], 1.0, 0.1), "labels"),
+    (lambda: dpsas_steps.private_threshold([1, -1], 0.0, 0.1), "epsilon"),
+    (lambda: dpsas_steps.private_threshold([1, -1], 1.0, 0.5), "kappa"),
+    (lambda: dpsas_steps.private_threshold([1, -1], float("nan"), 0.1), "epsilon"),
+    (lambda: dpsas_steps.private_initial_direction(X_OK, Y_OK, 1.0, 1.0, 0.0), "delta"),
+    (lambda: dpsas_steps.private_initial_direction(X_OK, Y_OK[:-1], 1.0, 1.0, 1e-5), "same number"),
+    (lambda: dpsas_steps.private_initial_direction(X_OK, Y_OK, -1.0, 1.0, 1e-5), "clip_norm"),
+    (lambda: dpsas_steps.dpsas_noise_sigma(0, 1.0, 1.0, 1e-5), "block_size"),
+    (lambda: dpsas_steps.round_schedule(5, 8.0, 0.0), "step_size_scale"),
+    (lambda: dpsas_steps.step_size("printed", 2.0, 0.0), "step_rule"),
+    (lambda: dpsas_steps.default_n_rounds(0.5), "eta"),
+    (lambda: dpsas_steps.projected_gaussian_noise([1.0, 0.0], -1.0), "sigma"),
     (lambda: dpsas.dpsas(X_OK, Y_OK, 1.0, 1e-5, 0.6), "eta"),
     (lambda: dpsas.dpsas(X_OK, Y_OK, 1.0, 1.0, 0.1), "delta"),
     (lambda: dpsas.dpsas(X_OK, Y_OK, -1.0, 1e-5, 0.1), "epsilon"),
@@ -379,9 +379,9 @@ def test_bad_input_raises_named_errors(call, match):
 
 @pytest.mark.parametrize("bad", [None, True, "1", float("nan"), -1.0, 0.0])
 def test_bad_epsilon_everywhere(bad):
-    for call in (lambda: dpsas.private_threshold([1, -1], bad, 0.1),
-                 lambda: dpsas.private_initial_direction(X_OK, Y_OK, 1.0, bad, 1e-5),
-                 lambda: dpsas.dpsas_noise_sigma(10, 1.0, bad, 1e-5),
+    for call in (lambda: dpsas_steps.private_threshold([1, -1], bad, 0.1),
+                 lambda: dpsas_steps.private_initial_direction(X_OK, Y_OK, 1.0, bad, 1e-5),
+                 lambda: dpsas_steps.dpsas_noise_sigma(10, 1.0, bad, 1e-5),
                  lambda: dpsas.dpsas(X_OK, Y_OK, bad, 1e-5, 0.1)):
         with pytest.raises((ValueError, TypeError), match="epsilon"):
             call()

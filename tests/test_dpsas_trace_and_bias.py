@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from dpteach import bounds, dpsas
+from dpteach import bounds, dpsas, dpsas_steps
 from dpteach.data import (rcn_halfspace_error, structured_noise_halfspace_data, structured_noise_halfspace_error)
 from dpteach.experiments import dpsas as ex
 
@@ -25,11 +25,11 @@ def test_default_trace_holds_only_private_quantities():
     w, tau, trace = dpsas.dpsas(X, y, 1.0, 1e-6, 0.1, rng=1, w_star=normal)
     assert set(trace) <= set(dpsas.PRIVATE_TRACE_KEYS)
     assert "grad_norm" not in trace
-    phi, a, b = dpsas.round_schedule(trace["n_rounds"], 2.0, tau)
+    phi, a, b = dpsas_steps.round_schedule(trace["n_rounds"], 2.0, tau)
     np.testing.assert_array_equal(trace["phi"], phi)
     np.testing.assert_array_equal(trace["a"], a)
     np.testing.assert_array_equal(trace["b"], b)
-    assert trace["step_size"] == dpsas.step_size("reconstructed", 2.0, tau)
+    assert trace["step_size"] == dpsas_steps.step_size("reconstructed", 2.0, tau)
     np.testing.assert_array_equal(trace["w"][-1], w)
     np.testing.assert_allclose(np.cos(np.radians(trace["angle_deg"])), trace["w"] @ normal, atol=1e-9)
 
@@ -84,7 +84,7 @@ def test_threshold_bias_matches_dpsas_threshold_on_a_large_sample():
     m = 4_000_000
     clean = np.where(rng.standard_normal(m) - 0.5 >= 0, 1.0, -1.0)
     y = np.where(rng.random(m) < 0.05, -clean, clean)
-    tau_hat = dpsas.private_threshold(y, math.inf, 0.05)
+    tau_hat = dpsas_steps.private_threshold(y, math.inf, 0.05)
     tau_bar = special.ndtri(0.05 + 0.9 * special.ndtr(-0.5))
     assert tau_hat == pytest.approx(tau_bar, abs=2.8e-3)
     assert abs(tau_hat - (-0.5)) > 0.04

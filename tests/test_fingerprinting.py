@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpteach import audit, bounds, data
+from dpteach import attack_targets, audit, bounds, data
 from dpteach import fingerprinting as fp
 from dpteach.experiments import fingerprinting as ex
 from dpteach.mechanisms import gaussian_sigma
@@ -143,8 +143,8 @@ def test_gaussian_mechanism_roc_stays_under_the_envelope_and_quarter_noise_cross
     # ε = 1, δ = 0.01: the σ/4 release behaves like a Gaussian mechanism with four times the
     # signal; its score attack exceeds the envelope by ≈ 0.05 at FPR ≈ 0.07 (computed from the
     # Gaussian trade-off curve), well beyond the Clopper–Pearson widths (≈ 0.01 at N = 10⁵).
-    assert _envelope_violation(fp.clipped_gaussian_mean, 1.0, 0.01, seed=10) <= 0
-    assert _envelope_violation(fp._clipped_gaussian_mean_quarter_noise, 1.0, 0.01, seed=10) > 0
+    assert _envelope_violation(attack_targets.clipped_gaussian_mean, 1.0, 0.01, seed=10) <= 0
+    assert _envelope_violation(attack_targets.broken_clipped_gaussian_mean_quarter_noise, 1.0, 0.01, seed=10) > 0
 
 
 # --- the clipped Gaussian mean: noise scale and audit --------------------------------------------
@@ -153,16 +153,16 @@ def test_clipped_gaussian_mean_adds_the_calibrated_noise_and_clips():
     rng = np.random.default_rng(3)
     records = rng.normal(size=(4, 3)) * 0.1  # well inside the ball: clipping does nothing
     sigma = gaussian_sigma(2 * 2.0 / 4, 1.0, 1e-5)  # computed here: sensitivity 2R/n
-    releases = fp.clipped_gaussian_mean(np.broadcast_to(records, (20_000, 4, 3)), 1.0, 1e-5, 2.0, rng=4)
+    releases = attack_targets.clipped_gaussian_mean(np.broadcast_to(records, (20_000, 4, 3)), 1.0, 1e-5, 2.0, rng=4)
     z = ((releases - records.mean(axis=0)) / sigma).ravel()
     assert stats.kstest(z, "norm").pvalue > FALSE_ALARM
-    broken = fp._clipped_gaussian_mean_quarter_noise(np.broadcast_to(records, (20_000, 4, 3)), 1.0, 1e-5, 2.0,
+    broken = attack_targets.broken_clipped_gaussian_mean_quarter_noise(np.broadcast_to(records, (20_000, 4, 3)), 1.0, 1e-5, 2.0,
                                                      rng=4)
     assert stats.kstest(((broken - records.mean(axis=0)) / sigma).ravel(), "norm").pvalue < FALSE_ALARM
     # a far-away record is pulled onto the sphere of radius R around the centre
     far = np.array([[100.0, 0.0], [0.0, 0.0]])
     center = np.array([1.0, 0.0])
-    noiseless = fp._clip_rows(far, 2.0, center)
+    noiseless = attack_targets.clip_rows(far, 2.0, center)
     np.testing.assert_allclose(noiseless, [[3.0, 0.0], [0.0, 0.0]])
 
 
@@ -179,9 +179,9 @@ def test_audit_certifies_clipped_gaussian_mean_and_catches_quarter_noise():
             return estimator(np.broadcast_to(records, (n_trials, n, d)), epsilon, delta, radius, rng=rng)
         return mechanism
     events = audit.threshold_events(np.linspace(0.0, 1.5, 7))
-    honest = audit.audit(mechanism_for(fp.clipped_gaussian_mean), dataset, neighbour, events, 200_000,
+    honest = audit.audit(mechanism_for(attack_targets.clipped_gaussian_mean), dataset, neighbour, events, 200_000,
                          delta=delta, confidence=0.99, rng=5)
-    broken = audit.audit(mechanism_for(fp._clipped_gaussian_mean_quarter_noise), dataset, neighbour, events,
+    broken = audit.audit(mechanism_for(attack_targets.broken_clipped_gaussian_mean_quarter_noise), dataset, neighbour, events,
                          200_000, delta=delta, confidence=0.99, rng=5)
     assert honest.epsilon_lower <= epsilon
     assert broken.epsilon_lower > epsilon
@@ -200,7 +200,7 @@ def _mean_scores(estimator, d, n, n_trials, seed):
 def test_exact_mean_is_traceable_at_d_1000_n_100():
     # Predicted AUC Φ(√(d/2n)) = Φ(√5) = 0.987. With N = 400 independent pairs, van Dantzig's bound
     # Var(AUC) <= A(1 − A)/N gives sd <= 0.0057, so 0.95 is 6.5 sd below the prediction.
-    value = fp.auc(*_mean_scores(fp.exact_mean, 1000, 100, 400, seed=6))
+    value = fp.auc(*_mean_scores(attack_targets.exact_mean, 1000, 100, 400, seed=6))
     assert value > 0.95
     assert bounds.predicted_auc(1.0, 1000, 100, math.sqrt(10)) == pytest.approx(special.ndtr(math.sqrt(5)))
 
@@ -215,9 +215,9 @@ def test_dp_mean_auc_is_within_the_envelope_band_and_the_exact_mean_is_not():
     assert np.trapezoid(fp.dp_roc_envelope(grid, epsilon, 0.0), grid) == pytest.approx(
         math.exp(epsilon) / (1 + math.exp(epsilon)), abs=1e-6)
     radius = ex.clipping_radius(d)
-    dp = functools.partial(fp.clipped_gaussian_mean, epsilon=epsilon, delta=delta, radius=radius)
+    dp = functools.partial(attack_targets.clipped_gaussian_mean, epsilon=epsilon, delta=delta, radius=radius)
     assert abs(fp.auc(*_mean_scores(dp, d, n, n_trials, seed=7)) - 0.5) <= band
-    assert abs(fp.auc(*_mean_scores(fp.exact_mean, d, n, n_trials, seed=7)) - 0.5) > band  # Φ(√2.5) = 0.94
+    assert abs(fp.auc(*_mean_scores(attack_targets.exact_mean, d, n, n_trials, seed=7)) - 0.5) > band  # Φ(√2.5) = 0.94
 
 
 def _regression_pair_auc(name, statistic, epsilon, n_trials, seed, d=20, s=2, n=24):
@@ -279,14 +279,14 @@ def test_membership_scores_pooled_shapes_and_reproducibility():
 
     def stat(r, m):
         return fp.score_statistic(r, m, np.zeros(3))
-    a = fp.membership_scores(sample, fp.exact_mean, stat, 4, 7, rng=1, chunk=3)
-    b = fp.membership_scores(sample, fp.exact_mean, stat, 4, 7, rng=1, chunk=3)
+    a = fp.membership_scores(sample, attack_targets.exact_mean, stat, 4, 7, rng=1, chunk=3)
+    b = fp.membership_scores(sample, attack_targets.exact_mean, stat, 4, 7, rng=1, chunk=3)
     assert a[0].shape == a[1].shape == (28,)
     np.testing.assert_array_equal(a[0], b[0])
-    ins, outs = fp.membership_scores(sample, fp.exact_mean, stat, 4, 7, rng=1, pooled=False)
+    ins, outs = fp.membership_scores(sample, attack_targets.exact_mean, stat, 4, 7, rng=1, pooled=False)
     assert ins.shape == outs.shape == (7,)
     seen = []
-    fp.membership_scores(sample, fp.exact_mean, stat, 4, 7, rng=1, chunk=3,
+    fp.membership_scores(sample, attack_targets.exact_mean, stat, 4, 7, rng=1, chunk=3,
                          progress=lambda it, desc: seen.append(desc) or it)
     assert seen == ["membership trials"]
 
@@ -299,11 +299,11 @@ def test_membership_scores_reject_bad_callables():
     with pytest.raises(ValueError, match="one release per trial"):
         fp.membership_scores(sample, lambda r, rng=None: r.mean(), good_stat, 4, 2)
     with pytest.raises(ValueError, match="one score per record"):
-        fp.membership_scores(sample, fp.exact_mean, lambda r, m: m, 4, 2)
+        fp.membership_scores(sample, attack_targets.exact_mean, lambda r, m: m, 4, 2)
     with pytest.raises(ValueError, match="NaN"):
-        fp.membership_scores(sample, fp.exact_mean, lambda r, m: good_stat(r, m) * np.nan, 4, 2)
+        fp.membership_scores(sample, attack_targets.exact_mean, lambda r, m: good_stat(r, m) * np.nan, 4, 2)
     with pytest.raises(ValueError, match="sample"):
-        fp.membership_scores(lambda k, m, rng=None: np.zeros((k, m)), fp.exact_mean, good_stat, 4, 2)
+        fp.membership_scores(lambda k, m, rng=None: np.zeros((k, m)), attack_targets.exact_mean, good_stat, 4, 2)
 
 
 def test_score_attack_power_follows_the_predicted_auc():
@@ -366,24 +366,24 @@ def test_gaussian_stein_identity():
 
 def test_accuracy_noise_gives_the_target_error():
     d, n, alpha = 50, 20, 3.0
-    s = fp.accuracy_noise_sd(alpha, 1.0, d, n)
+    s = attack_targets.accuracy_noise_sd(alpha, 1.0, d, n)
     assert s ** 2 * d + d / n == pytest.approx(alpha ** 2)
     records = data.gaussian_records(4000, n, np.zeros(d), rng=14)
-    errors = np.sum(fp.noisy_mean(records, s, rng=15) ** 2, axis=1)
+    errors = np.sum(attack_targets.noisy_mean(records, s, rng=15) ** 2, axis=1)
     # ‖M − μ‖² = (σ²/n + s²)·χ²_d: mean α², sd α²√(2/d); 4000 trials → 6 sd = 6α²√(2/d)/√4000
     assert errors.mean() == pytest.approx(alpha ** 2, abs=6 * alpha ** 2 * math.sqrt(2 / d) / math.sqrt(4000))
     with pytest.raises(ValueError, match="alpha must be at least"):
-        fp.accuracy_noise_sd(1.0, 1.0, d, n)
+        attack_targets.accuracy_noise_sd(1.0, 1.0, d, n)
 
 
 def test_ols_recovers_exact_coefficients_and_batches():
     rng = np.random.default_rng(16)
     x = rng.normal(size=(3, 30, 4))
     beta = np.array([1.0, -2.0, 0.5, 0.0])
-    np.testing.assert_allclose(fp.ols_estimate(x, x @ beta), np.tile(beta, (3, 1)), atol=1e-10)
-    assert fp.noisy_ols(x, x @ beta, 0.0, rng=1).shape == (3, 4)
+    np.testing.assert_allclose(attack_targets.ols_estimate(x, x @ beta), np.tile(beta, (3, 1)), atol=1e-10)
+    assert attack_targets.noisy_ols(x, x @ beta, 0.0, rng=1).shape == (3, 4)
     with pytest.raises(ValueError, match="at least as many rows"):
-        fp.ols_estimate(x[:, :3], x[:, :3] @ beta)
+        attack_targets.ols_estimate(x[:, :3], x[:, :3] @ beta)
 
 
 def test_bounds_and_data():
@@ -450,12 +450,12 @@ def test_runners_return_the_documented_shapes():
     (lambda: fp.calibrate_threshold([np.inf, 0.0], 0.5), ValueError, "finite"),
     (lambda: fp.auc([], [1.0]), ValueError, "in_scores"),
     (lambda: fp.roc_curve([1.0], [[1.0]]), ValueError, "out_scores"),
-    (lambda: fp.clipped_gaussian_mean(np.zeros((3, 2)), 0.0, 1e-5, 1.0), ValueError, "epsilon"),
-    (lambda: fp.clipped_gaussian_mean(np.zeros((3, 2)), 1.0, 0.0, 1.0), ValueError, "delta"),
-    (lambda: fp.clipped_gaussian_mean(np.zeros((3, 2)), 1.0, 1e-5, -1.0), ValueError, "radius"),
-    (lambda: fp.clipped_gaussian_mean(np.zeros((3, 2)), 1.0, 1e-5, 1.0, rng="seed"), TypeError, None),
-    (lambda: fp.membership_scores(None, fp.exact_mean, fp.score_statistic, 3, 2), TypeError, "sample"),
-    (lambda: fp.membership_scores(data.gaussian_records, fp.exact_mean, fp.score_statistic, 0, 2),
+    (lambda: attack_targets.clipped_gaussian_mean(np.zeros((3, 2)), 0.0, 1e-5, 1.0), ValueError, "epsilon"),
+    (lambda: attack_targets.clipped_gaussian_mean(np.zeros((3, 2)), 1.0, 0.0, 1.0), ValueError, "delta"),
+    (lambda: attack_targets.clipped_gaussian_mean(np.zeros((3, 2)), 1.0, 1e-5, -1.0), ValueError, "radius"),
+    (lambda: attack_targets.clipped_gaussian_mean(np.zeros((3, 2)), 1.0, 1e-5, 1.0, rng="seed"), TypeError, None),
+    (lambda: fp.membership_scores(None, attack_targets.exact_mean, fp.score_statistic, 3, 2), TypeError, "sample"),
+    (lambda: fp.membership_scores(data.gaussian_records, attack_targets.exact_mean, fp.score_statistic, 0, 2),
      ValueError, "n must"),
     (lambda: fp.fingerprinting_lemma_mc(np.mean, 0, 10), ValueError, "n must"),
     (lambda: fp.fingerprinting_lemma_mc(np.mean, 3, 1), ValueError, "n_draws"),
@@ -463,7 +463,7 @@ def test_runners_return_the_documented_shapes():
     (lambda: fp.gaussian_fingerprinting_mc(np.mean, 3, np.nan, 1.0, 10), ValueError, "mu"),
     (lambda: fp.printed_threshold_classical(0, 0.1), ValueError, "d must"),
     (lambda: fp.printed_threshold_sparse(3, 0.0), ValueError, "delta"),
-    (lambda: fp.noisy_mean(np.zeros((3, 2)), -1.0), ValueError, "noise_sd"),
+    (lambda: attack_targets.noisy_mean(np.zeros((3, 2)), -1.0), ValueError, "noise_sd"),
     (lambda: bounds.predicted_tpr(0.0, 1.0, 10, 10, 1.0), ValueError, "fpr"),
     (lambda: bounds.dp_mean_frontier(1.0, 10, 10, 0.0, 0.1), ValueError, "epsilon"),
     (lambda: data.sign_records(2, 3, [1.5]), ValueError, "p must"),
@@ -553,7 +553,7 @@ def test_score_attack_proof_steps_hold_for_a_private_mean_and_fail_for_the_exact
     d, n, epsilon, delta, trials = 20, 200, 1.0, 1e-6, 400
     rng = np.random.default_rng(4100)
     radius = ex.clipping_radius(d, 1.0, 1.0)
-    private = lambda x, r: fp.clipped_gaussian_mean(x, epsilon, delta, radius, rng=r)  # noqa: E731
+    private = lambda x, r: attack_targets.clipped_gaussian_mean(x, epsilon, delta, radius, rng=r)  # noqa: E731
     sums, errors = _prior_trials(d, n, trials, private, rng)
     a, se = errors.mean(), errors.std(ddof=1) / math.sqrt(trials)
     total, total_se = sums.mean(), sums.std(ddof=1) / math.sqrt(trials)

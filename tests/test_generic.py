@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from dpteach import audit, bounds, data, generic
+from dpteach import audit, bounds, data, generic, hypotheses as hypotheses_module
 from dpteach._estimator import NotFittedError
 from dpteach.experiments import generic as generic_experiments
 from dpteach.mechanisms import exponential_mechanism
@@ -52,13 +52,13 @@ def small_instances(seed):
     grid = np.linspace(0, 1, 6)
     line = np.concatenate([rng.random(25), grid, [0.0, 1.0, 0.4]])
     return [
-        (generic.thresholds(5), line),
-        (generic.thresholds(np.array([-0.5, 0.1, 0.2, 0.9])), line),
-        (generic.intervals(5), line),
-        (generic.halfspaces(1, n_offsets=5), rng.uniform(-1, 1, (30, 1))),
-        (generic.halfspaces(2, n_directions=6, n_offsets=5), rng.uniform(-1, 1, (30, 2))),
-        (generic.halfspaces(3, n_directions=7, n_offsets=4), rng.uniform(-1, 1, (30, 3))),
-        (generic.parities(4), rng.integers(0, 2, (40, 4))),
+        (hypotheses_module.thresholds(5), line),
+        (hypotheses_module.thresholds(np.array([-0.5, 0.1, 0.2, 0.9])), line),
+        (hypotheses_module.intervals(5), line),
+        (hypotheses_module.halfspaces(1, n_offsets=5), rng.uniform(-1, 1, (30, 1))),
+        (hypotheses_module.halfspaces(2, n_directions=6, n_offsets=5), rng.uniform(-1, 1, (30, 2))),
+        (hypotheses_module.halfspaces(3, n_directions=7, n_offsets=4), rng.uniform(-1, 1, (30, 3))),
+        (hypotheses_module.parities(4), rng.integers(0, 2, (40, 4))),
     ]
 
 
@@ -67,21 +67,21 @@ def small_instances(seed):
 
 @pytest.mark.parametrize("N", [1, 5, 100])
 def test_class_sizes(N):
-    assert len(generic.thresholds(N)) == 2 * (N + 1)
-    assert len(generic.intervals(N)) == (N + 1) * (N + 2) // 2 + 1
-    assert len(generic.thresholds(np.arange(N + 1) / 7)) == 2 * (N + 1)
-    assert len(generic.halfspaces(3, n_directions=N + 2, n_offsets=7)) == (N + 2) * 7
-    assert len(generic.halfspaces(1, n_offsets=N)) == 2 * N
-    assert len(generic.parities(N % 12 + 1)) == 2 ** (N % 12 + 1)
+    assert len(hypotheses_module.thresholds(N)) == 2 * (N + 1)
+    assert len(hypotheses_module.intervals(N)) == (N + 1) * (N + 2) // 2 + 1
+    assert len(hypotheses_module.thresholds(np.arange(N + 1) / 7)) == 2 * (N + 1)
+    assert len(hypotheses_module.halfspaces(3, n_directions=N + 2, n_offsets=7)) == (N + 2) * 7
+    assert len(hypotheses_module.halfspaces(1, n_offsets=N)) == 2 * N
+    assert len(hypotheses_module.parities(N % 12 + 1)) == 2 ** (N % 12 + 1)
 
 
 def test_halfspace_directions_are_public_and_fixed():
-    first, second = generic.public_directions(4, 50, seed=0), generic.public_directions(4, 50, seed=0)
+    first, second = hypotheses_module.public_directions(4, 50, seed=0), hypotheses_module.public_directions(4, 50, seed=0)
     np.testing.assert_array_equal(first, second)
     np.testing.assert_allclose(np.linalg.norm(first, axis=1), 1.0)
-    assert not np.allclose(first, generic.public_directions(4, 50, seed=1))
+    assert not np.allclose(first, hypotheses_module.public_directions(4, 50, seed=1))
     # d = 2: K equally spaced angles, so consecutive normals are 2π/K apart.
-    two = generic.public_directions(2, 8)
+    two = hypotheses_module.public_directions(2, 8)
     np.testing.assert_allclose(np.arccos(np.clip(np.sum(two * np.roll(two, 1, 0), axis=1), -1, 1)), np.pi / 4)
 
 
@@ -109,10 +109,10 @@ def test_fast_error_counts_match_naive_loop(seed):
 
 def test_batch_error_counts_equal_one_dataset_at_a_time():
     rng = np.random.default_rng(5)
-    cases = [(generic.thresholds(20), rng.random((4, 30))),
-             (generic.intervals(8), rng.random((4, 30))),
-             (generic.halfspaces(2, n_directions=5, n_offsets=6), rng.uniform(-1, 1, (4, 30, 2))),
-             (generic.parities(5), rng.integers(0, 2, (4, 30, 5)))]
+    cases = [(hypotheses_module.thresholds(20), rng.random((4, 30))),
+             (hypotheses_module.intervals(8), rng.random((4, 30))),
+             (hypotheses_module.halfspaces(2, n_directions=5, n_offsets=6), rng.uniform(-1, 1, (4, 30, 2))),
+             (hypotheses_module.parities(5), rng.integers(0, 2, (4, 30, 5)))]
     for hypotheses, X in cases:
         y = rng.choice([-1, 1], size=X.shape[:2])
         batch = hypotheses.batch_error_counts(X, y)
@@ -123,24 +123,24 @@ def test_batch_error_counts_equal_one_dataset_at_a_time():
 def test_walsh_hadamard_is_the_hadamard_matrix_product():
     rng = np.random.default_rng(7)
     values = rng.normal(size=(3, 32))
-    np.testing.assert_allclose(generic.walsh_hadamard(values), values @ linalg.hadamard(32).T, atol=1e-12)
+    np.testing.assert_allclose(hypotheses_module.walsh_hadamard(values), values @ linalg.hadamard(32).T, atol=1e-12)
     with pytest.raises(ValueError, match="power-of-two"):
-        generic.walsh_hadamard(np.ones(6))
+        hypotheses_module.walsh_hadamard(np.ones(6))
 
 
 def test_closed_form_true_errors():
     # Thresholds: compare with a fine Riemann sum of Pr[h(x) != y] under U[0,1] and noise η.
-    H = generic.thresholds(10)
+    H = hypotheses_module.thresholds(10)
     theta, eta = 0.37, 0.2
     x = (np.arange(200000) + 0.5) / 200000
     clean = np.where(x >= theta, 1, -1)
     disagreement = (H.predict_all(x) != clean).mean(axis=1)
     np.testing.assert_allclose(H.true_errors_uniform(theta, eta), eta + (1 - 2 * eta) * disagreement, atol=1e-5)
-    I = generic.intervals(6)
+    I = hypotheses_module.intervals(6)
     clean = np.where((x >= 0.2) & (x <= 0.55), 1, -1)
     disagreement = (I.predict_all(x) != clean).mean(axis=1)
     np.testing.assert_allclose(I.true_errors_uniform(0.2, 0.55, eta), eta + (1 - 2 * eta) * disagreement, atol=1e-5)
-    P = generic.parities(3).true_errors_uniform(5, 0.1)
+    P = hypotheses_module.parities(3).true_errors_uniform(5, 0.1)
     assert P[5] == 0.1 and np.all(np.delete(P, 5) == 0.5)
 
 
@@ -159,7 +159,7 @@ def chi_square_p_value(samples, probabilities):
 
 
 def test_selection_distribution_matches_exact_probabilities():
-    H = generic.thresholds(10)
+    H = hypotheses_module.thresholds(10)
     X, y = data.threshold_data(20, theta=0.37, noise_rate=0.1, rng=11)
     epsilon = 1.0
     errors = loop_error_counts(loop_predict(H, X), y)
@@ -175,7 +175,7 @@ def test_selection_distribution_matches_exact_probabilities():
 
 
 def test_estimator_interface():
-    H = generic.thresholds(10)
+    H = hypotheses_module.thresholds(10)
     X, y = data.threshold_data(200, rng=3)
     model = generic.GenericPrivateLearner(H, epsilon=2.0, random_state=4)
     assert model.fit(X, y) is model
@@ -204,7 +204,7 @@ def test_erm_breaks_ties_uniformly():
 
 def test_excess_error_at_the_exact_bound():
     # Thresholds N = 100 (|H| = 202), θ = 0.37, η = 0.1; ε = 0.05 puts us in the privacy-dominated regime.
-    H = generic.thresholds(100)
+    H = hypotheses_module.thresholds(100)
     true_errors = H.true_errors_uniform(0.37, 0.1)
     epsilon, alpha, beta, seeds = 0.05, 0.1, 0.1, 200
     n = bounds.generic_learner_sample_complexity(len(H), epsilon, alpha, beta, form="exact")
@@ -234,7 +234,7 @@ def _audit_instance():
     worst case for the exponential mechanism. Under D the h_{·,−} are bad, so
     the event "output is some h_{k,−}" has a large ratio.
     """
-    H = generic.thresholds(4)
+    H = hypotheses_module.thresholds(4)
     X = np.array([0.1, 0.3, 0.6, 0.9, 1.0])
     y = np.array([-1, -1, 1, 1, 1])
     y_neighbour = y.copy()
@@ -269,7 +269,7 @@ def test_audit_learner(sensitivity, caught):
 
 
 def test_exact_privacy_loss_over_all_neighbours():
-    H = generic.thresholds(8)
+    H = hypotheses_module.thresholds(8)
     X, y = data.threshold_data(12, 0.37, 0.1, rng=8)
     candidates_X = np.repeat(H.grid, 2)
     candidates_y = np.tile([-1, 1], H.grid.size)
@@ -331,7 +331,7 @@ def test_accuracy_inverts_sample_complexity():
 
 def test_parity_success_lower_bound_holds():
     d, epsilon, seeds = 6, 1.0, 300
-    H = generic.parities(d)
+    H = hypotheses_module.parities(d)
     for n in (20, 40):
         X, y = data.parity_data(n, d, secret=37, n_datasets=seeds, rng=n)
         chosen = generic.select_hypotheses(H.batch_error_counts(X, y), epsilon, rng=n + 1)
@@ -348,7 +348,7 @@ def test_parity_success_lower_bound_holds():
 
 @pytest.mark.parametrize("epsilon", [0, -1, float("nan"), float("inf")])
 def test_bad_epsilon(epsilon):
-    H = generic.thresholds(5)
+    H = hypotheses_module.thresholds(5)
     X, y = data.threshold_data(10, rng=0)
     with pytest.raises(ValueError, match="epsilon"):
         generic.GenericPrivateLearner(H, epsilon).fit(X, y)
@@ -359,15 +359,15 @@ def test_bad_epsilon(epsilon):
 
 
 def test_bad_inputs_name_the_parameter():
-    H = generic.thresholds(5)
+    H = hypotheses_module.thresholds(5)
     X, y = data.threshold_data(10, rng=0)
     model = generic.GenericPrivateLearner(H, 1.0)
     with pytest.raises(ValueError, match="hypotheses"):
         generic.GenericPrivateLearner([], 1.0).fit(X, y)
     with pytest.raises(ValueError, match="grid"):
-        generic.thresholds(np.array([]))
+        hypotheses_module.thresholds(np.array([]))
     with pytest.raises(ValueError, match="grid"):
-        generic.intervals(np.array([0.5, 0.2]))
+        hypotheses_module.intervals(np.array([0.5, 0.2]))
     with pytest.raises(ValueError, match="same number of samples"):
         model.fit(X, y[:-1])
     with pytest.raises(ValueError, match="y"):
@@ -377,11 +377,11 @@ def test_bad_inputs_name_the_parameter():
     with pytest.raises(ValueError, match="X"):
         model.fit(bad, y)
     with pytest.raises(ValueError, match="X"):
-        generic.halfspaces(3, n_directions=4).error_counts(np.zeros((5, 2)), np.ones(5))
+        hypotheses_module.halfspaces(3, n_directions=4).error_counts(np.zeros((5, 2)), np.ones(5))
     with pytest.raises(ValueError, match="X"):
-        generic.parities(3).error_counts(np.full((4, 3), 2), np.ones(4))
+        hypotheses_module.parities(3).error_counts(np.full((4, 3), 2), np.ones(4))
     with pytest.raises(ValueError, match="n_directions"):
-        generic.public_directions(1, 4)
+        hypotheses_module.public_directions(1, 4)
     with pytest.raises(ValueError, match="alpha"):
         bounds.generic_learner_sample_complexity(10, 1.0, 1.5, 0.1)
     with pytest.raises(ValueError, match="beta"):

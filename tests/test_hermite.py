@@ -218,7 +218,7 @@ def test_clip_radius_rules():
 def test_eq25_solver_on_a_hand_example():
     # Norms {1, 2, 4}: f(t) = mean((1 − t/r)_+). At cα = 0.25: on t ∈ [2, 4], f = (1 − t/4)/3 = 0.25 → t = 1,
     # outside; on [1, 2], f = (2 − t(1/4 + 1/2))/3 = 0.25 → t = 1.25/0.75 = 5/3.
-    assert H._eq25_radius(np.array([1.0, 2.0, 4.0]), 0.25) == pytest.approx(5 / 3)
+    assert H.eq25_radius(np.array([1.0, 2.0, 4.0]), 0.25) == pytest.approx(5 / 3)
 
 
 # --- bad input -----------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from dpteach import generic
+from dpteach import generic, hypotheses
 from dpteach.mechanisms import exponential_mechanism
 from dpteach.labs import LabCheckError, lab02
 from lab_helpers import check_student_version
@@ -75,7 +75,7 @@ def counts_python_loop(x, y, grid):
 
 
 def counts_uses_dpteach(x, y, grid):
-    return generic.thresholds(np.asarray(grid)).error_counts(x, y)
+    return hypotheses.thresholds(np.asarray(grid)).error_counts(x, y)
 
 
 def test_threshold_counts_accepts_right_answers(capsys):

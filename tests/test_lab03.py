@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpteach import local
+from dpteach import group_sizes, local, randomizers, sq
 from dpteach import sq_algorithms
 from dpteach.labs import BEGIN, LabCheckError, lab03
 from lab_helpers import check_student_version, code_cells
@@ -33,7 +33,7 @@ def debias_q_form(outputs, epsilon):  # the same estimate written with q
     return float((np.mean(outputs) - (1 - q)) / (2 * q - 1))
 
 
-@pytest.mark.parametrize("right", [debias_right, debias_q_form, lambda o, e: local.RandomizedResponse(e)
+@pytest.mark.parametrize("right", [debias_right, debias_q_form, lambda o, e: randomizers.RandomizedResponse(e)
                                    .estimate(o).mean()])
 def test_debias_checker_accepts_equivalent_forms(right, capsys):
     lab03.check_debias(right)
@@ -55,7 +55,7 @@ def test_debias_checker_rejects_typical_mistakes(wrong, hint):
 
 def test_debias_checker_refuses_the_dpteach_answer():
     def uses_module(outputs, epsilon):
-        return local.debias_randomized_response(outputs, epsilon)
+        return randomizers.debias_randomized_response(outputs, epsilon)
     with pytest.raises(LabCheckError, match="write this yourself"):
         lab03.check_debias(uses_module)
 
@@ -72,7 +72,7 @@ def test_group_sizes_checker_accepts_reference_and_agrees_with_the_module(capsys
     lab03.check_group_sizes(group_sizes_right)
     assert "all checks passed" in capsys.readouterr().out
     for epsilon, tau, beta, t in lab03._GROUP_GRID:  # the checker's formula is the module's rule
-        assert group_sizes_right(epsilon, tau, beta, t)[0] == local.group_size(epsilon, tau, beta / t)
+        assert group_sizes_right(epsilon, tau, beta, t)[0] == group_sizes.group_size(epsilon, tau, beta / t)
 
 
 # The checker's own diagnosis formulas, kept in a dict: the public checker refuses an answer that visibly uses
@@ -181,8 +181,8 @@ def test_threshold_query_checker_rejects_typical_mistakes(wrong, hint):
 
 DUMMY_ARGUMENTS = {"outputs": np.array([0, 1]), "epsilon": 1.0, "tau": 0.1, "beta": 0.05, "t": 3,
                    "values": np.zeros(3), "rng": np.random.default_rng(0), "theta": 0.5,
-                   "data": np.zeros((10, 2)), "max_queries": 2, "randomizer": local.RandomizedResponse(1.0),
-                   "oracle": local.ExactSQOracle(np.zeros((2, 2))), "alpha": 0.1, "k": 3,
+                   "data": np.zeros((10, 2)), "max_queries": 2, "randomizer": randomizers.RandomizedResponse(1.0),
+                   "oracle": sq.ExactSQOracle(np.zeros((2, 2))), "alpha": 0.1, "k": 3,
                    "reports": np.array([0, 2, 1])}
 
 
@@ -202,7 +202,7 @@ def test_student_version_has_no_solutions_and_raises(tmp_path):
 
 # --- issue table: wrong answers → the hint for their mistake ------------------------------------
 
-class OracleRight(local.SQOracle):
+class OracleRight(sq.SQOracle):
     """Reference SQ -> local oracle, with switches that build the typical mistakes."""
 
     shuffle, beta_split, noise_scale, central, fresh, budget = True, True, 2.0, False, True, True
@@ -218,13 +218,13 @@ class OracleRight(local.SQOracle):
 
     def _answer_batch(self, phis, taus):
         if self.budget and self.n_queries + len(phis) > self.max_queries:
-            raise local.QueryBudgetError("budget")
+            raise sq.QueryBudgetError("budget")
         answers = []
         for phi, tau in zip(phis, taus):
-            m = local.group_size(self.epsilon, tau, self.beta / self.max_queries if self.beta_split else self.beta)
+            m = group_sizes.group_size(self.epsilon, tau, self.beta / self.max_queries if self.beta_split else self.beta)
             start = self.users_used if self.fresh else 0
             if start + m > len(self.data):
-                raise local.NotEnoughUsersError("users")
+                raise sq.NotEnoughUsersError("users")
             group = self.order[start:start + m]
             self.users_used = start + m
             values = np.asarray(phi(self.data[group]), dtype=float)
@@ -311,7 +311,7 @@ LAB03_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
     (lab03.check_threshold_learner, grid_learner(step_factor=3.0), "τ \\+ s/2 <= α"),
     (lab03.check_threshold_learner, binary_search_learner, "noiseless"),
     (lab03.check_threshold_learner, grid_learner(tolerance_factor=0.01), "α/8"),
-    (lab03.check_threshold_learner, lambda o, a: local.sq_threshold_grid(o, a), "write this yourself"),
+    (lab03.check_threshold_learner, lambda o, a: sq_algorithms.sq_threshold_grid(o, a), "write this yourself"),
 ]
 
 

@@ -15,7 +15,8 @@ import pytest
 
 from dpteach.data import sparse_regression_data
 from dpteach.labs import BEGIN, LabCheckError, lab05, lab05_derivations
-from dpteach.regression import DPLasso, lasso_gradient_step, peel
+from dpteach.regression import DPLasso, lasso_gradient_step
+from dpteach.peeling import peel
 from lab_helpers import check_student_version, code_cells
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab05_regression.ipynb"

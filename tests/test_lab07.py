@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpteach import proper
+from dpteach import halfspace_cover, proper, subspace
 from dpteach.hermite import hermite_features, multi_indices
 from dpteach.labs import LabCheckError, lab07
 from lab_helpers import check_student_version
@@ -44,7 +44,7 @@ def moment_as_string(coefficients, kappas):
 
 
 def moment_via_dpteach(coefficients, kappas):
-    return proper.gradient_second_moment(coefficients, int(np.max(kappas.sum(axis=1))), kappas.shape[1])
+    return subspace.gradient_second_moment(coefficients, int(np.max(kappas.sum(axis=1))), kappas.shape[1])
 
 
 def test_gradient_moment_accepts_reference():
@@ -74,11 +74,11 @@ def direction_with(pick="top", normalise=True, linear=False, fixed_degree=None):
             v = X.T @ y / len(y)
         elif pick in ("eig first", "eig last"):  # np.linalg.eig: eigenvalues in no particular order
             m_hat = hermite_features(X, degree).T @ y / len(y)
-            _, vectors = np.linalg.eig(proper.gradient_second_moment(m_hat, degree, X.shape[1]))
+            _, vectors = np.linalg.eig(subspace.gradient_second_moment(m_hat, degree, X.shape[1]))
             v = np.real(vectors[:, 0 if pick == "eig first" else -1])
         else:
             m_hat = hermite_features(X, degree).T @ y / len(y)
-            _, vectors = np.linalg.eigh(proper.gradient_second_moment(m_hat, degree, X.shape[1]))
+            _, vectors = np.linalg.eigh(subspace.gradient_second_moment(m_hat, degree, X.shape[1]))
             v = vectors[:, -1] if pick == "top" else vectors[:, 0]
         return v / np.linalg.norm(v) if normalise else 3 * v / np.linalg.norm(v)
     return direction
@@ -208,7 +208,7 @@ def test_covering_radius_accepts_reference():
     (radius_sampled, "sampled"),
     (lambda net: radius_with()(net) / 2, "check the chord"),  # sin(gap/4) without the factor 2
     (lambda net: "0.5", "one float"),
-    (lambda net: proper.covering_radius(net), "write this yourself"),
+    (lambda net: halfspace_cover.covering_radius(net), "write this yourself"),
 ])
 def test_covering_radius_rejects(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):

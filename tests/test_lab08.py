@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpteach import dpsas
+from dpteach import dpsas, dpsas_steps
 from dpteach.labs import LabCheckError, lab08
 from dpteach.dp_erm import zcdp_rho
 from dpteach.mechanisms import gaussian_sigma
@@ -59,7 +59,7 @@ def gradient_list(w, X, y, a, b):
 
 
 def gradient_library(w, X, y, a, b):
-    return dpsas.ramp_loss_gradient(w, X, y, a, b)
+    return dpsas_steps.ramp_loss_gradient(w, X, y, a, b)
 
 
 @pytest.mark.parametrize("right", [gradient_right, gradient_matrix_form])
@@ -102,7 +102,7 @@ def test_sigma_checker_accepts_right_answer(capsys):
     (lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n // (T + 2)) * math.sqrt(2 * math.log(1.25 / dl)) / e, "classic"),
     (lambda n, d, T, e, dl: 1.01 * sigma_right(n, d, T, e, dl), "× too large"),
     (lambda n, d, T, e, dl: str(sigma_right(n, d, T, e, dl)), "Return the number itself, not its text"),
-    (lambda n, d, T, e, dl: dpsas.dpsas_noise_sigma(n // (T + 2), 2 * math.sqrt(d), e, dl), "write this yourself"),
+    (lambda n, d, T, e, dl: dpsas_steps.dpsas_noise_sigma(n // (T + 2), 2 * math.sqrt(d), e, dl), "write this yourself"),
 ])
 def test_sigma_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
@@ -232,7 +232,7 @@ def test_soft_gradient_checker_accepts_right_answers(right, capsys):
     (_soft_variant(factor=-1.0), "wrong sign"),
     (lambda w, X, y, a, b: len(y) * soft_right(w, X, y, a, b), "mean over the m examples"),
     (lambda w, X, y, a, b: list(soft_right(w, X, y, a, b)), "numpy array"),
-    (lambda w, X, y, a, b: dpsas.ramp_loss_gradient(w, X, y, a, b), "write this yourself"),
+    (lambda w, X, y, a, b: dpsas_steps.ramp_loss_gradient(w, X, y, a, b), "write this yourself"),
 ])
 def test_soft_gradient_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
@@ -287,7 +287,7 @@ def test_reuse_checker_accepts_right_answer(capsys):
     (lambda n, d, T, e, dl: 3 * reuse_right(n, d, T, e, dl), "less than the budget"),
     (lambda n, d, T, e, dl: 0.9 * reuse_right(n, d, T, e, dl), "not \\(ε, δ\\)-DP"),
     (lambda n, d, T, e, dl: str(reuse_right(n, d, T, e, dl)), "not its text"),
-    (lambda n, d, T, e, dl: dpsas.dpsas_noise_sigma(n - n // (T + 2), 2 * math.sqrt(d), e, dl), "write this yourself"),
+    (lambda n, d, T, e, dl: dpsas_steps.dpsas_noise_sigma(n - n // (T + 2), 2 * math.sqrt(d), e, dl), "write this yourself"),
 ])
 def test_reuse_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpteach import audit, bounds, data, local
+from dpteach import audit, bounds, data, group_sizes, local, local_learners, local_to_sq, randomizers, sq
 from dpteach import sq_algorithms
 from dpteach.experiments import local as local_experiments
 from dpteach.mechanisms import randomized_response
@@ -25,33 +25,33 @@ EPSILONS = [0.1, 0.5, 1.0, 3.0, 10.0]
 
 # --- broken variants (each one bug) --------------------------------------------------------
 
-class HalfNoiseLaplace(local.LaplaceRandomizer):
+class HalfNoiseLaplace(randomizers.LaplaceRandomizer):
     """Laplace scale 1/ε instead of 2/ε: forgets that a [−1, 1] query has sensitivity 2.
 
-    Defined here rather than taken from local.HalfNoiseLaplaceRandomizer, so that the test does
+    Defined here rather than taken from randomizers.HalfNoiseLaplaceRandomizer, so that the test does
     not depend on the module's own broken variant (which is checked to equal it below).
     """
     sensitivity = 1.0
 
 
 def test_module_broken_variant_is_the_half_noise_one():
-    assert local.HalfNoiseLaplaceRandomizer(1.0).scale == HalfNoiseLaplace(1.0).scale == 1.0
+    assert randomizers.HalfNoiseLaplaceRandomizer(1.0).scale == HalfNoiseLaplace(1.0).scale == 1.0
 
 
 def test_audit_mechanism_adapter_runs_the_randomizer():
-    out = local.LaplaceRandomizer(1.0).as_audit_mechanism()(0.5, 1000, np.random.default_rng(0))
-    expected = local.LaplaceRandomizer(1.0).randomize(np.full(1000, 0.5), np.random.default_rng(0))
+    out = randomizers.LaplaceRandomizer(1.0).as_audit_mechanism()(0.5, 1000, np.random.default_rng(0))
+    expected = randomizers.LaplaceRandomizer(1.0).randomize(np.full(1000, 0.5), np.random.default_rng(0))
     np.testing.assert_array_equal(out, expected)
 
 
-class WrongKeepRR(local.RandomizedResponse):
+class WrongKeepRR(randomizers.RandomizedResponse):
     """Keeps the bit w.p. e^{2ε}/(1 + e^{2ε}): the keep probability of 2ε."""
 
     def randomize(self, bits, rng=None):
         return randomized_response(bits, 2 * self.epsilon, rng)
 
 
-class WrongKeepOneBit(local.OneBitRandomizer):
+class WrongKeepOneBit(randomizers.OneBitRandomizer):
     """The one-bit randomizer with randomized response at 2ε inside."""
 
     def randomize(self, values, rng=None):
@@ -72,7 +72,7 @@ def _vectorised(randomizer):
 @pytest.mark.checks("def-local-randomizer")
 @pytest.mark.parametrize("epsilon", EPSILONS)
 def test_randomized_response_output_ratios_are_exactly_e_to_epsilon(epsilon):
-    rr = local.RandomizedResponse(epsilon)
+    rr = randomizers.RandomizedResponse(epsilon)
     table = rr.probability(np.array([[0, 0], [1, 1]]), np.array([[0, 1], [0, 1]]))  # rows: output
     ratios = table.max(axis=1) / table.min(axis=1)
     np.testing.assert_allclose(ratios, math.exp(epsilon), rtol=1e-12)
@@ -81,7 +81,7 @@ def test_randomized_response_output_ratios_are_exactly_e_to_epsilon(epsilon):
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
 def test_one_bit_output_ratios_never_exceed_e_to_epsilon(epsilon):
-    ob = local.OneBitRandomizer(epsilon)
+    ob = randomizers.OneBitRandomizer(epsilon)
     v = np.linspace(-1, 1, 201)
     plus = ob.probability(np.full(v.shape, ob.c), v)
     minus = ob.probability(np.full(v.shape, -ob.c), v)
@@ -97,7 +97,7 @@ def test_one_bit_output_ratios_never_exceed_e_to_epsilon(epsilon):
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
 def test_laplace_density_ratio_on_a_grid(epsilon):
-    lap = local.LaplaceRandomizer(epsilon)
+    lap = randomizers.LaplaceRandomizer(epsilon)
     w = np.linspace(-6, 6, 241)[:, None]
     v = np.linspace(-1, 1, 41)[None, :]
     density = lap.probability(np.broadcast_to(w, (241, 41)), np.broadcast_to(v, (241, 41)))
@@ -113,18 +113,18 @@ def test_randomizer_samplers_match_their_stated_laws():
     # RR and one-bit: chi-square (1 dof) per input at false alarm 1e-6, n = 20 000.
     critical = stats.chi2.isf(FALSE_ALARM, 1)
     n = 20_000
-    rr = local.RandomizedResponse(1.0)
+    rr = randomizers.RandomizedResponse(1.0)
     for b in (0, 1):
         ones = int(np.sum(rr.randomize(np.full(n, b), rng=b)))
         p1 = float(rr.probability(np.array([1]), np.array([b]))[0])
         assert stats.chisquare([ones, n - ones], [n * p1, n * (1 - p1)]).statistic < critical
-    ob = local.OneBitRandomizer(0.7)
+    ob = randomizers.OneBitRandomizer(0.7)
     for v in (-1.0, 0.3, 1.0):
         plus = int(np.sum(ob.randomize(np.full(n, v), rng=5) > 0))
         p1 = float(ob.probability(np.array([ob.c]), np.array([v]))[0])
         assert stats.chisquare([plus, n - plus], [n * p1, n * (1 - p1)]).statistic < critical
     # Laplace: KS against Lap(v, 2/ε) with the scale computed here; rejects scale 1/ε (half the noise).
-    lap = local.LaplaceRandomizer(0.5)
+    lap = randomizers.LaplaceRandomizer(0.5)
     out = lap.randomize(np.full(n, 0.25), rng=3) - 0.25
     assert stats.kstest(out, stats.laplace(scale=2 / 0.5).cdf).pvalue > FALSE_ALARM
     # the same test rejects a scale 30 % off: KS distance 0.048 (max_u ½|e^{−u} − e^{−u/1.3}|) against the
@@ -139,11 +139,11 @@ def test_randomizer_samplers_match_their_stated_laws():
 
 AUDIT_CASES = [
     # (randomizer, D, D', events, is_correct)
-    (local.LaplaceRandomizer(1.0), 1.0, -1.0, audit.threshold_events(np.linspace(-1, 3, 9)), True),
+    (randomizers.LaplaceRandomizer(1.0), 1.0, -1.0, audit.threshold_events(np.linspace(-1, 3, 9)), True),
     (HalfNoiseLaplace(1.0), 1.0, -1.0, audit.threshold_events(np.linspace(-1, 3, 9)), False),
-    (local.RandomizedResponse(1.0), 1, 0, audit.value_events([0, 1]), True),
+    (randomizers.RandomizedResponse(1.0), 1, 0, audit.value_events([0, 1]), True),
     (WrongKeepRR(1.0), 1, 0, audit.value_events([0, 1]), False),
-    (local.OneBitRandomizer(1.0), 1.0, -1.0, audit.threshold_events([0.0]), True),
+    (randomizers.OneBitRandomizer(1.0), 1.0, -1.0, audit.threshold_events([0.0]), True),
     (WrongKeepOneBit(1.0), 1.0, -1.0, audit.threshold_events([0.0]), False),
 ]
 
@@ -177,12 +177,12 @@ def test_randomized_response_debiasing_is_unbiased_within_six_sigma():
     bits[: 30_000] = 1
     outputs = randomized_response(bits, epsilon, rng=2)
     sd = math.sqrt(math.exp(epsilon) / (n * math.expm1(epsilon) ** 2))
-    estimate = local.debias_randomized_response(outputs, epsilon)
+    estimate = randomizers.debias_randomized_response(outputs, epsilon)
     assert abs(estimate - 0.3) < 6 * sd
     assert abs(np.mean(outputs) - 0.3) > 6 * sd  # the naive average is biased
     # closed form on fixed inputs: mean 1/2 is a fixed point; all-ones gives e^ε/(e^ε − 1)
-    assert local.debias_randomized_response([0, 1], 1.0) == pytest.approx(0.5, abs=1e-15)
-    assert local.debias_randomized_response([1, 1, 1], 1.0) == pytest.approx(math.e / (math.e - 1), rel=1e-12)
+    assert randomizers.debias_randomized_response([0, 1], 1.0) == pytest.approx(0.5, abs=1e-15)
+    assert randomizers.debias_randomized_response([1, 1, 1], 1.0) == pytest.approx(math.e / (math.e - 1), rel=1e-12)
 
 
 @pytest.mark.parametrize("name, noise_sd", [("laplace", lambda e: math.sqrt(8) / e),
@@ -192,7 +192,7 @@ def test_unbiased_estimates_of_a_query_mean(name, noise_sd):
     # Per-user variance given v: Laplace 8/ε², one-bit c² − v²; 6-sigma band over n = 10⁵.
     epsilon, n = 1.0, 100_000
     v = np.clip(np.linspace(-1, 1, n) + 0.2, -1, 1)
-    randomizer = local.make_randomizer(name, epsilon)
+    randomizer = randomizers.make_randomizer(name, epsilon)
     mean = float(np.mean(randomizer.estimate(randomizer.randomize(v, rng=4))))
     variance = 8 / epsilon ** 2 if name == "laplace" else float(np.mean(randomizer.c ** 2 - v ** 2))
     assert abs(mean - v.mean()) < 6 * math.sqrt(variance / n)
@@ -207,17 +207,17 @@ def test_group_size_formulas_by_hand(epsilon, tau, beta):
     # theorem (Laplace): Hoeffding 2e^{−τ²m/8} <= β/2 and Chernoff 2e^{−mε²τ²/128} <= β/2
     hoeffding = 8 * math.log(4 / beta) / tau ** 2
     chernoff = 128 * math.log(4 / beta) / (epsilon * tau) ** 2
-    assert local.group_size(epsilon, tau, beta) == math.ceil(max(hoeffding, chernoff))
+    assert group_sizes.group_size(epsilon, tau, beta) == math.ceil(max(hoeffding, chernoff))
     # one-bit: Hoeffding on [−c, c], 2exp(−2m τ²/(2c)²) <= β
     c = (math.exp(epsilon) + 1) / (math.exp(epsilon) - 1)
-    assert local.group_size(epsilon, tau, beta, rule="rr") == math.ceil(2 * c ** 2 * math.log(2 / beta) / tau ** 2)
-    assert local.group_size(epsilon, tau, beta, "theorem", "onebit") == local.group_size(epsilon, tau, beta, "rr")
+    assert group_sizes.group_size(epsilon, tau, beta, rule="rr") == math.ceil(2 * c ** 2 * math.log(2 / beta) / tau ** 2)
+    assert group_sizes.group_size(epsilon, tau, beta, "theorem", "onebit") == group_sizes.group_size(epsilon, tau, beta, "rr")
     # CLT: z² v / τ² with v = 1 + 8/ε² (Laplace) or c² (one bit)
     z = stats.norm.ppf(1 - beta / 2)
-    assert local.group_size(epsilon, tau, beta, "clt") == math.ceil(z ** 2 * (1 + 8 / epsilon ** 2) / tau ** 2)
-    assert local.group_size(epsilon, tau, beta, "clt", "onebit") == math.ceil(z ** 2 * c ** 2 / tau ** 2)
+    assert group_sizes.group_size(epsilon, tau, beta, "clt") == math.ceil(z ** 2 * (1 + 8 / epsilon ** 2) / tau ** 2)
+    assert group_sizes.group_size(epsilon, tau, beta, "clt", "onebit") == math.ceil(z ** 2 * c ** 2 / tau ** 2)
     # slide: smallest m with 2e^{−τ²m/8} + e^{−ε²τ²m/64} <= β
-    m = local.group_size(epsilon, tau, beta, "slide")
+    m = group_sizes.group_size(epsilon, tau, beta, "slide")
 
     def slide(k):
         return 2 * math.exp(-tau ** 2 * k / 8) + math.exp(-(epsilon * tau) ** 2 * k / 64)
@@ -232,9 +232,9 @@ def test_group_size_reproduces_the_spec_table():
              (2, 0.1): (14_023, 4_934, 1_272, 1_153, 663),
              (4, 0.05): (14_023, 11_844, 3_176, 2_305, 1_654)}
     for (epsilon, tau), expected in table.items():
-        got = (local.group_size(epsilon, tau, 0.05), local.group_size(epsilon, tau, 0.05, "slide"),
-               local.group_size(epsilon, tau, 0.05, "rr"), local.group_size(epsilon, tau, 0.05, "clt"),
-               local.group_size(epsilon, tau, 0.05, "clt", "onebit"))
+        got = (group_sizes.group_size(epsilon, tau, 0.05), group_sizes.group_size(epsilon, tau, 0.05, "slide"),
+               group_sizes.group_size(epsilon, tau, 0.05, "rr"), group_sizes.group_size(epsilon, tau, 0.05, "clt"),
+               group_sizes.group_size(epsilon, tau, 0.05, "clt", "onebit"))
         assert got == expected
 
 
@@ -242,20 +242,20 @@ def test_group_size_large_epsilon_branch_and_inverse():
     # ετ > 8√2: the Chernoff step uses s = 1/(√2 b) and needs m >= 8√2 ln(4/β)/(ετ)
     epsilon, tau, beta = 20.0, 0.9, 0.05
     expected = max(8 * math.log(4 / beta) / tau ** 2, 8 * math.sqrt(2) * math.log(4 / beta) / (epsilon * tau))
-    assert local.group_size(epsilon, tau, beta) == math.ceil(expected)
+    assert group_sizes.group_size(epsilon, tau, beta) == math.ceil(expected)
     for rule, name in [("theorem", "laplace"), ("slide", "laplace"), ("rr", "onebit"), ("clt", "laplace"),
                        ("clt", "onebit"), ("theorem", "onebit")]:
         for m in (50, 5_000, 1_234_567):
-            tau = local.tolerance_for_group(1.0, m, 0.01, rule, name)
+            tau = group_sizes.tolerance_for_group(1.0, m, 0.01, rule, name)
             if tau < 1:
-                assert local.group_size(1.0, tau, 0.01, rule, name) <= m
-                assert local.group_size(1.0, tau * 0.99, 0.01, rule, name) > m  # smallest, up to 1 %
+                assert group_sizes.group_size(1.0, tau, 0.01, rule, name) <= m
+                assert group_sizes.group_size(1.0, tau * 0.99, 0.01, rule, name) > m  # smallest, up to 1 %
 
 
 def test_group_size_is_monotone():
-    sizes = [local.group_size(e, 0.1, 0.05) for e in (0.25, 0.5, 1, 2, 4)]
+    sizes = [group_sizes.group_size(e, 0.1, 0.05) for e in (0.25, 0.5, 1, 2, 4)]
     assert sizes == sorted(sizes, reverse=True)
-    assert local.group_size(1, 0.05, 0.05) > local.group_size(1, 0.1, 0.05) > local.group_size(1, 0.1, 0.2)
+    assert group_sizes.group_size(1, 0.05, 0.05) > group_sizes.group_size(1, 0.1, 0.05) > group_sizes.group_size(1, 0.1, 0.2)
 
 
 # --- 4. SQ -> local simulation: validity, ledger, rounds ----------------------------------
@@ -275,11 +275,11 @@ def test_simulated_answers_are_valid_with_the_stated_probability_and_exact_varia
     #     = κ4(φ + Lap(1))/(9 m) = 10/(9m) ≈ 0; a 6-sd band is ±0.19. Half the noise (scale 1/ε)
     #     would give 1.5/m (ratio 0.5) and halved groups 6/m (ratio 2): both far outside.
     epsilon, tau, beta, runs = 2.0, 0.25, 0.1, 1000
-    m = local.group_size(epsilon, tau, beta / 2)
+    m = group_sizes.group_size(epsilon, tau, beta / 2)
     rng = np.random.default_rng(123)
     answers = np.empty((runs, 2))
     for k in range(runs):
-        run = local.simulate_sq_locally(local.sq_mean, _rademacher_users(2 * m, 2, rng), epsilon, beta,
+        run = local.simulate_sq_locally(sq_algorithms.sq_mean, _rademacher_users(2 * m, 2, rng), epsilon, beta,
                                         rng=rng, d=2, tau=tau)
         answers[k] = run.output
     assert run.group_sizes == [m, m] and run.failure_probability == pytest.approx(beta)
@@ -293,53 +293,53 @@ def test_simulated_answers_are_valid_with_the_stated_probability_and_exact_varia
 def test_ledger_never_exceeds_epsilon_and_reusing_users_is_flagged_with_t_epsilon():
     rng = np.random.default_rng(5)
     users = _rademacher_users(200_000, 4, rng)
-    run = local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=1, d=4, tau=0.2)
+    run = local.simulate_sq_locally(sq_algorithms.sq_mean, users, 1.0, 0.05, rule="clt", rng=1, d=4, tau=0.2)
     assert run.max_user_epsilon == 1.0 and run.epsilon == 1.0
     assert run.rounds == 1 and not run.interactive  # a non-adaptive batch is one round
     assert run.users_used == sum(run.group_sizes) <= 200_000
-    with pytest.raises(local.PrivacyLedgerError, match=r"only 4-local"):
-        local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=1, d=4, tau=0.2,
+    with pytest.raises(sq.PrivacyLedgerError, match=r"only 4-local"):
+        local.simulate_sq_locally(sq_algorithms.sq_mean, users, 1.0, 0.05, rule="clt", rng=1, d=4, tau=0.2,
                                   reuse_users=True)
     # the ledger itself: disjoint groups, each user charged once
     oracle = local.LocalSimulatedSQOracle(users, 0.5, 0.05, 6, rule="clt", rng=2)
-    local.sq_mean(oracle, 4, 0.2)
+    sq_algorithms.sq_mean(oracle, 4, 0.2)
     oracle.query(lambda z: z[:, 0], 0.3)
     groups = np.concatenate(oracle.groups)
     assert np.unique(groups).size == groups.size
     assert oracle.ledger.max() == 0.5 and oracle.ledger.sum() == pytest.approx(0.5 * groups.size)
     assert oracle.rounds == 2 and oracle.privacy_guarantee() == (0.5, 0.0)
     bad = local.ReusingLocalSQOracle(users, 0.5, 0.05, 6, rule="clt", rng=2)
-    local.sq_mean(bad, 4, 0.2)
+    sq_algorithms.sq_mean(bad, 4, 0.2)
     assert bad.max_user_epsilon == pytest.approx(4 * 0.5)
 
 
 def test_adaptive_algorithms_use_one_round_per_batch():
     support, weights = data.threshold_distribution(0.37, 0.0, 512)
-    plan = local.query_plan(local.sq_threshold_binary_search, alpha=0.05)
+    plan = local.query_plan(sq_algorithms.sq_threshold_binary_search, alpha=0.05)
     assert plan.rounds == plan.n_queries == math.ceil(math.log2(2 / 0.05))
-    grid = local.query_plan(local.sq_threshold_grid, alpha=0.05)
+    grid = local.query_plan(sq_algorithms.sq_threshold_grid, alpha=0.05)
     assert grid.rounds == 1 and grid.n_queries == 21 and set(grid.tolerances) == {0.025}
-    assert local.users_needed(grid, 1.0, 0.05) == 21 * local.group_size(1.0, 0.025, 0.05 / 21)
+    assert local.users_needed(grid, 1.0, 0.05) == 21 * group_sizes.group_size(1.0, 0.025, 0.05 / 21)
     oracle = local.FastLocalSQOracle(support, weights, 1.0, 0.05, plan.n_queries, rng=0)
-    local.sq_threshold_binary_search(oracle, 0.05)
+    sq_algorithms.sq_threshold_binary_search(oracle, 0.05)
     assert oracle.rounds == plan.rounds and oracle.users_used == local.users_needed(plan, 1.0, 0.05)
-    gd = local.query_plan(local.sq_gd_logistic, d=3, tau=0.1, n_steps=4)
+    gd = local.query_plan(sq_algorithms.sq_gd_logistic, d=3, tau=0.1, n_steps=4)
     assert gd.rounds == 4 and gd.n_queries == 12
 
 
 def test_running_out_of_users_or_queries_raises_named_errors():
     users = _rademacher_users(1000, 2, np.random.default_rng(0))
-    with pytest.raises(local.NotEnoughUsersError, match="n = 1000"):
-        local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, d=2, tau=0.1)
+    with pytest.raises(sq.NotEnoughUsersError, match="n = 1000"):
+        local.simulate_sq_locally(sq_algorithms.sq_mean, users, 1.0, 0.05, d=2, tau=0.1)
     oracle = local.LocalSimulatedSQOracle(users, 1.0, 0.05, max_queries=1, rule="clt", rng=0)
     oracle.query(lambda z: z[:, 0], 0.9)
-    with pytest.raises(local.QueryBudgetError, match="max_queries = 1"):
+    with pytest.raises(sq.QueryBudgetError, match="max_queries = 1"):
         oracle.query(lambda z: z[:, 1], 0.9)
 
 
 def test_same_seed_same_local_run():
     users = _rademacher_users(50_000, 3, np.random.default_rng(1))
-    runs = [local.simulate_sq_locally(local.sq_mean, users, 1.0, 0.05, rule="clt", rng=9, d=3, tau=0.1)
+    runs = [local.simulate_sq_locally(sq_algorithms.sq_mean, users, 1.0, 0.05, rule="clt", rng=9, d=3, tau=0.1)
             for _ in range(2)]
     np.testing.assert_array_equal(runs[0].output, runs[1].output)
 
@@ -366,29 +366,29 @@ def test_fast_oracle_has_the_law_of_the_real_simulation():
             assert real.group_sizes[0] == fast.group_sizes[0] == m
             assert stats.ks_2samp(a, b).pvalue > FALSE_ALARM
     broken = local.sample_group_averages(400, 0.3, HalfNoiseLaplace(1.0), size=6000, rng=1)
-    right = local.sample_group_averages(400, 0.3, local.LaplaceRandomizer(1.0), size=6000, rng=2)
+    right = local.sample_group_averages(400, 0.3, randomizers.LaplaceRandomizer(1.0), size=6000, rng=2)
     assert stats.ks_2samp(broken, right).pvalue < FALSE_ALARM
 
 
 # --- 5. adversarial oracles and SQ algorithms' guarantees ----------------------------------
 
-STRATEGIES = sorted(local.ADVERSARIAL_STRATEGIES)
+STRATEGIES = sorted(sq.ADVERSARIAL_STRATEGIES)
 
 
 def test_noisy_oracles_stay_within_tolerance_and_bad_strategies_are_refused():
     support, weights = data.threshold_distribution(0.4, 0.1, 256)
-    base = local.ExactSQOracle(support, weights)
+    base = sq.ExactSQOracle(support, weights)
     queries = [(sq_algorithms._threshold_error_query(t), tau) for t, tau in zip(np.linspace(0, 1, 30),
                                                                          np.linspace(0.01, 0.5, 30))]
     exact = base.expectations([phi for phi, _ in queries])
     taus = np.array([tau for _, tau in queries])
     for strategy in STRATEGIES:
-        answers = local.NoisySQOracle(base, "adversarial", strategy).query_batch(queries)
+        answers = sq.NoisySQOracle(base, "adversarial", strategy).query_batch(queries)
         assert np.all(np.abs(answers - exact) <= taus + 1e-12)
         assert np.any(np.abs(answers - exact) > 0.99 * taus)  # it does use its tolerance
-    answers = local.NoisySQOracle(base, "random", rng=0).query_batch(queries)
+    answers = sq.NoisySQOracle(base, "random", rng=0).query_batch(queries)
     assert np.all(np.abs(answers - exact) <= taus)
-    cheat = local.NoisySQOracle(base, "adversarial", lambda v, t, p: v + 2 * t)
+    cheat = sq.NoisySQOracle(base, "adversarial", lambda v, t, p: v + 2 * t)
     with pytest.raises(ValueError, match="outside the tolerance"):
         cheat.query_batch(queries)
 
@@ -396,34 +396,34 @@ def test_noisy_oracles_stay_within_tolerance_and_bad_strategies_are_refused():
 @pytest.mark.parametrize("strategy", STRATEGIES + ["random"])
 def test_sq_algorithms_meet_their_guarantees_against_every_adversary(strategy):
     def oracle_for(support, weights):
-        base = local.ExactSQOracle(support, weights)
+        base = sq.ExactSQOracle(support, weights)
         if strategy == "random":
-            return local.NoisySQOracle(base, "random", rng=3)
-        return local.NoisySQOracle(base, "adversarial", strategy)
+            return sq.NoisySQOracle(base, "random", rng=3)
+        return sq.NoisySQOracle(base, "adversarial", strategy)
 
     # grid (agnostic, η = 0.1): err <= OPT + α with OPT = η (a small rounding slack 1e-9)
     for alpha in (0.3, 0.1, 0.04):
         for theta in (0.0, 0.37, 0.5, 0.93):
             support, weights = data.threshold_distribution(theta, 0.1, 1000)
-            output = local.sq_threshold_grid(oracle_for(support, weights), alpha)
-            true = local.ExactSQOracle(support, weights).expectation(sq_algorithms._threshold_error_query(output))
+            output = sq_algorithms.sq_threshold_grid(oracle_for(support, weights), alpha)
+            true = sq.ExactSQOracle(support, weights).expectation(sq_algorithms._threshold_error_query(output))
             assert (true + 1) / 2 <= 0.1 + alpha + 1e-9
     # binary search (realizable): err <= α
     for alpha in (0.3, 0.1, 0.04, 0.011):
         for theta in (0.0, 0.2, 0.37, 0.5, 0.999):
             support, weights = data.threshold_distribution(theta, 0.0, 4000)
-            output = local.sq_threshold_binary_search(oracle_for(support, weights), alpha)
-            true = local.ExactSQOracle(support, weights).expectation(sq_algorithms._threshold_error_query(output))
+            output = sq_algorithms.sq_threshold_binary_search(oracle_for(support, weights), alpha)
+            true = sq.ExactSQOracle(support, weights).expectation(sq_algorithms._threshold_error_query(output))
             assert (true + 1) / 2 <= alpha
     # mean: every coordinate within τ
     support = np.array([[1.0, -0.5, 0.2], [-1.0, 0.5, 0.9], [0.3, 0.3, -1.0]])
     weights = np.array([0.5, 0.3, 0.2])
-    estimate = local.sq_mean(oracle_for(support, weights), 3, 0.05)
+    estimate = sq_algorithms.sq_mean(oracle_for(support, weights), 3, 0.05)
     assert np.all(np.abs(estimate - weights @ support) <= 0.05 + 1e-12)
     # masked parity, both learners recover (r, a) exactly
     r, a = np.array([1, 0, 1, 1, 0]), 1
     support, weights = data.masked_parity_distribution(5, r, a)
-    for learner in (local.masked_parity_interactive, local.masked_parity_bruteforce):
+    for learner in (sq_algorithms.masked_parity_interactive, sq_algorithms.masked_parity_bruteforce):
         r_hat, a_hat = learner(oracle_for(support, weights), 5)
         assert np.array_equal(r_hat, r) and a_hat == a
 
@@ -432,10 +432,10 @@ def test_adversary_hurts_an_algorithm_without_slack():
     # Sanity check that the argmin trap is a real adversary: with tolerance exactly α the grid
     # learner (designed for α/2) can be pushed beyond OPT + α... so the designed tolerances matter.
     support, weights = data.threshold_distribution(0.37, 0.0, 1000)
-    base = local.ExactSQOracle(support, weights)
+    base = sq.ExactSQOracle(support, weights)
     thresholds = np.arange(11) / 10
     queries = [(sq_algorithms._threshold_error_query(t), 0.2) for t in thresholds]  # error tolerance 0.1 = α
-    fooled = thresholds[int(np.argmin(local.NoisySQOracle(base, "adversarial", "argmin_trap").query_batch(queries)))]
+    fooled = thresholds[int(np.argmin(sq.NoisySQOracle(base, "adversarial", "argmin_trap").query_batch(queries)))]
     honest = thresholds[int(np.argmin(base.query_batch(queries)))]
     assert data.threshold_error(honest, 0.37) <= 0.05 < data.threshold_error(fooled, 0.37)
 
@@ -449,9 +449,9 @@ def test_rejection_sampler_matches_the_randomized_response_law_with_e_to_epsilon
     # Queries per call are geometric with success probability π = e^{−ε}: mean e^ε, variance
     # (1 − π)/π² = 4.67, so the mean over 20 000 calls has sd 0.0153; 6-sigma band ±0.092.
     epsilon, n = 1.0, 20_000
-    oracle = local.ExactSQOracle(np.array([[0], [1]]), [0.2, 0.8])
-    rr = local.RandomizedResponse(epsilon)
-    result = local.simulate_local_with_sq(rr, oracle, n, tau=0.01, rng=4)
+    oracle = sq.ExactSQOracle(np.array([[0], [1]]), [0.2, 0.8])
+    rr = randomizers.RandomizedResponse(epsilon)
+    result = local_to_sq.simulate_local_with_sq(rr, oracle, n, tau=0.01, rng=4)
     q = special.expit(epsilon)
     q1 = 0.8 * q + 0.2 * (1 - q)
     ones = int(np.sum(result.samples == 1))
@@ -466,8 +466,8 @@ def test_rejection_sampler_matches_the_randomized_response_law_with_e_to_epsilon
 
 
 def test_non_adaptive_rejection_sampler_is_one_round():
-    oracle = local.ExactSQOracle(np.array([[0], [1]]), [0.4, 0.6])
-    result = local.simulate_local_with_sq(local.RandomizedResponse(0.5), oracle, 2000, tau=0.01,
+    oracle = sq.ExactSQOracle(np.array([[0], [1]]), [0.4, 0.6])
+    result = local_to_sq.simulate_local_with_sq(randomizers.RandomizedResponse(0.5), oracle, 2000, tau=0.01,
                                           non_adaptive=True, beta=0.05, rng=1)
     # Theorem 3.15: each proposal is accepted w.p. >= e^{-ε}(1 − τe^ε)
     k = math.ceil(math.exp(0.5) * math.log(2000 / 0.05) / (1 - 0.01 * math.exp(0.5)))
@@ -478,17 +478,17 @@ def test_non_adaptive_rejection_sampler_is_one_round():
 
 def test_rejection_sampler_for_the_laplace_randomizer_and_tolerance_effect():
     # Continuous outputs: compare with direct draws of R(z), z ~ P, by a two-sample KS test (1e-6).
-    lap = local.LaplaceRandomizer(1.0)
+    lap = randomizers.LaplaceRandomizer(1.0)
     values, probs = np.array([-1.0, 0.5, 1.0]), np.array([0.3, 0.3, 0.4])
-    oracle = local.ExactSQOracle(values[:, None], probs)
-    result = local.simulate_local_with_sq(lap, oracle, 3000, tau=0.01, rng=6)
+    oracle = sq.ExactSQOracle(values[:, None], probs)
+    result = local_to_sq.simulate_local_with_sq(lap, oracle, 3000, tau=0.01, rng=6)
     rng = np.random.default_rng(7)
     direct = lap.randomize(rng.choice(values, p=probs, size=3000), rng)
     assert stats.ks_2samp(result.samples, direct).pvalue > FALSE_ALARM
     # worst-case TV of a τ-adversary stays below Theorem 3.15's bound τe^ε/(1 − τe^ε), and is > 0
-    rr = local.RandomizedResponse(1.0)
+    rr = randomizers.RandomizedResponse(1.0)
     for tau in (0.001, 0.01, 0.05):
-        tv = local.worst_case_rejection_tv(rr, np.array([0, 1]), np.array([0.2, 0.8]), 0, tau)
+        tv = local_to_sq.worst_case_rejection_tv(rr, np.array([0, 1]), np.array([0.2, 0.8]), 0, tau)
         assert 0 < tv <= tau * math.e / (1 - tau * math.e)
 
 
@@ -513,26 +513,26 @@ def test_masked_parity_interactive_learner_with_real_users():
     t = 5
     n = local.users_needed([1 / 16] * 4 + [0.25], 4.0, 0.05)
     users = data.masked_parity_data(n, 4, r, a, rng=3)
-    run = local.simulate_sq_locally(local.masked_parity_interactive, users, 4.0, 0.05, max_queries=t, rng=4, d=4)
+    run = local.simulate_sq_locally(sq_algorithms.masked_parity_interactive, users, 4.0, 0.05, max_queries=t, rng=4, d=4)
     assert run.rounds == 2 and run.users_used == n
     assert np.array_equal(run.output[0], r) and run.output[1] == a
 
 
 def test_threshold_learner_estimator_meets_its_alpha():
     X, y = data.threshold_data(300_000, theta=0.37, noise_rate=0.0, rng=0)
-    model = local.LocalThresholdLearner(epsilon=2.0, random_state=1).fit(X, y)
+    model = local_learners.LocalThresholdLearner(epsilon=2.0, random_state=1).fit(X, y)
     assert 0 < model.alpha_ < 1 and model.run_.max_user_epsilon == 2.0
     assert data.threshold_error(model.threshold_, 0.37) <= model.alpha_
     assert model.score(X, y) == pytest.approx(1 - data.threshold_error(model.threshold_, 0.37), abs=0.01)
     with pytest.raises(ValueError, match="n = 100"):
-        local.LocalThresholdLearner(epsilon=1.0).fit(X[:100], y[:100])
+        local_learners.LocalThresholdLearner(epsilon=1.0).fit(X[:100], y[:100])
 
 
 def test_halfspace_learners_learn_on_the_sphere():
     X, y, w_star = data.sphere_halfspace_data(100_000, 3, rng=0)
     X_test, y_test, _ = data.sphere_halfspace_data(20_000, 3, w_star=w_star, rng=1)
     for method in ("averaging", "gd"):
-        model = local.LocalHalfspaceLearner(epsilon=2.0, method=method, n_steps=10, random_state=2).fit(X, y)
+        model = local_learners.LocalHalfspaceLearner(epsilon=2.0, method=method, n_steps=10, random_state=2).fit(X, y)
         assert model.score(X_test, y_test) > 0.85
         assert model.run_.rounds == (1 if method == "averaging" else 10)
 
@@ -550,7 +550,7 @@ def test_experiment_runners_shapes():
     assert res["central"][0] == pytest.approx(math.sqrt(2) / 1e4, rel=0.25)
     assert res["laplace"][0] == pytest.approx(bounds.local_mean_rmse(1e4, 1.0, 0.3, "laplace", False), rel=0.25)
     rows = local_experiments.group_size_validity_experiment([(1.0, 0.1)], n_reps=500, rng=0)
-    assert [row["rule"] for row in rows] == list(local.GROUP_SIZE_RULES)
+    assert [row["rule"] for row in rows] == list(group_sizes.GROUP_SIZE_RULES)
     out = local_experiments.threshold_experiment([1e6, 1e8], 1.0, n_reps=2, rng=0)
     assert out["grid"]["errors"].shape == (2, 2) and out["binary_search"]["rounds"][1] > 1
 
@@ -559,11 +559,11 @@ def test_experiment_runners_shapes():
 
 @pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf])
 def test_bad_epsilon_is_named(bad):
-    for make in (local.RandomizedResponse, local.LaplaceRandomizer, local.OneBitRandomizer):
+    for make in (randomizers.RandomizedResponse, randomizers.LaplaceRandomizer, randomizers.OneBitRandomizer):
         with pytest.raises(ValueError, match="epsilon"):
             make(bad)
     with pytest.raises(ValueError, match="epsilon"):
-        local.group_size(bad, 0.1, 0.05)
+        group_sizes.group_size(bad, 0.1, 0.05)
     with pytest.raises(ValueError, match="epsilon"):
         local.LocalSimulatedSQOracle(np.zeros((10, 1)), bad, 0.05, 1)
 
@@ -571,17 +571,17 @@ def test_bad_epsilon_is_named(bad):
 @pytest.mark.parametrize("bad", [0, 1, 1.5, -0.1, math.nan])
 def test_bad_tau_and_beta_are_named(bad):
     with pytest.raises(ValueError, match="tau"):
-        local.group_size(1.0, bad, 0.05)
+        group_sizes.group_size(1.0, bad, 0.05)
     with pytest.raises(ValueError, match="beta"):
-        local.group_size(1.0, 0.1, bad)
+        group_sizes.group_size(1.0, 0.1, bad)
     with pytest.raises(ValueError, match="tau"):
-        local.ExactSQOracle(np.zeros((3, 1))).query(lambda z: z[:, 0], bad)
+        sq.ExactSQOracle(np.zeros((3, 1))).query(lambda z: z[:, 0], bad)
     with pytest.raises(ValueError, match="beta"):
         local.LocalSimulatedSQOracle(np.zeros((10, 1)), 1.0, bad, 1)
 
 
 def test_bad_queries_and_data_are_named():
-    oracle = local.ExactSQOracle(np.array([[0.5], [2.0]]))
+    oracle = sq.ExactSQOracle(np.array([[0.5], [2.0]]))
     with pytest.raises(ValueError, match=r"phi must map records into \[-1, 1\].*2\.0"):
         oracle.query(lambda z: z[:, 0], 0.1)
     with pytest.raises(ValueError, match="phi must return finite"):
@@ -593,20 +593,20 @@ def test_bad_queries_and_data_are_named():
     with pytest.raises(ValueError, match="data must contain only finite"):
         local.LocalSimulatedSQOracle(np.array([[0.0], [np.nan]]), 1.0, 0.05, 1)
     with pytest.raises(ValueError, match="values must lie in"):
-        local.LaplaceRandomizer(1.0).randomize([0.5, 1.5])
+        randomizers.LaplaceRandomizer(1.0).randomize([0.5, 1.5])
     with pytest.raises(ValueError, match="values must contain only finite"):
-        local.OneBitRandomizer(1.0).randomize([0.5, np.nan])
+        randomizers.OneBitRandomizer(1.0).randomize([0.5, np.nan])
     with pytest.raises(ValueError, match="bits must contain only 0 and 1"):
-        local.RandomizedResponse(1.0).randomize([0, 2])
+        randomizers.RandomizedResponse(1.0).randomize([0, 2])
     with pytest.raises(ValueError, match="y must contain only labels"):
-        local.records(np.zeros((3, 2)), [1, 0, 1])
+        sq_algorithms.records(np.zeros((3, 2)), [1, 0, 1])
     with pytest.raises(ValueError, match="X and y must have the same number"):
-        local.records(np.zeros((3, 2)), [1, -1])
+        sq_algorithms.records(np.zeros((3, 2)), [1, -1])
     with pytest.raises(ValueError, match="X must lie in"):
-        local.LocalHalfspaceLearner().fit(np.full((10, 2), 2.0), np.ones(10))
+        local_learners.LocalHalfspaceLearner().fit(np.full((10, 2), 2.0), np.ones(10))
     with pytest.raises(ValueError, match="rule"):
-        local.group_size(1.0, 0.1, 0.05, rule="magic")
+        group_sizes.group_size(1.0, 0.1, 0.05, rule="magic")
     with pytest.raises(ValueError, match="randomizer"):
-        local.group_size(1.0, 0.1, 0.05, rule="slide", randomizer="onebit")
+        group_sizes.group_size(1.0, 0.1, 0.05, rule="slide", randomizer="onebit")
     with pytest.raises(ValueError, match="weights must be non-negative and sum to 1"):
-        local.ExactSQOracle(np.zeros((2, 1)), [0.7, 0.7])
+        sq.ExactSQOracle(np.zeros((2, 1)), [0.7, 0.7])

@@ -13,8 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from dpteach import (local, local_learners, local_to_sq, randomizers, sq, sq_algorithms,  # noqa: F401
-                     sq_lower_bounds)
+from dpteach import group_sizes, local, local_learners, local_to_sq, randomizers, sq, sq_algorithms, sq_lower_bounds
 from dpteach.bounds import local as bounds_local
 from dpteach.data import local as data_local
 from dpteach.experiments import local as experiments_local
@@ -60,8 +59,8 @@ VALID = {
     "NoisySQOracle": (sq.NoisySQOracle, dict(base=_exact(), mode="random", strategy="shrink", rng=0)),
     "as_records": (sq.as_records, dict(data=_SUPPORT)),
     "evaluate_query": (sq.evaluate_query, dict(phi=lambda rows: rows[:, 0], rows=_SUPPORT)),
-    "group_size": (local.group_size, dict(epsilon=1.0, tau=0.1, beta=0.05)),
-    "tolerance_for_group": (local.tolerance_for_group, dict(epsilon=1.0, m=1000, beta=0.05)),
+    "group_size": (group_sizes.group_size, dict(epsilon=1.0, tau=0.1, beta=0.05)),
+    "tolerance_for_group": (group_sizes.tolerance_for_group, dict(epsilon=1.0, m=1000, beta=0.05)),
     "LocalSimulatedSQOracle": (local.LocalSimulatedSQOracle,
                                dict(data=np.zeros((50, 1)), epsilon=1.0, beta=0.05, max_queries=2, rng=0)),
     "ReusingLocalSQOracle": (local.ReusingLocalSQOracle,

@@ -82,7 +82,7 @@ def test_released_values_have_the_stated_laplace_scale(s, epsilon, delta, lam):
     assert stats.kstest(noise, stats.laplace(scale=scale).cdf).pvalue > FALSE_ALARM
     assert stats.kstest(noise, stats.laplace(scale=1.3 * scale).cdf).pvalue < FALSE_ALARM
     assert stats.kstest(noise, stats.laplace(scale=scale / 1.3).cdf).pvalue < FALSE_ALARM
-    broken = _released_noise(p._peel_forgotten_sqrt_s, s, epsilon, delta, lam, 20_000 // s, seed=12)
+    broken = _released_noise(p.broken_peel_forgotten_sqrt_s, s, epsilon, delta, lam, 20_000 // s, seed=12)
     assert stats.kstest(broken, stats.laplace(scale=scale).cdf).pvalue < FALSE_ALARM
 
 
@@ -200,7 +200,7 @@ def test_audit_accepts_peel_and_catches_the_forgotten_sqrt_s():
     s, epsilon, delta = 50, 1.0, 1e-3
     assert p.peeling_epsilon(s, epsilon, delta) <= epsilon
     right = _selection_audit(p.peel, s, epsilon, delta, seed=1)
-    broken = _selection_audit(p._peel_forgotten_sqrt_s, s, epsilon, delta, seed=2)
+    broken = _selection_audit(p.broken_peel_forgotten_sqrt_s, s, epsilon, delta, seed=2)
     assert right.epsilon_lower <= epsilon
     assert broken.epsilon_lower > epsilon
 

@@ -23,6 +23,7 @@ pytest.importorskip("diffprivlib", reason="appendix A compares with diffprivlib:
 from dpteach import float_attack  # noqa: E402
 from dpteach.experiments import production as prod  # noqa: E402
 from dpteach.experiments import production_attack as attack  # noqa: E402
+from dpteach.experiments import production_laws  # noqa: E402
 
 FALSE_ALARM = 1e-6
 
@@ -42,7 +43,7 @@ def _check_rows(rows):
 def test_discrete_laplace_pmf_is_normalised_with_ratio_e_to_minus_one_over_b():
     scale = 1.7
     k = np.arange(-200, 201)
-    pmf = prod.discrete_laplace_pmf(k, scale)
+    pmf = production_laws.discrete_laplace_pmf(k, scale)
     assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.allclose(pmf[1:201] / pmf[:200], math.exp(1 / scale))  # increasing side
     assert pmf[200] == pytest.approx((1 - math.exp(-1 / scale)) / (1 + math.exp(-1 / scale)))
@@ -63,7 +64,7 @@ def _permute_and_flip_by_enumeration(scores, sensitivity, epsilon):
 def test_permute_and_flip_probabilities_match_an_enumeration_of_orders():
     scores = [0.0, 1.0, 2.5, 3.0, -1.0]
     for epsilon in (0.3, 1.0, 4.0):
-        assert np.allclose(prod.permute_and_flip_probabilities(scores, 1.0, epsilon),
+        assert np.allclose(production_laws.permute_and_flip_probabilities(scores, 1.0, epsilon),
                            _permute_and_flip_by_enumeration(scores, 1.0, epsilon), atol=1e-12)
 
 
@@ -78,9 +79,9 @@ def test_ks_critical_value_gives_the_mis_scaled_variants_power():
     normal_gap = np.max(stats.norm.cdf(t) - stats.norm.cdf(t / 1.3))
     assert laplace_gap == pytest.approx(0.048, abs=5e-4)
     assert normal_gap == pytest.approx(0.063, abs=5e-4)
-    assert prod.ks_critical_value(10_000) == pytest.approx(math.sqrt(math.log(2e6) / 20_000))
-    assert laplace_gap - prod.ks_critical_value(10_000) > 4 * 0.005
-    assert normal_gap - prod.ks_critical_value(4_000) > 4 * 0.005
+    assert production_laws.ks_critical_value(10_000) == pytest.approx(math.sqrt(math.log(2e6) / 20_000))
+    assert laplace_gap - production_laws.ks_critical_value(10_000) > 4 * 0.005
+    assert normal_gap - production_laws.ks_critical_value(4_000) > 4 * 0.005
 
 
 # --- the four releases --------------------------------------------------------------------------
@@ -213,19 +214,16 @@ def test_attack_separates_dpteach_from_the_production_samplers():
         assert results[name]["audit"].epsilon_lower <= epsilon, name
 
 
-def test_moved_names_still_import_from_production():
-    # The attack's runner moved to production_attack and the lattice table to float_attack (module size);
-    # code written against the old path keeps working and gets the same objects.
-    from dpteach.experiments.production import attack_samplers, floating_point_attack, lattice_neighbourhood
-    assert attack_samplers is attack.attack_samplers
-    assert floating_point_attack is attack.floating_point_attack
-    assert lattice_neighbourhood is float_attack.lattice_neighbourhood
-    # The reference laws moved to production_laws and are re-exported by name.
-    from dpteach.experiments import production_laws
-    for name in ("FALSE_ALARM", "discrete_laplace_pmf", "permute_and_flip_probabilities", "ks_critical_value"):
-        assert getattr(prod, name) is getattr(production_laws, name)
-    with pytest.raises(AttributeError, match="no_such_name"):
-        prod.no_such_name
+def test_moved_names_have_one_home():
+    # The attack's runner lives in production_attack, the lattice table in float_attack and the reference
+    # laws in production_laws (split for module size); production no longer re-exports them (issue 23:
+    # one home per name; tools/one_home_imports.py rewrites old imports, tests/test_import_graph.py checks).
+    for name in ("attack_samplers", "floating_point_attack", "lattice_neighbourhood", "ks_critical_value"):
+        assert not hasattr(prod, name), name
+    for name in ("FALSE_ALARM", "discrete_laplace_pmf", "permute_and_flip_probabilities"):
+        assert name not in prod.__all__ and name in production_laws.__all__, name
+    assert callable(attack.attack_samplers) and callable(attack.floating_point_attack)
+    assert callable(float_attack.lattice_neighbourhood)
 
 
 # --- bad input ------------------------------------------------------------------------------------
@@ -246,10 +244,10 @@ def test_moved_names_still_import_from_production():
     (lambda: attack.floating_point_attack(1.0, 10, value0=1.0, value1=1.0), ValueError, "value0 and value1"),
     (lambda: attack.floating_point_attack(1.0, 10, confidence=1.5), ValueError, "confidence"),
     (lambda: attack.floating_point_attack(1.0, 10, samplers={}), TypeError, "samplers"),
-    (lambda: prod.discrete_laplace_pmf([0], 0.0), ValueError, "scale"),
-    (lambda: prod.permute_and_flip_probabilities([], 1.0, 1.0), ValueError, "scores"),
-    (lambda: prod.ks_critical_value(10, false_alarm=1.0), ValueError, "false_alarm"),
-    (lambda: prod.ks_critical_value(0), ValueError, "n_samples"),
+    (lambda: production_laws.discrete_laplace_pmf([0], 0.0), ValueError, "scale"),
+    (lambda: production_laws.permute_and_flip_probabilities([], 1.0, 1.0), ValueError, "scores"),
+    (lambda: production_laws.ks_critical_value(10, false_alarm=1.0), ValueError, "false_alarm"),
+    (lambda: production_laws.ks_critical_value(0), ValueError, "n_samples"),
     # Limits the libraries impose, refused by name up front (not left to fail inside numpy or OpenDP).
     (lambda: prod.laplace_count_rows(3, 1.0, prod.MAX_SAMPLES + 1), ValueError, "n_samples"),
     (lambda: prod.laplace_count_rows(2 ** 31 - 1, 1.0, 10), ValueError, "count"),
@@ -259,12 +257,12 @@ def test_moved_names_still_import_from_production():
     (lambda: prod.privacy_claims(1e30, 1e-5, 10), ValueError, "epsilon"),
     (lambda: prod.privacy_claims(1.0, 1e-5, 2 ** 31), ValueError, "n_records"),
     (lambda: attack.floating_point_attack(1.0, prod.MAX_SAMPLES + 1), ValueError, "n_trials"),
-    (lambda: prod.discrete_laplace_pmf([0.5], 1.0), ValueError, "k"),
-    (lambda: prod.discrete_laplace_pmf([], 1.0), ValueError, "k"),
-    (lambda: prod.discrete_laplace_pmf("1", 1.0), TypeError, "k"),
-    (lambda: prod.permute_and_flip_probabilities(["a", "b"], 1.0, 1.0), TypeError, "scores"),
+    (lambda: production_laws.discrete_laplace_pmf([0.5], 1.0), ValueError, "k"),
+    (lambda: production_laws.discrete_laplace_pmf([], 1.0), ValueError, "k"),
+    (lambda: production_laws.discrete_laplace_pmf("1", 1.0), TypeError, "k"),
+    (lambda: production_laws.permute_and_flip_probabilities(["a", "b"], 1.0, 1.0), TypeError, "scores"),
     (lambda: prod.gaussian_mean_rows([True, False], 1.0, 1e-5, 10), TypeError, "data"),
-    (lambda: prod.ks_critical_value(10, false_alarm="0.1"), TypeError, "false_alarm"),
+    (lambda: production_laws.ks_critical_value(10, false_alarm="0.1"), TypeError, "false_alarm"),
     (lambda: attack.floating_point_attack(1.0, 10, value0="0"), TypeError, "value0"),
 ])
 def test_bad_input_names_the_parameter(call, error, fragment):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 
-from dpteach import audit, data, proper
+from dpteach import audit, data, halfspace_cover, proper, subspace
 from dpteach.hermite import (halfspace_hermite_coefficients, hermite_feature_sum, hermite_features, multi_indices,
                              threshold_hermite_coefficients)
 from dpteach.mechanisms import gaussian_sigma
@@ -46,7 +46,7 @@ def test_gradient_moment_matches_monte_carlo_and_rejects_missing_sqrt():
     rng = np.random.default_rng(7)
     a = rng.standard_normal(math.comb(d + degree, degree))
     a /= np.linalg.norm(a)
-    exact = proper.gradient_second_moment(a, degree, d)
+    exact = subspace.gradient_second_moment(a, degree, d)
     mc, se = _monte_carlo_gradient_moment(a, degree, d, 100_000, rng)
     # 6 standard errors per entry (false alarm < 1e-8 each); the finite-difference bias is O(h²) ≈ 1e-8.
     band = 6 * se + 1e-6
@@ -60,7 +60,7 @@ def test_gradient_moment_matches_monte_carlo_and_rejects_missing_sqrt():
 def test_trace_identity(d, degree):
     rng = np.random.default_rng(d * 10 + degree)
     a = rng.standard_normal(math.comb(d + degree, degree))
-    M = proper.gradient_second_moment(a, degree, d)
+    M = subspace.gradient_second_moment(a, degree, d)
     weights = multi_indices(d, degree).sum(axis=1)
     assert np.trace(M) == pytest.approx(np.sum(weights * a ** 2), rel=1e-12)
     assert np.trace(M) <= degree * np.sum(a ** 2) + 1e-12
@@ -69,10 +69,10 @@ def test_trace_identity(d, degree):
 def test_batch_of_coefficients_gives_batch_of_matrices():
     rng = np.random.default_rng(3)
     A = rng.standard_normal((4, math.comb(6, 3)))
-    batch = proper.gradient_second_moment(A, 3, 3)
+    batch = subspace.gradient_second_moment(A, 3, 3)
     assert batch.shape == (4, 3, 3)
     for a, M in zip(A, batch):
-        assert np.allclose(M, proper.gradient_second_moment(a, 3, 3))
+        assert np.allclose(M, subspace.gradient_second_moment(a, 3, 3))
 
 
 @pytest.mark.parametrize("threshold", [0.0, 0.4, -1.1])
@@ -80,14 +80,14 @@ def test_ridge_polynomial_gives_rank_one_moment(threshold):
     d, degree = 5, 4
     u = np.array([0.6, 0.8, 0.0, 0.0, 0.0]) @ np.linalg.qr(np.random.default_rng(1).standard_normal((5, 5)))[0]
     a = halfspace_hermite_coefficients(u, threshold, degree)
-    M = proper.gradient_second_moment(a, degree, d)
+    M = subspace.gradient_second_moment(a, degree, d)
     eigenvalues, vectors = np.linalg.eigh(M)
     c = threshold_hermite_coefficients(threshold, degree)
     # M = (Σ_k k c_k²) u uᵀ for q(x) = Σ_k c_k h_k(⟨u, x⟩).
     assert eigenvalues[-1] == pytest.approx(np.sum(np.arange(degree + 1) * c ** 2), rel=1e-10)
     assert np.all(np.abs(eigenvalues[:-1]) < 1e-12)
     assert abs(abs(vectors[:, -1] @ u) - 1) < 1e-10
-    basis, spectrum = proper.relevant_subspace(M, 1e-6, 3)
+    basis, spectrum = subspace.relevant_subspace(M, 1e-6, 3)
     assert basis.shape == (d, 1) and abs(abs(basis[:, 0] @ u) - 1) < 1e-10
     assert np.all(np.diff(spectrum) <= 1e-15)
 
@@ -96,9 +96,9 @@ def test_noise_floor_is_the_average_moment_of_pure_noise():
     d, degree, sigma, n_draws = 4, 3, 0.3, 4000
     rng = np.random.default_rng(11)
     Z = sigma * rng.standard_normal((n_draws, math.comb(d + degree, degree)))
-    moments = proper.gradient_second_moment(Z, degree, d)
+    moments = subspace.gradient_second_moment(Z, degree, d)
     mean, se = moments.mean(axis=0), moments.std(axis=0) / math.sqrt(n_draws)
-    floor = proper.noise_floor(d, degree, 10 ** 12, sigma)  # n₁ → ∞: the σ² part alone
+    floor = subspace.noise_floor(d, degree, 10 ** 12, sigma)  # n₁ → ∞: the σ² part alone
     assert floor == pytest.approx(sigma ** 2 * math.comb(d + degree, degree - 1), rel=1e-9)
     band = 6 * se  # 6 standard errors per entry
     assert np.all(np.abs(mean - floor * np.eye(d)) <= band)
@@ -106,7 +106,7 @@ def test_noise_floor_is_the_average_moment_of_pure_noise():
     wrong = sigma ** 2 * math.comb(d + degree, degree)
     assert np.any(np.abs(mean - wrong * np.eye(d)) > band)
     # The sampling part: + (1/n₁)·C(d + p, p − 1).
-    assert proper.noise_floor(d, degree, 100, 0.0) == pytest.approx(math.comb(d + degree, degree - 1) / 100)
+    assert subspace.noise_floor(d, degree, 100, 0.0) == pytest.approx(math.comb(d + degree, degree - 1) / 100)
 
 
 def test_subspace_threshold_is_the_larger_of_paper_and_noise_floor():
@@ -119,9 +119,9 @@ def test_subspace_threshold_is_the_larger_of_paper_and_noise_floor():
 @pytest.mark.checks("lem-proper-covers")
 @pytest.mark.parametrize("k,resolution", [(1, 0.3), (2, 0.3), (2, 0.1), (2, 0.05), (3, 0.3), (3, 0.1), (3, 0.07)])
 def test_net_covering_radius_at_most_resolution(k, resolution):
-    net = proper.sphere_net(k, resolution)
+    net = halfspace_cover.sphere_net(k, resolution)
     assert np.allclose(np.linalg.norm(net, axis=1), 1.0)
-    radius = proper.covering_radius(net)
+    radius = halfspace_cover.covering_radius(net)
     assert radius <= resolution
     # The exact radius is not beaten by Monte Carlo: random unit vectors are never farther from the net.
     rng = np.random.default_rng(k)
@@ -133,14 +133,14 @@ def test_net_covering_radius_at_most_resolution(k, resolution):
 
 def test_covering_radius_exact_on_known_nets():
     square = np.array([[1.0, 0], [0, 1], [-1, 0], [0, -1]])
-    assert proper.covering_radius(square) == pytest.approx(2 * math.sin(math.pi / 8))
+    assert halfspace_cover.covering_radius(square) == pytest.approx(2 * math.sin(math.pi / 8))
     octahedron = np.vstack([np.eye(3), -np.eye(3)])
     # The farthest points are the centres of the faces, (1,1,1)/√3, at chord √(2 − 2/√3).
-    assert proper.covering_radius(octahedron) == pytest.approx(math.sqrt(2 - 2 / math.sqrt(3)))
+    assert halfspace_cover.covering_radius(octahedron) == pytest.approx(math.sqrt(2 - 2 / math.sqrt(3)))
 
 
 def test_grid_net_for_four_dimensions_covers():
-    net = proper.sphere_net(4, 0.5)
+    net = halfspace_cover.sphere_net(4, 0.5)
     rng = np.random.default_rng(4)
     U = rng.standard_normal((5000, 4))
     U /= np.linalg.norm(U, axis=1, keepdims=True)
@@ -149,14 +149,14 @@ def test_grid_net_for_four_dimensions_covers():
 
 def test_cover_size_and_members():
     basis = np.linalg.qr(np.random.default_rng(0).standard_normal((6, 2)))[0]
-    cover = proper.halfspace_cover(basis, 0.1)
+    cover = halfspace_cover.halfspace_cover(basis, 0.1)
     R = 0.1 * math.ceil(2 * math.sqrt(math.log(10)) / 0.1)
     assert cover.max_threshold == pytest.approx(R)
     assert cover.size == 32 * (2 * round(R / 0.1) + 1) + 2
     assert np.allclose(cover.directions @ basis @ basis.T, cover.directions)  # normals lie in V
     coef, intercept = cover.halfspace(cover.size - 2)
     assert coef[0] == 1 and intercept == pytest.approx(R)
-    empty = proper.halfspace_cover(np.zeros((3, 0)), 0.2)
+    empty = halfspace_cover.halfspace_cover(np.zeros((3, 0)), 0.2)
     assert empty.size == 2
 
 
@@ -165,8 +165,8 @@ def test_error_counts_equal_brute_force():
     X = rng.standard_normal((700, 3))
     y = np.where(rng.random(700) < 0.5, 1.0, -1.0)
     basis = np.linalg.qr(rng.standard_normal((3, 2)))[0]
-    cover = proper.halfspace_cover(basis, 0.2, max_threshold=1.0)
-    counts = proper.cover_error_counts(X, y, cover)
+    cover = halfspace_cover.halfspace_cover(basis, 0.2, max_threshold=1.0)
+    counts = halfspace_cover.cover_error_counts(X, y, cover)
     brute = [np.sum(np.where(X @ c + t >= 0, 1.0, -1.0) != y)
              for c, t in (cover.halfspace(j) for j in range(cover.size))]
     assert np.array_equal(counts, brute)
@@ -343,21 +343,21 @@ def test_predict_before_fit_and_wrong_width():
     (lambda: proper.private_hermite_correlations(GOOD_X, GOOD_Y, 2, 0.0, 1.0, 1e-5), "clip_radius"),
     (lambda: proper.private_hermite_correlations(GOOD_X, GOOD_Y, 2, 1.0, 1.0, 0.0), "delta"),
     (lambda: proper.private_hermite_correlations(GOOD_X, GOOD_Y, 2, 1.0, 1.0, 1e-5, rng="x"), r"\w"),
-    (lambda: proper.gradient_second_moment(np.ones(5), 2, 3), "coefficients"),
-    (lambda: proper.gradient_second_moment(np.ones(10), 0, 3), "degree"),
-    (lambda: proper.relevant_subspace(np.ones((2, 3)), 0.1, 1), "square"),
-    (lambda: proper.relevant_subspace(np.array([[1.0, 2.0], [0.0, 1.0]]), 0.1, 1), "symmetric"),
-    (lambda: proper.relevant_subspace(np.eye(2), -0.1, 1), "threshold"),
-    (lambda: proper.halfspace_cover(np.ones((3, 2)), 0.1), "orthonormal"),
-    (lambda: proper.halfspace_cover(np.eye(3)[:, :1], 0.0), "resolution"),
-    (lambda: proper.halfspace_cover(np.eye(3)[:, :1], 0.1, max_threshold=-1.0), "max_threshold"),
-    (lambda: proper.sphere_net(-1, 0.1), "k"),
-    (lambda: proper.sphere_net(8, 0.05), "dim V"),
-    (lambda: proper.covering_radius(np.ones((4, 2))), "unit"),
-    (lambda: proper.noise_floor(3, 2, 0, 0.1), "n_correlation"),
+    (lambda: subspace.gradient_second_moment(np.ones(5), 2, 3), "coefficients"),
+    (lambda: subspace.gradient_second_moment(np.ones(10), 0, 3), "degree"),
+    (lambda: subspace.relevant_subspace(np.ones((2, 3)), 0.1, 1), "square"),
+    (lambda: subspace.relevant_subspace(np.array([[1.0, 2.0], [0.0, 1.0]]), 0.1, 1), "symmetric"),
+    (lambda: subspace.relevant_subspace(np.eye(2), -0.1, 1), "threshold"),
+    (lambda: halfspace_cover.halfspace_cover(np.ones((3, 2)), 0.1), "orthonormal"),
+    (lambda: halfspace_cover.halfspace_cover(np.eye(3)[:, :1], 0.0), "resolution"),
+    (lambda: halfspace_cover.halfspace_cover(np.eye(3)[:, :1], 0.1, max_threshold=-1.0), "max_threshold"),
+    (lambda: halfspace_cover.sphere_net(-1, 0.1), "k"),
+    (lambda: halfspace_cover.sphere_net(8, 0.05), "dim V"),
+    (lambda: halfspace_cover.covering_radius(np.ones((4, 2))), "unit"),
+    (lambda: subspace.noise_floor(3, 2, 0, 0.1), "n_correlation"),
     (lambda: proper.subspace_threshold(0.7, 3, 2, 10, 0.1), "alpha"),
-    (lambda: proper.select_halfspace(GOOD_X, GOOD_Y, "cover", 1.0), "cover"),
-    (lambda: proper.select_halfspace(GOOD_X, GOOD_Y, proper.halfspace_cover(np.eye(3)[:, :1], 0.2), 0.0),
+    (lambda: halfspace_cover.select_halfspace(GOOD_X, GOOD_Y, "cover", 1.0), "cover"),
+    (lambda: halfspace_cover.select_halfspace(GOOD_X, GOOD_Y, halfspace_cover.halfspace_cover(np.eye(3)[:, :1], 0.2), 0.0),
      "epsilon"),
 ])
 def test_functions_bad_input(call, match):

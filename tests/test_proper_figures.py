@@ -17,7 +17,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from dpteach import proper
+from dpteach import halfspace_cover, proper
 from dpteach.experiments import proper as experiments
 from dpteach.experiments import proper_figures
 from dpteach.plotting import use_style
@@ -68,7 +68,7 @@ def test_cover_figure_data_and_pixels_do_not_depend_on_the_clock(monkeypatch):
 def _circle_cover_size(a):
     """|H(q)| for dim V = 2, computed here: ⌈π/(2 arcsin(a/2))⌉ directions × (2⌊R/a⌋ + 1) thresholds + 2."""
     directions = math.ceil(math.pi / (2 * math.asin(a / 2)) - 1e-9)
-    reach = a * math.ceil(proper.THRESHOLD_RANGE_CONSTANT * math.sqrt(math.log(1 / a)) / a)
+    reach = a * math.ceil(halfspace_cover.THRESHOLD_RANGE_CONSTANT * math.sqrt(math.log(1 / a)) / a)
     return directions * (2 * math.floor(reach / a + 1e-9) + 1) + 2
 
 
@@ -108,7 +108,7 @@ def test_cover_costs_and_draw_covers_refuse_bad_settings():
     with pytest.raises(ValueError, match="max_size"):
         experiments.cover_costs([1], [0.5], n=10, d=2, max_size=0)
     with pytest.raises(ValueError, match="max_size"):
-        experiments.cover_costs([1], [0.5], n=10, d=2, max_size=proper.MAX_CANDIDATES + 1)
+        experiments.cover_costs([1], [0.5], n=10, d=2, max_size=halfspace_cover.MAX_CANDIDATES + 1)
     costs = experiments.cover_costs([1], [0.5], n=10, d=2, rng=0)
     with pytest.raises(ValueError, match="resolution"):
         proper_figures.draw_covers(Figure(), costs, [0.1], 0.4)

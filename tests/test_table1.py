@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dpteach import bounds
-from dpteach.experiments import table1 as T
+from dpteach.experiments import table1 as T, table1_rates, table1_tables
 from dpteach.hermite import feature_dimension
 
 
@@ -25,37 +25,37 @@ def test_n_needed_interpolates_in_log_n():
     ns = np.array([1000, 10_000, 100_000])
     errors = np.array([[0.30, 0.30], [0.20, 0.20], [0.10, 0.10]])
     # 0.15 is halfway between 0.20 and 0.10 in error, so halfway in log n: √(10⁴·10⁵).
-    assert T.n_needed(ns, errors, 0.15) == pytest.approx(math.sqrt(1e9))
-    assert T.n_needed(ns, errors, 0.35) == 1000                 # reached at once
-    assert math.isnan(T.n_needed(ns, errors, 0.05))             # never reached
-    np.testing.assert_allclose(T.n_needed(ns, errors[:, 0], [0.2, 0.25]), [10_000, math.sqrt(1e7)])
+    assert table1_tables.n_needed(ns, errors, 0.15) == pytest.approx(math.sqrt(1e9))
+    assert table1_tables.n_needed(ns, errors, 0.35) == 1000                 # reached at once
+    assert math.isnan(table1_tables.n_needed(ns, errors, 0.05))             # never reached
+    np.testing.assert_allclose(table1_tables.n_needed(ns, errors[:, 0], [0.2, 0.25]), [10_000, math.sqrt(1e7)])
 
 
 def test_excess_shape_inverts_the_table1_rates():
     ns = np.array([1e3, 1e4, 1e5, 1e6])
     for name in T.AGNOSTIC_LEARNERS:
-        alphas = T.excess_error_shape(name, ns, 1.0, 3, constant=0.5)
-        back = 0.5 * T.sample_complexity_shape(name, alphas, 1.0, 3)
+        alphas = table1_rates.excess_error_shape(name, ns, 1.0, 3, constant=0.5)
+        back = 0.5 * table1_rates.sample_complexity_shape(name, alphas, 1.0, 3)
         capped = alphas >= 0.5
         np.testing.assert_allclose(back[~capped], ns[~capped], rtol=1e-6)
         assert np.all(np.diff(alphas) <= 0)                     # more data, smaller excess
     # The shapes are the bounds module's functions, not new formulas.
-    assert T.sample_complexity_shape("improper", 0.1, 2.0, 3) == bounds.hermite_l1_sample_complexity(3, 3, 0.1, 2.0)
-    assert T.sample_complexity_shape("semi_agnostic", 0.1, 2.0, 3) == bounds.dpsas_sample_complexity_rate(3, 0.1,
+    assert table1_rates.sample_complexity_shape("improper", 0.1, 2.0, 3) == bounds.hermite_l1_sample_complexity(3, 3, 0.1, 2.0)
+    assert table1_rates.sample_complexity_shape("semi_agnostic", 0.1, 2.0, 3) == bounds.dpsas_sample_complexity_rate(3, 0.1,
                                                                                                            2.0)
 
 
 def test_fit_shape_constant_recovers_a_known_constant():
     shape = np.array([1.0, 10.0, 100.0, np.nan])
-    assert T.fit_shape_constant(3.0 * shape, shape) == pytest.approx(3.0)
-    assert math.isnan(T.fit_shape_constant([-1.0], [1.0]))
+    assert table1_rates.fit_shape_constant(3.0 * shape, shape) == pytest.approx(3.0)
+    assert math.isnan(table1_rates.fit_shape_constant([-1.0], [1.0]))
 
 
 def test_complexity_shapes_scale_as_stated():
     ds = np.array([2, 4, 8])
-    improper = T.complexity_shape("improper", ds, 1000)
+    improper = table1_rates.complexity_shape("improper", ds, 1000)
     np.testing.assert_allclose(improper / improper[0], [feature_dimension(d, 3) / feature_dimension(2, 3) for d in ds])
-    semi = T.complexity_shape("semi_agnostic", ds, 1000)
+    semi = table1_rates.complexity_shape("semi_agnostic", ds, 1000)
     np.testing.assert_allclose(semi / semi[0], ds / 2)
 
 
@@ -181,14 +181,14 @@ def test_the_papers_motivation_under_structured_noise(small_comparison):
 
 
 def test_winner_table_picks_the_smallest_error(small_comparison):
-    rows = T.winner_table(small_comparison)
+    rows = table1_tables.winner_table(small_comparison)
     assert len(rows) == 2
     for row in rows:
         a = small_comparison["kinds"].index(row["kind"])
         means = {name: small_comparison["error"][name][a, 0, 0, 0] for name in T.LEARNERS if name != "logistic"}
         assert row["winner"] == min(means, key=means.get) and row["error"] == min(means.values())
         assert row["runner_up_error"] >= row["error"]
-    table = T.format_winner_table(rows)
+    table = table1_tables.format_winner_table(rows)
     assert table.count("\n") == 3 and "n = 40,000" in table and "structured" in table
 
 
@@ -243,22 +243,22 @@ def test_runtime_vs_d_returns_seconds():
     (lambda: T.run_comparison(n_reps=0), "n_reps"),
     (lambda: T.run_comparison(learners=("svm",)), "learner"),
     (lambda: T.run_comparison(delta=0.0), "delta"),
-    (lambda: T.mean_error(np.array(1.0)), "errors"),
-    (lambda: T.n_needed([2, 1], [0.1, 0.2], 0.1), "ns"),
-    (lambda: T.n_needed([1, 2], [0.1, 0.2, 0.3], 0.1), "errors"),
-    (lambda: T.n_needed([1, 2], [0.1, 0.2], np.nan), "target"),
-    (lambda: T.sample_complexity_shape("dp_sgd", 0.1, 1.0, 3), "name"),
-    (lambda: T.sample_complexity_shape("proper", 0.6, 1.0, 3), "alpha"),
-    (lambda: T.sample_complexity_shape("proper", 0.1, -1.0, 3), "epsilon"),
-    (lambda: T.excess_error_shape("proper", [0.0], 1.0, 3), "ns"),
-    (lambda: T.excess_error_shape("proper", [10.0], 1.0, 3, constant=0), "constant"),
-    (lambda: T.fit_shape_constant([1.0, 2.0], [1.0]), "same shape"),
-    (lambda: T.complexity_shape("logistic", 3, 10), "name"),
-    (lambda: T.complexity_shape("proper", 0, 10), "d"),
+    (lambda: table1_tables.mean_error(np.array(1.0)), "errors"),
+    (lambda: table1_tables.n_needed([2, 1], [0.1, 0.2], 0.1), "ns"),
+    (lambda: table1_tables.n_needed([1, 2], [0.1, 0.2, 0.3], 0.1), "errors"),
+    (lambda: table1_tables.n_needed([1, 2], [0.1, 0.2], np.nan), "target"),
+    (lambda: table1_rates.sample_complexity_shape("dp_sgd", 0.1, 1.0, 3), "name"),
+    (lambda: table1_rates.sample_complexity_shape("proper", 0.6, 1.0, 3), "alpha"),
+    (lambda: table1_rates.sample_complexity_shape("proper", 0.1, -1.0, 3), "epsilon"),
+    (lambda: table1_rates.excess_error_shape("proper", [0.0], 1.0, 3), "ns"),
+    (lambda: table1_rates.excess_error_shape("proper", [10.0], 1.0, 3, constant=0), "constant"),
+    (lambda: table1_rates.fit_shape_constant([1.0, 2.0], [1.0]), "same shape"),
+    (lambda: table1_rates.complexity_shape("logistic", 3, 10), "name"),
+    (lambda: table1_rates.complexity_shape("proper", 0, 10), "d"),
     (lambda: T.runtime_vs_d([1]), "d"),
     (lambda: T.runtime_vs_d([2], kind="x"), "kind"),
-    (lambda: T.winner_table({}), "run_comparison"),
-    (lambda: T.format_winner_table([]), "rows"),
+    (lambda: table1_tables.winner_table({}), "run_comparison"),
+    (lambda: table1_tables.format_winner_table([]), "rows"),
     (lambda: T.surrogate_gap([0.3], [0.6]), "noise"),
     (lambda: T.peers_available(["svm"]), "learner"),
 ])

@@ -19,6 +19,16 @@ __all__ = ["hermite_l1_sample_complexity", "hermite_l1_excess_error", "algorithm
            "algorithm_6_7_sizes"]
 
 
+def hermite_feature_count(d, degree):
+    """D_p = C(d + p, p), the number of multi-indices κ ∈ ℕ^d with |κ| ≤ p, for already validated ints d, p ≥ 0.
+
+    The formula's one home. It lives with the chapter 6 bounds because the bounds sit below the algorithm
+    modules and need it too; ``hermite.feature_dimension`` is its validating public name. p = 0 gives 1, the
+    constant feature.
+    """
+    return math.comb(d + degree, degree)
+
+
 @np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def hermite_l1_sample_complexity(d, degree, alpha, epsilon):
     """Shape only: D_p/α² + D_p/(εα), the sample size of Theorem 6.12 without constants or logs.
@@ -42,7 +52,7 @@ def hermite_l1_sample_complexity(d, degree, alpha, epsilon):
     degree = check_int(degree, "degree", minimum=1)
     alpha = np.float64(check_probability(alpha, "alpha"))
     eps = check_epsilon_array(epsilon)
-    D = math.comb(d + degree, degree)
+    D = hermite_feature_count(d, degree)
     return scalar_or_array(D / alpha ** 2 + D / (eps * alpha))
 
 
@@ -72,7 +82,7 @@ def hermite_l1_excess_error(n, d, degree, epsilon):
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
     eps = check_epsilon_array(epsilon)
-    D = math.comb(d + degree, degree)
+    D = hermite_feature_count(d, degree)
     return scalar_or_array((D / n) ** 0.5 + D / (eps * n))
 
 

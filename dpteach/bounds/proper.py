@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .improper import hermite_feature_count
 from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive, check_positive_array,
                            check_probability, scalar_or_array)
 
@@ -63,7 +64,7 @@ def proper_sample_complexity_shape(alpha, epsilon, d, degree):
     eps = check_epsilon_array(epsilon)
     d = check_int(d, "d", minimum=1)
     degree = check_int(degree, "degree", minimum=1)
-    size = math.comb(d + degree, degree)
+    size = hermite_feature_count(d, degree)
     n = size / alpha ** 2 + size / (eps * alpha) + alpha ** -6 + 1.0 / (eps * alpha ** 5)
     return scalar_or_array(n)
 

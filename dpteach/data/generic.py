@@ -50,10 +50,10 @@ def flip_labels(labels, noise_rate, rng):
     if np.any(bad):
         raise ValueError(f"labels must contain only -1 and +1, found {arr[bad][0].item()!r}")
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False)
-    return _flip_labels(np.asarray(labels), noise_rate, as_rng(rng))
+    return flip_labels_prechecked(np.asarray(labels), noise_rate, as_rng(rng))
 
 
-def _flip_labels(labels, noise_rate, rng):
+def flip_labels_prechecked(labels, noise_rate, rng):
     """:func:`flip_labels` on inputs its caller has validated (the generators below)."""
     return np.where(rng.random(labels.shape) < noise_rate, -labels, labels)
 
@@ -87,7 +87,7 @@ def threshold_data(n, theta=0.37, noise_rate=0.1, n_datasets=None, rng=None):
     noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     rng = as_rng(rng)
     X = rng.random(shape)
-    return X, _flip_labels(np.where(X >= theta, 1, -1), noise_rate, rng)
+    return X, flip_labels_prechecked(np.where(X >= theta, 1, -1), noise_rate, rng)
 
 
 def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=None, clean=False):
@@ -124,7 +124,7 @@ def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=N
     rng = as_rng(rng)
     X = rng.uniform(-1.0, 1.0, _chapter2_shape(n, n_datasets, normal.size) + (normal.size,))
     labels = np.where(X @ normal >= offset, 1, -1)
-    return X, (labels if clean else _flip_labels(labels, noise_rate, rng))
+    return X, (labels if clean else flip_labels_prechecked(labels, noise_rate, rng))
 
 
 def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
@@ -156,4 +156,4 @@ def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
     X = rng.integers(0, 2, size=_chapter2_shape(n, n_datasets, d) + (d,))
     secret_bits = (secret >> np.arange(d)) & 1
     labels = 1 - 2 * ((X @ secret_bits) & 1)
-    return X, _flip_labels(labels, noise_rate, rng)
+    return X, flip_labels_prechecked(labels, noise_rate, rng)

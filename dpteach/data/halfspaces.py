@@ -17,8 +17,8 @@ import functools
 import math
 
 from .._validation import as_rng, check_finite_array, check_int, check_memory, check_probability, check_real_array
-from ..logconcave import MARGINALS, sample_marginal
-from .generic import _flip_labels
+from ..marginals import MARGINALS, sample_marginal
+from .generic import flip_labels_prechecked
 
 __all__ = [
     "gaussian_halfspace_data",
@@ -49,6 +49,12 @@ def _unit_normal(normal, d, name="normal"):
     if norm == 0:
         raise ValueError(f"{name} must be a non-zero vector (it is normalised to unit length), got all zeros")
     return normal / norm
+
+
+def _halfspace_labels(X, normal, threshold, noise_rate, rng):
+    """y = sign(⟨w*, x⟩ − t*) (ties +1), each flipped independently with probability η (RCN; OPT = η)."""
+    clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
+    return flip_labels_prechecked(clean, noise_rate, rng)
 
 
 def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rng=None):
@@ -87,8 +93,7 @@ def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rn
         raise ValueError(f"noise_rate must lie in [0, 0.5) (at 1/2 the labels carry no signal), got {noise_rate!r}")
     rng = as_rng(rng)
     X = rng.standard_normal((n, d))
-    clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
-    return X, _flip_labels(clean, noise_rate, rng), normal
+    return X, _halfspace_labels(X, normal, threshold, noise_rate, rng), normal
 
 
 def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
@@ -319,29 +324,12 @@ LOGCONCAVE_MARGINALS = MARGINALS
 
 
 def product_logconcave_sample(n, d, marginal="laplace", rng=None):
-    """n draws from a product of isotropic (mean 0, variance 1) log-concave marginals.
+    """n draws from a product of d isotropic log-concave marginals: :func:`dpteach.marginals.sample_marginal`.
 
-    ``"uniform"``: each coordinate U[−√3, √3]; ``"laplace"``: Laplace with
-    scale 1/√2. Both are log-concave and full-dimensional (Section 6.6).
-
-    Parameters
-    ----------
-    n, d : int ≥ 1
-    marginal : {"uniform", "laplace"}
-    rng : seed or Generator
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, d). Cost O(n·d).
-
-    Raises
-    ------
-    ValueError, TypeError
-        For n, d < 1, an unknown marginal or a bad rng.
+    The data layer's name for the one sampler (which lives with the algorithms because they draw
+    public synthetic points from it, and they never import ``data``), with the Laplace marginal by
+    default. Parameters, result (shape (n, d)) and errors are those of ``sample_marginal``.
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
-    check_memory(("n", n), ("d", d))
     return sample_marginal(n, d, marginal, rng)
 
 
@@ -376,5 +364,4 @@ def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0
         raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
     rng = as_rng(rng)
     X = product_logconcave_sample(n, d, marginal, rng)
-    clean = np.where(X @ normal - threshold >= 0, 1.0, -1.0)
-    return X, _flip_labels(clean, noise_rate, rng), normal
+    return X, _halfspace_labels(X, normal, threshold, noise_rate, rng), normal

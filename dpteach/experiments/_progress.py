@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .._progress import progress  # noqa: F401 (the one home of the helper; re-exported for the runners)
 from .._validation import check_int, check_memory, check_work
 
 

@@ -12,7 +12,8 @@ from .._validation import (as_rng, check_callable, check_delta, check_epsilon, c
 from ..audit import audit
 from ..composition import advanced_composition_epsilon_per_step
 from ..mechanisms import gaussian_sigma
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = ["audit_sweep", "plug_in_log_ratios", "composition_noise_sweep"]
 

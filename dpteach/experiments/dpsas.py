@@ -16,13 +16,15 @@ import math
 import numpy as np
 
 from .. import dpsas as _dpsas
+from .. import dpsas_steps
 from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_finite_array,
                            check_finite_scalar, check_int, check_memory, check_positive, check_probability,
                            check_real_array, check_size, check_sizes, check_work)
 from ..data import (gaussian_halfspace_data, rcn_halfspace_error, structured_noise_halfspace_data,
                     structured_noise_halfspace_error, structured_noise_opt)
-from ..dpsas_steps import _check_eta
-from ._progress import check_repetitions, progress
+from ..dpsas_steps import check_eta
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = [
     "PRESET",
@@ -254,7 +256,7 @@ def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.0
     threshold = check_finite_scalar(threshold, "threshold")  # rcn_halfspace_error calls it target_threshold
     rng = as_rng(rng)
     out = {}
-    for rule in _dpsas.STEP_RULES:
+    for rule in dpsas_steps.STEP_RULES:
         w, tau, trace = _dpsas.dpsas(X, y, epsilon, delta, eta, n_rounds=n_rounds, step_rule=rule, rng=rng,
                                      w_star=normal)
         out[rule] = {"angle_deg": trace["angle_deg"], "step_size": trace["step_size"],
@@ -280,8 +282,8 @@ def step_rule_ablation_seeds(thresholds, epsilons, n_seeds=4, d=10, n=100_000, n
     d = check_int(d, "d", minimum=1)
     n = check_size(n, "n")
     for rule in rules:
-        if rule not in _dpsas.STEP_RULES:
-            raise ValueError(f"rules must be drawn from {_dpsas.STEP_RULES}, got {rule!r}")
+        if rule not in dpsas_steps.STEP_RULES:
+            raise ValueError(f"rules must be drawn from {dpsas_steps.STEP_RULES}, got {rule!r}")
     rng = as_rng(rng)
     out = {(eps, float(t)): {rule: {"error": np.empty(n_seeds), "angle_deg": np.empty(n_seeds)} for rule in rules}
            for eps in epsilons for t in thresholds}
@@ -345,7 +347,7 @@ def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, no
     d = check_int(d, "d", minimum=2)
     threshold = check_finite_scalar(threshold, "threshold")
     noise_mass = check_probability(noise_mass, "noise_mass", low_open=False)
-    eta = _check_eta(eta)  # used below (the population threshold's clip) before dpsas would check it
+    eta = check_eta(eta)  # used below (the population threshold's clip) before dpsas would check it
     check_work(("n_reps", n_reps), ("len(epsilons)", len(epsilons)), ("n", n), ("d", d))
     rng = as_rng(rng)
     opt = structured_noise_opt(threshold, noise_mass)[0]

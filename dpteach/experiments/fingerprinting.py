@@ -19,10 +19,13 @@ import math
 import numpy as np
 
 from .. import bounds, data, fingerprinting, regression, regression_baselines
+from .. import peeling
+from .. import attack_targets
 from .._validation import (as_rng, check_delta, check_epsilon, check_int, check_memory, check_positive,
                            check_real_array, check_work)
 from ..mechanisms import gaussian_sigma
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = ["clipping_radius", "dp_delta", "auc_vs_ratio", "roc_experiment", "phase_diagram",
            "lower_bound_experiment", "threshold_experiment", "sparse_threshold_fpr", "regression_experiment"]
@@ -74,7 +77,7 @@ def _mean_attack(d, sigma, rng):
 
 
 def _dp_mean(d, n, epsilon, sigma, quarter=False):
-    estimator = fingerprinting._clipped_gaussian_mean_quarter_noise if quarter else fingerprinting.clipped_gaussian_mean
+    estimator = attack_targets.broken_clipped_gaussian_mean_quarter_noise if quarter else attack_targets.clipped_gaussian_mean
     return functools.partial(estimator, epsilon=epsilon, delta=dp_delta(n), radius=clipping_radius(d, sigma))
 
 
@@ -125,7 +128,7 @@ def auc_vs_ratio(ds, ns, epsilons, n_scores=2000, sigma=1.0, rng=None):
         d, n = int(ds[i]), int(ns[j])
         _, sample, statistic = _mean_attack(d, sigma, rng)
         trials, seed = math.ceil(n_scores / n), int(rng.integers(2 ** 63))
-        out["exact"][i, j] = fingerprinting.auc(*_scores(sample, fingerprinting.exact_mean, statistic, n,
+        out["exact"][i, j] = fingerprinting.auc(*_scores(sample, attack_targets.exact_mean, statistic, n,
                                                          trials, seed, d))
         out["alpha_exact"][i, j] = sigma * math.sqrt(d / n)
         for e in epsilons:
@@ -157,7 +160,7 @@ def roc_experiment(d, n, epsilon, n_trials=20, sigma=1.0, rng=None, estimators=(
     noise = gaussian_sigma(2 * clipping_radius(d, sigma) / n, epsilon, dp_delta(n))
     out = {"alpha": {}, "delta": dp_delta(n)}
     for name in estimators:
-        estimator = (fingerprinting.exact_mean if name == "exact"
+        estimator = (attack_targets.exact_mean if name == "exact"
                      else _dp_mean(d, n, epsilon, sigma, quarter=(name == "quarter")))
         out[name] = _scores(sample, estimator, statistic, n, n_trials, seed, d)
         extra = {"exact": 0.0, "dp": noise, "quarter": noise / 4}[name]
@@ -190,8 +193,8 @@ def phase_diagram(d, ns, alpha_fractions, n_scores=2000, sigma=1.0, rng=None):
         for i, alpha in enumerate(alphas):
             if alpha < sigma * math.sqrt(d / n):
                 continue
-            noise = fingerprinting.accuracy_noise_sd(alpha, sigma, d, n)
-            estimator = functools.partial(fingerprinting.noisy_mean, noise_sd=noise)
+            noise = attack_targets.accuracy_noise_sd(alpha, sigma, d, n)
+            estimator = functools.partial(attack_targets.noisy_mean, noise_sd=noise)
             grid[i, j] = fingerprinting.auc(*_scores(sample, estimator, statistic, n, trials, seed, d))
     return {"n": ns, "alpha": alphas, "auc": grid}
 
@@ -238,7 +241,7 @@ def lower_bound_experiment(d, ns, epsilon, delta, n_trials=100, sigma=1.0, rng=N
         for t in range(n_trials):
             mu = data.cosine_prior_mean(d, sigma, rng)
             records = data.gaussian_records(1, n, mu, sigma, rng)[0]
-            release = fingerprinting.clipped_gaussian_mean(records, epsilon, delta, radius, rng=rng)
+            release = attack_targets.clipped_gaussian_mean(records, epsilon, delta, radius, rng=rng)
             errors[j, t] = np.linalg.norm(release - mu)
     return {"n": ns, "error": errors.mean(axis=1), "error_se": errors.std(axis=1, ddof=1) / math.sqrt(n_trials),
             "bound": np.asarray(bounds.score_attack_lower_bound(sigma, d, ns, epsilon, delta), dtype=float),
@@ -268,8 +271,8 @@ def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
     rng = as_rng(rng)
     _, sample, statistic = _mean_attack(d, sigma, rng)
     seeds = rng.integers(2 ** 63, size=2)
-    _, calibration = _scores(sample, fingerprinting.exact_mean, statistic, n, n_trials, int(seeds[0]), d)
-    in_scores, out_scores = _scores(sample, fingerprinting.exact_mean, statistic, n, n_trials, int(seeds[1]), d)
+    _, calibration = _scores(sample, attack_targets.exact_mean, statistic, n, n_trials, int(seeds[0]), d)
+    in_scores, out_scores = _scores(sample, attack_targets.exact_mean, statistic, n, n_trials, int(seeds[1]), d)
     rows = []
     for target in targets:
         printed = fingerprinting.printed_threshold_classical(d, float(target), sigma)
@@ -360,7 +363,7 @@ def _regression_estimators(d, s, n, epsilons, sigma, beta):
         estimators[("dp_lasso", e)] = _per_trial(
             lambda X, y, rng, e=e: regression.DPLasso(e, delta, 2 * s, truncation=truncation,
                                                       random_state=rng).fit(X, y).coef_, d)
-    certified = {e: regression.peeling_epsilon(2 * s, e, delta) for e in epsilons}
+    certified = {e: peeling.peeling_epsilon(2 * s, e, delta) for e in epsilons}
     return estimators, certified
 
 

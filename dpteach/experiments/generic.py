@@ -21,7 +21,7 @@ from ..generic import select_hypotheses
 from ..hypotheses import check_class, halfspaces, parities, thresholds
 from ..mechanisms import exponential_mechanism, exponential_mechanism_probabilities
 from ._progress import check_repetitions
-from ._progress import progress as _progress_bar
+from .._progress import progress as _progress_bar
 
 __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "padding_group_sizes",
            "select_with_padding", "estimated_true_errors", "neighbour_privacy_losses", "time_error_counts",

@@ -17,9 +17,10 @@ from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sw
                            check_finite_scalar, check_int, check_memory, check_probability, check_size, check_sizes,
                            check_sweep)
 from ..bounds.improper import algorithm_6_7_error_terms
-from ..hermite import clip_features, hermite_1d, hermite_features, threshold_hermite_coefficients
+from ..hermite import clip_features, feature_dimension, hermite_1d, hermite_features, threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, practical_parameters, threshold_grid, threshold_error_counts
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = ["approximation_errors", "sample_halfspace_problem", "learner_test_error", "excess_error_vs_n",
            "error_grid", "error_vs_alpha", "error_vs_d", "l1_vs_least_squares", "optimiser_bound_vs_epsilon"]
@@ -163,7 +164,7 @@ def _summary(errors, degrees, opt, d_values):
     excess = errors - opt
     return {"errors": errors, "excess": excess, "mean_excess": excess.mean(axis=1),
             "std_excess": excess.std(axis=1, ddof=1) if errors.shape[1] > 1 else np.zeros(len(errors)),
-            "degrees": degrees, "n_features": np.array([math.comb(d + p, p) for d, p in zip(d_values, degrees)]),
+            "degrees": degrees, "n_features": np.array([feature_dimension(d, p) for d, p in zip(d_values, degrees)]),
             "opt": opt}
 
 
@@ -247,7 +248,7 @@ def _least_squares_classifier(X, y, degree, rng):
     m = len(y) // 5
     order = rng.permutation(len(y))
     train, val = order[m:], order[:m]
-    T = 2 * math.sqrt(math.comb(X.shape[1] + degree, degree))
+    T = 2 * math.sqrt(feature_dimension(X.shape[1], degree))
     F, _ = clip_features(hermite_features(X[train], degree), T)
     v = np.linalg.lstsq(F, y[train], rcond=None)[0]
     z = clip_features(hermite_features(X[val], degree), T)[0] @ v

@@ -9,15 +9,16 @@ import numpy as np
 from .._validation import as_rng, check_choice, check_epsilon, check_int, check_probability, check_sequence
 from ..data import (masked_parity_data, masked_parity_distribution, sphere_halfspace_data,
                     threshold_distribution, threshold_error)
-from ..local import (FastLocalSQOracle, GROUP_SIZE_RULES, group_size, query_plan, sample_group_averages,
-                     simulate_sq_locally, users_needed)
+from ..local import FastLocalSQOracle, query_plan, sample_group_averages, simulate_sq_locally, users_needed
+from ..group_sizes import GROUP_SIZE_RULES, group_size
 from ..local_learners import LocalHalfspaceLearner, smallest_feasible_alpha
 from ..mechanisms import laplace_mechanism
 from ..randomizers import LaplaceRandomizer, RandomizedResponse, default_randomizer, make_randomizer, rr_debias
 from ..sq_algorithms import (masked_parity_bruteforce, masked_parity_interactive, sq_threshold_binary_search,
                              sq_threshold_grid)
 from ..sq_lower_bounds import RandomLabelParityOracle, parity_candidate_search
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = ["mean_estimation_experiment", "group_size_validity_experiment", "threshold_experiment",
            "threshold_crossover", "halfspace_experiment", "masked_parity_experiment", "parity_sq_experiment"]

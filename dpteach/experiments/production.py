@@ -11,12 +11,11 @@ Two kinds of experiment:
 2. The floating-point attack of :mod:`dpteach.float_attack` against
    dpteach's Laplace mechanism and, with the same distinguisher, against
    OpenDP's and diffprivlib's samplers: its runner lives in
-   :mod:`dpteach.experiments.production_attack` (the old names
-   ``production.attack_samplers``, ``production.floating_point_attack`` and
-   ``production.lattice_neighbourhood`` still import from here).
+   :mod:`dpteach.experiments.production_attack` (and the lattice table in
+   :mod:`dpteach.float_attack`).
 
 The exact reference laws and the KS threshold live in
-:mod:`dpteach.experiments.production_laws` (re-exported here).
+:mod:`dpteach.experiments.production_laws`.
 
 OpenDP and diffprivlib are optional: they are imported here (never in an
 algorithm module), and :func:`require_libraries` raises an ``ImportError``
@@ -39,17 +38,13 @@ from .._validation import as_rng, check_delta, check_epsilon, check_int, check_p
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
 from ._progress import check_repetitions
-# The reference laws moved to production_laws (module size); re-exported, so the old names keep working.
-from .production_laws import FALSE_ALARM, discrete_laplace_pmf, ks_critical_value, permute_and_flip_probabilities
+# The reference laws have their own home, production_laws (module size).
+from .production_laws import FALSE_ALARM, discrete_laplace_pmf, permute_and_flip_probabilities
 
 __all__ = [
-    "FALSE_ALARM",
     "MAX_SAMPLES",
     "require_libraries",
     "library_versions",
-    "discrete_laplace_pmf",
-    "permute_and_flip_probabilities",
-    "ks_critical_value",
     "laplace_count_rows",
     "gaussian_mean_rows",
     "exponential_mechanism_rows",
@@ -556,16 +551,3 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
 def _total(accountant):
     spent = accountant.total()
     return f"(ε, δ) = ({spent[0]:.4g}, {spent[1]:g})"
-
-
-# The attack's runner and its lattice table moved out of this module (it had grown past ~600 lines);
-# the old import path keeps working. Resolved lazily: production_attack imports require_libraries from here.
-_MOVED = {"attack_samplers": "dpteach.experiments.production_attack",
-          "floating_point_attack": "dpteach.experiments.production_attack",
-          "lattice_neighbourhood": "dpteach.float_attack"}
-
-
-def __getattr__(name):
-    if name in _MOVED:
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

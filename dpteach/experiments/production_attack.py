@@ -20,7 +20,8 @@ from .._validation import as_rng, check_epsilon, check_finite_scalar, check_int,
 from ..audit import epsilon_lower_bound
 from ..float_attack import max_guess_success, reachable_outputs, support_attack
 from ..mechanisms import laplace_mechanism
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 from .production import MAX_SAMPLES, _seed, require_libraries
 
 __all__ = ["attack_samplers", "floating_point_attack"]

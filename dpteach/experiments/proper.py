@@ -18,12 +18,15 @@ import time
 import numpy as np
 
 from .. import data, proper
+from .. import subspace
+from .. import halfspace_cover
 from .._validation import (as_rng, check_epsilon, check_epsilon_sweep, check_finite_array, check_finite_scalar,
                            check_int, check_memory, check_probability, check_size, check_sizes, check_sweep)
 from ..data import structured_noise_halfspace_data, structured_noise_opt
-from ..hermite import hermite_feature_sum
+from ..hermite import feature_dimension, hermite_feature_sum
 from ..mechanisms import gaussian_sigma
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = [
     "preset_normal",
@@ -74,7 +77,7 @@ def correlation_means(d, degrees, n_values, threshold=PRESET_THRESHOLD, noise_ra
         X, y, _ = data.gaussian_halfspace_data(n, d, normal, threshold, noise_rate, rng=rng)
         first = slice(0, n // 2)
         for p in degrees:
-            radius = 2.0 * math.sqrt(math.comb(d + p, p))
+            radius = 2.0 * math.sqrt(feature_dimension(d, p))
             means[(p, n)] = hermite_feature_sum(X[first], p, weights=y[first], radius=radius) / (n // 2)
             noise[(p, n)] = rng.standard_normal(means[(p, n)].size)
     return {"d": d, "degrees": degrees, "n_values": n_values, "normal": normal, "means": means, "noise": noise}
@@ -99,18 +102,18 @@ def spectrum_at(precomputed, degree, epsilon, delta=1e-5, alpha=0.1):
     if not isinstance(precomputed, dict) or degree not in precomputed.get("degrees", ()):
         raise ValueError(f"precomputed must come from correlation_means() and contain degree={degree!r}")
     d, normal = precomputed["d"], precomputed["normal"]
-    clip = 2.0 * math.sqrt(math.comb(d + degree, degree))
+    clip = 2.0 * math.sqrt(feature_dimension(d, degree))
     out = {"eigenvalues": [], "floor": [], "threshold": [], "dim": [], "angle": []}
     for n in precomputed["n_values"]:
         n1 = n // 2
         sigma = 0.0 if epsilon == math.inf else gaussian_sigma(2.0 * clip / n1, epsilon, delta)
         m_tilde = proper.project_unit_ball(precomputed["means"][(degree, n)] + sigma * precomputed["noise"][(degree, n)])
-        M = proper.gradient_second_moment(m_tilde, degree, d)
+        M = subspace.gradient_second_moment(m_tilde, degree, d)
         threshold = proper.subspace_threshold(alpha, d, degree, n1, sigma)
-        basis, eigenvalues = proper.relevant_subspace(M, threshold, d)
+        basis, eigenvalues = subspace.relevant_subspace(M, threshold, d)
         inside = np.linalg.norm(basis.T @ normal) if basis.size else 0.0
         out["eigenvalues"].append(eigenvalues)
-        out["floor"].append(proper.noise_floor(d, degree, n1, sigma))
+        out["floor"].append(subspace.noise_floor(d, degree, n1, sigma))
         out["threshold"].append(threshold)
         out["dim"].append(basis.shape[1])
         out["angle"].append(math.acos(min(1.0, inside)))
@@ -189,7 +192,7 @@ def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, max_size=COVER_COST_
     check_memory(("n", n), ("d", d))
     dims = [check_int(k, "dims", minimum=0, maximum=d) for k in check_sizes(dims, "dims", minimum=0)]
     resolutions = [check_probability(a, "resolutions") for a in check_sweep(resolutions, "resolutions")]
-    max_size = check_int(max_size, "max_size", minimum=1, maximum=proper.MAX_CANDIDATES)
+    max_size = check_int(max_size, "max_size", minimum=1, maximum=halfspace_cover.MAX_CANDIDATES)
     rng = as_rng(rng)
     X = rng.standard_normal((n, d))
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
@@ -200,11 +203,11 @@ def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, max_size=COVER_COST_
         for a in sorted(resolutions, reverse=True):  # coarse to fine: the covers grow
             column = resolutions.index(a)
             start = time.perf_counter()
-            cover = proper.halfspace_cover(basis, a)
+            cover = halfspace_cover.halfspace_cover(basis, a)
             sizes[i, column] = cover.size
             if cover.size > max_size:
                 break
-            proper.cover_error_counts(X, y, cover)
+            halfspace_cover.cover_error_counts(X, y, cover)
             seconds[i, column] = time.perf_counter() - start
     return {"size": sizes, "seconds": seconds, "dims": dims, "resolutions": resolutions, "max_size": max_size}
 
@@ -225,7 +228,7 @@ def discretization_excess(resolutions, d=5, threshold=PRESET_THRESHOLD, noise_ra
     basis = np.eye(d)[:, :2]
     out = []
     for a in resolutions:
-        cover = proper.halfspace_cover(basis, a)
+        cover = halfspace_cover.halfspace_cover(basis, a)
         direction = cover.directions[np.argmax(cover.directions @ normal)]
         intercept = cover.thresholds[np.argmin(np.abs(cover.thresholds + threshold))]
         out.append(data.rcn_halfspace_error(direction, -intercept, normal, threshold, noise_rate) - noise_rate)

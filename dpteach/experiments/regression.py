@@ -19,10 +19,11 @@ from .. import audit, fingerprinting
 from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_int, check_memory,
                            check_sizes, check_sweep)
 from ..data import linear_regression_data, regression_records, sparse_regression_data
-from ..peeling import _peel_forgotten_sqrt_s, _peel_rows, peel, peeling_epsilon, peeling_noise_scale
+from ..peeling import broken_peel_forgotten_sqrt_s, peel, peel_rows, peeling_epsilon, peeling_noise_scale
 from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
 from ..regression_baselines import lasso_ista, ols, split_iht
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = [
     "default_delta",
@@ -263,7 +264,7 @@ def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000
         v = np.r_[np.full(s, 10 + lam / 2), np.full(s, 10 - lam / 2), 0.0]
         v_prime = np.r_[np.full(s, 10 - lam / 2), np.full(s, 10 + lam / 2), 0.0]
         events = audit.threshold_events(np.arange(s) + 0.5)
-        for key, fn in (("right", peel), ("broken", _peel_forgotten_sqrt_s)):
+        for key, fn in (("right", peel), ("broken", broken_peel_forgotten_sqrt_s)):
             def mechanism(vector, trials, generator, fn=fn, s=s):
                 return np.count_nonzero(fn(vector, s, epsilon, delta, lam, rng=generator, size=trials)[:, :s], axis=1)
             result = audit.audit(mechanism, v, v_prime, events, n_trials, delta=delta, confidence=confidence,
@@ -339,7 +340,7 @@ def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, 
         v[:s] = 1.0
         for name, calibrate in (("textbook", "accountant"), ("tight", "pld")):
             scale = peeling_noise_scale(s, epsilon, delta, 1.0 / n, calibrate)
-            released = _peel_rows(np.broadcast_to(v, (n_reps, d)), s, scale, rng)
+            released = peel_rows(np.broadcast_to(v, (n_reps, d)), s, scale, rng)
             out["scale_" + name].append(scale * n)
             out["error_" + name].append(float(np.mean(np.linalg.norm(released - v, axis=1)) / math.sqrt(s)))
     return {key: np.array(value) if isinstance(value, list) else value for key, value in out.items()}

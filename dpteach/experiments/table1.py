@@ -38,7 +38,8 @@ from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
 from ..improper import PrivateHermiteL1Learner
 from ..proper import PrivateProperLearner
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 
 __all__ = [
     "KINDS",
@@ -101,7 +102,7 @@ def peers_available(learners=PEERS):
     TypeError, ValueError
         For an unknown learner name, an empty sequence or one that is not a sequence of names.
     """
-    learners = _check_names(learners, "learners")
+    learners = check_names(learners, "learners")
     missing = []
     for name in learners:
         for package in _REQUIRES.get(name, ()):
@@ -118,7 +119,8 @@ def peers_available(learners=PEERS):
                    f"(pip install -r requirements.txt installs them)")
 
 
-def _check_names(names, name, choices=LEARNERS):
+def check_names(names, name, choices=LEARNERS):
+    """``names`` as a list of learner names, each one of ``choices`` (shared with table1_tables)."""
     # A bare string would be iterated letter by letter; None or a number is not a sequence at all.
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
         raise TypeError(f"{name} must be a sequence of names from {', '.join(map(repr, choices))}, got {names!r}")
@@ -144,7 +146,7 @@ def _check_kind_problem(kind, threshold, noise):
     return threshold, _check_noise(noise)
 
 
-def _check_with_gaps(values, name, ndim=None):
+def check_with_gaps(values, name, ndim=None):
     """``values`` as a float array in which NaN marks a missing entry (a skipped run); nothing else non-finite.
 
     dpteach._validation's array checkers refuse NaN, which here is data, so this one checks type, shape,
@@ -297,7 +299,8 @@ def _fit(name, X, y, epsilon, delta, rng, settings):
     return LogisticRegression().fit(X, y)
 
 
-def _settings(settings):
+def merged_settings(settings):
+    """SETTINGS with the caller's per-learner overrides merged in (shared with table1_rates)."""
     merged = {name: dict(values) for name, values in SETTINGS.items()}
     if settings is not None and not isinstance(settings, dict):
         raise TypeError(f"settings must be None or a dict {{learner: {{parameter: value}}}}, got {settings!r}")
@@ -346,7 +349,7 @@ def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     rng = as_rng(rng)
-    return _fit(name, X, y, epsilon, delta, rng, _settings(settings))
+    return _fit(name, X, y, epsilon, delta, rng, merged_settings(settings))
 
 
 def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], learners=LEARNERS, d=QUICK["d"],
@@ -386,10 +389,10 @@ def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], lear
     TypeError, ValueError
         For any argument out of range or an unknown name.
     """
-    kinds = _check_names(kinds, "kinds", KINDS)
+    kinds = check_names(kinds, "kinds", KINDS)
     epsilons = check_epsilon_sweep(epsilons, "epsilons")
     ns = check_sizes(ns, "ns", minimum=100)
-    learners = _check_names(learners, "learners")
+    learners = check_names(learners, "learners")
     d = check_int(d, "d", minimum=2)
     n_reps = check_repetitions(n_reps, per_repetition=[("len(kinds)", len(kinds)), ("len(epsilons)", len(epsilons)),
                                                        ("len(ns)", len(ns)), ("ns", max(ns)), ("d", d)])
@@ -398,7 +401,7 @@ def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], lear
     check_memory(("ns", max(ns)), ("d", d))
     threshold, noise = _check_kind_problem(kinds[0], threshold, noise)
     delta = check_delta(delta, allow_zero=False)
-    settings = _settings(settings)
+    settings = merged_settings(settings)
     rng = as_rng(rng)
 
     ok, message = peers_available([name for name in learners if name in PEERS])
@@ -475,10 +478,10 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
     ds = check_sizes(ds, "ds", minimum=2)
     n = check_int(n, "n", minimum=100)
     epsilon = check_epsilon(epsilon)
-    learners = _check_names(learners, "learners")
+    learners = check_names(learners, "learners")
     n_reps = check_repetitions(n_reps, per_repetition=[("len(ds)", len(ds)), ("n", n), ("ds", max(ds))])
     check_choice(kind, "kind", KINDS)
-    settings = _settings(settings)
+    settings = merged_settings(settings)
     rng = as_rng(rng)
     available = _importable()
     out = {name: np.full(len(ds), np.nan) for name in learners}
@@ -545,16 +548,3 @@ def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
             excess[i, j] = 1.0 - model.score(X_test, y_test) - opt
             opts[i, j] = opt
     return {"excess": excess, "opt": opts}
-
-
-def __getattr__(name):
-    # The summaries and the Table 1 shapes live in table1_tables / table1_rates (split by idea);
-    # they are found here too, lazily, since both import this module's constants.
-    if name in ("mean_error", "n_needed", "winner_table", "format_winner_table"):
-        from . import table1_tables
-        return getattr(table1_tables, name)
-    if name in ("sample_complexity_shape", "excess_error_shape", "fit_shape_constant", "complexity_shape"):
-        from . import table1_rates
-        return getattr(table1_rates, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

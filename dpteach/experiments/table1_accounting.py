@@ -19,7 +19,8 @@ import numpy as np
 from .._validation import as_rng, check_delta, check_epsilon, check_int, check_sizes
 from ..data import gaussian_halfspace_data, rcn_halfspace_error
 from ..dp_logistic import MAX_EPOCHS, DPSGDLogisticRegression, dp_sgd_sigma
-from ._progress import check_repetitions, progress
+from ._progress import check_repetitions
+from .._progress import progress
 from .table1 import SETTINGS
 
 __all__ = ["dpsgd_accounting_sweep"]

@@ -10,15 +10,16 @@ from scipy import optimize
 from .. import bounds
 from .._validation import check_choice, check_epsilon, check_int, check_positive, check_positive_array, check_sizes
 from ..hermite import feature_dimension
+from ..improper import practical_degree
 from ..proper import degree_for_accuracy
-from .table1 import AGNOSTIC_LEARNERS, SETTINGS, _check_with_gaps, _settings
+from .table1 import AGNOSTIC_LEARNERS, SETTINGS, check_with_gaps, merged_settings
 
 __all__ = ["sample_complexity_shape", "excess_error_shape", "fit_shape_constant", "complexity_shape"]
 
 
 def _shape_degree(name, settings):
     if name == "improper":
-        return 3  # the degree PrivateHermiteL1Learner uses at α = 0.1: min(5, ⌈0.3/α⌉) = 3
+        return practical_degree(settings["improper"]["alpha"])  # the degree PrivateHermiteL1Learner uses
     return degree_for_accuracy(settings["proper"]["alpha"])
 
 
@@ -131,8 +132,8 @@ def fit_shape_constant(measured, shape):
     TypeError, ValueError
         For arrays of different shapes, empty or non-numeric arrays, ±inf.
     """
-    measured = _check_with_gaps(measured, "measured")
-    shape = _check_with_gaps(shape, "shape")
+    measured = check_with_gaps(measured, "measured")
+    shape = check_with_gaps(shape, "shape")
     if measured.shape != shape.shape:
         raise ValueError(f"measured and shape must have the same shape, got {measured.shape} and {shape.shape}")
     usable = np.isfinite(measured) & np.isfinite(shape) & (measured > 0) & (shape > 0)
@@ -168,7 +169,7 @@ def complexity_shape(name, d, n, settings=None):
     """
     check_choice(name, "name", ("improper", "proper", "semi_agnostic", "dp_sgd"))
     n = check_int(n, "n", minimum=1)
-    s = _settings(settings)
+    s = merged_settings(settings)
     ds = check_sizes(d, "d", minimum=1)
     out = []
     for dim in ds:

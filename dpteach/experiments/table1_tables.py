@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .._validation import check_real_array, check_sizes
-from .table1 import KINDS, _check_names, _check_with_gaps
+from .table1 import KINDS, check_names, check_with_gaps
 
 __all__ = ["mean_error", "n_needed", "winner_table", "format_winner_table"]
 
@@ -28,7 +28,7 @@ def mean_error(errors):
     TypeError, ValueError
         For a non-numeric (strings, booleans), ragged, empty or 0-D array, or ±inf.
     """
-    arr = _check_with_gaps(errors, "errors")
+    arr = check_with_gaps(errors, "errors")
     if arr.ndim < 1:
         raise ValueError(f"errors must be a non-empty array with a repetitions axis, got shape {arr.shape}")
     return _mean_error(arr)
@@ -71,7 +71,7 @@ def n_needed(ns, errors, target):
     ns = np.array(check_sizes(ns, "ns"), dtype=float)
     if np.any(np.diff(ns) <= 0):
         raise ValueError(f"ns must be a strictly increasing 1-D array, got {ns!r}")
-    errors = _check_with_gaps(errors, "errors", ndim=(1, 2))
+    errors = check_with_gaps(errors, "errors", ndim=(1, 2))
     mean = _mean_error(errors[:, None] if errors.ndim == 1 else errors)
     if mean.shape != ns.shape:
         raise ValueError(f"errors must have one row per n ({ns.size}), got shape {errors.shape}")
@@ -121,7 +121,7 @@ def winner_table(result, learners=None):
             raise ValueError(f"result['error'][{name!r}] must be an array of shape (kinds, epsilons, ns, reps) = "
                              f"{shape + ('reps',)}: result must be the dict returned by run_comparison")
     contestants = [name for name in result["learners"] if name != "logistic"] if learners is None \
-        else _check_names(learners, "learners", list(result["learners"]))
+        else check_names(learners, "learners", list(result["learners"]))
     means = {name: mean_error(result["error"][name]) for name in contestants}
     baseline = mean_error(result["error"]["logistic"]) if "logistic" in result["error"] else None
     rows = []

@@ -83,8 +83,8 @@ def _forget(name):
 def _share_library_classes(name):
     """In the private copy, use the real dpteach *classes* of the library (not of the labs).
 
-    A student's answer builds on them (a subclass of ``local.SQOracle``, an
-    exception such as ``local.QueryBudgetError`` raised by the real base
+    A student's answer builds on them (a subclass of ``sq.SQOracle``, an
+    exception such as ``sq.QueryBudgetError`` raised by the real base
     class), so ``isinstance`` and ``except`` in the checker must see the same
     class objects; the library's *functions*, which compute the references,
     stay private copies.

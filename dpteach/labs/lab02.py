@@ -37,6 +37,7 @@ from scipy import stats
 from .checking import (LabCheckError, call_student, call_student_counting_lines, passed, require, require_integer, require_own_code,
                        require_real)
 from .. import bounds, generic
+from .. import hypotheses
 from ..mechanisms import exponential_mechanism_probabilities
 
 __all__ = [
@@ -71,10 +72,10 @@ def _threshold_cases():
 def _threshold_diagnosis(answer, x, y, grid):
     """Compare a wrong answer with the usual slips and return a hint."""
     n = len(y)
-    expected = generic.thresholds(grid).error_counts(x, y)
+    expected = hypotheses.thresholds(grid).error_counts(x, y)
     plus = expected[:grid.size]
     # "x > g" instead of "x >= g" is the same as a grid moved up by one floating-point step.
-    strict_plus = generic.thresholds(np.nextafter(grid, np.inf)).error_counts(x, y)[:grid.size]
+    strict_plus = hypotheses.thresholds(np.nextafter(grid, np.inf)).error_counts(x, y)[:grid.size]
     if answer.shape == (grid.size,) and np.array_equal(answer, plus):
         return ("you returned only the N + 1 thresholds h_{k,+}; append the opposite orientations "
                 "h_{k,−} = −h_{k,+}, whose error counts are n − errors(h_{k,+})")
@@ -99,7 +100,7 @@ def check_threshold_error_counts(fn):
     """Task 1: ``fn(x, y, grid)`` must return the error counts of all 2·len(grid) thresholds.
 
     Order: h_{k,+}(x) = +1 iff x >= grid[k] for k = 0..N, then h_{k,−} = −h_{k,+}.
-    Checked against :meth:`dpteach.generic.Thresholds.error_counts` (tested
+    Checked against :meth:`dpteach.hypotheses.Thresholds.error_counts` (tested
     against a naive loop in the test suite) on inputs with points exactly on
     grid points, then for speed: on n = 5000 points and a grid of 501 the
     student's own code may execute at most 50 000 Python lines. A vectorised
@@ -113,7 +114,7 @@ def check_threshold_error_counts(fn):
     for x, y, grid in _threshold_cases():
         answer = call_student(fn, (x.copy(), y.copy(), grid.copy()), task)
         answer = np.asarray(answer)
-        expected = generic.thresholds(grid).error_counts(x, y)
+        expected = hypotheses.thresholds(grid).error_counts(x, y)
         if answer.shape != expected.shape or not np.array_equal(answer, expected):
             raise LabCheckError(f"{task}: wrong counts for n = {len(y)} points and a grid of {grid.size}.\n"
                                 f"Hint: {_threshold_diagnosis(answer, x, y, grid)}.")
@@ -126,7 +127,7 @@ def check_threshold_error_counts(fn):
             f"than {budget:,} lines of Python (a loop over points and thresholds). Vectorise it: sort or bin the "
             f"points once (np.searchsorted(grid, x, side='right')), count positives and negatives per bin "
             f"(np.bincount) and take prefix sums (np.cumsum).")
-    require(np.array_equal(np.asarray(answer), generic.thresholds(grid).error_counts(x, y)),
+    require(np.array_equal(np.asarray(answer), hypotheses.thresholds(grid).error_counts(x, y)),
             f"{task}: right on small inputs but wrong for n = 5000, N = 500.")
     passed(task)
     print(f"   n = 5000, |H| = 1002 in {lines} lines of Python.")

@@ -1,18 +1,18 @@
 """Checkers for the construction tasks 5–7 of Lab 3 (re-exported by :mod:`dpteach.labs.lab03`).
 
 5. :func:`check_local_oracle` — the SQ → local oracle, run with the chapter's
-   own SQ algorithms (``local.sq_mean``, ``local.sq_threshold_grid``);
+   own SQ algorithms (``sq_algorithms.sq_mean``, ``sq_algorithms.sq_threshold_grid``);
 6. :func:`check_rejection_sampler` — local → SQ by rejection sampling,
    checked on its output law, its e^ε queries per report and, against
    adversarial oracles, on the law the answers imply (whose distance from
    the true law is within the TV bound of Task 8);
 7. :func:`check_threshold_learner` — a threshold learner that must reach
-   err <= OPT + α against every adversary of ``local.NoisySQOracle``.
+   err <= OPT + α against every adversary of ``sq.NoisySQOracle``.
 
 Reference values are computed here: exact expectations over finite
-distributions, :func:`dpteach.local.group_size` for the group sizes (the
+distributions, :func:`dpteach.group_sizes.group_size` for the group sizes (the
 task allows the student to call it too), and
-:func:`dpteach.local.rejection_output_law` for the law implied by a given
+:func:`dpteach.local_to_sq.rejection_output_law` for the law implied by a given
 set of oracle answers. Statistical checks run at false-alarm rate 1e-6 with
 fixed seeds.
 """
@@ -25,6 +25,11 @@ import numpy as np
 from scipy import stats
 
 from .. import local
+from .. import sq_algorithms
+from .. import sq
+from .. import randomizers
+from .. import local_to_sq
+from .. import group_sizes
 from .checking import (LabCheckError, call_student, expect_student_raises, passed, require, require_integer,
                        require_own_code, require_real)
 
@@ -37,8 +42,8 @@ FALSE_ALARM = 1e-6
 
 def _make_oracle(cls, args, task):
     oracle = call_student(cls, args, task)
-    require(isinstance(oracle, local.SQOracle),
-            f"{task}: MyLocalOracle must subclass local.SQOracle (so that query and query_batch work).")
+    require(isinstance(oracle, sq.SQOracle),
+            f"{task}: MyLocalOracle must subclass sq.SQOracle (so that query and query_batch work).")
     return oracle
 
 
@@ -63,17 +68,17 @@ def _sorted_mean_data(n):
 def check_local_oracle(cls):
     """Task 5: ``cls(data, epsilon, beta, max_queries, rng)`` must be the SQ → local simulation of chapter 3.
 
-    Checks, with ε = 1, β = 0.05: ``local.sq_mean`` (3 queries at τ = 0.1) on
+    Checks, with ε = 1, β = 0.05: ``sq_algorithms.sq_mean`` (3 queries at τ = 0.1) on
     data stored in sorted order returns answers within τ of the true means
     (groups taken in the stored order fail here); exactly 3·m users are used
-    with m = ``local.group_size(ε, τ, β/3)`` (the union bound: β/t per query);
+    with m = ``group_sizes.group_size(ε, τ, β/3)`` (the union bound: β/t per query);
     the ledger has ε for exactly the used users and 0 elsewhere (disjoint
-    groups); a 4th query raises ``local.QueryBudgetError`` and a group larger
-    than the remaining users ``local.NotEnoughUsersError``; 200 answers of a
+    groups); a 4th query raises ``sq.QueryBudgetError`` and a group larger
+    than the remaining users ``sq.NotEnoughUsersError``; 200 answers of a
     constant query have the variance 8/(ε²m) of m Laplace(2/ε) reports
     (chi-square band at 1e-6: catches scale 1/ε, no noise, and one noise
     draw on the average instead of one per user); and
-    ``local.sq_threshold_grid`` (α = 0.25) through the oracle, in one round,
+    ``sq_algorithms.sq_threshold_grid`` (α = 0.25) through the oracle, in one round,
     returns a threshold with empirical error <= OPT + α.
     """
     task = "Task 5 (SQ → local oracle)"
@@ -82,13 +87,13 @@ def check_local_oracle(cls):
     require_own_code(cls, ("LocalSimulatedSQOracle", "ReusingLocalSQOracle", "FastLocalSQOracle",
                            "simulate_sq_locally", "_LocalSQOracleBase", "sample_group_averages"), task)
     epsilon, beta, tau, t = 1.0, 0.05, 0.1, 3
-    m = local.group_size(epsilon, tau, beta / t)
+    m = group_sizes.group_size(epsilon, tau, beta / t)
     n = (t + 1) * m + 1000  # room for one query too many: the budget, not the users, must stop it
     data = _sorted_mean_data(n)
     means = data.mean(axis=0)
     oracle = _make_oracle(cls, (data.copy(), epsilon, beta, t, np.random.default_rng(51)), task)
-    answers = np.asarray(call_student(local.sq_mean, (oracle, t, tau), task), dtype=float)
-    require(answers.shape == (t,), f"{task}: local.sq_mean asked 3 queries in one batch; your _answer_batch "
+    answers = np.asarray(call_student(sq_algorithms.sq_mean, (oracle, t, tau), task), dtype=float)
+    require(answers.shape == (t,), f"{task}: sq_algorithms.sq_mean asked 3 queries in one batch; your _answer_batch "
                                    f"must return 3 answers, got shape {answers.shape}.")
     ledger, used = _ledger(oracle, n, task)
     off = np.abs(answers - means)
@@ -104,16 +109,16 @@ def check_local_oracle(cls):
                     "user, so its noise is small (standard deviation √8/(ε√m)). One Laplace draw added to the "
                     "group's average would be central DP, not local, and far noisier; check also that each "
                     "report uses its own user's φ(z_i).")
-        raise LabCheckError(f"{task}: local.sq_mean through your oracle answered {answers.round(4).tolist()} "
+        raise LabCheckError(f"{task}: sq_algorithms.sq_mean through your oracle answered {answers.round(4).tolist()} "
                             f"for true means {means.round(4).tolist()}; query {j} is off by {off[j]:.3g} > τ = "
                             f"{tau}.\nHint: {hint}")
     if used != t * m:
-        if used == t * local.group_size(epsilon, tau, beta):
-            hint = (f"each group has local.group_size(ε, τ, β) users, so each answer fails with probability β "
+        if used == t * group_sizes.group_size(epsilon, tau, beta):
+            hint = (f"each group has group_sizes.group_size(ε, τ, β) users, so each answer fails with probability β "
                     f"and all {t} together with up to {t}β. Give each query β/t (union bound): "
-                    f"local.group_size(ε, τ, β / max_queries).")
+                    f"group_sizes.group_size(ε, τ, β / max_queries).")
         else:
-            hint = f"each query needs m = local.group_size(ε, τ, β/t) = {m} fresh users (β/t by the union bound)."
+            hint = f"each query needs m = group_sizes.group_size(ε, τ, β/t) = {m} fresh users (β/t by the union bound)."
         raise LabCheckError(f"{task}: 3 queries at τ = {tau} (ε = {epsilon}, β = {beta}, max_queries = {t}) used "
                             f"users_used = {used} users; expected {t} × {m} = {t * m}.\nHint: {hint}")
     if ledger.max() > epsilon * (1 + 1e-9):
@@ -124,13 +129,13 @@ def check_local_oracle(cls):
             f"{task}: the ledger must hold ε = {epsilon:g} for each of the {used} users who reported once and 0 "
             f"for the others; it has {int(np.sum(ledger > 0))} non-zero entries (sum {ledger.sum():.6g}). "
             f"Hint: add ε to ledger[group] for every group you use.")
-    expect_student_raises(lambda: oracle.query(lambda rows: rows[:, 0], tau), (), local.QueryBudgetError, task,
+    expect_student_raises(lambda: oracle.query(lambda rows: rows[:, 0], tau), (), sq.QueryBudgetError, task,
                           f"The oracle was built for max_queries = {t}; a 4th query breaks the union bound "
-                          f"(its β/t was never budgeted): raise local.QueryBudgetError.")
+                          f"(its β/t was never budgeted): raise sq.QueryBudgetError.")
     small = _make_oracle(cls, (np.zeros((100, 1)), epsilon, beta, 1, np.random.default_rng(52)), task)
-    expect_student_raises(lambda: small.query(lambda rows: rows[:, 0], tau), (), local.NotEnoughUsersError, task,
-                          f"With 100 users a query at τ = {tau} needs {local.group_size(epsilon, tau, beta)} fresh "
-                          f"users: raise local.NotEnoughUsersError instead of reusing users or using fewer.")
+    expect_student_raises(lambda: small.query(lambda rows: rows[:, 0], tau), (), sq.NotEnoughUsersError, task,
+                          f"With 100 users a query at τ = {tau} needs {group_sizes.group_size(epsilon, tau, beta)} fresh "
+                          f"users: raise sq.NotEnoughUsersError instead of reusing users or using fewer.")
     _check_oracle_noise(cls, task)
     _check_oracle_threshold_grid(cls, task)
     print(f"sq_mean: answers within τ = {tau} of the means with {t} × {m:,} users (β/t per query); ledger "
@@ -145,7 +150,7 @@ def _check_oracle_noise(cls, task):
     # normal: excess kurtosis 3/m); its 1e-6 quantiles are about 0.64 and 1.5, while scale 1/ε gives
     # 0.25, no noise 0, and one Lap(2/ε) on the average (central noise) gives m ≈ 3800.
     epsilon, beta, tau, t = 1.0, 0.5, 0.5, 200
-    m = local.group_size(epsilon, tau, beta / t)
+    m = group_sizes.group_size(epsilon, tau, beta / t)
     oracle = _make_oracle(cls, (np.zeros((t * m + 10, 1)), epsilon, beta, t, np.random.default_rng(53)), task)
     answers = np.asarray(call_student(oracle.query_batch, ([(lambda rows: rows[:, 0], tau)] * t,), task), float)
     require(answers.shape == (t,), f"{task}: a batch of {t} queries must give {t} answers, got {answers.shape}.")
@@ -172,20 +177,20 @@ def _check_oracle_noise(cls, task):
 def _check_oracle_threshold_grid(cls, task):
     epsilon, beta, alpha = 1.0, 0.05, 0.25
     t = math.ceil(1 / alpha) + 1
-    m = local.group_size(epsilon, alpha / 2, beta / t)
+    m = group_sizes.group_size(epsilon, alpha / 2, beta / t)
     n = t * m + 1000
     rng = np.random.default_rng(54)
     x = (np.arange(n) + 0.5) / n                       # stored sorted by x
     y = np.where(x >= 0.37, 1.0, -1.0) * np.where(rng.random(n) < 0.1, -1.0, 1.0)
     oracle = _make_oracle(cls, (np.column_stack([x, y]), epsilon, beta, t, np.random.default_rng(55)), task)
-    theta = require_real(call_student(local.sq_threshold_grid, (oracle, alpha), task), task,
-                         "local.sq_threshold_grid through your oracle")
+    theta = require_real(call_student(sq_algorithms.sq_threshold_grid, (oracle, alpha), task), task,
+                         "sq_algorithms.sq_threshold_grid through your oracle")
     grid = np.concatenate([np.sort(x), [1.0]])
     errors = np.array([np.mean(np.where(x >= g, 1.0, -1.0) != y) for g in grid[::max(1, n // 2000)]])
     error = float(np.mean(np.where(x >= theta, 1.0, -1.0) != y))
     optimum = min(float(errors.min()), float(np.mean(np.where(x >= 0.37, 1.0, -1.0) != y)))
     require(error <= optimum + alpha,
-            f"{task}: local.sq_threshold_grid(oracle, α = {alpha}) through your oracle chose θ = {theta:g} with "
+            f"{task}: sq_algorithms.sq_threshold_grid(oracle, α = {alpha}) through your oracle chose θ = {theta:g} with "
             f"empirical error {error:.3f} > OPT + α = {optimum + alpha:.3f}. Hint: every answer must be within "
             f"its τ of the query's mean over the users; check the group sizes and the noise.")
     require(oracle.rounds == 1, f"{task}: one batch of queries must be one round, got {oracle.rounds}.")
@@ -198,7 +203,7 @@ _WEIGHTS = np.array([0.2, 0.8])   # P: a user's bit is 1 with probability 0.8
 
 
 class _RandomizedResponse:
-    """Randomized response with the interface of ``local.RandomizedResponse`` (epsilon, randomize, probability).
+    """Randomized response with the interface of ``randomizers.RandomizedResponse`` (epsilon, randomize, probability).
 
     The checker calls the student's sampler thousands of times; the library class validates its inputs
     on every call (about 0.2 ms), this one does not, which keeps the check under a second.
@@ -220,7 +225,7 @@ class _RandomizedResponse:
         return f"RandomizedResponse(epsilon={self.epsilon:g})"
 
 
-class _TwoPointOracle(local.SQOracle):
+class _TwoPointOracle(sq.SQOracle):
     """Exact SQ oracle for P over the bits {0, 1}, optionally shifting every answer by ``shift`` (|shift| <= τ)."""
 
     def __init__(self, shift=0.0):
@@ -305,7 +310,7 @@ def check_rejection_sampler(fn):
     the reported query count must equal the queries the oracle saw, at the
     given τ. Against ``NoisySQOracle`` adversaries ("plus", "minus", τ = 0.05)
     the reports must follow the law that the clipped answers imply
-    (:func:`dpteach.local.rejection_output_law`), whose TV distance from q
+    (:func:`dpteach.local_to_sq.rejection_output_law`), whose TV distance from q
     is printed next to the bound τe^ε/(1 − τe^ε) of Task 8.
     """
     task = "Task 6 (rejection sampler)"
@@ -343,9 +348,9 @@ def check_rejection_sampler(fn):
     distances = []
     for strategy, seed in (("plus", 63), ("minus", 64)):
         shift = tau if strategy == "plus" else -tau
-        oracle = _TwoPointOracle(shift)   # the adversaries "plus" / "minus" of local.NoisySQOracle
+        oracle = _TwoPointOracle(shift)   # the adversaries "plus" / "minus" of sq.NoisySQOracle
         reports, _ = _draw_reports(fn, epsilon, oracle, tau, n_calls, seed, task)
-        law, _ = local.rejection_output_law(p0, r + shift)
+        law, _ = local_to_sq.rejection_output_law(p0, r + shift)
         p_law = _binomial_p(reports.sum(), n_calls, law[1])
         require(p_law >= FALSE_ALARM,
                 f"{task}: against an oracle that answers every query {tau} too {'high' if shift > 0 else 'low'}, "
@@ -397,21 +402,21 @@ def check_threshold_learner(fn):
     interval of length L is at most L + 1/1000, which is added to the
     allowance), three conditional label laws (noiseless, 20 % noise, and a
     law that is not a noisy threshold), α ∈ {0.2, 0.1}, and every adversary
-    of ``local.NoisySQOracle`` plus random answers: 42 runs, each with the
+    of ``sq.NoisySQOracle`` plus random answers: 42 runs, each with the
     exact error of θ̂ computed here. The learner must use tolerances >= α/8
     and at most 8/α + 8 queries.
     """
     task = "Task 7 (threshold learner)"
     require_own_code(fn, ("sq_threshold_grid", "sq_threshold_binary_search", "LocalThresholdLearner",
                           "_threshold_error_query"), task)
-    strategies = [("adversarial", name) for name in local.ADVERSARIAL_STRATEGIES] + [("random", "shrink")]
+    strategies = [("adversarial", name) for name in sq.ADVERSARIAL_STRATEGIES] + [("random", "shrink")]
     runs = 0
     for alpha in (0.2, 0.1):
         for law_name, p_plus in _LABEL_LAWS:
             records, weights = _law_oracle_parts(p_plus)
             optimum = _optimum(p_plus)
             for mode, strategy in strategies:
-                oracle = local.NoisySQOracle(local.ExactSQOracle(records, weights), mode=mode, strategy=strategy,
+                oracle = sq.NoisySQOracle(sq.ExactSQOracle(records, weights), mode=mode, strategy=strategy,
                                              rng=np.random.default_rng(71 + runs))
                 who = f"the {'random' if mode == 'random' else repr(strategy)} oracle"
                 theta = require_real(call_student(fn, (oracle, alpha), task), task, f"fn(oracle, {alpha})")

@@ -189,7 +189,7 @@ def check_peel(fn):
     about a second.
     """
     task = "Task 1 (Peeling)"
-    require_own_code(fn, ("peel", "_peel_rows", "_peel_forgotten_sqrt_s", "hard_threshold", "split_iht",
+    require_own_code(fn, ("peel", "_peel_rows", "peel_rows", "_peel_forgotten_sqrt_s", "broken_peel_forgotten_sqrt_s", "hard_threshold", "split_iht",
                           "report_noisy_max"), task)
 
     # Support size and masking: huge noise makes a repeated winner likely without masking.
@@ -314,7 +314,7 @@ def check_dp_lasso_step(fn):
     bound with |x'β| > T, must satisfy ‖v(D) − v(D')‖∞ <= sensitivity.
     """
     task = "Task 2 (one private LASSO step)"
-    require_own_code(fn, ("lasso_gradient_step", "dp_lasso_sensitivity", "_gradient_step", "DPLasso"), task)
+    require_own_code(fn, ("lasso_gradient_step", "dp_lasso_sensitivity", "_gradient_step", "gradient_step", "DPLasso"), task)
     rng = _seeded(21)
     for trial, (m, d, eta, T) in enumerate(((20, 6, 1.0, 1.5), (50, 10, 0.5, 2.0), (7, 3, 0.8, 0.7))):
         X = rng.choice([-1.0, 1.0], size=(m, d))

@@ -137,7 +137,7 @@ def check_norm_clipped_step(fn):
     2ηC/m (x = x' = e_j, residuals ±1000), so only the exact bound passes both.
     """
     task = "Task 4 (ℓ2-clipped step)"
-    require_own_code(fn, ("lasso_gradient_step", "dp_lasso_sensitivity", "_gradient_step", "DPLasso",
+    require_own_code(fn, ("lasso_gradient_step", "dp_lasso_sensitivity", "_gradient_step", "gradient_step", "DPLasso",
                           "clip_gradients", "clip_factor"), task)
     rng = np.random.default_rng(54)
     for m, d, eta in ((20, 6, 1.0), (50, 10, 0.5), (7, 3, 0.8), (12, 1, 1.3)):
@@ -286,7 +286,7 @@ def check_support_scale(fn):
     1e-6 smaller may be (smallest). The typical mistakes are named by the formula they match at every case.
     """
     task = "Task 5 (support-only Peeling)"
-    require_own_code(fn, ("peel", "peeling_epsilon", "peeling_noise_scale", "_noise_scale", "_certified_epsilon",
+    require_own_code(fn, ("peel", "peeling_epsilon", "peeling_noise_scale", "_noise_scale", "peeling_noise_scale_prechecked", "_certified_epsilon",
                           "_paper_epsilon_round", "_accountant_epsilon_round", "_pld_epsilon_round"), task)
     answers = []
     for case in SUPPORT_CASES:

@@ -370,7 +370,7 @@ def check_feature_norms(fn):
     task = "Task 5 (feature_norms)"
     require_own_code(fn, {"hermite_features", "iter_hermite_features", "hermite_feature_sum",
                           "clipped_hermite_features", "clip_features", "clip_radius", "_features",
-                          "_unchecked_features", "_norm_sample"}, task)
+                          "_unchecked_features", "hermite_features_unchecked", "_norm_sample"}, task)
     rng = np.random.default_rng(605)
     shapes = [(5, 1, 3), (6, 2, 2), (7, 3, 4), (4, 5, 3), (3, 8, 5), (6, 4, 1), (2, 6, 2)]  # degree ≥ 1, as in Task 1
     for n, d, degree in shapes:

@@ -25,6 +25,7 @@ from numpy.polynomial import hermite_e as _prob
 from scipy import spatial, special
 
 from .. import proper
+from .. import subspace
 from .._validation import as_rng, check_choice, check_finite_array, check_int, check_positive
 from ..hermite import hermite_feature_sum, hermite_features, multi_indices
 from . import LabCheckError, call_student, passed, require, require_own_code
@@ -82,7 +83,7 @@ def check_gradient_moment(fn):
         kappas = multi_indices(d, degree)
         order = rng.permutation(len(kappas))  # any row order must work, not only the graded one
         a = rng.standard_normal(len(kappas))
-        reference = proper.gradient_second_moment(a, degree, d)
+        reference = subspace.gradient_second_moment(a, degree, d)
         answer = _as_matrix(call_student(fn, (a[order].copy(), kappas[order].copy()), task), (d, d), task,
                             "the d × d matrix M")
         if np.allclose(answer, reference, rtol=1e-8, atol=1e-10):
@@ -169,7 +170,7 @@ def check_relevant_direction(fn):
                                 f"degree-{degree} Hermite correlations (the `degree` argument) and the top "
                                 f"eigenvector of M.")
         features = hermite_feature_sum(X, degree, weights=y) / len(y)
-        M = proper.gradient_second_moment(features, degree, d)
+        M = subspace.gradient_second_moment(features, degree, d)
         values, vectors = np.linalg.eigh(M)
         if _angle(answer, vectors[:, 0]) < 1:
             raise LabCheckError(f"{task}: you returned the eigenvector of the *smallest* eigenvalue: "
@@ -180,7 +181,7 @@ def check_relevant_direction(fn):
                                 f"use np.linalg.eigh (increasing order, for symmetric M) and its last column, or "
                                 f"the column of the largest eigenvalue.")
         if degree != 2:
-            low = proper.gradient_second_moment(hermite_feature_sum(X, 2, weights=y) / len(y), 2, d)
+            low = subspace.gradient_second_moment(hermite_feature_sum(X, 2, weights=y) / len(y), 2, d)
             if _angle(answer, np.linalg.eigh(low)[1][:, -1]) < 1:
                 raise LabCheckError(f"{task}: called with degree = {degree} you used degree 2: for the cubic ridge "
                                     f"y = h₃(⟨u, x⟩) + noise every correlation of degree ≤ 2 is zero. Hint: use the "

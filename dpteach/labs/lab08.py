@@ -153,7 +153,7 @@ def check_round_sigma(fn):
     Tried on :data:`SIGMA_CASES`; a wrong value is matched against the typical bugs.
     """
     task = "Task 2 (per-round noise)"
-    require_own_code(fn, ("dpsas_noise_sigma", "_sigma"), task)
+    require_own_code(fn, ("dpsas_noise_sigma", "_sigma", "dpsas_noise_sigma_prechecked"), task)
     # Δ = L/m₀ and L = √d give the same number: one hint names both.
     check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
                           "Algorithm 8.3 splits the data into n_rounds + 2 disjoint blocks, one per round, so "
@@ -409,7 +409,7 @@ def check_reuse_sigma(fn):
     drawn here; a wrong value is matched against the typical bugs, else the privacy it spends is reported.
     """
     task = "Task 6 (sample-reuse σ)"
-    require_own_code(fn, ("dpsas_sample_reuse", "dpsas_noise_sigma", "_sigma", "_initial_direction"), task)
+    require_own_code(fn, ("dpsas_sample_reuse", "dpsas_noise_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_initial_direction", "private_initial_direction_prechecked"), task)
     for case in _reuse_cases():
         out = require_real(call_student(fn, case, task), task, f"fn{case}")
         right = _reuse_sigma_reference(*case)

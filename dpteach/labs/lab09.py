@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from ..dp_erm import zcdp_rho
+from ..hermite import feature_dimension
 from ..mechanisms import gaussian_sigma
 from . import LabCheckError, call_student, passed, require, require_own_code, require_real
 from .checking import check_formula_answers, teaching_hint
@@ -88,7 +89,7 @@ def check_clipping(fn):
     row to norm C, NaN on zero rows, and clipping each coordinate.
     """
     task = "Task 1 (per-example clipping)"
-    require_own_code(fn, ("clip_gradients", "_clip", "clip_features", "_clip_scale"), task)
+    require_own_code(fn, ("clip_gradients", "_clip", "clip_features", "_clip_scale", "clip_scale"), task)
     for G, C in _clip_cases():
         where = f"with {G.shape[0]} gradients of dimension {G.shape[1]} and C = {C}"
         out = _call_clip(fn, G.copy(), C, task)
@@ -171,7 +172,7 @@ def check_dp_sgd_sigma(fn):
     Tried on :data:`SIGMA_CASES`; a wrong value is matched against the typical bugs.
     """
     task = "Task 2 (DP-SGD noise)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_zcdp", "dp_erm_sigma"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_zcdp", "dp_erm_sigma"), task)
     check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
                           "Theorem 9.3: each epoch is one Gaussian mechanism per example (disjoint batches); "
                           "compose the epochs in zCDP, match the total to ρ(ε, δ) = zcdp_rho(ε, δ), and take the "
@@ -206,7 +207,7 @@ CHOICE_CASES = (
 
 
 def _requirements(d, degree, alpha, epsilon):
-    D = math.comb(d + degree, degree)
+    D = feature_dimension(d, degree)
     base = D / alpha ** 2 + D / (epsilon * alpha)
     return {"improper": base, "proper": base + alpha ** -6 + 1 / (epsilon * alpha ** 5),
             "semi_agnostic": d / alpha ** 2 + d / (epsilon * alpha)}
@@ -229,7 +230,7 @@ def _wrong_d_power(d, degree, alpha, epsilon):
 
 
 def _no_privacy_terms(d, degree, alpha, epsilon):
-    D = math.comb(d + degree, degree)
+    D = feature_dimension(d, degree)
     return {"improper": D / alpha ** 2, "proper": D / alpha ** 2 + alpha ** -6, "semi_agnostic": d / alpha ** 2}
 
 
@@ -274,7 +275,7 @@ def check_choose_learner(fn):
             # The same choice also comes from other slips (a wrong D_p, a wrong power of α), so say what it matches.
             hint = (f"your choice is the one the shapes give without their privacy terms (those with ε = {epsilon}), "
                     f"which decide here: each shape is its α-term plus its ε-term (if you kept them, check "
-                    f"D_p = C(d + p, p) = {math.comb(d + degree, degree)} and the powers of α)")
+                    f"D_p = C(d + p, p) = {feature_dimension(d, degree)} and the powers of α)")
         elif out is not None and _requirements(d, degree, alpha, epsilon)[out] > n:
             hint = (f"{out} needs about {_requirements(d, degree, alpha, epsilon)[out]:.3g} examples by its Table 1 "
                     f"shape, more than n = {n}: return only feasible learners (None if none is)")
@@ -372,7 +373,7 @@ def check_row_clip_sigma(fn):
     setting (R = 2√3), R = 0 and 1, and inputs drawn here; typical bugs named.
     """
     task = "Task 5 (row clipping σ)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_zcdp", "gradient_sum_sensitivity", "_calibration"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_zcdp", "gradient_sum_sensitivity", "_calibration"), task)
 
     def report(out, case):
         R, E, e, dl = case
@@ -454,7 +455,7 @@ def check_clip_schedule_sigma(fn):
     zero epochs, and random schedules drawn here.
     """
     task = "Task 6 (clip schedule σ)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "_sigma_exact", "_calibration", "gradient_sum_sensitivity"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_exact", "_calibration", "gradient_sum_sensitivity"), task)
 
     def report(out, case):
         C, E, e, dl = case
