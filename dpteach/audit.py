@@ -28,8 +28,8 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from ._validation import (as_rng, check_callable, check_delta, check_int, check_memory, check_probability,
-                          check_real_array, check_sequence)
+from ._constraints import OPEN_UNIT, POSITIVE_INT, Check, Delta, OrNone, validate_params
+from ._validation import check_callable, check_int, check_memory, check_probability, check_real_array, check_sequence
 
 __all__ = [
     "AuditResult",
@@ -151,14 +151,23 @@ def _count(event, outputs):
     return int(inside.sum())
 
 
-def _check_common(n_trials, delta, confidence):
-    n_trials = check_int(n_trials, "n_trials", minimum=1)
-    check_memory(("n_trials", n_trials))  # the mechanism returns n_trials outputs at once, twice
-    delta = check_delta(delta)
-    confidence = check_probability(confidence, "confidence")
-    return n_trials, delta, confidence
+def _check_events(events, name):
+    """A non-empty sequence of event callables, as a list."""
+    events = [check_callable(e, name, "event(outputs) -> booleans (each entry)")
+              for e in check_sequence(events, name, "event callables")]
+    if not events:
+        raise ValueError(f"{name} must be a non-empty sequence of callables, got an empty one")
+    return events
 
 
+_MECHANISM = Check(check_callable, "mechanism(data, n_trials, rng) -> n_trials outputs", invalid=[(None, "None")])
+_COMMON = {"n_trials": POSITIVE_INT, "delta": Delta(), "confidence": OPEN_UNIT, "mechanism": _MECHANISM}
+
+
+# The audits run the caller's mechanism (a student's, perhaps): the routines it calls check their own
+# arguments (skip_nested=False), as if called from the top.
+@validate_params({**_COMMON, "event": Check(check_callable, "event(outputs) -> booleans", invalid=[(None, "None")]),
+                  "rng": "random_state"}, skip_nested=False)
 def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.0,
                         confidence=0.95, rng=None):
     """Lower confidence bound on the ε of ``mechanism`` from one fixed event (Eq. (eq-audit-inequality) of chapter 1).
@@ -187,10 +196,7 @@ def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.
         complement; D and D' in either order), at the given confidence.
         Cost: 2·n_trials runs of the mechanism.
     """
-    n_trials, delta, confidence = _check_common(n_trials, delta, confidence)
-    check_callable(mechanism, "mechanism", "mechanism(data, n_trials, rng) -> n_trials outputs")
-    check_callable(event, "event", "event(outputs) -> booleans")
-    rng = as_rng(rng)
+    check_memory(("n_trials", n_trials))  # the mechanism returns n_trials outputs at once, twice
     count_d = _count(event, _run(mechanism, dataset, n_trials, rng))
     count_neighbour = _count(event, _run(mechanism, neighbour, n_trials, rng))
     bound = float(_lower_bound(count_d, count_neighbour, n_trials, delta, confidence))
@@ -198,6 +204,9 @@ def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.
                        confidence, delta, getattr(event, "__name__", "event"))
 
 
+@validate_params({**_COMMON, "n_select": OrNone(POSITIVE_INT),
+                  "events": Check(_check_events, invalid=[([], "[]"), (None, "None")]), "rng": "random_state"},
+                 skip_nested=False)
 def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, delta=0.0,
           confidence=0.95, n_select=None, rng=None):
     """Choose the most revealing event on one batch of runs, then certify it on fresh runs.
@@ -213,15 +222,9 @@ def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, d
     non-empty sequence of event callables, e.g. from :func:`threshold_events`.
     Cost: 2·(n_select + n_trials) runs.
     """
-    n_trials, delta, confidence = _check_common(n_trials, delta, confidence)
-    n_select = n_trials if n_select is None else check_int(n_select, "n_select", minimum=1)
+    check_memory(("n_trials", n_trials))
+    n_select = n_trials if n_select is None else n_select
     check_memory(("n_select", n_select))
-    check_callable(mechanism, "mechanism", "mechanism(data, n_trials, rng) -> n_trials outputs")
-    events = [check_callable(e, "events", "event(outputs) -> booleans (each entry)")
-              for e in check_sequence(events, "events", "event callables")]
-    if not events:
-        raise ValueError("events must be a non-empty sequence of callables, got an empty one")
-    rng = as_rng(rng)
     outputs_d = _run(mechanism, dataset, n_select, rng)
     outputs_neighbour = _run(mechanism, neighbour, n_select, rng)
     counts_d = np.array([_count(e, outputs_d) for e in events])

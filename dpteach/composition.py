@@ -24,8 +24,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._validation import (check_choice, check_delta, check_epsilon, check_int, check_positive, check_real_array,
-                          check_sequence)
+from ._constraints import Check, Delta, Epsilon, POSITIVE_INT, validate_params
+from ._validation import check_choice, check_delta, check_int, check_positive, check_real_array, check_sequence
 
 __all__ = [
     "basic_composition",
@@ -93,6 +93,8 @@ def basic_composition(epsilons, deltas=None):
     return float(eps.sum()), float(dels.sum())
 
 
+@validate_params({"epsilon": Epsilon(), "delta": Delta(), "k": POSITIVE_INT,
+                  "delta_prime": Delta(allow_zero=False)})
 def advanced_composition(epsilon, delta, k, delta_prime):
     """k-fold adaptive composition of (ε, δ)-DP mechanisms (chapter 1, Theorem 1.17; Dwork–Rothblum–Vadhan).
 
@@ -119,10 +121,6 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     ValueError, TypeError
         ε, δ, k or δ' outside the ranges above.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    k = check_int(k, "k", minimum=1)
-    delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
     # k equal steps in closed form (k may be astronomically large): √(Σ ε²) = ε√k, Σ ε(e^ε − 1) = kε(e^ε − 1).
     try:
         drift = k * epsilon * math.expm1(epsilon)
@@ -178,6 +176,8 @@ def heterogeneous_advanced_composition(epsilons, delta_prime):
     return advanced_epsilon(eps, delta_prime)
 
 
+@validate_params({"epsilon_total": Epsilon(), "k": POSITIVE_INT,
+                  "delta_prime": Delta(allow_zero=False)})
 def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     """Largest per-step ε whose k-fold composition stays within ``epsilon_total``.
 
@@ -203,9 +203,6 @@ def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     ValueError, TypeError
         ε_total, k or δ' outside the ranges above.
     """
-    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
-    k = check_int(k, "k", minimum=1)
-    delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
 
     def excess(eps):
         return advanced_composition(eps, 0.0, k, delta_prime)[0] - epsilon_total
@@ -264,7 +261,12 @@ def _dp_accounting():
     return common, privacy_loss_distribution
 
 
-def _check_pld_steps(steps):
+def _pld_quadruples(steps):
+    """(kind, parameter, count, rate) for every step, rate 1 unless given: the form pld_epsilon's body reads."""
+    return [(step[0], step[1], step[2], step[3] if len(step) == 4 else 1.0) for step in steps]
+
+
+def _check_pld_steps(steps, name="steps"):
     steps = check_sequence(steps, "steps", "(kind, parameter, count) triples")
     if not steps:
         raise ValueError("steps must list at least one (kind, parameter, count) triple, got an empty sequence")
@@ -333,6 +335,9 @@ def _one_pld(kind, parameter, rate):
                                        neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
 
 
+@validate_params({"steps": Check(_check_pld_steps, convert_nested=_pld_quadruples,
+                                 invalid=[([], "[]"), ([("gaussian", -1.0, 1)], "negative noise"), (None, "None")]),
+                  "delta": Delta(allow_zero=False)})
 def pld_epsilon(steps, delta):
     """The ε at which adaptively composed steps are (ε, δ)-DP, by privacy loss distributions (tight).
 
@@ -374,8 +379,6 @@ def pld_epsilon(steps, delta):
     ImportError
         If ``dp-accounting`` is not installed (the message names the package).
     """
-    steps = _check_pld_steps(steps)
-    delta = check_delta(delta, allow_zero=False)
     composed = None
     for kind, parameter, count, rate in steps:
         one = _one_pld(kind, parameter, rate).self_compose(count)

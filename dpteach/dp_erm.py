@@ -17,8 +17,9 @@ import math
 
 import numpy as np
 
-from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_positive, check_same_length, check_work)
+from ._constraints import Array, Delta, Epsilon, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
+                          check_same_length, check_work)
 
 __all__ = [
     "zcdp_rho",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 
+@validate_params({"epsilon": Epsilon(), "delta": Delta(allow_zero=False)})
 def zcdp_rho(epsilon, delta):
     """The zCDP budget ρ = (√(log(1/δ) + ε) − √(log(1/δ)))² that converts to (ε, δ)-DP (Lemma 6.6).
 
@@ -51,14 +53,13 @@ def zcdp_rho(epsilon, delta):
     TypeError, ValueError
         For ε ≤ 0, non-finite or non-numeric ε; δ ∉ (0, 1).
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
     log_term = math.log(1.0 / delta)
     # Written as ε²/(√(L+ε)+√L)² to avoid cancellation when ε ≪ L.
     # Written as (ε/(√(L+ε)+√L))²: ε² would overflow at ε ~ 1e308 and underflow at 1e-300.
     return (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2
 
 
+@validate_params({"rho": POSITIVE, "delta": Delta(allow_zero=False)})
 def zcdp_epsilon(rho, delta):
     """The ε of (ε, δ)-DP implied by ρ-zCDP: ε = ρ + 2√(ρ·log(1/δ)) (Lemma 6.6).
 
@@ -76,11 +77,10 @@ def zcdp_epsilon(rho, delta):
     TypeError, ValueError
         For ρ ≤ 0 or non-finite; δ ∉ (0, 1).
     """
-    rho = check_positive(rho, "rho")
-    delta = check_delta(delta, allow_zero=False)
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
 
+@validate_params({"lipschitz": POSITIVE, "n": POSITIVE_INT})
 def l1_subgradient_sensitivity(lipschitz, n):
     """Replace-one L2 sensitivity 2T/n of the average subgradient of the L1 loss (Lemma 6.5).
 
@@ -104,8 +104,6 @@ def l1_subgradient_sensitivity(lipschitz, n):
     TypeError, ValueError
         For T ≤ 0 or non-finite; n < 1.
     """
-    lipschitz = check_positive(lipschitz, "lipschitz")
-    n = check_int(n, "n", minimum=1)
     return 2.0 * lipschitz / n
 
 
@@ -136,6 +134,8 @@ def _step_size(radius, n_iterations, lipschitz, D, sigma):
     return radius / denominator
 
 
+@validate_params({"lipschitz": POSITIVE, "n": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "n_iterations": POSITIVE_INT})
 def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     """Per-step noise σ = (2T/n)·√(K/(2ρ)) of Algorithm 6.7, with ρ = ``zcdp_rho(ε, δ)``.
 
@@ -160,11 +160,6 @@ def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     TypeError, ValueError
         For any argument out of its range.
     """
-    lipschitz = check_positive(lipschitz, "lipschitz")
-    n = check_int(n, "n", minimum=1)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
     return _sigma(lipschitz, n, epsilon, delta, n_iterations)
 
 
@@ -269,6 +264,19 @@ def _noisy_average_subgradient_forgotten_sensitivity(features, targets, point, l
     return noisy[0] if size is None else noisy
 
 
+def _check_rows(F, y, lipschitz):
+    """The joint rule of a declared (features, targets, lipschitz): as many targets as rows, rows of norm <= T."""
+    check_same_length(F, y, "features", "targets")
+    largest = float(np.sqrt(np.max(np.einsum("ij,ij->i", F, F))))
+    # The sensitivity 2T/n is only true if every row has norm ≤ T: refuse otherwise (always, even nested).
+    if largest > lipschitz * (1 + 1e-9):
+        raise ValueError(f"features must have row norms <= lipschitz = {lipschitz!r} (clip them first, "
+                         f"e.g. with dpteach.hermite.clip_features), got a row of norm {largest!r}")
+
+
+@validate_params({"features": Array(ndim=2), "targets": Array(ndim=1), "lipschitz": POSITIVE,
+                  "radius": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "n_iterations": POSITIVE_INT, "rng": "random_state"})
 def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, epsilon, delta, n_iterations,
                                         rng=None):
     """Algorithm 6.7: (ε, δ)-DP minimisation of the L1 loss over the ball of radius R.
@@ -313,12 +321,8 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     TypeError, ValueError
         For bad arrays, rows of norm > T, or any parameter out of range.
     """
-    F, y, lipschitz = _check_problem(features, targets, lipschitz)
-    radius = check_positive(radius, "radius")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
-    rng = as_rng(rng)
+    F, y = features, targets
+    _check_rows(F, y, lipschitz)
     n, D = F.shape
     check_work(("n_iterations", n_iterations), ("n", n), ("D", D))  # each step: a subgradient over all rows
     sigma = _sigma(lipschitz, n, epsilon, delta, n_iterations)

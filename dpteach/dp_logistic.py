@@ -44,6 +44,7 @@ import sys
 import numpy as np
 from scipy import optimize, special
 
+from ._constraints import fit_context, validation_skipped
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
@@ -424,10 +425,17 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
     TypeError, ValueError
         For bad arrays or labels, C ≤ 0, σ ≤ 0, a bad size or rng.
     """
-    X, y, coef, intercept, clip_norm, sigma, n_samples = _check_step(X, y, coef, intercept, clip_norm, sigma,
-                                                                     size)
+    if validation_skipped():
+        # DP-SGD's fit (a decorated caller) calls this once per step on the batch, θ, C, σ and the Generator it
+        # has checked itself: the checks are skipped as a decorated routine's would be (the joint checks of the
+        # shapes against X and of size against d keep them in the body rather than in a declared contract).
+        n_samples, rng = 1 if size is None else size, np.random.default_rng(rng)
+    else:
+        X, y, coef, intercept, clip_norm, sigma, n_samples = _check_step(X, y, coef, intercept, clip_norm, sigma,
+                                                                         size)
+        rng = as_rng(rng)
     total = _clip(_gradients(X, y, coef, intercept), clip_norm).sum(axis=0)
-    noisy = total + sigma * as_rng(rng).standard_normal((n_samples, total.size))
+    noisy = total + sigma * rng.standard_normal((n_samples, total.size))
     return noisy[0] if size is None else noisy
 
 
@@ -552,6 +560,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.accountant = accountant
         self.random_state = random_state
 
+    @fit_context
     def fit(self, X, y):
         """Run Algorithm 9.2 on (X, y); returns self. Cost O(E·n·d).
 

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from ._constraints import fit_context
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt
 from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive
@@ -262,6 +263,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.l2_penalty = l2_penalty
         self.random_state = random_state
 
+    @fit_context
     def fit(self, X, y):
         """Run Poisson DP-SGD on (X, y); returns self.
 

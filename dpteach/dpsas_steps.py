@@ -36,7 +36,8 @@ import sys
 import numpy as np
 from scipy import special
 
-from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array,
+from ._constraints import Array, Labels, Options, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array,
                           check_int, check_labels, check_memory, check_positive, check_probability,
                           check_same_length)
 from . import feature_scaling
@@ -104,6 +105,7 @@ def _as_output(value):
 
 # --- 1. The ramp, the ramp loss and its gradient ------------------------------------------------
 
+@validate_params({"z": Array(), "a": POSITIVE})
 def ramp(z, a, b):
     """The ramp r_{a,b}(z) of Eq. (12): 0 below b − a, z − b + a on the band, 2a above b + a.
 
@@ -127,12 +129,11 @@ def ramp(z, a, b):
     ValueError, TypeError
         For a ≤ 0, non-finite a, b or z, or non-numeric input.
     """
-    z = check_finite_array(z, "z")
-    a = check_positive(a, "a")
     b = float(check_finite_array(b, "b", ndim=0))
     return _as_output(np.clip(z - b + a, 0.0, 2.0 * a))
 
 
+@validate_params({"z": Array(), "a": POSITIVE})
 def ramp_derivative(z, a, b):
     """r'_{a,b}(z) = 1{|z − b| ≤ a}: the derivative of Eq. (12), with the closed band of Claim 4.3.
 
@@ -140,8 +141,6 @@ def ramp_derivative(z, a, b):
     the value 1, as Claim 4.3's indicator does (a measure-zero choice).
     Parameters, errors and cost as :func:`ramp`; returns 0.0/1.0 floats.
     """
-    z = check_finite_array(z, "z")
-    a = check_positive(a, "a")
     b = float(check_finite_array(b, "b", ndim=0))
     return _as_output((np.abs(z - b) <= a).astype(float))
 
@@ -223,6 +222,7 @@ def private_threshold_prechecked(y, epsilon, kappa, rng):
     return float(special.ndtri(np.clip((1.0 + label_mean) / 2.0, kappa, 1.0 - kappa)))
 
 
+@validate_params({"y": Labels()})
 def private_threshold(y, epsilon, kappa, rng=None):
     """Private threshold τ̂ (Algorithm 8.3 lines 4–5; the paper's Algorithm 3, Lemma 8.7 = the paper's 4.6).
 
@@ -256,7 +256,6 @@ def private_threshold(y, epsilon, kappa, rng=None):
     ValueError, TypeError
         For labels not ±1 or empty, ε ≤ 0 / nan / non-numeric, κ ∉ (0, 1/2), a bad rng.
     """
-    y = check_labels(y, "y")
     epsilon = check_epsilon_or_inf(epsilon)
     kappa = check_probability(kappa, "kappa")
     if kappa >= 0.5:
@@ -347,6 +346,7 @@ def dpsas_noise_sigma_prechecked(block_size, clip_norm, epsilon, delta, n_releas
     return gaussian_sigma(2.0 * clip_norm / block_size * math.sqrt(n_releases), epsilon, delta)
 
 
+@validate_params({"block_size": POSITIVE_INT, "clip_norm": POSITIVE})
 def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta):
     """σ of the per-round noise (and of ŵ₀'s noise): the Gaussian mechanism for L2 sensitivity 2L/m₀.
 
@@ -371,8 +371,6 @@ def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta):
     ValueError, TypeError
         For m₀ < 1, L ≤ 0, ε ≤ 0, δ ∉ (0, 1).
     """
-    block_size = check_int(block_size, "block_size", minimum=1)
-    clip_norm = check_positive(clip_norm, "clip_norm")
     epsilon = check_epsilon_or_inf(epsilon)
     delta = check_delta(delta, allow_zero=False)
     return dpsas_noise_sigma_prechecked(block_size, clip_norm, epsilon, delta)
@@ -394,6 +392,7 @@ def round_schedule_prechecked(n_rounds, step_size_scale, tau):
     return phi, np.sin(phi), -tau * np.cos(phi)
 
 
+@validate_params({"n_rounds": POSITIVE_INT})
 def round_schedule(n_rounds, step_size_scale, tau):
     """φ_t = (π/2)(1 − s²/64)^t, a_t = sin φ_t, b_t = −τ̂ cos φ_t for t = 0..T_r − 1 (line 10).
 
@@ -418,7 +417,6 @@ def round_schedule(n_rounds, step_size_scale, tau):
     ValueError, TypeError
         For T_r < 1, s ∉ (0, 8), non-finite τ̂.
     """
-    n_rounds = check_int(n_rounds, "n_rounds", minimum=1)
     check_memory(("n_rounds", n_rounds), itemsize=24)  # three float arrays of length T_r
     step_size_scale = check_scale(step_size_scale)
     tau = float(check_finite_array(tau, "tau", ndim=0))
@@ -490,6 +488,7 @@ def step_size_prechecked(step_rule, step_size_scale, tau):
     return step_size_scale
 
 
+@validate_params({"step_rule": Options(STEP_RULES)})
 def step_size(step_rule, step_size_scale, tau):
     """The step size λ of line 8 under one of :data:`STEP_RULES`.
 
@@ -511,7 +510,6 @@ def step_size(step_rule, step_size_scale, tau):
     ValueError, TypeError
         For an unknown rule, s ∉ (0, 8), non-finite τ̂.
     """
-    check_choice(step_rule, "step_rule", STEP_RULES)
     step_size_scale = check_scale(step_size_scale)
     tau = float(check_finite_array(tau, "tau", ndim=0))
     return step_size_prechecked(step_rule, step_size_scale, tau)

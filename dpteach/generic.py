@@ -19,7 +19,8 @@ import numpy as np
 
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt
-from ._validation import as_rng, check_epsilon, check_finite_array
+from ._constraints import Array, validate_params
+from ._validation import as_rng, check_epsilon
 from .hypotheses import check_class
 from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors
 
@@ -144,6 +145,7 @@ def erm(hypotheses, X, y, rng=None):
     return int(select_hypotheses(hypotheses.error_counts(X, y)[None], math.inf, rng)[0])
 
 
+@validate_params({"error_counts": Array(ndim=(1, 2, 3, 4)), "rng": "random_state"})
 def select_hypotheses(error_counts, epsilon, rng=None):
     """Run the learner's selection step on each row of an array of error counts.
 
@@ -163,8 +165,7 @@ def select_hypotheses(error_counts, epsilon, rng=None):
     ndarray of int, shape (...)
         The chosen index per row. Cost O(|H|) per row.
     """
-    counts = check_finite_array(error_counts, "error_counts", ndim=(1, 2, 3, 4))
-    rng = as_rng(rng)
+    counts = error_counts
     rows = counts.reshape(-1, counts.shape[-1])
     epsilon = check_epsilon(epsilon, allow_inf=True)
     chosen = np.array([exponential_mechanism_on_errors(row, epsilon, rng) for row in rows], dtype=np.int64)

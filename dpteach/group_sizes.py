@@ -19,7 +19,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._validation import check_choice, check_epsilon, check_int, check_probability
+from ._constraints import Epsilon, Interval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, Real, validate_params
+from ._validation import check_choice
 from .randomizers import default_randomizer, onebit_constant
 
 __all__ = ["GROUP_SIZE_RULES", "MAX_GROUP_SIZE", "group_size", "tolerance_for_group"]
@@ -27,14 +28,29 @@ __all__ = ["GROUP_SIZE_RULES", "MAX_GROUP_SIZE", "group_size", "tolerance_for_gr
 
 #: The rules of :func:`group_size`; "theorem" is the one proved in the chapter.
 GROUP_SIZE_RULES = ("theorem", "slide", "rr", "clt")
+RANDOMIZERS = ("laplace", "onebit")
+
+# The contract shared by group_size, tolerance_for_group and their callers in dpteach.local.
+RULE_CONSTRAINTS = {"rule": Options(GROUP_SIZE_RULES), "randomizer": OrNone(Options(RANDOMIZERS))}
+UNIT = OPEN_UNIT
+UNIT_CLOSED = Interval(Real, 0, 1, closed="both")
 
 
 def check_rule_randomizer(rule, randomizer):
     """Validate the rule and the randomizer it is stated for; return the randomizer's name."""
     check_choice(rule, "rule", GROUP_SIZE_RULES)
+    randomizer = default_randomizer(rule) if randomizer is None else randomizer
+    check_choice(randomizer, "randomizer", RANDOMIZERS)
+    return _resolve_randomizer(rule, randomizer)
+
+
+def _resolve_randomizer(rule, randomizer):
+    """The randomizer's name for ``rule`` (None: the rule's default); refuses a rule stated for the other one.
+
+    A joint rule on two declared parameters (each checked by its own constraint), so it runs in the body.
+    """
     if randomizer is None:
         randomizer = default_randomizer(rule)
-    check_choice(randomizer, "randomizer", ("laplace", "onebit"))
     if rule == "slide" and randomizer != "laplace":
         raise ValueError("rule 'slide' is the slides' bound for the Laplace randomizer; "
                          f"use randomizer='laplace', got randomizer={randomizer!r}")
@@ -61,6 +77,7 @@ def _slide_failure(m, epsilon, tau):
     return 2 * math.exp(-tau ** 2 * m / 8) + math.exp(-(epsilon * tau) ** 2 * m / 64)
 
 
+@validate_params({"epsilon": Epsilon(), "tau": UNIT, "beta": UNIT, **RULE_CONSTRAINTS, "var_phi": UNIT_CLOSED})
 def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0):
     """Users m per query so that one simulated answer is within τ w.p. >= 1 − β (chapter 3, Theorem 3.9).
 
@@ -103,11 +120,7 @@ def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0)
         ε, τ, β, var_phi out of range; unknown rule; rule/randomizer mismatch;
         a group larger than ``MAX_GROUP_SIZE`` = 2^62 users (e.g. ε = 1e-300).
     """
-    epsilon = check_epsilon(epsilon)
-    tau = check_probability(tau, "tau")
-    beta = check_probability(beta, "beta")
-    randomizer = check_rule_randomizer(rule, randomizer)
-    var_phi = check_probability(var_phi, "var_phi", low_open=False, high_open=False)
+    randomizer = _resolve_randomizer(rule, randomizer)
     return group_size_prechecked(epsilon, tau, beta, rule, randomizer, var_phi)
 
 
@@ -153,6 +166,8 @@ def _group_size_unchecked(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
     return max(1, math.ceil(size))
 
 
+@validate_params({"m": POSITIVE_INT, "epsilon": Epsilon(), "beta": UNIT,
+                  **RULE_CONSTRAINTS, "var_phi": UNIT_CLOSED})
 def tolerance_for_group(epsilon, m, beta, rule="theorem", randomizer=None, var_phi=1.0):
     """The smallest tolerance τ that m users guarantee under ``rule`` (inverse of :func:`group_size`).
 
@@ -166,11 +181,7 @@ def tolerance_for_group(epsilon, m, beta, rule="theorem", randomizer=None, var_p
     ValueError
         As :func:`group_size`, and for m < 1.
     """
-    m = check_int(m, "m", minimum=1)
-    epsilon = check_epsilon(epsilon)
-    beta = check_probability(beta, "beta")
-    randomizer = check_rule_randomizer(rule, randomizer)
-    var_phi = check_probability(var_phi, "var_phi", low_open=False, high_open=False)
+    randomizer = _resolve_randomizer(rule, randomizer)
     return tolerance_for_group_prechecked(epsilon, m, beta, rule, randomizer, var_phi)
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import spatial
 
+from ._constraints import Array, Integral, Interval, validate_params
 from ._validation import (as_rng, check_epsilon, check_finite_array, check_int, check_labels, check_positive,
                           check_probability, check_same_length)
 from .mechanisms import exponential_mechanism_on_errors
@@ -87,6 +88,7 @@ def _covering_radius(net):
     return float(distances.max())
 
 
+@validate_params({"net": Array(ndim=2)})
 def covering_radius(net):
     """max_{u ∈ S^{k−1}} min_{v ∈ net} ‖u − v‖₂, exactly, for nets on the unit circle (k = 2) or sphere (k = 3).
 
@@ -108,7 +110,6 @@ def covering_radius(net):
     TypeError, ValueError
         For NaN/inf, k ∉ {1, 2, 3}, rows that are not unit vectors, too few points.
     """
-    net = check_finite_array(net, "net", ndim=2)
     k = net.shape[1]
     if k not in (1, 2, 3):
         raise ValueError(f"net must have 1, 2 or 3 columns (a net on S^0, S^1 or S^2), got {k}")
@@ -154,6 +155,7 @@ def _sphere_net(k, resolution):
     return grid[keep] / norms[keep, None]
 
 
+@validate_params({"k": Interval(Integral, 0, None, closed="left")})
 def sphere_net(k, resolution):
     """A net of unit vectors in ℝ^k with covering radius ≤ ``resolution`` (Fact B.11; our nets for k ≤ 3).
 
@@ -178,7 +180,6 @@ def sphere_net(k, resolution):
     TypeError, ValueError
         For k < 0, a ∉ (0, 1), or a net too large to build.
     """
-    k = check_int(k, "k", minimum=0)
     return _sphere_net(k, _check_resolution(resolution))
 
 

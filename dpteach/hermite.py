@@ -18,8 +18,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._validation import (as_rng, check_choice, check_finite_array, check_finite_scalar, check_int, check_positive,
-                          check_probability)
+from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import check_finite_array, check_finite_scalar, check_int, check_positive
 from .bounds.improper import hermite_feature_count
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
@@ -46,6 +46,7 @@ CLIP_RULES = ("2sqrtD", "markov", "eq25")
 _CHUNK_ENTRIES = 4_000_000
 
 
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT})
 def feature_dimension(d, degree):
     """D_p = C(d + p, p), the number of Hermite features of degree ≤ p in d variables.
 
@@ -63,8 +64,6 @@ def feature_dimension(d, degree):
     TypeError, ValueError
         For non-integers or values below 1.
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
     return hermite_feature_count(d, degree)
 
 
@@ -82,6 +81,7 @@ def _multi_indices(d, degree):
     return np.array(rows, dtype=np.int64).reshape(len(rows), d)
 
 
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT})
 def multi_indices(d, degree):
     """All multi-indices κ ∈ ℕ₀^d with |κ| ≤ p, in graded order (Lemma 6.2, Section 6.2; the paper's Lemma B.8).
 
@@ -108,8 +108,6 @@ def multi_indices(d, degree):
         For non-integers or values below 1, and for D above
         ``feature_scaling.MAX_FEATURE_DIMENSION`` (refused before any work).
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
     feature_dimension_or_refuse(d, degree)
     return _multi_indices(d, degree)
 
@@ -128,6 +126,7 @@ def _hermite_rows(x, degree):
     return out
 
 
+@validate_params({"x": Array(), "degree": POSITIVE_INT})
 def hermite_1d(x, degree):
     """h_0(x), …, h_p(x) with h_m = He_m/√(m!), by the three-term recurrence (the paper's Lemma B.8).
 
@@ -150,8 +149,6 @@ def hermite_1d(x, degree):
     TypeError, ValueError
         For NaN/inf or non-numeric x, an empty x, or degree < 1.
     """
-    x = check_finite_array(x, "x")
-    degree = check_int(degree, "degree", minimum=1)
     _check_univariate_table(x.size, degree, "x")
     rows = _hermite_rows(x.ravel(), degree)
     return np.moveaxis(rows.reshape((degree + 1,) + x.shape), 0, -1)
@@ -219,6 +216,7 @@ def _features(X, degree):
     return out.T
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
 def hermite_features(X, degree):
     """The feature map ψ_p(x) = (h_κ(x))_{|κ| ≤ p} of Section 6.2 (the paper's Section 2).
 
@@ -249,8 +247,6 @@ def hermite_features(X, degree):
         overflow double precision (use :func:`clipped_hermite_features`, which
         is finite for every finite record).
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
     return _finite_or_refuse(hermite_features_unchecked(X, degree), X, degree)
 
@@ -279,6 +275,7 @@ def _chunk_size(n_columns, chunk_size):
     return chunk_size
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
 def iter_hermite_features(X, degree, chunk_size=None):
     """Yield ``(start, ψ_p(X[start:start + b]))`` chunk by chunk, for sums and products over samples.
 
@@ -299,8 +296,6 @@ def iter_hermite_features(X, degree, chunk_size=None):
     TypeError, ValueError
         As :func:`hermite_features`, and for chunk_size < 1.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
     D = feature_dimension_or_refuse(X.shape[1], degree)
@@ -316,6 +311,7 @@ def _iter_features(X, degree, chunk_size):
         yield start, hermite_features_unchecked(X[start:start + size], degree)
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
 def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
     """Σ_i w_i·ψ_p(x_i) (or the clipped ψ̄_{p,T}), chunk by chunk, without the whole (n, D) matrix.
 
@@ -348,8 +344,6 @@ def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
         precision is clipped exactly in scaled arithmetic
         (:mod:`dpteach.feature_scaling`), never turned into NaN.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     if weights is None:
         weights = np.ones(X.shape[0])
     else:
@@ -409,6 +403,7 @@ def clip_features_prechecked(X, degree, radius):
     return clipped
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT, "radius": POSITIVE})
 def clipped_hermite_features(X, degree, radius):
     """The clipped feature map ψ̄_{p,T}(x) = min(1, T/‖ψ_p(x)‖)·ψ_p(x) (Section 6.4), finite for every finite x.
 
@@ -437,9 +432,6 @@ def clipped_hermite_features(X, degree, radius):
         For NaN/inf or a non-2-D or empty X, degree < 1, radius ≤ 0, and for D
         or the (n, D) matrix above the limits of :mod:`dpteach.feature_scaling`.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
-    radius = check_positive(radius, "radius")
     check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
     return clip_features_prechecked(X, degree, radius)
 
@@ -469,6 +461,8 @@ def clip_features(F, radius):
     TypeError, ValueError
         For NaN/inf, a non-2-D or empty F, or radius ≤ 0.
     """
+    # Checked inline, not declared: this check runs even inside a fit, where it is the one that
+    # _PrivateHermiteL1LearnerOverflowBroken trips on an overflowing record (tests/test_extreme_records.py).
     F = check_finite_array(F, "F", ndim=2)
     radius = check_positive(radius, "radius")
     scale, overflow = clip_scale_or_overflow(F, radius)
@@ -508,6 +502,8 @@ def eq25_radius(norms, c_alpha):
     return float(t[np.flatnonzero(ok)[0]])
 
 
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "c_alpha": OPEN_UNIT, "rule": Options(CLIP_RULES),
+                  "n_draws": Interval(Integral, 100, None, closed="left"), "rng": "random_state"})
 def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     """The clipping radius T of Section 6.4, by one of the paper's three rules.
 
@@ -545,12 +541,6 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
         For d, degree < 1, cα ∉ (0, 1), an unknown rule, n_draws < 100 or a bad rng, and
         for D above ``feature_scaling.MAX_FEATURE_DIMENSION``.
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
-    c_alpha = check_probability(c_alpha, "c_alpha")
-    check_choice(rule, "rule", CLIP_RULES)
-    n_draws = check_int(n_draws, "n_draws", minimum=100)
-    rng = as_rng(rng)
     D = feature_dimension_or_refuse(d, degree)  # also keeps √D a float (D = C(d + 10¹⁸, 10¹⁸) is not)
     if rule == "2sqrtD":
         return 2.0 * math.sqrt(D)
@@ -592,6 +582,7 @@ def threshold_hermite_coefficients(theta, degree):
     return coefficients
 
 
+@validate_params({"normal": Array(ndim=1)})
 def halfspace_hermite_coefficients(normal, threshold, degree):
     """Exact coefficients of the degree-p L² projection of x ↦ sign(⟨w, x⟩ − t), in ψ_p's order.
 
@@ -615,7 +606,7 @@ def halfspace_hermite_coefficients(normal, threshold, degree):
     TypeError, ValueError
         For a zero, non-finite or non-1-D normal, a non-finite threshold, degree < 1.
     """
-    w = check_finite_array(normal, "normal", ndim=1)
+    w = normal
     norm = np.linalg.norm(w)
     if norm == 0:
         raise ValueError("normal must be a non-zero vector (it is normalised to unit length), got all zeros")

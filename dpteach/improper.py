@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from . import dp_erm
+from ._constraints import Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT, fit_context, validate_params
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt, PrivacyStep
 from .bounds.improper import algorithm_6_7_sizes
@@ -45,6 +46,7 @@ __all__ = [
 C_SMALL = 0.25
 
 
+@validate_params({"n_thresholds": POSITIVE_INT})
 def threshold_grid(n_thresholds):
     """The M thresholds t_ℓ = −1 + (2ℓ − 1)/M, ℓ = 1..M: midpoints of M equal cells of [−1, 1] (step 4).
 
@@ -65,7 +67,7 @@ def threshold_grid(n_thresholds):
     TypeError, ValueError
         For a non-integer or M < 1.
     """
-    M = check_int(n_thresholds, "n_thresholds", minimum=1)
+    M = n_thresholds
     check_memory(("n_thresholds", M), itemsize=16)  # the index range and the grid, M floats each
     return -1.0 + (2.0 * np.arange(1, M + 1) - 1.0) / M
 
@@ -76,6 +78,7 @@ def _error_counts(z, y, thresholds):
     return np.sum(predicts_positive != (y[:, None] > 0), axis=0)
 
 
+@validate_params({"scores": Array(ndim=1), "y": Labels()})
 def threshold_error_counts(scores, y, thresholds):
     """Number of validation errors of sign(z_i − t_ℓ) for every threshold t_ℓ. Not private on its own.
 
@@ -98,13 +101,14 @@ def threshold_error_counts(scores, y, thresholds):
     TypeError, ValueError
         For NaN/inf, mismatched lengths or labels ∉ {±1}.
     """
-    z = check_finite_array(scores, "scores", ndim=1)
-    y = check_labels(y, "y")
+    z = scores
     check_same_length(z, y, "scores", "y")
     t = check_finite_array(thresholds, "thresholds", ndim=1)
     return _error_counts(z, y, t)
 
 
+# rng and size go on to exponential_mechanism_on_errors, which skips its checks here: every parameter is declared.
+@validate_params({"error_counts": Array(), "epsilon": Epsilon(), "rng": "random_state", "size": OrNone(POSITIVE_INT)})
 def select_hypothesis(error_counts, epsilon, rng=None, size=None):
     """Step 5: sample a candidate with probability ∝ exp(−ε·errors/2) (the exponential mechanism).
 
@@ -131,14 +135,15 @@ def select_hypothesis(error_counts, epsilon, rng=None, size=None):
     TypeError, ValueError
         For NaN/inf or negative counts, an empty array, ε ≤ 0, a bad rng.
     """
-    counts = check_finite_array(error_counts, "error_counts")
+    counts = error_counts
     if np.any(counts < 0):
         raise ValueError("error_counts must be >= 0 (numbers of validation errors), "
                          f"found {counts[counts < 0].ravel()[0]!r}")
-    epsilon = check_epsilon(epsilon)
     return exponential_mechanism_on_errors(counts.ravel(), epsilon, rng=rng, size=size)
 
 
+@validate_params({"d": POSITIVE_INT, "alpha": OPEN_UNIT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "beta": OPEN_UNIT, "constant": OrNone(POSITIVE)})
 def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     """The parameters Theorem 6.12 (the paper's Theorem 2.1) prescribes, with explicit constants.
 
@@ -169,12 +174,7 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     TypeError, ValueError
         For any argument out of range.
     """
-    d = check_int(d, "d", minimum=1)
-    alpha = check_probability(alpha, "alpha")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    beta = check_probability(beta, "beta")
-    constant = 1.0 / (2 * C_SMALL) if constant is None else check_positive(constant, "constant")
+    constant = 1.0 / (2 * C_SMALL) if constant is None else constant
     degree = math.ceil(check_representable(_or_inf(lambda: constant / alpha ** 2), "the degree C/α²",
                                            "alpha >= 1e-150", alpha=alpha))
     D = feature_dimension(d, degree)
@@ -208,6 +208,7 @@ def _or_inf(compute):
 MAX_THRESHOLDS = 10 ** 7
 
 
+@validate_params({"alpha": OPEN_UNIT})
 def practical_degree(alpha):
     """p = min(5, max(1, ⌈0.3/α⌉)): the degree :class:`PrivateHermiteL1Learner` uses by default (our choice).
 
@@ -226,7 +227,6 @@ def practical_degree(alpha):
     TypeError, ValueError
         For α ∉ (0, 1).
     """
-    alpha = check_probability(alpha, "alpha")
     return min(5, max(1, math.ceil(0.3 / alpha)))
 
 
@@ -277,6 +277,8 @@ def _check_fit_size(d, degree, params, degree_given):
                                         f"degree <= {largest} fits with these rows)")
 
 
+@validate_params({"n": Interval(Integral, 4, None, closed="left"), "d": POSITIVE_INT, "alpha": OPEN_UNIT,
+                  "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT})
 def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
                          n_thresholds=None, n_iterations=None):
     """The defaults :class:`PrivateHermiteL1Learner` uses at notebook scale (our choices, not the paper's).
@@ -308,12 +310,6 @@ def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, cli
     TypeError, ValueError
         For any argument out of range, or n too small for the blocks.
     """
-    n = check_int(n, "n", minimum=4)
-    d = check_int(d, "d", minimum=1)
-    alpha = check_probability(alpha, "alpha")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    beta = check_probability(beta, "beta")
     degree = None if degree is None else check_int(degree, "degree", minimum=1)
     clip_radius = None if clip_radius is None else check_positive(clip_radius, "clip_radius")
     n_blocks = None if n_blocks is None else check_int(n_blocks, "n_blocks", minimum=1)
@@ -395,6 +391,7 @@ class PrivateHermiteL1Learner(Estimator):
     def _theorem(self, d, alpha, epsilon, delta, beta):
         return theorem_parameters(d, alpha, epsilon, delta, beta)
 
+    @fit_context
     def fit(self, X, y):
         """Run Algorithm 6.10 on (X, y) and return self.
 

@@ -20,8 +20,10 @@ import numpy as np
 
 from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_memory,
                           check_probability)
+from ._constraints import Check, Epsilon, POSITIVE_INT, validate_params
 from .composition import parallel_composition
-from .group_sizes import check_rule_randomizer, group_size, group_size_prechecked, tolerance_for_group_prechecked
+from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size, group_size_prechecked,
+                          tolerance_for_group_prechecked)
 from ._validation import check_callable, check_unit_interval
 from .randomizers import LaplaceRandomizer, OneBitRandomizer, make_randomizer
 from .sq import (ExactSQOracle, NotEnoughUsersError, PrivacyLedgerError, QueryBudgetError, SQOracle,
@@ -207,6 +209,7 @@ class ReusingLocalSQOracle(LocalSimulatedSQOracle):
         return self.order[:m]
 
 
+@validate_params({"m": POSITIVE_INT})
 def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
     """Exact samples of the average of m randomized ±1-valued query values, via sufficient statistics.
 
@@ -226,7 +229,6 @@ def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
         Number of independent averages (None: one float).
     rng : None, int or Generator
     """
-    m = check_int(m, "m", minimum=1)
     mu = float(check_unit_interval(mean_phi, "mean_phi"))
     rng = as_rng(rng)
     shape = () if size is None else (check_int(size, "size", minimum=1),)
@@ -321,6 +323,10 @@ class QueryPlan:
         return len(self.tolerances)
 
 
+# query_plan runs the caller's algorithm (a student's, perhaps): called from the top, the routines that
+# algorithm calls check their arguments again (skip_nested=False).
+@validate_params({"sq_algorithm": Check(check_callable, "sq_algorithm(oracle, **kwargs)",
+                                        invalid=[(None, "None"), ("f", "'f'")])}, skip_nested=False)
 def query_plan(sq_algorithm, **algorithm_kwargs):
     """Dry-run ``sq_algorithm(oracle, **kwargs)`` against an oracle answering 0 and record its queries.
 
@@ -329,23 +335,30 @@ def query_plan(sq_algorithm, **algorithm_kwargs):
     the simulation needs to size its groups (t and the τ_j) up front.
     """
     recorder = _RecordingOracle()
-    check_callable(sq_algorithm, "sq_algorithm", "sq_algorithm(oracle, **kwargs)")
     sq_algorithm(recorder, **algorithm_kwargs)
     return QueryPlan(tuple(recorder.tolerances), recorder.rounds)
 
 
+def _check_plan(plan, name):
+    """The tolerances of a :class:`QueryPlan` (or a sequence of them) as a 1-D float array, each in (0, 1)."""
+    taus = check_finite_array(plan.tolerances if isinstance(plan, QueryPlan) else plan, name, ndim=1)
+    if np.any((taus <= 0) | (taus >= 1)):
+        raise ValueError(f"{name} must contain tolerances in (0, 1), got {taus[(taus <= 0) | (taus >= 1)][0]!r}")
+    return taus
+
+
+@validate_params({"plan": Check(_check_plan, invalid=[([], "empty"), ([1.5], "[1.5]"), ("a", "'a'")]),
+                  "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS})
 def users_needed(plan, epsilon, beta, rule="theorem", randomizer=None):
     """n = Σ_j group_size(ε, τ_j, β/t) users to simulate a plan of t queries (Theorem 3.10).
 
     ``plan`` is a :class:`QueryPlan` or a sequence of tolerances. Equal τ_j
     share one group-size computation. Returns an int.
     """
-    taus = check_finite_array(plan.tolerances if isinstance(plan, QueryPlan) else plan, "plan", ndim=1)
-    if np.any((taus <= 0) | (taus >= 1)):
-        raise ValueError(f"plan must contain tolerances in (0, 1), got {taus[(taus <= 0) | (taus >= 1)][0]!r}")
-    per_query_beta = check_probability(beta, "beta") / taus.size
+    taus = np.asarray(plan.tolerances if isinstance(plan, QueryPlan) else plan, dtype=float)
+    per_query_beta = beta / taus.size
     distinct, counts = np.unique(taus, return_counts=True)
-    return int(sum(int(k) * group_size(epsilon, tau, per_query_beta, rule, randomizer)
+    return int(sum(int(k) * group_size(epsilon, float(tau), per_query_beta, rule, randomizer)
                    for tau, k in zip(distinct, counts)))
 
 

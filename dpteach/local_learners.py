@@ -11,12 +11,13 @@ import math
 
 import numpy as np
 
+from ._constraints import Check, Count, Epsilon, fit_context, validate_params
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt
-from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int,
-                          check_probability, check_size, check_sweep)
+from ._validation import (as_rng, check_callable, check_choice, check_epsilon, check_finite_array, check_int,
+                          check_probability, check_sweep)
+from .group_sizes import RULE_CONSTRAINTS, UNIT, group_size
 from .local import query_plan, simulate_sq_locally, users_needed
-from .group_sizes import group_size
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
                             sq_threshold_binary_search, sq_threshold_grid)
 
@@ -45,14 +46,20 @@ def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", 
     return float(t * group_size(epsilon, 0.2, beta / t, rule, randomizer))
 
 
-def _check_alpha_range(alpha_range):
+def _check_alpha_range(alpha_range, name="alpha_range"):
     """(low, high) with 0 < low < high < 1, or an error naming ``alpha_range``."""
-    values = check_sweep(alpha_range, "alpha_range")
+    values = check_sweep(alpha_range, name)
     if len(values) != 2 or not 0 < values[0] < values[1] < 1:
-        raise ValueError(f"alpha_range must be a pair (low, high) with 0 < low < high < 1, got {alpha_range!r}")
+        raise ValueError(f"{name} must be a pair (low, high) with 0 < low < high < 1, got {alpha_range!r}")
     return values[0], values[1]
 
 
+# The algorithm is only dry-run (against a recording oracle, by query_plan) at the α this bisection
+# picks inside the checked alpha_range, so the nested checks are skipped (84 plans per call).
+@validate_params({"sq_algorithm": Check(check_callable, "sq_algorithm(oracle, alpha=...)",
+                                        invalid=[(None, "None"), ("f", "'f'")]),
+                  "n_users": Count(), "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS,
+                  "alpha_range": Check(_check_alpha_range, invalid=[((0.5, 0.1), "(0.5, 0.1)"), ("a", "'a'")])})
 def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem", randomizer=None,
                             alpha_range=(1e-3, 0.99)):
     """The smallest α in ``alpha_range`` for which ``sq_algorithm(oracle, alpha=α)`` fits in n users.
@@ -62,10 +69,7 @@ def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem"
     checked to be feasible. Returns None if even ``alpha_range[1]`` needs more
     than ``n_users`` users.
     """
-    n_users = check_size(n_users, "n_users")
-    if not callable(sq_algorithm):
-        raise TypeError(f"sq_algorithm must be a callable sq_algorithm(oracle, alpha=...), got {sq_algorithm!r}")
-    low, high = _check_alpha_range(alpha_range)
+    low, high = alpha_range
 
     def fits(alpha):
         return users_needed(query_plan(sq_algorithm, alpha=alpha), epsilon, beta, rule, randomizer) <= n_users
@@ -118,10 +122,13 @@ class LocalThresholdLearner(Estimator):
         self.randomizer = randomizer
         self.random_state = random_state
 
+    @fit_context
     def fit(self, X, y):
         check_epsilon(self.epsilon)
         check_choice(self.method, "method", ("binary_search", "grid"))
         check_probability(self.beta, "beta")
+        for name, constraint in RULE_CONSTRAINTS.items():  # the routines below skip their checks in fit
+            constraint.validate(getattr(self, name), name)
         rng = as_rng(self.random_state, "random_state")
         Z = records(X, y)
         if Z.shape[1] != 2:

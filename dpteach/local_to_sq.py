@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._constraints import Array, OPEN_UNIT, validate_params
 from ._validation import (as_rng, check_bits, check_finite_array, check_finite_scalar, check_int, check_memory,
                           check_probability, check_sequence, check_unit_interval)
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
@@ -234,6 +235,7 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     return RejectionSamples(samples, counts, tau, oracle.rounds - rounds_before, int(np.isnan(samples).sum()))
 
 
+@validate_params({"proposal_probabilities": Array(ndim=1)})
 def rejection_output_law(proposal_probabilities, answers):
     """Exact law of the rejection sampler for a finite output set, given the oracle's answers.
 
@@ -245,7 +247,7 @@ def rejection_output_law(proposal_probabilities, answers):
     -------
     (law, expected_queries) : (ndarray, float)
     """
-    p0 = check_finite_array(proposal_probabilities, "proposal_probabilities", ndim=1)
+    p0 = proposal_probabilities
     a = np.clip(check_finite_array(answers, "answers", shape=p0.shape), 0, 1)
     if np.any(p0 < 0) or not np.isclose(p0.sum(), 1.0):
         raise ValueError(f"proposal_probabilities must be non-negative and sum to 1, got sum {p0.sum()!r}")
@@ -265,6 +267,7 @@ def _check_reference(reference, randomizer):
     return reference
 
 
+@validate_params({"tau": OPEN_UNIT})
 def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, tau):
     """Largest total variation between the simulated and the true output law over all answers within ±τ.
 
@@ -292,7 +295,6 @@ def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, 
     float
         The worst total variation, in [0, 1]. Cost O(k).
     """
-    tau = check_probability(tau, "tau")
     if not isinstance(randomizer, LocalRandomizer):
         raise TypeError(f"randomizer must be a LocalRandomizer, got {type(randomizer).__name__}")
     _check_epsilon_for_exp(randomizer.epsilon)
@@ -327,6 +329,7 @@ def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, 
 # --- Theorem 3.16: from constant confidence to confidence 1 − β -------------------------------------------
 
 
+@validate_params({"beta": OPEN_UNIT, "base_failure": OPEN_UNIT})
 def boosting_repetitions(beta, base_failure):
     """k = ⌈ln(2/β)/ln(1/β₀)⌉ independent runs, so that all k fail with probability <= β/2 (Theorem 3.16).
 
@@ -346,8 +349,6 @@ def boosting_repetitions(beta, base_failure):
     int
         k >= 1; O(log(1/β)) for a constant β₀.
     """
-    beta = check_probability(beta, "beta")
-    base_failure = check_probability(base_failure, "base_failure")
     return max(1, math.ceil(math.log(2 / beta) / math.log(1 / base_failure)))
 
 

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from ._validation import (as_rng, check_choice, check_finite_array, check_int, check_memory, check_positive,
-                          check_probability, check_work)
+from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, POSITIVE_INT, fit_context, validate_params
+from ._validation import check_choice, check_int, check_positive, check_work
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 from .marginals import MARGINALS, sample_marginal
@@ -33,6 +33,8 @@ __all__ = [
     "PrivateLogConcaveL1Learner",
 ]
 
+
+@validate_params({"marginal": Options(MARGINALS), "max_order": Interval(Integral, 0, None, closed="left")})
 def marginal_moments(marginal, max_order):
     """E[X^k], k = 0..max_order, for an isotropic 1-D marginal: U[−√3, √3] or Laplace(1/√2).
 
@@ -53,8 +55,6 @@ def marginal_moments(marginal, max_order):
     ValueError, TypeError
         For an unknown marginal or max_order < 0.
     """
-    check_choice(marginal, "marginal", MARGINALS)
-    max_order = check_int(max_order, "max_order", minimum=0)
     return _moments(marginal, max_order, "max_order")
 
 
@@ -133,6 +133,7 @@ def _clipped_logconcave_features(X, marginal, degree, radius, method="sym"):
     return clipped
 
 
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
 def monomial_features(X, degree):
     """m_p(x) = (x^κ)_{|κ| ≤ p} in ``multi_indices`` order.
 
@@ -153,11 +154,10 @@ def monomial_features(X, degree):
         (refused before any work); for a record whose monomials overflow
         double precision.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     return _finite_or_refuse(_monomials(X, degree), X, degree)
 
 
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "marginal": Options(MARGINALS)})
 def monomial_gram(marginal, d, degree):
     """Exact G_p[κ, κ'] = Π_j E[X_j^{κ_j + κ'_j}] under the product marginal (Section 6.6).
 
@@ -175,9 +175,6 @@ def monomial_gram(marginal, d, degree):
     ValueError, TypeError
         For an unknown marginal or d, degree < 1.
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
-    check_choice(marginal, "marginal", MARGINALS)
     D = feature_dimension_or_refuse(d, degree)
     # κ + κ' and the gathered moments are (D, D, d) tables: D² rows of d entries.
     check_feature_matrix(D * D, d, "degree", "the Gram moment table (D² x d entries)")
@@ -186,6 +183,7 @@ def monomial_gram(marginal, d, degree):
     return np.prod(moments[kappas[:, None, :] + kappas[None, :, :]], axis=2)
 
 
+@validate_params({"gram": Array(ndim=2), "method": Options(("sym", "chol"))})
 def orthonormal_map(gram, method="sym"):
     """A with A G Aᵀ = I: G^{−1/2} (``"sym"``, the paper's choice) or L^{−1} with G = LLᵀ (``"chol"``).
 
@@ -206,10 +204,9 @@ def orthonormal_map(gram, method="sym"):
     ValueError, TypeError
         For a non-square, non-finite or not positive definite matrix, an unknown method.
     """
-    G = check_finite_array(gram, "gram", ndim=2)
+    G = gram
     if G.shape[0] != G.shape[1] or not np.allclose(G, G.T):
         raise ValueError(f"gram must be a symmetric square matrix, got shape {G.shape}")
-    check_choice(method, "method", ("sym", "chol"))
     values, vectors = np.linalg.eigh(G)
     if values.min() <= 0:
         raise ValueError(f"gram must be positive definite, smallest eigenvalue {values.min()!r}")
@@ -218,6 +215,9 @@ def orthonormal_map(gram, method="sym"):
     return np.linalg.inv(np.linalg.cholesky(G))
 
 
+# marginal and method go on to monomial_gram and orthonormal_map, which skip their checks here: declared too.
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT, "marginal": Options(MARGINALS),
+                  "method": Options(("sym", "chol"))})
 def logconcave_features(X, marginal, degree, method="sym"):
     """ψ_p(x) = A m_p(x), orthonormal under the product marginal (Section 6.6, the paper's Appendix D).
 
@@ -237,13 +237,14 @@ def logconcave_features(X, marginal, degree, method="sym"):
     ValueError, TypeError
         As :func:`monomial_features` and :func:`orthonormal_map`.
     """
-    X = check_finite_array(X, "X", ndim=2)
-    degree = check_int(degree, "degree", minimum=1)
     A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
     with np.errstate(over="ignore", invalid="ignore"):
         return _finite_or_refuse(_monomials(X, degree) @ A.T, X, degree)
 
 
+# marginal and rng go on to sample_marginal, which skips its checks here: declared too.
+@validate_params({"c_alpha": OPEN_UNIT, "n_draws": Interval(Integral, 100, None, closed="left"), "d": POSITIVE_INT,
+                  "degree": POSITIVE_INT, "marginal": Options(MARGINALS), "rng": "random_state"})
 def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0):
     """T of Eq. (25): the smallest t with E_μ[(1 − t/‖ψ_p(X)‖)_+] ≤ cα, on synthetic draws from μ.
 
@@ -266,10 +267,6 @@ def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0)
     ValueError, TypeError
         For any argument out of range.
     """
-    c_alpha = check_probability(c_alpha, "c_alpha")
-    n_draws = check_int(n_draws, "n_draws", minimum=100)
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
     D = feature_dimension_or_refuse(d, degree)
     # The draws' monomial power table is (n_draws, D, d); ψ = m·Aᵀ costs n_draws·D² steps.
     check_feature_matrix(n_draws, D * d, "n_draws", "the monomial power table of the draws (n_draws x D x d)")
@@ -309,6 +306,7 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
 
     _privacy_theorem = "Theorem 6.11 with Proposition D.2"
 
+    @fit_context
     def fit(self, X, y):
         """Run Algorithm 6.10 with the log-concave basis; raises as the Gaussian learner, and for a bad marginal or R₀."""
         check_choice(self.marginal, "marginal", MARGINALS)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-from ._validation import as_rng, check_choice, check_int, check_memory
+from ._constraints import Options, POSITIVE_INT, validate_params
+from ._validation import check_memory
 
 __all__ = ["MARGINALS", "sample_marginal"]
 
@@ -18,6 +19,7 @@ __all__ = ["MARGINALS", "sample_marginal"]
 MARGINALS = ("uniform", "laplace")
 
 
+@validate_params({"n": POSITIVE_INT, "d": POSITIVE_INT, "marginal": Options(MARGINALS), "rng": "random_state"})
 def sample_marginal(n, d, marginal, rng=None):
     """n draws from the product of d isotropic copies of the marginal (synthetic, public).
 
@@ -36,11 +38,7 @@ def sample_marginal(n, d, marginal, rng=None):
     ValueError, TypeError
         For n, d < 1, an unknown marginal or a bad rng.
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
-    check_choice(marginal, "marginal", MARGINALS)
     check_memory(("n", n), ("d", d))
-    rng = as_rng(rng)
     if marginal == "uniform":
         return rng.uniform(-math.sqrt(3.0), math.sqrt(3.0), size=(n, d))
     return rng.laplace(0.0, 1.0 / math.sqrt(2.0), size=(n, d))

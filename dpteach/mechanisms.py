@@ -24,8 +24,8 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from ._validation import (as_rng, check_bits, check_choice, check_delta, check_epsilon,
-                          check_finite_array, check_int, check_memory, check_positive)
+from ._constraints import Array, Delta, Epsilon, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import as_rng, check_bits, check_memory, check_positive
 
 __all__ = [
     "laplace_mechanism",
@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 
+@validate_params({"epsilon": Epsilon(), "sensitivity": POSITIVE, "value": Array(),
+                  "rng": "random_state"})
 def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     """Release ``value + Lap(sensitivity / epsilon)`` (chapter 1, Theorem 1.7).
 
@@ -66,11 +68,9 @@ def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     ValueError
         If ε or Δ₁ is not finite and positive, or ``value`` has NaN/inf.
     """
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    exact = check_finite_array(value, "value", nonempty=True)
+    exact = value
     scale = sensitivity / epsilon
-    noisy = exact + as_rng(rng).laplace(0.0, scale, size=exact.shape)
+    noisy = exact + rng.laplace(0.0, scale, size=exact.shape)
     return float(noisy) if noisy.ndim == 0 else noisy
 
 
@@ -84,6 +84,7 @@ def broken_laplace_half_noise(value, sensitivity, epsilon, rng=None):
     return laplace_mechanism(value, sensitivity / 2, epsilon, rng)
 
 
+@validate_params({"sigma": POSITIVE, "sensitivity": POSITIVE, "epsilon": Epsilon()})
 def gaussian_delta(sigma, sensitivity, epsilon):
     """The exact δ(ε) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm 8).
 
@@ -91,9 +92,6 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     the smallest δ for which adding N(0, σ²) to a query of L2 sensitivity Δ
     is (ε, δ)-DP. Computed in log space so that e^ε Φ(·) does not overflow.
     """
-    sigma = check_positive(sigma, "sigma")
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    epsilon = check_epsilon(epsilon)
     return _gaussian_delta(sigma, sensitivity, epsilon)
 
 
@@ -112,6 +110,8 @@ def _gaussian_delta(sigma, sensitivity, epsilon):
     return max(first - math.exp(log_second), 0.0)
 
 
+@validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "method": Options(("analytic", "classic"))})
 def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     """Noise standard deviation σ for the (ε, δ)-DP Gaussian mechanism.
 
@@ -137,10 +137,6 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     ValueError
         For ε, δ or Δ out of range, for ε >= 1 with "classic", or an unknown method.
     """
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    check_choice(method, "method", ("analytic", "classic"))
     if method == "classic":
         if epsilon >= 1:
             raise ValueError(f"epsilon must satisfy 0 < epsilon < 1 for method='classic' "
@@ -172,6 +168,8 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     return sigma
 
 
+@validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "method": Options(("analytic", "classic")), "value": Array(), "rng": "random_state"})
 def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, method="analytic"):
     """Release ``value + N(0, σ² I)`` with σ = ``gaussian_sigma(...)`` ((ε, δ)-DP, Theorems 1.9 / 1.10).
 
@@ -179,11 +177,12 @@ def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, method="ana
     whose L2 sensitivity is ``sensitivity``. Returns the noisy value (same shape).
     """
     sigma = gaussian_sigma(sensitivity, epsilon, delta, method=method)
-    exact = check_finite_array(value, "value")
-    noisy = exact + as_rng(rng).normal(0.0, sigma, size=exact.shape)
+    exact = value
+    noisy = exact + rng.normal(0.0, sigma, size=exact.shape)
     return float(noisy) if noisy.ndim == 0 else noisy
 
 
+@validate_params({"epsilon": Epsilon()})
 def randomized_response(bits, epsilon, rng=None):
     """Warner's randomized response: keep each bit with probability e^ε / (1 + e^ε), else flip it.
 
@@ -195,7 +194,6 @@ def randomized_response(bits, epsilon, rng=None):
     ValueError
         If ε is out of range or ``bits`` is empty or contains values other than 0/1.
     """
-    epsilon = check_epsilon(epsilon)
     as_bool = check_bits(bits)
     keep_probability = special.expit(epsilon)  # e^ε/(1+e^ε) without overflow
     flip = as_rng(rng).random(as_bool.shape) >= keep_probability
@@ -204,18 +202,15 @@ def randomized_response(bits, epsilon, rng=None):
     return released if original_dtype == bool else released.astype(original_dtype)
 
 
-def _selection_inputs(scores, sensitivity, epsilon):
-    """Validate, then shift the scores so that the best is 0.
+def _shifted(scores):
+    """Shift the (declared, checked) scores so that the best is 0.
 
     Selection is invariant under adding a constant to every score, and the
     shift keeps the arithmetic exact: at scores near 10¹⁶ the noise (or the
     Gumbel perturbation) would otherwise be below the floating-point spacing
     and every tie would go to the first index.
     """
-    scores = check_finite_array(scores, "scores", ndim=1)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    epsilon = check_epsilon(epsilon)
-    return scores - scores.max(), sensitivity, epsilon
+    return scores - scores.max()
 
 
 def _logits(shifted_scores, sensitivity, epsilon):
@@ -225,6 +220,7 @@ def _logits(shifted_scores, sensitivity, epsilon):
     return np.where(shifted_scores == 0, 0.0, logits)
 
 
+@validate_params({"scores": Array(ndim=1), "sensitivity": POSITIVE, "epsilon": Epsilon()})
 def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
     """Exact output distribution of the exponential mechanism (chapter 1, Definition 1.19).
 
@@ -240,11 +236,12 @@ def exponential_mechanism_probabilities(scores, sensitivity, epsilon):
     epsilon : float
         0 < ε < inf.
     """
-    scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
-    logits = _logits(scores, sensitivity, epsilon)
+    logits = _logits(_shifted(scores), sensitivity, epsilon)
     return np.exp(logits - special.logsumexp(logits))
 
 
+@validate_params({"scores": Array(ndim=1), "sensitivity": POSITIVE, "epsilon": Epsilon(), "rng": "random_state",
+                  "size": OrNone(POSITIVE_INT)})
 def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
     """Sample a candidate index with probability ∝ exp(ε·score/(2Δ)) (chapter 1, Algorithm 1.20).
 
@@ -260,15 +257,17 @@ def exponential_mechanism(scores, sensitivity, epsilon, rng=None, size=None):
     size : None or int
         None returns one index (int); an int returns that many independent samples.
     """
-    scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
-    n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+    scores = _shifted(scores)
+    n_samples = 1 if size is None else size
     check_memory(("size", n_samples), ("len(scores)", scores.size))
     logits = _logits(scores, sensitivity, epsilon)
-    gumbel = as_rng(rng).gumbel(size=(n_samples, scores.size))
+    gumbel = rng.gumbel(size=(n_samples, scores.size))
     choices = np.argmax(logits + gumbel, axis=1)
     return int(choices[0]) if size is None else choices
 
 
+@validate_params({"error_counts": Array(ndim=1), "epsilon": Epsilon(allow_inf=True), "rng": "random_state",
+                  "size": OrNone(POSITIVE_INT)})
 def exponential_mechanism_on_errors(error_counts, epsilon, rng=None, size=None):
     """Sample a candidate with probability ∝ exp(−ε·errors/2): the exponential mechanism on error counts.
 
@@ -291,16 +290,18 @@ def exponential_mechanism_on_errors(error_counts, epsilon, rng=None, size=None):
     -------
     int or numpy.ndarray of int. Cost O(R) per sample.
     """
-    counts = check_finite_array(error_counts, "error_counts", ndim=1)
-    if check_epsilon(epsilon, allow_inf=True) == math.inf:
+    counts = error_counts
+    if epsilon == math.inf:
         # Counts are integers, so a U[0, 1/2) jitter only reorders ties: uniform tie-breaking.
-        n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+        n_samples = 1 if size is None else size
         check_memory(("size", n_samples), ("len(error_counts)", counts.size))
-        choices = np.argmin(counts + 0.5 * as_rng(rng).random((n_samples, counts.size)), axis=1)
+        choices = np.argmin(counts + 0.5 * rng.random((n_samples, counts.size)), axis=1)
         return int(choices[0]) if size is None else choices
     return exponential_mechanism(-counts, 1.0, epsilon, rng=rng, size=size)
 
 
+@validate_params({"scores": Array(ndim=1), "sensitivity": POSITIVE, "epsilon": Epsilon(), "rng": "random_state",
+                  "size": OrNone(POSITIVE_INT)})
 def report_noisy_max(scores, sensitivity, epsilon, rng=None, size=None):
     """Report the index of the largest ``score + Lap(2Δ/ε)`` (chapter 1, Theorem 1.24).
 
@@ -311,10 +312,10 @@ def report_noisy_max(scores, sensitivity, epsilon, rng=None, size=None):
 
     Parameters are as in :func:`exponential_mechanism`.
     """
-    scores, sensitivity, epsilon = _selection_inputs(scores, sensitivity, epsilon)
-    n_samples = 1 if size is None else check_int(size, "size", minimum=1)
+    scores = _shifted(scores)
+    n_samples = 1 if size is None else size
     check_memory(("size", n_samples), ("len(scores)", scores.size))
-    noise = as_rng(rng).laplace(0.0, 2 * sensitivity / epsilon, size=(n_samples, scores.size))
+    noise = rng.laplace(0.0, 2 * sensitivity / epsilon, size=(n_samples, scores.size))
     choices = np.argmax(scores + noise, axis=1)
     return int(choices[0]) if size is None else choices
 

@@ -25,6 +25,7 @@ import math
 import numpy as np
 from scipy import optimize
 
+from ._constraints import Array, Delta, Epsilon, Options, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
                           check_memory, check_positive)
 from .composition import advanced_epsilon, pld_epsilon
@@ -90,6 +91,8 @@ def _pld_epsilon_round(sparsity, epsilon, delta):
     return low
 
 
+@validate_params({"sparsity": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "accountant": Options(ACCOUNTANTS)})
 def peeling_epsilon(sparsity, epsilon, delta, accountant="composition"):
     """The ε' that composition certifies for Peeling with the paper's noise scale (Theorem 5.3).
 
@@ -131,11 +134,7 @@ def peeling_epsilon(sparsity, epsilon, delta, accountant="composition"):
     ImportError
         ``accountant="pld"`` without dp-accounting installed.
     """
-    sparsity = check_int(sparsity, "sparsity", minimum=1)
     check_memory(("sparsity", sparsity), itemsize=16)  # the 2s per-step ε of the composition, O(s)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    check_choice(accountant, "accountant", ACCOUNTANTS)
     return _certified_epsilon(sparsity, _paper_epsilon_round(sparsity, epsilon, delta), delta, accountant)
 
 
@@ -148,6 +147,8 @@ def peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, calibr
     return 2 * sensitivity / _accountant_epsilon_round(sparsity, epsilon, delta)
 
 
+@validate_params({"sparsity": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "sensitivity": POSITIVE, "calibrate": Options(CALIBRATIONS)})
 def peeling_noise_scale(sparsity, epsilon, delta, sensitivity, calibrate="paper"):
     """The common Laplace scale b of Peeling's 2s noise draws (Algorithm 5.2, line 1).
 
@@ -177,11 +178,6 @@ def peeling_noise_scale(sparsity, epsilon, delta, sensitivity, calibrate="paper"
     TypeError, ValueError
         For out-of-range arguments or an unknown ``calibrate``.
     """
-    sparsity = check_int(sparsity, "sparsity", minimum=1)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    check_choice(calibrate, "calibrate", CALIBRATIONS)
     return peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, calibrate)
 
 
@@ -211,6 +207,7 @@ def peel_rows(values, sparsity, scale, rng):
     return released
 
 
+@validate_params({"v": Array(ndim=1)})
 def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="paper"):
     """Peeling: private top-s selection with noisy values (Algorithm 5.2; the paper's Peeling).
 
@@ -262,7 +259,6 @@ def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="pape
         For v empty/not 1-D/non-finite, s < 1 or s > d, ε <= 0, δ not in (0, 1),
         λ <= 0, a bad ``size``, ``calibrate`` or ``rng``.
     """
-    v = check_finite_array(v, "v", ndim=1)
     s = check_int(s, "s", minimum=1, maximum=v.size)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)

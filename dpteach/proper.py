@@ -40,6 +40,7 @@ import numpy as np
 
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep
+from ._constraints import Array, validate_params
 from ._validation import (as_rng, check_delta, check_finite_array, check_int, check_labels, check_positive,
                           check_probability, check_representable, check_same_length)
 # The teaching constants of the learner, each defined beside the formula it sets:
@@ -96,6 +97,7 @@ def degree_for_accuracy(alpha, constant=TEACHING_DEGREE_CONSTANT):
 # --- 1. Private Hermite correlations (Lemmas 7.1–7.2) -------------------------------------------
 
 
+@validate_params({"values": Array()})
 def project_unit_ball(values):
     """Proj_B(u) = u / max(1, ‖u‖₂) along the last axis (Algorithm 7.7 line 3; post-processing).
 
@@ -112,7 +114,6 @@ def project_unit_ball(values):
     TypeError, ValueError
         For NaN/inf or an empty array.
     """
-    values = check_finite_array(values, "values")
     if values.ndim == 0:
         raise ValueError(f"values must have at least 1 dimension (vectors on the last axis), got shape {values.shape}")
     return _project_unit_ball(values)

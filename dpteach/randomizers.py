@@ -14,6 +14,7 @@ import math
 import numpy as np
 from scipy import special
 
+from ._constraints import Epsilon, validate_params
 from ._validation import as_rng, check_bits, check_choice, check_epsilon, check_finite_array, check_unit_interval
 from .mechanisms import laplace_mechanism, randomized_response
 
@@ -68,6 +69,7 @@ class LocalRandomizer:
         return f"{type(self).__name__}(epsilon={self.epsilon:g})"
 
 
+@validate_params({"epsilon": Epsilon()})
 def onebit_constant(epsilon):
     """c = (e^ε + 1)/(e^ε − 1) = coth(ε/2), computed without overflow (chapter 3, the one-bit randomizer before Theorem 3.3).
 
@@ -75,13 +77,13 @@ def onebit_constant(epsilon):
     bound on it. ``epsilon``: 0 < ε < inf (validated; the check is O(1)).
     Raises ValueError when ε is so small (below about 1e-308) that c overflows.
     """
-    epsilon = check_epsilon(epsilon)
     half = math.tanh(epsilon / 2)
     if half == 0:
         raise ValueError(f"epsilon = {epsilon!r} is too small: c = coth(epsilon/2) overflows a float")
     return 1.0 / half
 
 
+@validate_params({"epsilon": Epsilon()})
 def rr_debias(released, epsilon):
     """Unbiased estimate of bits (or of their mean) from randomized-response outputs (the debiasing formula before Theorem 3.3).
 
@@ -96,7 +98,6 @@ def rr_debias(released, epsilon):
     epsilon : float
         0 < ε < inf.
     """
-    epsilon = check_epsilon(epsilon)
     if isinstance(released, (str, bytes)):
         raise TypeError(f"released must be a number or an array of numbers, got {released!r}")
     values = check_finite_array(released, "released", ndim=None)

@@ -31,6 +31,7 @@ import numpy as np
 from . import composition
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt
+from ._constraints import Delta, Epsilon, Integral, Interval, POSITIVE, POSITIVE_INT, Real, validate_params
 from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
                           check_positive, check_same_length, check_work)
 from .mechanisms import gaussian_sigma
@@ -64,6 +65,8 @@ def _truncate(y, truncation):
     return np.clip(y, -truncation, truncation)
 
 
+@validate_params({"n_samples": Interval(Integral, 2, None, closed="left"), "noise_std": POSITIVE,
+                  "signal_norm": Interval(Real, 0, None, closed="left")})
 def default_truncation(n_samples, noise_std=1.0, signal_norm=1.0):
     """The demo truncation level T = √(σ² + C²)·√(2 ln n) (our choice within Theorem 5.7's T >= Kσ√(ln n)).
 
@@ -82,14 +85,12 @@ def default_truncation(n_samples, noise_std=1.0, signal_norm=1.0):
     float
         T > 0.
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=2)
-    noise_std = check_positive(noise_std, "noise_std")
-    signal_norm = check_positive(signal_norm, "signal_norm", allow_zero=True)
     return math.sqrt(noise_std ** 2 + signal_norm ** 2) * math.sqrt(2 * math.log(n_samples))
 
 
 # --- one step of Algorithm 5.4 and its sensitivity (Lemma 5.5) -------------------------------------
 
+@validate_params({"block_size": POSITIVE_INT, "truncation": POSITIVE, "step_size": POSITIVE, "x_bound": POSITIVE})
 def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
     """λ = 4·η·c_x·T/m, the ℓ∞ sensitivity of one clipped gradient step (Lemma 5.5).
 
@@ -110,10 +111,6 @@ def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
     float
         λ > 0.
     """
-    block_size = check_int(block_size, "block_size", minimum=1)
-    truncation = check_positive(truncation, "truncation")
-    step_size = check_positive(step_size, "step_size")
-    x_bound = check_positive(x_bound, "x_bound")
     return _sensitivity(block_size, truncation, step_size, x_bound)
 
 
@@ -336,6 +333,7 @@ class DPLasso(Estimator):
 
 # --- the classical setting: noisy OLS (Theorem 5.10) and DP gradient descent ---------------------------
 
+@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "truncation": POSITIVE})
 def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0, x_bound=1.0):
     """Δ₂ = 8Λc_x√d·T/n, the ℓ₂ sensitivity of OLS on f_T(y) on the event E(Λ, c_x, T) (Theorem 5.10's proof).
 
@@ -356,9 +354,6 @@ def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0
     -------
     float. Cost O(1).
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    n_features = check_int(n_features, "n_features", minimum=1)
-    truncation = check_positive(truncation, "truncation")
     condition_bound = _check_condition_bound(condition_bound)
     x_bound = check_positive(x_bound, "x_bound")
     return _ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound)
@@ -375,6 +370,8 @@ def _ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound
     return 8.0 * condition_bound * x_bound * math.sqrt(n_features) * truncation / n_samples
 
 
+@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
+                  "delta": Delta(allow_zero=False), "truncation": POSITIVE})
 def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier=None,
                         condition_bound=1.0, x_bound=1.0):
     """Per-coordinate standard deviation σ_W of W in noisy OLS.
@@ -406,11 +403,6 @@ def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise
     -------
     float
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    n_features = check_int(n_features, "n_features", minimum=1)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    truncation = check_positive(truncation, "truncation")
     if noise_multiplier is None:
         condition_bound = _check_condition_bound(condition_bound)
         x_bound = check_positive(x_bound, "x_bound")
@@ -501,6 +493,8 @@ def _dp_gd_iterations(n_samples, n_iterations):
     return check_int(n_iterations, "n_iterations", minimum=1)
 
 
+@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
+                  "delta": Delta(allow_zero=False), "truncation": POSITIVE})
 def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations=None, x_bound=1.0,
                               accountant="gaussian"):
     """Per-step noise σ_GD of Algorithm 5.11: the analytic Gaussian σ for sensitivity Δ₂·√K at (ε, δ).
@@ -535,11 +529,6 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     -------
     float
     """
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    n_features = check_int(n_features, "n_features", minimum=1)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    truncation = check_positive(truncation, "truncation")
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
     x_bound = check_positive(x_bound, "x_bound")
     check_choice(accountant, "accountant", ("gaussian", "advanced"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._constraints import Check, validate_params
 from ._validation import as_rng, check_choice, check_finite_array, check_probability
 
 __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES",
@@ -119,8 +120,8 @@ def evaluate_query(phi, rows):
     return query_values(phi, _records(rows, "rows", allow_1d=False))
 
 
-def _check_queries(queries):
-    """Validate a batch [(phi, tau), ...]; return (list of phis, array of taus)."""
+def _check_queries(queries, name="queries"):
+    """Validate a batch [(phi, tau), ...]; return it as a list of pairs (phi, float tau)."""
     if isinstance(queries, tuple) and len(queries) == 2 and callable(queries[0]):
         raise TypeError("queries must be a list of (phi, tau) pairs; for one query use query(phi, tau)")
     queries = list(queries)
@@ -137,7 +138,7 @@ def _check_queries(queries):
                             f"got {type(phi).__name__} in queries[{j}]")
         phis.append(phi)
         taus.append(check_probability(tau, "tau"))
-    return phis, np.array(taus)
+    return list(zip(phis, taus))
 
 
 class SQOracle:
@@ -158,9 +159,11 @@ class SQOracle:
         """Answer one statistical query; returns a float."""
         return float(self.query_batch([(phi, tau)])[0])
 
+    @validate_params({"queries": Check(_check_queries, invalid=[([], "[]"), (None, "None")])})
     def query_batch(self, queries):
         """Answer a non-adaptive batch of queries in one round; returns an array of answers."""
-        phis, taus = _check_queries(queries)
+        queries = list(queries)
+        phis, taus = [phi for phi, _ in queries], np.array([tau for _, tau in queries])
         answers = np.asarray(self._answer_batch(phis, taus), dtype=float)
         self.n_queries += len(phis)
         self.rounds += 1

@@ -16,6 +16,7 @@ import math
 import numpy as np
 from scipy import special
 
+from ._constraints import OPEN_UNIT, Integral, Interval, validate_params
 from ._validation import check_finite_array, check_int, check_labels, check_positive, check_probability, check_same_length
 
 #: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).
@@ -60,6 +61,7 @@ def _coordinate_query(j):
 
 
 @_takes_oracle
+@validate_params({"d": Interval(Integral, 1, MAX_QUERIES, closed="both"), "tau": OPEN_UNIT})
 def sq_mean(oracle, d, tau):
     """Mean estimation (chapter 3, Theorem 3.10 example): E z_j for z ∈ [−1, 1]^d with d non-adaptive queries φ_j(z) = z_j.
 
@@ -67,8 +69,6 @@ def sq_mean(oracle, d, tau):
     coordinate of the output is within τ of E z_j whenever the oracle is
     valid. Returns an array of shape (d,). d <= ``MAX_QUERIES``.
     """
-    d = check_int(d, "d", minimum=1, maximum=MAX_QUERIES)
-    tau = check_probability(tau, "tau")
     return oracle.query_batch([(_coordinate_query(j), tau) for j in range(d)])
 
 
@@ -82,6 +82,7 @@ def _threshold_error_query(threshold):
 
 
 @_takes_oracle
+@validate_params({"alpha": OPEN_UNIT})
 def sq_threshold_grid(oracle, alpha):
     """Thresholds by a grid, non-adaptive (chapter 3, Algorithm 3.7).
 
@@ -92,7 +93,6 @@ def sq_threshold_grid(oracle, alpha):
     min_k err(h_k) <= OPT + α/2, so err <= OPT + α. Records are rows (x, y).
     Returns the threshold k/K.
     """
-    alpha = check_probability(alpha, "alpha")
     if alpha < 1 / (MAX_QUERIES - 1):
         raise ValueError(f"alpha = {alpha!r} needs more than MAX_QUERIES = {MAX_QUERIES:,} queries "
                          f"(K + 1 = ⌈1/alpha⌉ + 1); use alpha >= {1 / (MAX_QUERIES - 1):.3g}")
@@ -111,6 +111,7 @@ def _positive_below_query(cut):
 
 
 @_takes_oracle
+@validate_params({"alpha": OPEN_UNIT})
 def sq_threshold_binary_search(oracle, alpha):
     """Thresholds by binary search, adaptive (chapter 3, Algorithm 3.12; our variant).
 
@@ -124,7 +125,6 @@ def sq_threshold_binary_search(oracle, alpha):
     mass of [lo, mid); querying [0, mid) keeps the slack from accumulating.)
     One query per round: T rounds. Returns hi.
     """
-    alpha = check_probability(alpha, "alpha")
     low, high = 0.0, 1.0
     for _ in range(math.ceil(math.log2(2 / alpha))):
         mid = 0.5 * (low + high)
@@ -143,6 +143,7 @@ def _label_times_coordinate_query(j, d):
 
 
 @_takes_oracle
+@validate_params({"d": Interval(Integral, 1, MAX_QUERIES, closed="both"), "tau": OPEN_UNIT})
 def sq_averaging_halfspace(oracle, d, tau):
     """Halfspaces by averaging, non-adaptive (chapter 3, halfspace section): ŵ_j ≈ E[y·x_j].
 
@@ -152,8 +153,6 @@ def sq_averaging_halfspace(oracle, d, tau):
     consistent as τ → 0; for other marginals it is biased (the chapter shows
     the plateau). Records are rows (x_1..x_d, y). Returns ŵ, shape (d,).
     """
-    d = check_int(d, "d", minimum=1, maximum=MAX_QUERIES)
-    tau = check_probability(tau, "tau")
     return oracle.query_batch([(_label_times_coordinate_query(j, d), tau) for j in range(d)])
 
 

@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from ._constraints import Array, Interval, POSITIVE_INT, Real, validate_params
 from ._validation import check_finite_array, check_int, check_positive, check_probability
 from .bounds.improper import hermite_feature_count
 from .hermite import feature_dimension, multi_indices
@@ -74,6 +75,7 @@ def _gradient_plan(d, degree):
     return (np.array(rows), np.array(coords), np.array(columns), np.array(weights), lower_count)
 
 
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT})
 def gradient_second_moment(coefficients, degree, d):
     """M = E_{X~N(0,I_d)}[∇q(X)∇q(X)ᵀ] for q = ⟨a, ψ_p⟩, exactly: M = G Gᵀ (Proposition 7.3).
 
@@ -101,8 +103,6 @@ def gradient_second_moment(coefficients, degree, d):
     TypeError, ValueError
         For d or degree < 1, NaN/inf, or a last axis of length ≠ C(d + p, p).
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
     size = feature_dimension(d, degree)
     a = check_finite_array(coefficients, "coefficients", ndim=(1, 2))
     if a.shape[-1] != size:
@@ -126,6 +126,8 @@ def _gradient_second_moment(a, degree, d):
 # --- 2. The relevant subspace V ----------------------------------------------------------------------
 
 
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "n_correlation": POSITIVE_INT,
+                  "sigma": Interval(Real, 0, None, closed="left")})
 def noise_floor(d, degree, n_correlation, sigma):
     """(σ² + 1/n₁)·C(d + p, p − 1): the expected eigenvalue of M that noise alone produces (our reconstruction).
 
@@ -150,10 +152,6 @@ def noise_floor(d, degree, n_correlation, sigma):
     TypeError, ValueError
         For d, degree or n₁ < 1, or σ < 0 / nan / inf.
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
-    n_correlation = check_int(n_correlation, "n_correlation", minimum=1)
-    sigma = check_positive(sigma, "sigma", allow_zero=True)
     try:
         return (sigma ** 2 + 1.0 / n_correlation) * math.comb(d + degree, degree - 1)
     except OverflowError:  # σ² beyond the floats (σ ≈ 1e300): the floor is larger than any float
@@ -195,6 +193,7 @@ def subspace_threshold(alpha, d, degree, n_correlation, sigma, constant=TEACHING
     return max(alpha ** 2 / constant, factor * floor)
 
 
+@validate_params({"M": Array(ndim=2)})
 def relevant_subspace(M, threshold, max_dim):
     """V = span of the eigenvectors of M with eigenvalue ≥ ``threshold``, at most ``max_dim`` of them (Algorithm 7.7 line 5).
 
@@ -218,7 +217,6 @@ def relevant_subspace(M, threshold, max_dim):
     TypeError, ValueError
         For a non-square or non-symmetric M, NaN/inf, threshold < 0, max_dim < 0.
     """
-    M = check_finite_array(M, "M", ndim=2)
     if M.shape[0] != M.shape[1]:
         raise ValueError(f"M must be a square matrix, got shape {M.shape}")
     if not np.allclose(M, M.T, atol=1e-10 * max(1.0, float(np.abs(M).max()))):

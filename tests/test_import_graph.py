@@ -30,8 +30,10 @@ from tools import one_home_imports
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "dpteach"
 
 # --- the layers (DESIGN.md, "Shared layers" and "Where things go") ----------------------------------
-#: The foundation: validation, the estimator base, the progress helper, the one privacy receipt type.
-FOUNDATION = {"dpteach._validation", "dpteach._estimator", "dpteach._progress", "dpteach.privacy"}
+#: The foundation: validation and the declared constraints checked through it, the estimator base, the progress
+#: helper, the one privacy receipt type.
+FOUNDATION = {"dpteach._validation", "dpteach._constraints", "dpteach._estimator", "dpteach._progress",
+              "dpteach.privacy"}
 #: Shared below both the algorithms and the data generators (synthetic public samplers).
 SHARED = {"dpteach.marginals"}
 PRESENTATION = {"dpteach.widgets", "dpteach.plotting", "dpteach.listing"}

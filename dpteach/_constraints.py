@@ -1,0 +1,365 @@
+"""Parameter contracts as data: declared constraints and the one decorator that checks them (issue 23).
+
+scikit-learn's shape (``sklearn/utils/_param_validation.py``), dpteach's wording and no
+scikit-learn dependency. A public routine declares what each parameter may be::
+
+    @validate_params({"epsilon": Epsilon(), "tau": Interval(Real, 0, 1, closed="neither"),
+                      "rule": Options(("theorem", "slide")), "rng": "random_state"})
+    def group_size(epsilon, tau, rule="theorem", rng=None):
+        ...the algorithm only...
+
+- Each constraint checks through the helper of :mod:`dpteach._validation` that states the same
+  rule, so a bad argument gets the very same message as before (parameter, value, valid range),
+  and returns the *converted* value (``float(epsilon)``, ``as_rng(rng)``), which the decorator
+  passes to the body: the body reads the same values as when it converted them itself.
+- The checks run at the **outermost** decorated call only (the type conversions a body relies on,
+  ``float``, ``int``, a Generator, a float ndarray, still run on every call: they cost nothing and
+  keep a nested body reading the very values it would read at the top). A call made while another decorated
+  routine is running skips them (its caller already checked what it passes on); this is
+  scikit-learn's ``prefer_skip_nested_validation=True``. A routine that runs *user code* (an audit
+  running a student's mechanism, a lab checker) declares ``skip_nested=False``: called from the top,
+  it checks its own arguments and the routines that the user code calls check theirs. (As in
+  scikit-learn, a call nested in a skipping routine stays skipped: that routine vouches for the
+  code it runs.)
+- The constraints are data on the function, ``func.__dpteach_constraints__`` (a dict name →
+  constraint), and every constraint lists bad values (:func:`generate_invalid_values`), from which
+  the fuzz (tests/test_api_fuzz.py) derives its bad calls.
+
+Nothing here changes a computation: validation only refuses or converts, as the inline checks did.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import inspect
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from . import _validation as V
+
+__all__ = ["Constraint", "Interval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
+           "RandomState", "Count", "validate_params", "validation_skipped", "generate_invalid_values",
+           "constraints_of", "fit_context", "POSITIVE_INT", "POSITIVE", "OPEN_UNIT"]
+
+# True while a decorated routine (that skips nested validation) is running.
+_NESTED = contextvars.ContextVar("dpteach_validating", default=False)
+
+
+class Constraint:
+    """One parameter's rule: ``validate(value, name)`` returns the converted value or raises naming ``name``."""
+
+    def validate(self, value, name):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def invalid_values(self):
+        """(value, label) pairs that this constraint must refuse (for the fuzz)."""
+        return []
+
+    # A conversion the body relies on even when the checks are skipped (None: pass the value as given).
+    convert_nested = None
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if k != "convert_nested")
+        return f"{type(self).__name__}({fields})"
+
+
+NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
+
+
+class Epsilon(Constraint):
+    """A privacy parameter 0 < ε < inf (``allow_inf``: also ε = inf, the non-private reference)."""
+
+    convert_nested = staticmethod(float)
+
+    def __init__(self, allow_inf=False):
+        self.allow_inf = allow_inf
+
+    def validate(self, value, name):
+        return V.check_epsilon(value, name, allow_inf=self.allow_inf)
+
+    def invalid_values(self):
+        bad = [(0, "0"), (-1, "-1"), (math.nan, "nan")] + NOT_A_NUMBER
+        return bad if self.allow_inf else bad + [(math.inf, "inf")]
+
+
+class Delta(Constraint):
+    """0 <= δ < 1 (``allow_zero=False``: 0 < δ < 1)."""
+
+    convert_nested = staticmethod(float)
+
+    def __init__(self, allow_zero=True):
+        self.allow_zero = allow_zero
+
+    def validate(self, value, name):
+        return V.check_delta(value, name, allow_zero=self.allow_zero)
+
+    def invalid_values(self):
+        bad = [(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan")] + NOT_A_NUMBER
+        return bad if self.allow_zero else bad + [(0, "0")]
+
+
+class Interval(Constraint):
+    """A real (``Real``) or integer (``Integral``) number in an interval; ``None`` ends are unbounded.
+
+    ``closed`` is "neither", "left", "right" or "both", as in scikit-learn. The common shapes check
+    through the helper that words them today: (0, inf) and [0, inf) ``check_positive``,
+    (0, 1) … [0, 1] ``check_probability``, (-inf, inf) ``check_finite_scalar``, integers ``check_int``.
+    """
+
+    def __init__(self, kind, left, right, closed="neither"):
+        if kind not in (Real, Integral) or closed not in ("neither", "left", "right", "both"):
+            raise ValueError(f"Interval(kind, left, right, closed): kind Real or Integral, got {kind!r}, {closed!r}")
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+        self.convert_nested = int if kind is Integral else float
+
+    def _check_real(self, value, name):
+        left_closed, right_closed = self.closed in ("left", "both"), self.closed in ("right", "both")
+        if self.left == 0 and self.right is None:
+            return V.check_positive(value, name, allow_zero=left_closed)
+        if self.left == 0 and self.right == 1:
+            return V.check_probability(value, name, low_open=not left_closed, high_open=not right_closed)
+        x = V.check_finite_scalar(value, name)
+        low_ok = self.left is None or (x >= self.left if left_closed else x > self.left)
+        high_ok = self.right is None or (x <= self.right if right_closed else x < self.right)
+        if not (low_ok and high_ok):
+            low = "-inf" if self.left is None else repr(self.left)
+            high = "inf" if self.right is None else repr(self.right)
+            interval = f"{'[' if left_closed else '('}{low}, {high}{']' if right_closed else ')'}"
+            raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+        return x
+
+    def validate(self, value, name):
+        if self.kind is Integral:
+            low = None if self.left is None else self.left + (self.closed not in ("left", "both"))
+            high = None if self.right is None else self.right - (self.closed not in ("right", "both"))
+            return V.check_int(value, name, minimum=low, maximum=high)
+        return self._check_real(value, name)
+
+    def invalid_values(self):
+        bad = list(NOT_A_NUMBER)
+        if self.kind is Integral:
+            bad.append((2.5, "2.5"))
+        else:
+            bad.append((math.nan, "nan"))
+        if self.left is not None:
+            below = self.left - 1 if self.closed in ("left", "both") else self.left
+            bad.append((below, repr(below)))
+        if self.right is not None:
+            above = self.right + 1 if self.closed in ("right", "both") else self.right
+            bad.append((above, repr(above)))
+        return bad
+
+
+class Count(Constraint):
+    """A whole number >= ``minimum`` (<= ``maximum``); a whole float such as ``1e4`` is accepted (``check_size``)."""
+
+    convert_nested = staticmethod(int)
+
+    def __init__(self, minimum=1, maximum=None):
+        self.minimum, self.maximum = minimum, maximum
+
+    def validate(self, value, name):
+        return V.check_size(value, name, minimum=self.minimum, maximum=self.maximum)
+
+    def invalid_values(self):
+        return [(2.5, "2.5"), (self.minimum - 1, repr(self.minimum - 1))] + NOT_A_NUMBER
+
+
+class Options(Constraint):
+    """One of a fixed tuple of values (``check_choice``; the message lists them in this order)."""
+
+    def __init__(self, options):
+        self.options = tuple(options)
+
+    def validate(self, value, name):
+        return V.check_choice(value, name, self.options)
+
+    def invalid_values(self):
+        return [("no-such-option", "'no-such-option'")]
+
+
+class RandomState(Constraint):
+    """None, an int seed >= 0, a SeedSequence or a Generator, returned as a Generator (``as_rng``).
+
+    Nested, the value is not checked but still made a Generator (``numpy.random.default_rng``, which
+    returns a Generator unchanged and seeds from an int exactly as ``as_rng`` does): a caller may pass
+    on its own default seed (``rng=0``) and the body draws from ``rng`` directly.
+    """
+
+    convert_nested = staticmethod(np.random.default_rng)
+
+    def validate(self, value, name):
+        return V.as_rng(value, name)
+
+    def invalid_values(self):
+        return [(True, "True"), (-1, "-1"), (1.5, "1.5"), ("seed", "'seed'")]
+
+
+class Array(Constraint):
+    """A finite real array (``check_finite_array``): ``ndim`` an int or a tuple, optional ``shape``.
+
+    Nested, the value is not checked but still converted to a float ndarray, as the check would.
+    """
+
+    def __init__(self, ndim=None, nonempty=True, shape=None):
+        self.ndim, self.nonempty, self.shape = ndim, nonempty, shape
+
+    @staticmethod
+    def convert_nested(value):
+        """Nested, the array is not checked but still a float ndarray (as ``check_finite_array`` returns it)."""
+        return np.asarray(value, dtype=float)
+
+    def validate(self, value, name):
+        return V.check_finite_array(value, name, ndim=self.ndim, nonempty=self.nonempty, shape=self.shape)
+
+    def invalid_values(self):
+        bad = [("a", "'a'"), (None, "None"), ([math.nan], "nan")]
+        return bad + ([(np.zeros(0), "empty")] if self.nonempty else [])
+
+
+class Labels(Constraint):
+    """A 1-D array of labels ±1 (``check_labels``)."""
+
+    convert_nested = staticmethod(Array.convert_nested)
+
+    def validate(self, value, name):
+        return V.check_labels(value, name)
+
+    def invalid_values(self):
+        return [([0.5], "[0.5]"), (None, "None"), (["1"], "['1']")]
+
+
+class Check(Constraint):
+    """Any checker ``func(value, name, *args, **kwargs) -> converted value`` of :mod:`dpteach._validation`.
+
+    For the rules the classes above do not spell (a sequence, a callable, an array of ε); ``invalid``
+    lists the bad values the fuzz should try, ``convert_nested`` the conversion (no check) that the
+    body still needs when the check is skipped.
+    """
+
+    def __init__(self, func, *args, invalid=(), convert_nested=None, **kwargs):
+        self.func, self.args, self.kwargs, self.invalid = func, args, kwargs, list(invalid)
+        self.convert_nested = convert_nested
+
+    def validate(self, value, name):
+        return self.func(value, name, *self.args, **self.kwargs)
+
+    def invalid_values(self):
+        return list(self.invalid)
+
+    def __repr__(self):
+        return f"Check({self.func.__name__})"
+
+
+class OrNone(Constraint):
+    """``None`` (passed through) or a value that ``inner`` accepts."""
+
+    def __init__(self, inner):
+        self.inner = _as_constraint(inner)
+        if self.inner.convert_nested is not None:
+            convert = self.inner.convert_nested
+            self.convert_nested = lambda value: None if value is None else convert(value)
+
+    def validate(self, value, name):
+        return None if value is None else self.inner.validate(value, name)
+
+    def invalid_values(self):
+        return [(v, label) for v, label in self.inner.invalid_values() if v is not None]
+
+
+# The shapes most contracts use, named once.
+POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+"""An integer >= 1 (a count, a degree, a dimension): ``check_int(value, name, minimum=1)``."""
+POSITIVE = Interval(Real, 0, None)
+"""A finite real > 0 (a sensitivity, a radius): ``check_positive``."""
+OPEN_UNIT = Interval(Real, 0, 1)
+"""A real in (0, 1) (an accuracy α, a failure probability β, a tolerance τ): ``check_probability``."""
+
+
+def _as_constraint(spec):
+    if isinstance(spec, Constraint):
+        return spec
+    if spec == "random_state":
+        return RandomState()
+    raise TypeError(f"a constraint must be a Constraint or 'random_state', got {spec!r}")
+
+
+def generate_invalid_values(constraint):
+    """The (value, label) pairs ``constraint`` must refuse (scikit-learn's ``generate_invalid_param_val``)."""
+    return _as_constraint(constraint).invalid_values()
+
+
+def constraints_of(func):
+    """The declared {name: Constraint} of a routine (an estimator class: of its ``fit``), or None."""
+    target = getattr(func, "fit", func) if inspect.isclass(func) else func
+    return getattr(target, "__dpteach_constraints__", None)
+
+
+def validation_skipped():
+    """Whether a call made now skips its checks (a decorated routine further up the stack checked them)."""
+    return _NESTED.get()
+
+
+def fit_context(fit):
+    """Run a learner's ``fit`` as the outermost validated call (scikit-learn's ``@_fit_context``).
+
+    ``fit`` checks the learner's hyperparameters and (X, y) itself, at its top (they are stored
+    unchecked by ``__init__``, scikit-learn's convention, so ``clone`` gets the same objects back);
+    the routines it then calls with those checked values skip their own checks. A fit decorated
+    with this must check every hyperparameter it passes on.
+    """
+    return validate_params({})(fit)
+
+
+def validate_params(constraints, *, skip_nested=True):
+    """Decorate a routine with its declared ``constraints`` ({parameter name: Constraint}).
+
+    On the outermost call every declared parameter (defaults included) is checked in the order
+    declared and replaced by its converted value; the body then runs with nested decorated calls
+    skipping their checks. ``skip_nested=False`` (routines that call user code) leaves nested checks
+    on in the body. A call made while a skipping routine runs checks nothing.
+    """
+    declared = {name: _as_constraint(spec) for name, spec in constraints.items()}
+    converted = {name: c.convert_nested for name, c in declared.items() if c.convert_nested is not None}
+
+    def decorate(func):
+        signature = inspect.signature(func)
+        unknown = set(declared) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"{func.__qualname__}: constraints for unknown parameter(s) {sorted(unknown)}")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if _NESTED.get():  # a decorated caller checked what it passes on
+                if not converted:
+                    return func(*args, **kwargs)
+                try:
+                    bound = signature.bind(*args, **kwargs)
+                except TypeError:
+                    return func(*args, **kwargs)
+                bound.apply_defaults()
+                for name, convert in converted.items():
+                    bound.arguments[name] = convert(bound.arguments[name])
+                return func(*bound.args, **bound.kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:  # a missing or unexpected argument: Python's own message, naming the function
+                return func(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = bound.arguments
+            for name, constraint in declared.items():
+                arguments[name] = constraint.validate(arguments[name], name)
+            token = _NESTED.set(skip_nested)
+            try:
+                return func(*bound.args, **bound.kwargs)
+            finally:
+                _NESTED.reset(token)
+
+        wrapper.__dpteach_constraints__ = declared
+        wrapper.__dpteach_skip_nested__ = skip_nested
+        return wrapper
+
+    return decorate
