@@ -184,7 +184,7 @@ async () => {
     });
   // Margin notes and the width of the text column they belong to.
   const article = document.querySelector('article') || document.body;
-  const margins = Array.from(document.querySelectorAll('aside.margin, .margin.sidebar'))
+  const margins = Array.from(document.querySelectorAll('aside.margin, .margin.sidebar, .margin.admonition'))
     .map(note => ({text: describe(note), width: note.getBoundingClientRect().width,
                    column: article.getBoundingClientRect().width}));
   return {

@@ -256,7 +256,8 @@ def test_figure_text_is_legible_and_the_page_does_not_scroll_sideways(laid_out, 
     assert found["page_width"] <= width, f"the page is {found['page_width']} px wide in a {width} px window"
 
 
-@pytest.mark.parametrize("page", _params([p for p in PAGES if "{margin}" in _source_text(p)], "margins"))
+# A margin note is an admonition with ``:class: margin`` (it renders in JupyterLab too; issue 21, B3).
+@pytest.mark.parametrize("page", _params([p for p in PAGES if ":class: margin" in _source_text(p)], "margins"))
 def test_margin_notes_are_full_width_on_a_phone(laid_out, page):
     # D7: on a phone the margin notes were a 145 px column beside the text, squeezing it and
     # covering a table in chapter 4. There they belong in the flow, as wide as the text.
