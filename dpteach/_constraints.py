@@ -41,8 +41,8 @@ import numpy as np
 from . import _validation as V
 
 __all__ = ["Constraint", "Interval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
-           "RandomState", "Count", "validate_params", "validation_skipped", "generate_invalid_values",
-           "constraints_of", "fit_context", "POSITIVE_INT", "POSITIVE", "OPEN_UNIT"]
+           "RandomState", "Count", "Unchecked", "validate_params", "validation_skipped", "generate_invalid_values",
+           "constraints_of", "fit_context", "check_fields", "POSITIVE_INT", "POSITIVE", "OPEN_UNIT"]
 
 # True while a decorated routine (that skips nested validation) is running.
 _NESTED = contextvars.ContextVar("dpteach_validating", default=False)
@@ -270,6 +270,23 @@ class OrNone(Constraint):
         return [(v, label) for v, label in self.inner.invalid_values() if v is not None]
 
 
+class Unchecked(Constraint):
+    """A parameter taken as given, with the reason it has no rule (scikit-learn's ``"no_validation"``).
+
+    For what dpteach cannot check by value: a callable the routine runs (a student's mechanism, a
+    loss), an object of another library (a matplotlib axis), a record the code itself filled in.
+    Declaring it still says, next to the routine, that the parameter was considered.
+    """
+
+    def __init__(self, reason):
+        if not isinstance(reason, str) or not reason.strip():
+            raise TypeError(f"Unchecked(reason): give the reason as a sentence, got {reason!r}")
+        self.reason = reason
+
+    def validate(self, value, name):
+        return value
+
+
 # The shapes most contracts use, named once.
 POSITIVE_INT = Interval(Integral, 1, None, closed="left")
 """An integer >= 1 (a count, a degree, a dimension): ``check_int(value, name, minimum=1)``."""
@@ -293,9 +310,21 @@ def generate_invalid_values(constraint):
 
 
 def constraints_of(func):
-    """The declared {name: Constraint} of a routine (an estimator class: of its ``fit``), or None."""
-    target = getattr(func, "fit", func) if inspect.isclass(func) else func
-    return getattr(target, "__dpteach_constraints__", None)
+    """The declared {name: Constraint} of a routine, or None.
+
+    For a class: a learner's hyperparameters (its ``_parameter_constraints``, checked by
+    :func:`fit_context` at the top of ``fit``), else those its ``__init__`` declares. A learner's
+    ``fit`` arguments are ``constraints_of(cls.fit)``.
+    """
+    if inspect.isclass(func):
+        declared = vars(func).get("_parameter_constraints")
+        if declared is None:
+            declared = next((vars(base)["_parameter_constraints"] for base in func.__mro__[1:]
+                             if "_parameter_constraints" in vars(base)), None)
+        if declared is not None:
+            return {name: _as_constraint(spec) for name, spec in declared.items()}
+        return getattr(func.__init__, "__dpteach_constraints__", None)
+    return getattr(func, "__dpteach_constraints__", None)
 
 
 def validation_skipped():
@@ -303,15 +332,46 @@ def validation_skipped():
     return _NESTED.get()
 
 
-def fit_context(fit):
+def check_fields(record):
+    """Check a dataclass record's fields against its class's ``_parameter_constraints`` (call it in ``__post_init__``).
+
+    Each field is replaced by its converted value (a frozen record too); skipped when nested, as a call is.
+    """
+    if _NESTED.get():
+        return
+    for name, constraint in (constraints_of(type(record)) or {}).items():
+        object.__setattr__(record, name, constraint.validate(getattr(record, name), name))
+
+
+def fit_context(fit=None, /, constraints=None):
     """Run a learner's ``fit`` as the outermost validated call (scikit-learn's ``@_fit_context``).
 
-    ``fit`` checks the learner's hyperparameters and (X, y) itself, at its top (they are stored
-    unchecked by ``__init__``, scikit-learn's convention, so ``clone`` gets the same objects back);
-    the routines it then calls with those checked values skip their own checks. A fit decorated
-    with this must check every hyperparameter it passes on.
+    Hyperparameters are stored unchecked by ``__init__`` (scikit-learn's convention, so ``clone``
+    gets the very same objects back). At the top of an outermost ``fit``, each one the class
+    declares in ``_parameter_constraints`` ({name: Constraint}, scikit-learn's attribute) is checked
+    (the stored value is left as it is: the body converts what it reads, ``float(self.epsilon)``);
+    then ``fit``'s own arguments, when ``constraints`` declares them (``@fit_context({"X": ...})``),
+    as :func:`validate_params` does. The routines ``fit`` then calls skip their checks. A check
+    that needs the data (a batch size at most n) stays in the body.
     """
-    return validate_params({})(fit)
+    if isinstance(fit, dict):  # used as @fit_context({...})
+        fit, constraints = None, fit
+
+    def decorate(fit):
+        validated = validate_params(constraints or {})(fit)
+
+        @functools.wraps(fit)
+        def wrapper(self, *args, **kwargs):
+            if not _NESTED.get():
+                for name, constraint in (constraints_of(type(self)) or {}).items():
+                    constraint.validate(getattr(self, name), name)
+            return validated(self, *args, **kwargs)
+
+        wrapper.__dpteach_constraints__ = validated.__dpteach_constraints__
+        wrapper.__dpteach_skip_nested__ = True
+        return wrapper
+
+    return decorate if fit is None else decorate(fit)
 
 
 def validate_params(constraints, *, skip_nested=True):

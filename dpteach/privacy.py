@@ -26,7 +26,9 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
-__all__ = ["PrivacyStep", "PrivacyReceipt"]
+from ._constraints import Check, Options, Unchecked, check_fields, validate_params
+
+__all__ = ["PrivacyStep", "PrivacyReceipt", "PrivacyClaim", "privacy_claim", "claim_of"]
 
 
 def _as_float(value, name):
@@ -152,3 +154,88 @@ class PrivacyReceipt(Mapping):
 
     def __len__(self):
         return len(self._keys())
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """What a private routine promises, declared next to it (issue 23) with :func:`privacy_claim`.
+
+    - ``theorem``: the label of the book's box that proves it (``"thm-laplace"``), which the
+      theorem index links to the routine;
+    - ``epsilon``, ``delta``: the guarantee, each as the name of the parameter that holds it
+      (``"epsilon"``) or as a number (``delta=0.0`` for pure DP), or a short formula in words
+      (``"k·epsilon"``);
+    - ``model``: "central", "local" (each report is ε-LDP) or "zcdp" (ρ-zCDP, ``epsilon`` names ρ).
+
+    The audit registry (:mod:`dpteach.registry`) and the audit report read the declared claims: a
+    routine that declares one is a release whose privacy must be audited or excused.
+
+    >>> PrivacyClaim(theorem="thm-laplace", epsilon="epsilon", delta=0.0).model
+    'central'
+    """
+
+    theorem: str
+    epsilon: object = "epsilon"
+    delta: object = 0.0
+    model: str = "central"
+
+    _parameter_constraints = {
+        "theorem": Check(lambda value, name: _check_label(value, name), invalid=[("Theorem 2.3", "'Theorem 2.3'"),
+                                                                                 (None, "None")]),
+        "epsilon": Check(lambda value, name: _check_amount(value, name, allow_zero=False),
+                         invalid=[(0, "0"), (-1, "-1"), (math.nan, "nan"), (None, "None"), (True, "True")]),
+        "delta": Check(lambda value, name: _check_amount(value, name, allow_zero=True),
+                       invalid=[(-0.1, "-0.1"), (1, "1"), (math.nan, "nan"), (None, "None"), (True, "True")]),
+        "model": Options(("central", "local", "zcdp")),
+    }
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+def _check_label(value, name):
+    if not isinstance(value, str) or not value.replace("-", "").isalnum() or "-" not in value:
+        raise ValueError(f"{name} must be a box label of the book such as 'thm-laplace', got {value!r}")
+    return value
+
+
+def _check_amount(value, name, allow_zero):
+    """A privacy amount: the name of the parameter that holds it (or a formula in words), or a number."""
+    if isinstance(value, str) and value.strip():
+        return value
+    number = _as_float(value, name)
+    if not (0 <= number if allow_zero else 0 < number) or number >= (1 if name == "delta" else math.inf):
+        valid = "[0, 1)" if name == "delta" else "(0, inf)"
+        raise ValueError(f"{name} must be a parameter name or a number in {valid}, got {value!r}")
+    return number
+
+
+@validate_params(PrivacyClaim._parameter_constraints)
+def privacy_claim(*, theorem, epsilon="epsilon", delta=0.0, model="central"):
+    """Declare the privacy claim of a routine or learner class (see :class:`PrivacyClaim`); returns it unchanged.
+
+    >>> @privacy_claim(theorem="thm-laplace", epsilon="epsilon")
+    ... def release(x, epsilon):
+    ...     return x
+    >>> claim_of(release).theorem
+    'thm-laplace'
+    """
+    claim = PrivacyClaim(theorem=theorem, epsilon=epsilon, delta=delta, model=model)  # checks each field
+
+    def decorate(obj):
+        obj.__dpteach_privacy__ = claim
+        return obj
+
+    return decorate
+
+
+@validate_params({"obj": Unchecked("any object: a routine, a class or anything else (then None)")})
+def claim_of(obj):
+    """The :class:`PrivacyClaim` that ``obj`` declares (for a learner class: its own), or None.
+
+    >>> claim_of(len) is None
+    True
+    """
+    if isinstance(obj, type):
+        return vars(obj).get("__dpteach_privacy__")
+    return getattr(obj, "__dpteach_privacy__", None)
