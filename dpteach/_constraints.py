@@ -237,12 +237,15 @@ class Check(Constraint):
 
     For the rules the classes above do not spell (a sequence, a callable, an array of ε); ``invalid``
     lists the bad values the fuzz should try, ``convert_nested`` the conversion (no check) that the
-    body still needs when the check is skipped.
+    body still needs when the check is skipped, ``array_ndim`` the allowed dimensions of an array.
     """
 
-    def __init__(self, func, *args, invalid=(), convert_nested=None, **kwargs):
+    def __init__(self, func, *args, invalid=(), convert_nested=None, array_ndim=False, **kwargs):
         self.func, self.args, self.kwargs, self.invalid = func, args, kwargs, list(invalid)
         self.convert_nested = convert_nested
+        # For an array checked here (a sweep: ``array_ndim=(0, 1)``; ``None``: any shape), the fuzz also tries
+        # an empty array, a NaN, a wrong dimension and non-numeric entries; False: not an array.
+        self.array_ndim = array_ndim
 
     def validate(self, value, name):
         return self.func(value, name, *self.args, **self.kwargs)

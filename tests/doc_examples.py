@@ -58,7 +58,7 @@ def _array_ndim(constraint):
         return 1
     if isinstance(constraint, Array):
         return constraint.ndim
-    return False  # not an array parameter
+    return getattr(constraint, "array_ndim", False)  # a Check of an array (a sweep) says its dimensions
 
 
 def array_marks(constraints):

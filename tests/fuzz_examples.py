@@ -69,8 +69,6 @@ def record_fields(*names):
     return {(name, label): RECORD for name in names for label in ("'1'", "True", "2.5")}
 
 
-# ndim is the programmer's option of the internal checker (an int or a tuple), not a user's input.
-CHECKER_OPTION = {("ndim", "*"): "ndim is an option set by dpteach's own code, not a user's input"}
 
 # --- tiny shared inputs ------------------------------------------------------------------------
 
@@ -101,35 +99,7 @@ def add(key, kwargs, **options):
     EXAMPLES[key] = Example(kwargs, **options)
 
 
-# --- _validation and _estimator (the shared layer) ---------------------------------------------
-V = "dpteach._validation."
-add(V + "check_epsilon", dict(epsilon=1.0))
-add(V + "check_delta", dict(delta=0.1))
-add(V + "check_positive", dict(value=1.0, name="value"))
-add(V + "check_finite_scalar", dict(value=-1.0, name="value"))
-add(V + "check_probability", dict(value=0.5, name="value"))
-add(V + "check_int", dict(value=3, name="value"))
-add(V + "check_finite_array", dict(x=np.ones(3), name="x", ndim=1), arrays={"x": 1}, exempt=CHECKER_OPTION)
-add(V + "check_labels", dict(y=Y), arrays={"y": 1})
-add(V + "check_bits", dict(bits=BITS))
-add(V + "check_same_length", dict(a=np.ones(3), b=np.ones(3)))
-add(V + "check_choice", dict(value="a", name="value", choices=("a", "b")))
-add(V + "check_callable", dict(value=len, name="value", signature="f(x)"))
-add(V + "check_sequence", dict(values=[1, 2], name="values", what="numbers"))
-add(V + "as_rng", dict(rng=0))
-add(V + "scalar_or_array", dict(value=np.ones(2)))
-add(V + "check_positive_array", dict(values=np.ones(3), name="values"))
-add(V + "check_epsilon_array", dict(epsilon=np.ones(3)))
-add(V + "check_count_array", dict(values=np.array([10, 100]), name="values"))
-add(V + "check_representable", dict(value=2.0, quantity="the degree", valid="alpha >= 1e-100", alpha=0.1),
-    exempt={(name, "*"): "checks a float dpteach itself computed; alpha=... only names a parameter in the message"
-            for name in ("value", "alpha")})
-add(V + "check_unit_interval", dict(values=np.zeros(3)))
-add(V + "check_real_array", dict(x=np.ones(3), name="x", ndim=1), arrays={"x": 1}, exempt=CHECKER_OPTION)
-add(V + "check_epsilon_sweep", dict(epsilons=[0.5, 1.0]), arrays={"epsilons": (0, 1)})
-add(V + "check_sizes", dict(values=[1, 2], name="values"))
-add(V + "check_size", dict(value=2, name="value"))
-add(V + "check_sweep", dict(values=[0.1, 0.2], name="values"), arrays={"values": (0, 1)})
+# --- _estimator (the shared layer) ---------------------------------------------
 E = "dpteach._estimator."
 add(E + "NotFittedError", dict(), args=("message",))
 add(E + "Estimator", dict())
@@ -806,9 +776,5 @@ for _key, _example in EXAMPLES.items():
     if _key.startswith("dpteach.experiments."):
         for _name in _SWEEPS & set(_example.kwargs):
             _example.arrays.setdefault(_name, (0, 1))
-for _key, _name in [(M + "gaussian_mechanism", "value"), ("dpteach._validation.check_bits", "bits"),
-                    ("dpteach._validation.check_positive_array", "values"),
-                    ("dpteach._validation.check_epsilon_array", "epsilon"),
-                    ("dpteach._validation.check_unit_interval", "values"),
-                    ("dpteach.experiments.generic.excess_errors", "indices")]:
+for _key, _name in [(M + "gaussian_mechanism", "value"), ("dpteach.experiments.generic.excess_errors", "indices")]:
     EXAMPLES[_key].arrays.setdefault(_name, None)
