@@ -91,8 +91,6 @@ PENDING_PRIVATE_IMPORTS = {
     for name in ("_check_data", "_clip", "_default_batch_size", "_gradients")
 } | {
     ("dpteach.experiments.production_attack", "dpteach.experiments.production", "_seed"),
-} | {
-    ("dpteach.labs.course", "dpteach.labs.student", name) for name in ("_dumps", "_rewrite_links", "_source")
 }
 
 
