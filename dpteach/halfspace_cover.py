@@ -15,7 +15,7 @@ This module implements lines 6–7 of Algorithm 7.7 (the paper's Algorithm 2) in
 Privacy: the cover is built from V and the resolution only (post-processing of the
 released correlations); :func:`cover_error_counts` reads S₂ and is not private by itself;
 :func:`select_halfspace` is ε-DP in S₂ (sensitivity 1 of the score −#errors).
-:mod:`dpteach.proper` re-exports every name of this module.
+Import these names from here (their one home); :class:`dpteach.proper.PrivateProperLearner` calls them.
 
 dpteach is a teaching library (floating-point noise): do not use it on real data.
 """

@@ -9,8 +9,8 @@ threshold c²α²/C₀ to the noise floor is our reconstruction (see the chapter
 
 Two teaching constants live here because the threshold is where they meet:
 ``TEACHING_DEGREE_CONSTANT`` (C₀/c², shared with the degree rule
-:func:`dpteach.proper.degree_for_accuracy`) and ``NOISE_FLOOR_FACTOR`` (γ).
-:mod:`dpteach.proper` re-exports every name of this module.
+:func:`dpteach.proper.degree_for_accuracy`) and ``NOISE_FLOOR_FACTOR`` (γ). Import them from here
+(their one home); :class:`dpteach.proper.PrivateProperLearner` calls the routines of this module.
 
 Privacy: nothing here reads data. M, θ_V and V are computed from the released
 correlations m̃ and public quantities (d, p, n₁, σ, α): post-processing.
