@@ -178,8 +178,20 @@ def _gaussian_epsilon(epsilon):
     return epsilon
 
 
-def _seed(rng):
-    """A seed for diffprivlib's legacy ``random_state`` drawn from our generator (so runs stay reproducible)."""
+def diffprivlib_seed(rng):
+    """A seed for diffprivlib's legacy ``random_state``, drawn from our generator (so runs stay reproducible).
+
+    diffprivlib takes a seed, not a numpy Generator: one draw from ``rng`` (an int in [0, 2³¹ − 1))
+    seeds each of its mechanisms. Shared with :mod:`dpteach.experiments.production_attack`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    int
+    """
     return int(rng.integers(2 ** 31 - 1))
 
 
@@ -249,7 +261,7 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
                                       dp.l1_distance(T=float), scale=scale)
     rows.append(_ks_row(release, "OpenDP", "make_laplace(float, scale=1/ε)", float_laplace(list(exact)),
                         reference))
-    mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0, random_state=_seed(rng))
+    mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0, random_state=diffprivlib_seed(rng))
     rows.append(_ks_row(release, "diffprivlib", "Laplace(ε, sensitivity=1)",
                         [mechanism.randomise(float(count)) for _ in range(n_samples)], reference))
     rows.append(_ks_row(release, "dpteach, scale ×1.3 (deliberately wrong)", "laplace_mechanism(count, 1.3, ε)",
@@ -260,7 +272,7 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
     int_laplace = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=scale)
     rows.append(_chi2_row(release, "OpenDP", "make_laplace(int, scale=1/ε)",
                           _integer_counts(np.asarray(int_laplace([count] * n_samples)), count, half_width), cells))
-    geometric = dpl.mechanisms.Geometric(epsilon=epsilon, sensitivity=1, random_state=_seed(rng))
+    geometric = dpl.mechanisms.Geometric(epsilon=epsilon, sensitivity=1, random_state=diffprivlib_seed(rng))
     rows.append(_chi2_row(release, "diffprivlib", "Geometric(ε, sensitivity=1)",
                           _integer_counts(np.array([geometric.randomise(count) for _ in range(n_samples)]),
                                           count, half_width), cells))
@@ -317,7 +329,7 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     rows.append(_ks_row(release, "OpenDP", "mean >> then_gaussian(scale=σ)",
                         [chain(records) for _ in range(n_samples)], reference))
     mechanism = dpl.mechanisms.GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=sensitivity,
-                                                random_state=_seed(rng))
+                                                random_state=diffprivlib_seed(rng))
     rows.append(_ks_row(release, "diffprivlib", "GaussianAnalytic(ε, δ, 1/n)",
                         [mechanism.randomise(mean) for _ in range(n_samples)], reference))
     rows.append(_ks_row(release, "dpteach, σ ×1.3 (deliberately wrong)", "mean + N(0, (1.3σ)²)",
@@ -400,7 +412,7 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
     rows.append(_chi2_row(release, "OpenDP", "make_noisy_max(zCDP, scale=2Δ/ε)",
                           counts([gumbel(as_list) for _ in range(n_samples)]), exponential))
     mechanism = dpl.mechanisms.Exponential(epsilon=epsilon, sensitivity=sensitivity, utility=as_list,
-                                           random_state=_seed(rng))
+                                           random_state=diffprivlib_seed(rng))
     rows.append(_chi2_row(release, "diffprivlib", "Exponential(ε, Δ, utility)",
                           counts([mechanism.randomise() for _ in range(n_samples)]), exponential))
     rows.append(_chi2_row(release, "dpteach, ε ×1.3 (deliberately wrong)", "exponential_mechanism(q, Δ, 1.3ε)",
@@ -474,7 +486,7 @@ def randomized_response_rows(epsilon, n_samples, rng=None):
     opendp_rr = dp.m.make_randomized_response_bool(prob=keep)
     rows.append(_chi2_row(release, "OpenDP", "make_randomized_response_bool(prob=e^ε/(1+e^ε))",
                           counts([opendp_rr(True) for _ in range(n_samples)]), cells))
-    binary = dpl.mechanisms.Binary(epsilon=epsilon, value0="0", value1="1", random_state=_seed(rng))
+    binary = dpl.mechanisms.Binary(epsilon=epsilon, value0="0", value1="1", random_state=diffprivlib_seed(rng))
     rows.append(_chi2_row(release, "diffprivlib", "Binary(ε, '0', '1')",
                           counts([binary.randomise("1") == "1" for _ in range(n_samples)]), cells))
     rows.append(_chi2_row(release, "dpteach, ε ×1.3 (deliberately wrong)", "randomized_response(1, 1.3ε)",

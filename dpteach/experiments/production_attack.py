@@ -22,7 +22,7 @@ from ..float_attack import max_guess_success, reachable_outputs, support_attack
 from ..mechanisms import laplace_mechanism
 from ._progress import check_repetitions
 from .._progress import progress
-from .production import MAX_SAMPLES, _seed, require_libraries
+from .production import MAX_SAMPLES, diffprivlib_seed, require_libraries
 
 __all__ = ["attack_samplers", "floating_point_attack"]
 
@@ -52,7 +52,7 @@ def attack_samplers():
         return np.asarray(measurement([float(value)] * n_samples))
 
     def diffprivlib_sampler(value, sensitivity, epsilon, n_samples, rng):
-        mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=_seed(rng))
+        mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=diffprivlib_seed(rng))
         return np.array([mechanism.randomise(float(value)) for _ in range(n_samples)])
 
     samplers["OpenDP"] = opendp_sampler
