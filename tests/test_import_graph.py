@@ -42,8 +42,8 @@ CHAPTER_1 = {"dpteach.mechanisms", "dpteach.composition", "dpteach.audit"}
 CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "randomizers", "sq", "sq_algorithms",
                                          "group_sizes", "local", "local_to_sq", "local_learners",
                                          "sq_lower_bounds")}
-CHAPTERS_4_9 = {f"dpteach.{m}" for m in ("attack_targets", "fingerprinting", "peeling", "regression",
-                                         "regression_baselines", "dp_erm", "feature_scaling", "hermite",
+CHAPTERS_4_9 = {f"dpteach.{m}" for m in ("attack_targets", "fingerprinting", "fingerprinting_lemmas", "peeling",
+                                         "regression", "regression_baselines", "dp_erm", "feature_scaling", "hermite",
                                          "improper", "logconcave", "halfspace_cover", "subspace", "proper",
                                          "dpsas_steps", "dpsas", "dp_logistic", "dp_sgd_poisson")}
 
@@ -82,8 +82,6 @@ ALLOWED = {
 PENDING_PRIVATE_IMPORTS = {
     ("dpteach.dp_sgd_poisson", "dpteach.dp_logistic", name)
     for name in ("_check_data", "_clip", "_default_batch_size", "_gradients")
-} | {
-    ("dpteach.experiments.production_attack", "dpteach.experiments.production", "_seed"),
 }
 
 
