@@ -154,7 +154,7 @@ class PrivacyReceipt(Mapping):
 
     Examples
     --------
-    >>> receipt = PrivacyReceipt(epsilon=1.0, delta=1e-5, accountant="zcdp", theorem="Theorem 9.3")
+    >>> receipt = PrivacyReceipt(epsilon=1.0, delta=1e-5, accountant="zcdp", theorem="Theorem X.Y")
     >>> receipt["epsilon"], receipt.delta, receipt.is_private
     (1.0, 1e-05, True)
     """
