@@ -208,7 +208,8 @@ class PrivacyClaim:
     - ``epsilon``, ``delta``: the guarantee, each as the name of the parameter that holds it
       (``"epsilon"``) or as a number (``delta=0.0`` for pure DP), or a short formula in words
       (``"k·epsilon"``);
-    - ``model``: "central", "local" (each report is ε-LDP) or "zcdp" (ρ-zCDP, ``epsilon`` names ρ).
+    - ``model``: "central", "local" (each report is ε-private on its own: local DP) or "zcdp"
+      (ρ-zero-concentrated DP, ``epsilon`` names ρ).
 
     The audit registry (:mod:`dpteach.registry`) and the audit report read the declared claims: a
     routine that declares one is a release whose privacy must be audited or excused.
