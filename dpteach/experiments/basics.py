@@ -49,7 +49,7 @@ def _float_list(values):
     return [float(v) for v in np.atleast_1d(values).tolist()]
 
 
-_SWEEP_INVALID = [(0, "0"), (-1.0, "-1"), (None, "None"), ("1", "'1'")]
+_SWEEP_INVALID = [(0, "0"), (-1.0, "-1"), (math.inf, "inf"), (None, "None"), ("1", "'1'"), (True, "True")]
 
 
 # The audits run the caller's mechanisms (a student's, perhaps): the routines those call check their own
