@@ -45,7 +45,7 @@ CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "randomizers",
 CHAPTERS_4_9 = {f"dpteach.{m}" for m in ("attack_targets", "fingerprinting", "peeling", "regression",
                                          "regression_baselines", "dp_erm", "feature_scaling", "hermite",
                                          "improper", "logconcave", "halfspace_cover", "subspace", "proper",
-                                         "dpsas_steps", "dpsas", "dp_logistic", "dp_sgd_poisson")}
+                                         "dpsas_steps", "dpsas", "dp_logistic", "logistic_loss", "dp_sgd_poisson")}
 
 
 def layer(module):
@@ -86,9 +86,6 @@ PENDING_PRIVATE_IMPORTS = {
 } | {
     ("dpteach.proper", "dpteach.subspace", name)
     for name in ("_check_alpha", "_gradient_second_moment", "_relevant_subspace")
-} | {
-    ("dpteach.dp_sgd_poisson", "dpteach.dp_logistic", name)
-    for name in ("_check_data", "_clip", "_default_batch_size", "_gradients")
 } | {
     ("dpteach.experiments.production_attack", "dpteach.experiments.production", "_seed"),
 } | {
