@@ -43,7 +43,7 @@ import math
 import sys
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OrNone, Options, POSITIVE,
                            POSITIVE_INT, Real, fit_context, validate_params)

@@ -112,7 +112,7 @@ RENAMED = {
         '_gradient_step': ('dpteach.regression', 'gradient_step'),
     },
     'dpteach.peeling': {
-        '_noise_scale': ('dpteach.peeling', 'peeling_noise_scale_prechecked'),
+        '_noise_scale': ('dpteach.peeling', 'peeling_noise_scale'),
         '_peel_rows': ('dpteach.peeling', 'peel_rows'),
         '_peel_forgotten_sqrt_s': ('dpteach.peeling', 'broken_peel_forgotten_sqrt_s'),
     },
