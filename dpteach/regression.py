@@ -13,8 +13,9 @@ Read top to bottom, the module follows the chapter:
   event E (by default calibrated so that it *is* private on E), and :func:`dp_gradient_descent_ols`, a rigorous
   alternative (noisy gradient descent with clipped per-example gradients).
 
-The non-private baselines (split IHT, the LASSO by ISTA, OLS) are in
-:mod:`dpteach.regression_baselines`; Peeling and its accountant are in
+The steps Algorithm 5.4 shares with its non-private twin (truncation, the block split, one gradient
+step) are in :mod:`dpteach.regression_steps`; the non-private baselines (split IHT, the LASSO by ISTA,
+OLS) are in :mod:`dpteach.regression_baselines`; Peeling and its accountant are in
 :mod:`dpteach.peeling` (their one home).
 
 Neighbouring datasets differ in one replaced record (x_i, y_i). Covariates are
@@ -37,6 +38,7 @@ from ._validation import check_finite_array, check_int, check_positive, check_sa
 from .mechanisms import gaussian_sigma
 from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale
 from .privacy import privacy_claim
+from .regression_steps import FLAG, block_indices, check_design, gradient_step, truncate
 
 __all__ = [
     "default_truncation",
@@ -51,27 +53,6 @@ __all__ = [
 ]
 
 
-# --- shared checks --------------------------------------------------------------------------
-
-def check_design(X, y):
-    """Validated (X, y) of a regression: a finite 2-D design and a finite response of the same length (shared with the baselines)."""
-    X = check_finite_array(X, "X", ndim=2)
-    y = check_finite_array(y, "y", ndim=1)
-    check_same_length(X, y, "X", "y")
-    return X, y
-
-
-def check_flag(value, name):
-    """``value`` as a bool, or a TypeError naming ``name`` (True or False only: 1 and "yes" are refused)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-#: A switch given as True or False (the residual clipping of Algorithm 5.4).
-FLAG = Check(check_flag, invalid=[(1, "1"), ("yes", "'yes'"), (None, "None")])
-
-
 def _check_condition_bound(condition_bound, name="condition_bound"):
     condition_bound = check_positive(condition_bound, name)
     if condition_bound < 1.0:
@@ -82,11 +63,6 @@ def _check_condition_bound(condition_bound, name="condition_bound"):
 #: Λ >= 1 of the event E(Λ, c_x, T) on which noisy OLS is private.
 CONDITION_BOUND = Check(_check_condition_bound, invalid=[(0.5, "0.5"), (0, "0"), ("1", "'1'"), (True, "True")],
                         convert_nested=float)
-
-
-def _truncate(y, truncation):
-    """f_T(y): coordinatewise projection onto [−T, T] (the paper's f_T)."""
-    return np.clip(y, -truncation, truncation)
 
 
 @validate_params({"n_samples": Interval(Integral, 2, None, closed="left"), "noise_std": POSITIVE,
@@ -148,14 +124,6 @@ def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
     return 4 * step_size * x_bound * truncation / block_size
 
 
-def gradient_step(X, y, beta, step_size, truncation, clip_residual):
-    """v = β − (η/m) Xᵀ r with r = x'β − f_T(y), clipped to [−2T, 2T] if asked. O(m·d)."""
-    residual = X @ beta - _truncate(y, truncation)
-    if clip_residual:
-        residual = np.clip(residual, -2 * truncation, 2 * truncation)
-    return beta - (step_size / X.shape[0]) * (X.T @ residual)
-
-
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "beta": Array(ndim=1), "step_size": POSITIVE,
                   "truncation": POSITIVE, "clip_residual": FLAG})
 def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
@@ -197,17 +165,6 @@ def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     check_same_length(X, y, "X", "y")
     beta = check_finite_array(beta, "beta", shape=(X.shape[1],))  # relates beta to X
     return gradient_step(X, y, beta, step_size, truncation, clip_residual)
-
-
-def block_indices(n_samples, n_blocks, rng):
-    """A uniformly random split into N₀ disjoint blocks of m = ⌊n/N₀⌋ indices (line 2).
-
-    Drawn independently of the data, so a replaced record lands in the same
-    block in both runs (what parallel composition needs). Left-over rows are dropped.
-    """
-    block_size = n_samples // n_blocks
-    permutation = rng.permutation(n_samples)
-    return permutation[:block_size * n_blocks].reshape(n_blocks, block_size)
 
 
 # --- Algorithm 5.4: the private LASSO ------------------------------------------------------------
@@ -525,7 +482,7 @@ def _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier,
     gram = X.T @ X
     if np.linalg.matrix_rank(gram) < n_features:
         raise ValueError("X must have full column rank (X'X invertible) for OLS, got a singular X'X")
-    beta = np.linalg.solve(gram, X.T @ _truncate(y, truncation))
+    beta = np.linalg.solve(gram, X.T @ truncate(y, truncation))
     return beta + rng.normal(0.0, std, size=n_features if size is None else (size, n_features))
 
 
@@ -649,7 +606,7 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     check_work(("n_iterations", n_iterations), ("n", n_samples), ("d", n_features))  # a full gradient per step
     sigma = dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations, x_bound)
     X = np.clip(X, -x_bound, x_bound)
-    target = _truncate(y, truncation)
+    target = truncate(y, truncation)
     beta = np.zeros(n_features)
     for _ in range(n_iterations):
         residual = np.clip(X @ beta - target, -2 * truncation, 2 * truncation)

@@ -16,7 +16,8 @@ import numpy as np
 
 from ._constraints import Array, OrNone, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import check_int, check_same_length, check_second_moments, check_work
-from .regression import FLAG, block_indices, gradient_step, default_truncation
+from .regression import default_truncation
+from .regression_steps import FLAG, block_indices, gradient_step
 
 #: The design (X, y) of a regression, each array alone (fit checks that their lengths agree).
 DESIGN = {"X": Array(ndim=2), "y": Array(ndim=1)}

@@ -43,8 +43,8 @@ CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "randomizers",
                                          "group_sizes", "local", "local_to_sq", "local_learners",
                                          "sq_lower_bounds")}
 CHAPTERS_4_9 = {f"dpteach.{m}" for m in ("attack_targets", "fingerprinting", "peeling", "regression",
-                                         "regression_baselines", "dp_erm", "feature_scaling", "hermite",
-                                         "improper", "logconcave", "halfspace_cover", "subspace", "proper",
+                                         "regression_baselines", "regression_steps", "dp_erm", "feature_scaling",
+                                         "hermite", "improper", "logconcave", "halfspace_cover", "subspace", "proper",
                                          "dpsas_steps", "dpsas", "dp_logistic", "logistic_loss", "dp_sgd_poisson")}
 
 
