@@ -16,6 +16,10 @@ import numpy as np
 from ._constraints import Check
 from ._validation import check_finite_array, check_same_length
 
+# Public helpers of the chapter's estimators, not a user-facing API: the checked step is
+# dpteach.regression.lasso_gradient_step, and the fuzz walks the modules that export users' routines.
+__all__: list[str] = []
+
 
 def check_design(X, y):
     """Validated (X, y) of a regression: a finite 2-D design and a finite response of the same length (shared by the private and the non-private estimators)."""
