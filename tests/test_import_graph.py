@@ -88,8 +88,6 @@ PENDING_PRIVATE_IMPORTS = {
     for name in ("_check_alpha", "_gradient_second_moment", "_relevant_subspace")
 } | {
     ("dpteach.experiments.production_attack", "dpteach.experiments.production", "_seed"),
-} | {
-    ("dpteach.labs.course", "dpteach.labs.student", name) for name in ("_dumps", "_rewrite_links", "_source")
 }
 
 
