@@ -302,6 +302,23 @@ def test_same_seed_same_result_and_not_fitted_error():
     assert "epsilon=1.0" in repr(a)
 
 
+def test_fit_releases_through_the_audited_step(monkeypatch):
+    # Issue 23: every step of fit is a call of the audited noisy_clipped_gradient_sum (not a copy of it), with the
+    # σ of the accountant and the clip norm C; one call per step.
+    calls = []
+    audited = L.noisy_clipped_gradient_sum
+
+    def counted(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
+        calls.append((len(X), clip_norm, sigma))
+        return audited(X, y, coef, intercept, clip_norm, sigma, rng, size)
+
+    monkeypatch.setattr(L, "noisy_clipped_gradient_sum", counted)
+    X, y, _ = gaussian_halfspace_data(200, 2, noise_rate=0.1, rng=8)
+    model = L.DPSGDLogisticRegression(1.0, 1e-5, n_epochs=2, batch_size=20, random_state=3).fit(X, y)
+    assert len(calls) == model.n_steps_ == 2 * (200 // 20)
+    assert set(calls) == {(20, model.clip_norm_, model.sigma_)}
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 X3, Y3 = np.ones((3, 2)), np.array([1.0, -1.0, 1.0])
