@@ -47,7 +47,7 @@ class _LocalSQOracleBase(SQOracle):
         self.max_queries = check_int(max_queries, "max_queries", minimum=1)
         self.rule = rule
         self.randomizer_name = check_rule_randomizer(rule, randomizer)
-        self.randomizer = make_randomizer(self.randomizer_name, self.epsilon, parameter="randomizer")
+        self.randomizer = make_randomizer(self.randomizer_name, self.epsilon)
         self.split = check_choice(split, "split", ("tolerance", "equal"))
         self.n_users = n_users
         if split == "equal":
