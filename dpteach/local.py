@@ -136,7 +136,7 @@ class LocalSimulatedSQOracle(_LocalSQOracleBase):
 
     def __init__(self, data, epsilon, beta, max_queries, randomizer="laplace", rule="theorem",
                  split="tolerance", rng=None):
-        self.data = as_records(data, "data")
+        self.data = as_records(data)
         n = self.data.shape[0]
         super().__init__(n, epsilon, beta, max_queries, randomizer, rule, split, rng)
         self.order = self.rng.permutation(n)
