@@ -29,6 +29,8 @@ __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES
 
 
 MESSAGE = Unchecked("the error's text, a sentence that dpteach writes")
+#: The fields of a result record of chapter 3 (LocalRun, QueryPlan, RejectionSamples, BoostedRun).
+FILLED_IN = Unchecked("a record dpteach fills in from checked values")
 
 
 class NotEnoughUsersError(ValueError):
@@ -208,6 +210,13 @@ def _check_queries(queries, name="queries"):
     return list(zip(phis, taus))
 
 
+def check_sq_oracle(oracle, name):
+    """An :class:`SQOracle` (exact, noisy, adversarial, locally simulated), or a TypeError naming ``name``."""
+    if not isinstance(oracle, SQOracle):
+        raise TypeError(f"{name} must be an SQOracle, got {type(oracle).__name__}")
+    return oracle
+
+
 class SQOracle:
     """A statistical-query oracle SQ_P (Definition 3.4): (φ, τ) ↦ any v with |v − E_P φ| <= τ.
 
@@ -245,6 +254,10 @@ class SQOracle:
 
     def _answer_batch(self, phis, taus):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+#: An oracle of this module's interface (an instance of :class:`SQOracle`).
+SQ_ORACLE = Check(check_sq_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
 
 
 class ExactSQOracle(SQOracle):
