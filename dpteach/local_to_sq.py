@@ -17,7 +17,7 @@ import numpy as np
 
 from numbers import Real
 
-from ._constraints import Array, Check, Interval, OPEN_UNIT, OrNone, POSITIVE_INT, validate_params
+from ._constraints import Array, Check, Interval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params
 from ._validation import check_bits, check_callable, check_memory, check_sequence, check_unit_interval
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import FILLED_IN, SQ_ORACLE
@@ -140,12 +140,6 @@ def _check_randomizer(randomizer, name):
     return randomizer
 
 
-def _check_flag(value, name):
-    if value not in (True, False):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return value
-
-
 #: A public input z₀ of a randomizer (a bit for randomized response: checked against it in the body).
 REFERENCE = Interval(Real, None, None)
 
@@ -154,8 +148,7 @@ REFERENCE = Interval(Real, None, None)
                   "oracle": SQ_ORACLE, "n_calls": POSITIVE_INT, "tau": OPEN_UNIT,
                   "feature": OrNone(Check(check_callable, "(records -> randomizer inputs)",
                                           invalid=[("x", "'x'")])),
-                  "reference": OrNone(REFERENCE), "non_adaptive": Check(_check_flag, invalid=[(None, "None"),
-                                                                                            ("yes", "'yes'")]),
+                  "reference": OrNone(REFERENCE), "non_adaptive": Options((False, True)),
                   "beta": OPEN_UNIT, "max_queries": OrNone(POSITIVE_INT), "rng": "random_state"})
 def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, reference=None,
                            non_adaptive=False, beta=0.05, max_queries=None, rng=None):

@@ -256,6 +256,8 @@ class SQOracle:
         raise NotImplementedError
 
 
+#: The weights of a finite law over records (None: uniform); their length and sum are checked against the support.
+WEIGHTS = OrNone(Array(ndim=1))
 #: An oracle of this module's interface (an instance of :class:`SQOracle`).
 SQ_ORACLE = Check(check_sq_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
 
@@ -281,7 +283,7 @@ class ExactSQOracle(SQOracle):
     0.0
     """
 
-    @validate_params({"support": RECORDS, "weights": OrNone(Array(ndim=1))})
+    @validate_params({"support": RECORDS, "weights": WEIGHTS})
     def __init__(self, support, weights=None):
         super().__init__()
         self.support = support
