@@ -14,6 +14,7 @@ and the experiment runners (:mod:`dpteach.experiments.local`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -408,7 +409,8 @@ def _check_plan(plan, name):
     return taus
 
 
-@validate_params({"plan": Check(_check_plan, invalid=[([], "empty"), ([1.5], "[1.5]"), ("a", "'a'")]),
+@validate_params({"plan": Check(_check_plan, invalid=[([], "empty"), ([1.5], "[1.5]"), ("a", "'a'"),
+                                                       ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]")]),
                   "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS})
 def users_needed(plan, epsilon, beta, rule="theorem", randomizer=None):
     """n = Σ_j group_size(ε, τ_j, β/t) users to simulate a plan of t queries (Theorem 3.10).

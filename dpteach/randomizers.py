@@ -105,7 +105,7 @@ def _check_released(released, name):
     return values
 
 
-@validate_params({"released": Check(_check_released, array_ndim=None, invalid=[([2.0], "[2.0]"), ("0.5", "'0.5'")],
+@validate_params({"released": Check(_check_released, array_ndim=None, invalid=[([], "[]"), ([math.nan], "[nan]"), ([2.0], "[2.0]"), ("0.5", "'0.5'")],
                                     convert_nested=lambda value: np.asarray(value, dtype=float)),
                   "epsilon": Epsilon()})
 def rr_debias(released, epsilon):
@@ -204,7 +204,8 @@ def _check_released_bits(outputs, name):
     return bits
 
 
-@validate_params({"outputs": Check(_check_released_bits, array_ndim=1, invalid=[([[[1.0]]], "[[[1.0]]]"),
+@validate_params({"outputs": Check(_check_released_bits, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"),
+                                                                                ([[[1.0]]], "[[[1.0]]]"),
                                                                                 ([0.5], "[0.5]")]),
                   "epsilon": Epsilon()})
 def debias_randomized_response(outputs, epsilon):

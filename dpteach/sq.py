@@ -16,6 +16,8 @@ wake its threads for a vector product on a busy 2-core machine.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params
@@ -108,7 +110,7 @@ def record_rows(data):
 
 #: The records of a distribution or a sample: 1-D (one feature) or 2-D, numeric, non-empty, finite.
 RECORDS = Check(check_record_rows, array_ndim=(1, 2), convert_nested=record_rows,
-                invalid=[([[[1.0]]], "[[[1.0]]]"), (None, "None"), ("a", "'a'")])
+                invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None"), ("a", "'a'")])
 
 
 @validate_params({"data": RECORDS})

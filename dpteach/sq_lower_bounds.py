@@ -17,6 +17,7 @@ Records are rows (x_1, ..., x_d, y) with bits x_j ∈ {0, 1} and y ∈ {−1, +1
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -77,7 +78,8 @@ def _check_transform_values(values, name):
     return arr
 
 
-@validate_params({"values": Check(_check_transform_values, array_ndim=1, invalid=[([[[1.0]]], "[[[1.0]]]"),
+@validate_params({"values": Check(_check_transform_values, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"),
+                                                                                 ([[[1.0]]], "[[[1.0]]]"),
                                                                                  ([1.0, 2.0, 3.0], "length 3")],
                                   convert_nested=lambda values: np.asarray(values, dtype=float))})
 def walsh_hadamard(values):
@@ -162,7 +164,8 @@ class RandomLabelParityOracle(SQOracle):
     (0.0, 3)
     """
 
-    @validate_params({"d": BITS, "secret": Check(check_bits, array_ndim=1, invalid=[([2], "[2]"), (None, "None")],
+    @validate_params({"d": BITS, "secret": Check(check_bits, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
+                                                                    ([2], "[2]"), (None, "None")],
                                                  convert_nested=lambda secret: np.asarray(secret).astype(bool))})
     def __init__(self, d, secret):
         super().__init__()
@@ -240,7 +243,9 @@ def _check_candidates(candidates, name):
 
 
 @validate_params({"d": BITS,
-                  "candidates": Check(_check_candidates, array_ndim=1, invalid=[([1, 2], "[1, 2]"), (None, "None")],
+                  "candidates": Check(_check_candidates, array_ndim=1,
+                                      invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
+                                               ([1, 2], "[1, 2]"), (None, "None")],
                                       convert_nested=lambda candidates: np.unique(np.asarray(candidates, np.int64)))})
 def majority_parity_query(d, candidates):
     """φ(x, y) = y·sign(Σ_{r∈S} χ_r(x)) for an odd set S of candidate indices: correlated ≈ √(2/(π|S|)) with each.

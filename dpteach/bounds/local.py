@@ -49,7 +49,8 @@ def _check_whole_array(values, name):
 
 
 DIMENSIONS = Check(_check_whole_array, array_ndim=None, convert_nested=_as_float_array,
-                   invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True")])
+                   invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
+                            ("3", "'3'")])
 
 
 @validate_params({"n": COUNTS, "epsilon": Epsilon(), "p": PROBABILITY, "randomizer": Options(("rr", "laplace")),
@@ -193,7 +194,8 @@ def rejection_sampling_tv_bound(tau, epsilon, t=1):
 
 # A tolerance τ >= 0 (a scalar or an array, for plotting); its bound e^(−ε) is checked against ε in the body.
 SMALL_TOLERANCES = Check(check_positive_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
-                         invalid=[(-0.1, "-0.1"), (math.nan, "nan"), (None, "None"), (True, "True"), ("0.1", "'0.1'")])
+                         invalid=[(-0.1, "-0.1"), (1.5, "1.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
+                                  ("0.1", "'0.1'")])
 
 
 @validate_params({"epsilon": Epsilon(), "tau": SMALL_TOLERANCES})
@@ -244,7 +246,7 @@ def _check_one_tolerance(tau, name):
 
 @validate_params({"t": POSITIVE_INT, "epsilon": Epsilon(),
                   "tau": Check(_check_one_tolerance, convert_nested=_as_float_array,
-                               invalid=[(-0.1, "-0.1"), (math.nan, "nan"), (None, "None"), (True, "True"),
+                               invalid=[(-0.1, "-0.1"), (1.5, "1.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
                                         ("0.1", "'0.1'"), ([0.1, 0.2], "[0.1, 0.2]")]),
                   "beta": OPEN_UNIT})
 def rejection_sampling_query_budget(t, epsilon, tau, beta):

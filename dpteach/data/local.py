@@ -7,6 +7,8 @@ chapter 2's threshold_data (same law).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from numbers import Real
@@ -112,7 +114,7 @@ def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, 
 SECRET_BITS = Interval(Integral, 1, 30, closed="both")
 BIT = Interval(Integral, 0, 1, closed="both")
 SECRET = Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
-               invalid=[([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None")])
+               invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None")])
 
 
 def _secret(d, r):
@@ -171,7 +173,8 @@ def masked_parity_distribution(d, r, a):
 
 
 @validate_params({"r_hat": Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
-                                 invalid=[([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None")]),
+                                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"),
+                                          (None, "None")]),
                   "a_hat": BIT, "r": SECRET, "a": BIT})
 def masked_parity_error(r_hat, a_hat, r, a):
     """True error of c_{r̂,â} under the uniform law: ½·(wrong bits)/d + ½·(½ if r̂ ≠ r else 1{â ≠ a}).

@@ -101,9 +101,11 @@ def _as_user_counts(ns):
 
 
 REPETITIONS = Check(check_repetitions, convert_nested=int,
-                    invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"), ("1", "'1'")])
+                    invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"), ("1", "'1'"),
+                             ("3", "'3'")])
 USER_COUNTS = Check(_check_user_counts, array_ndim=(0, 1), convert_nested=_as_user_counts,
-                    invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([[[10]]], "[[[10]]]"), (None, "None")])
+                    invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([[[10]]], "[[[10]]]"), ([math.nan], "[nan]"),
+                             (None, "None")])
 MEAN_PHI = Interval(Real, -1, 1, closed="both")
 
 
@@ -122,7 +124,8 @@ def _rmse(errors):
 
 @validate_params({"ns": USER_COUNTS, "epsilon": Epsilon(), "p": Interval(Real, 0, 1, closed="both"),
                   "n_reps": Check(_check_rmse_repetitions, convert_nested=int,
-                                  invalid=[(1, "1"), (0, "0"), (2.5, "2.5"), (None, "None"), (True, "True")]),
+                                  invalid=[(1, "1"), (0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"),
+                                           ("3", "'3'")]),
                   "target": Options(("sample", "population")), "rng": "random_state"})
 def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", rng=None):
     """RMSE of estimating p = Pr[bit = 1] locally (RR, Laplace) and centrally (chapter 3, the figure of the √n gap).
@@ -202,7 +205,8 @@ def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, 
 @validate_params({"ns": USER_COUNTS, "epsilon": Epsilon(), "beta": UNIT, "n_reps": REPETITIONS, "theta": THETA,
                   **RULE_CONSTRAINTS,
                   "n_grid": Check(check_int, minimum=2, array_ndim=0, convert_nested=int,
-                                  invalid=[(1, "1"), (2.5, "2.5"), (None, "None"), (True, "True"), ("16", "'16'")]),
+                                  invalid=[(1, "1"), (0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"),
+                                           ("3", "'3'")]),
                   "rng": "random_state"})
 def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="theorem", randomizer=None,
                          n_grid=2048, rng=None):
@@ -254,7 +258,7 @@ def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="th
 
 @validate_params({"ns": Check(_check_user_counts, maximum=10 ** 7, array_ndim=(0, 1), convert_nested=_as_user_counts,
                               invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([10 ** 8], "[10**8]"),
-                                       (None, "None")]),
+                                       ([math.nan], "[nan]"), ([[[10]]], "[[[10]]]"), (None, "None")]),
                   "d": Interval(Integral, 1, 1000, closed="both"), "epsilon": Epsilon(),
                   "marginal": Options(("sphere", "skewed")), "n_reps": REPETITIONS, "n_steps": POSITIVE_INT,
                   "eta": POSITIVE, "n_test": Interval(Integral, 1, 10 ** 7, closed="both"), "rng": "random_state"})
