@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from dpteach import bounds, local_to_sq, sq_lower_bounds
+from dpteach import bounds, sq_lower_bounds
 from dpteach.data import threshold_distribution, threshold_error
 from dpteach.experiments import local as experiments
 from dpteach.local import query_plan, users_needed
