@@ -286,7 +286,7 @@ def rejection_output_law(proposal_probabilities, answers):
 
 
 def _check_reference(reference, randomizer):
-    """z₀ (a finite real, declared as ``REFERENCE``) as an input of ``randomizer``: a bit (0 or 1) for randomized response."""
+    """z₀ (a finite real, declared as ``REFERENCE``) as an input of ``randomizer``: a bit for randomized response."""
     if isinstance(randomizer, RandomizedResponse):
         if reference not in (0.0, 1.0):
             raise ValueError(f"reference must be a bit (0 or 1) for randomized response, got {reference!r}")

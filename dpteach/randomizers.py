@@ -105,7 +105,8 @@ def _check_released(released, name):
     return values
 
 
-@validate_params({"released": Check(_check_released, array_ndim=None, invalid=[([], "[]"), ([math.nan], "[nan]"), ([2.0], "[2.0]"), ("0.5", "'0.5'")],
+@validate_params({"released": Check(_check_released, array_ndim=None,
+                                    invalid=[([], "[]"), ([math.nan], "[nan]"), ([2.0], "[2.0]"), ("0.5", "'0.5'")],
                                     convert_nested=lambda value: np.asarray(value, dtype=float)),
                   "epsilon": Epsilon()})
 def rr_debias(released, epsilon):

@@ -15,7 +15,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Integral, Interval, Labels, OrNone, validate_params
+from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Integral, Interval, Labels, OrNone,
+                           validate_params)
 from ._validation import check_same_length
 
 #: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).

@@ -164,8 +164,9 @@ class RandomLabelParityOracle(SQOracle):
     (0.0, 3)
     """
 
-    @validate_params({"d": BITS, "secret": Check(check_bits, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
-                                                                    ([2], "[2]"), (None, "None")],
+    @validate_params({"d": BITS, "secret": Check(check_bits, array_ndim=1,
+                                                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
+                                                          ([2], "[2]"), (None, "None")],
                                                  convert_nested=lambda secret: np.asarray(secret).astype(bool))})
     def __init__(self, d, secret):
         super().__init__()

@@ -8,7 +8,8 @@ import numpy as np
 
 from numbers import Real
 
-from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Epsilon, Integral, Interval, Options, validate_params
+from .._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Epsilon, Integral, Interval, Options,
+                            validate_params)
 from .._validation import check_choice, check_epsilon, check_int, check_probability, check_sequence
 from ..data.local import THETA
 from ..data import (masked_parity_data, masked_parity_distribution, sphere_halfspace_data,
@@ -290,7 +291,8 @@ def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20
     return out
 
 
-@validate_params({"ds": Check(_check_dimensions, array_ndim=(0, 1), convert_nested=lambda ds: np.atleast_1d(ds).tolist(),
+@validate_params({"ds": Check(_check_dimensions, array_ndim=(0, 1),
+                              convert_nested=lambda ds: np.atleast_1d(ds).tolist(),
                               invalid=[([], "[]"), ([0], "[0]"), ([31], "[31]"), ([2.5], "[2.5]"), (None, "None")]),
                   "ns": USER_COUNTS, "epsilon": Epsilon(), "n_reps": REPETITIONS,
                   "method": Options(("interactive", "bruteforce")), "users": Options(("real", "fast")),
