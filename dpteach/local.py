@@ -14,20 +14,22 @@ and the experiment runners (:mod:`dpteach.experiments.local`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import (as_rng, check_choice, check_epsilon, check_finite_array, check_int, check_memory,
-                          check_probability)
-from ._constraints import Check, Epsilon, POSITIVE_INT, validate_params
+from numbers import Real
+
+from ._validation import check_callable, check_finite_array, check_memory
+from ._constraints import Check, Epsilon, Interval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params
 from .composition import parallel_composition
 from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size, group_size_prechecked,
                           tolerance_for_group_prechecked)
-from ._validation import check_callable, check_unit_interval
+from .privacy import privacy_claim
 from .randomizers import LaplaceRandomizer, OneBitRandomizer, make_randomizer
-from .sq import (ExactSQOracle, NotEnoughUsersError, PrivacyLedgerError, QueryBudgetError, SQOracle,
-                 query_values, as_records)
+from .sq import (FILLED_IN, RECORDS, WEIGHTS, ExactSQOracle, NotEnoughUsersError, PrivacyLedgerError,
+                 QueryBudgetError, SQOracle, query_values)
 
 __all__ = ["LocalSimulatedSQOracle", "ReusingLocalSQOracle", "FastLocalSQOracle",
            "QueryPlan", "query_plan", "users_needed", "LocalRun", "simulate_sq_locally",
@@ -37,18 +39,26 @@ __all__ = ["LocalSimulatedSQOracle", "ReusingLocalSQOracle", "FastLocalSQOracle"
 # =============================================================================
 
 
+# The contract shared by the local simulations (each parameter as in LocalSimulatedSQOracle's docstring).
+SIMULATION_CONSTRAINTS = {"epsilon": Epsilon(), "beta": UNIT, "max_queries": POSITIVE_INT, **RULE_CONSTRAINTS,
+                          "split": Options(("tolerance", "equal")), "rng": "random_state"}
+
+
 class _LocalSQOracleBase(SQOracle):
-    """Shared bookkeeping of the local simulations: group sizes, query budget, union bound."""
+    """Shared bookkeeping of the local simulations: group sizes, query budget, union bound.
+
+    Takes the values its subclasses' declared constraints checked (only the joint rules are checked here).
+    """
 
     def __init__(self, n_users, epsilon, beta, max_queries, randomizer, rule, split, rng):
         super().__init__()
-        self.epsilon = check_epsilon(epsilon)
-        self.beta = check_probability(beta, "beta")
-        self.max_queries = check_int(max_queries, "max_queries", minimum=1)
+        self.epsilon = epsilon
+        self.beta = beta
+        self.max_queries = max_queries
         self.rule = rule
         self.randomizer_name = check_rule_randomizer(rule, randomizer)
-        self.randomizer = make_randomizer(self.randomizer_name, self.epsilon, parameter="randomizer")
-        self.split = check_choice(split, "split", ("tolerance", "equal"))
+        self.randomizer = make_randomizer(self.randomizer_name, self.epsilon)
+        self.split = split
         self.n_users = n_users
         if split == "equal":
             if n_users is None:
@@ -56,7 +66,7 @@ class _LocalSQOracleBase(SQOracle):
             if n_users < self.max_queries:
                 raise NotEnoughUsersError(f"n_users = {n_users} is smaller than max_queries = "
                                           f"{self.max_queries}: split='equal' needs >= 1 user per query")
-        self.rng = as_rng(rng)
+        self.rng = rng
         self.users_used = 0
         self.group_sizes = []
         self.achieved_tolerances = []
@@ -92,6 +102,7 @@ class _LocalSQOracleBase(SQOracle):
         return answers
 
 
+@privacy_claim(theorem="thm-sq-to-local", epsilon="epsilon", delta=0.0, model="local")
 class LocalSimulatedSQOracle(_LocalSQOracleBase):
     """An SQ oracle simulated by ε-local randomizers on real users (Algorithm 3.8).
 
@@ -132,11 +143,20 @@ class LocalSimulatedSQOracle(_LocalSQOracleBase):
         When the algorithm asks more than ``max_queries`` queries.
 
     Cost O(m_j) per query; O(n) memory for the ledger.
+
+    Examples
+    --------
+    >>> from dpteach.sq_algorithms import sq_mean
+    >>> data = np.linspace(-1, 1, 400).reshape(-1, 1)
+    >>> oracle = LocalSimulatedSQOracle(data=data, epsilon=1.0, beta=0.05, max_queries=2, rule="clt", rng=0)
+    >>> sq_mean(oracle, d=1, tau=0.5).round(3), oracle.users_used, oracle.max_user_epsilon
+    (array([0.358]), 181, 1.0)
     """
 
+    @validate_params({"data": RECORDS, **SIMULATION_CONSTRAINTS})
     def __init__(self, data, epsilon, beta, max_queries, randomizer="laplace", rule="theorem",
                  split="tolerance", rng=None):
-        self.data = as_records(data, "data")
+        self.data = data
         n = self.data.shape[0]
         super().__init__(n, epsilon, beta, max_queries, randomizer, rule, split, rng)
         self.order = self.rng.permutation(n)
@@ -200,6 +220,15 @@ class ReusingLocalSQOracle(LocalSimulatedSQOracle):
     tε-local. The per-user ledger exposes it: :meth:`check_privacy` raises
     :class:`PrivacyLedgerError` reporting t·ε. For the chapter's demonstration
     and the tests only.
+
+    Examples
+    --------
+    >>> from dpteach.sq_algorithms import sq_mean
+    >>> data = np.linspace(-1, 1, 400).reshape(-1, 1)
+    >>> oracle = ReusingLocalSQOracle(data=data, epsilon=1.0, beta=0.05, max_queries=2, rule="clt", rng=0)
+    >>> _ = sq_mean(oracle, d=1, tau=0.5), sq_mean(oracle, d=1, tau=0.5)
+    >>> oracle.max_user_epsilon
+    2.0
     """
 
     def _take_users(self, m):
@@ -209,7 +238,15 @@ class ReusingLocalSQOracle(LocalSimulatedSQOracle):
         return self.order[:m]
 
 
-@validate_params({"m": POSITIVE_INT})
+def _check_sampled_randomizer(randomizer, name):
+    if not isinstance(randomizer, (LaplaceRandomizer, OneBitRandomizer)):
+        raise TypeError(f"{name} must be a LaplaceRandomizer or OneBitRandomizer, got {type(randomizer).__name__}")
+    return randomizer
+
+
+@validate_params({"m": POSITIVE_INT, "mean_phi": Interval(Real, -1, 1, closed="both"),
+                  "randomizer": Check(_check_sampled_randomizer, invalid=[(None, "None"), ("laplace", "'laplace'")]),
+                  "size": OrNone(POSITIVE_INT), "rng": "random_state"})
 def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
     """Exact samples of the average of m randomized ±1-valued query values, via sufficient statistics.
 
@@ -228,22 +265,24 @@ def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
     size : None or int
         Number of independent averages (None: one float).
     rng : None, int or Generator
+
+    Examples
+    --------
+    >>> from dpteach.randomizers import LaplaceRandomizer
+    >>> sample_group_averages(m=10, mean_phi=0.0, randomizer=LaplaceRandomizer(1.0), size=3, rng=0).round(3)
+    array([0.951, 0.008, 0.184])
     """
-    mu = float(check_unit_interval(mean_phi, "mean_phi"))
-    rng = as_rng(rng)
-    shape = () if size is None else (check_int(size, "size", minimum=1),)
+    mu = mean_phi
+    shape = () if size is None else (size,)
     check_memory(*[("size", s) for s in shape])
     if isinstance(randomizer, OneBitRandomizer):
         c = randomizer.c
         plus = rng.binomial(m, (1 + mu / c) / 2, size=shape)
         out = c * (2.0 * plus - m) / m
-    elif isinstance(randomizer, LaplaceRandomizer):
+    else:
         plus = rng.binomial(m, (1 + mu) / 2, size=shape)
         noise = randomizer.noise_sum(m, rng, size=shape)
         out = (2.0 * plus - m + noise) / m
-    else:
-        raise TypeError(f"randomizer must be a LaplaceRandomizer or OneBitRandomizer, "
-                        f"got {type(randomizer).__name__}")
     return float(out) if size is None else out
 
 
@@ -264,13 +303,22 @@ class FastLocalSQOracle(_LocalSQOracleBase):
     Parameters are as in :class:`LocalSimulatedSQOracle`, except ``support``,
     ``weights`` (as in :class:`ExactSQOracle`) and ``n_users`` (None:
     unlimited; required for split="equal").
+
+    Examples
+    --------
+    >>> from dpteach.sq_algorithms import sq_mean
+    >>> support = np.array([[0.2, 1.0], [0.8, -1.0]])
+    >>> oracle = FastLocalSQOracle(support=support, weights=np.array([0.5, 0.5]), epsilon=1.0, beta=0.05,
+    ...                            max_queries=2, rng=0)
+    >>> sq_mean(oracle, d=1, tau=0.5).round(3), oracle.users_used
+    (array([0.539]), 2599)
     """
 
+    @validate_params({"support": RECORDS, "weights": WEIGHTS, **SIMULATION_CONSTRAINTS,
+                      "n_users": OrNone(POSITIVE_INT)})
     def __init__(self, support, weights, epsilon, beta, max_queries, randomizer="laplace",
                  rule="theorem", split="tolerance", n_users=None, rng=None):
         self.population = ExactSQOracle(support, weights)
-        if n_users is not None:
-            n_users = check_int(n_users, "n_users", minimum=1)
         super().__init__(n_users, epsilon, beta, max_queries, randomizer, rule, split, rng)
 
     def _group_answer(self, phi, m):
@@ -313,7 +361,15 @@ class _RecordingOracle(SQOracle):
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """The tolerances an SQ algorithm asks, and in how many rounds (batches)."""
+    """The tolerances an SQ algorithm asks, and in how many rounds (batches).
+
+    Examples
+    --------
+    >>> QueryPlan(tolerances=(0.1,), rounds=1).n_queries
+    1
+    """
+
+    _parameter_constraints = dict.fromkeys(("tolerances", "rounds"), FILLED_IN)
 
     tolerances: tuple
     rounds: int
@@ -333,6 +389,12 @@ def query_plan(sq_algorithm, **algorithm_kwargs):
     Valid for algorithms whose number of queries and tolerances do not depend
     on the answers — true for every algorithm in this module — which is what
     the simulation needs to size its groups (t and the τ_j) up front.
+
+    Examples
+    --------
+    >>> from dpteach.sq_algorithms import sq_threshold_binary_search
+    >>> query_plan(sq_threshold_binary_search, alpha=0.2)
+    QueryPlan(tolerances=(0.05, 0.05, 0.05, 0.05), rounds=4)
     """
     recorder = _RecordingOracle()
     sq_algorithm(recorder, **algorithm_kwargs)
@@ -347,13 +409,20 @@ def _check_plan(plan, name):
     return taus
 
 
-@validate_params({"plan": Check(_check_plan, invalid=[([], "empty"), ([1.5], "[1.5]"), ("a", "'a'")]),
+@validate_params({"plan": Check(_check_plan, invalid=[([], "empty"), ([1.5], "[1.5]"), ("a", "'a'"),
+                                                       ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]")]),
                   "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS})
 def users_needed(plan, epsilon, beta, rule="theorem", randomizer=None):
     """n = Σ_j group_size(ε, τ_j, β/t) users to simulate a plan of t queries (Theorem 3.10).
 
     ``plan`` is a :class:`QueryPlan` or a sequence of tolerances. Equal τ_j
     share one group-size computation. Returns an int.
+
+    Examples
+    --------
+    >>> from dpteach.sq_algorithms import sq_threshold_binary_search
+    >>> users_needed(plan=query_plan(sq_threshold_binary_search, alpha=0.2), epsilon=1.0, beta=0.05)
+    1181356
     """
     taus = np.asarray(plan.tolerances if isinstance(plan, QueryPlan) else plan, dtype=float)
     per_query_beta = beta / taus.size
@@ -371,7 +440,18 @@ class LocalRun:
     maximum (equal to ε for a correct run); ``failure_probability`` is the
     union bound n_queries·β/t <= β on an invalid answer; ``interactive`` is
     True when the algorithm used more than one round.
+
+    Examples
+    --------
+    >>> run = LocalRun(output=None, n_users=10, users_used=8, n_queries=2, max_queries=2, rounds=1, epsilon=1.0,
+    ...                max_user_epsilon=1.0, failure_probability=0.05)
+    >>> run.interactive, run.guaranteed
+    (False, True)
     """
+
+    _parameter_constraints = dict.fromkeys(
+        ("output", "n_users", "users_used", "n_queries", "max_queries", "rounds", "epsilon", "max_user_epsilon",
+         "failure_probability", "group_sizes", "achieved_tolerances", "rule"), FILLED_IN)
 
     output: object
     n_users: int
@@ -408,6 +488,15 @@ class LocalRun:
                 f"  {validity}")
 
 
+# simulate_sq_locally runs the caller's algorithm (a student's, perhaps) with the caller's keyword arguments:
+# called from the top, the routines it calls check their arguments again (skip_nested=False).
+@privacy_claim(theorem="thm-sq-to-local", epsilon="epsilon", delta=0.0, model="local")
+@validate_params({"sq_algorithm": Check(check_callable, "sq_algorithm(oracle, **kwargs)",
+                                        invalid=[(None, "None"), ("f", "'f'")]),
+                  "data": RECORDS, **SIMULATION_CONSTRAINTS, "max_queries": OrNone(POSITIVE_INT),
+                  "reuse_users": Options((False, True)),
+                  "algorithm_kwargs": Unchecked("passed on to sq_algorithm, whose own contract checks them")},
+                 skip_nested=False)
 def simulate_sq_locally(sq_algorithm, data, epsilon, beta, max_queries=None, randomizer="laplace",
                         rule="theorem", split="tolerance", reuse_users=False, rng=None,
                         **algorithm_kwargs):
@@ -443,9 +532,15 @@ def simulate_sq_locally(sq_algorithm, data, epsilon, beta, max_queries=None, ran
         If some user's ledger exceeds ε (only with ``reuse_users=True``).
     NotEnoughUsersError, QueryBudgetError, ValueError
         See :class:`LocalSimulatedSQOracle`.
+
+    Examples
+    --------
+    >>> from dpteach.sq_algorithms import sq_mean
+    >>> data = np.linspace(-1, 1, 400).reshape(-1, 1)
+    >>> run = simulate_sq_locally(sq_mean, data, 1.0, 0.05, rule="clt", rng=0, d=1, tau=0.5)
+    >>> run.output.round(3), run.users_used, run.epsilon
+    (array([0.269]), 139, 1.0)
     """
-    if not callable(sq_algorithm):
-        raise TypeError(f"sq_algorithm must be callable, got {type(sq_algorithm).__name__}")
     if max_queries is None:
         max_queries = query_plan(sq_algorithm, **algorithm_kwargs).n_queries
     oracle_class = ReusingLocalSQOracle if reuse_users else LocalSimulatedSQOracle

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 
-from ._constraints import Check, Count, Epsilon, fit_context, validate_params
+from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, Interval, Labels, Options,
+                           fit_context, validate_params)
 from ._estimator import Estimator
-from .privacy import PrivacyReceipt
-from ._validation import (as_rng, check_callable, check_choice, check_epsilon, check_finite_array, check_int,
-                          check_probability, check_sweep)
+from .privacy import PrivacyReceipt, privacy_claim
+from ._validation import check_callable, check_finite_array, check_sweep
 from .group_sizes import RULE_CONSTRAINTS, UNIT, group_size
 from .local import query_plan, simulate_sq_locally, users_needed
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
@@ -27,6 +27,8 @@ __all__ = ["smallest_feasible_alpha", "masked_parity_users", "LocalThresholdLear
 # =============================================================================
 
 
+@validate_params({"d": Interval(Integral, 1, 60, closed="both"), "epsilon": Epsilon(), "beta": UNIT,
+                  "method": Options(("interactive", "bruteforce")), **RULE_CONSTRAINTS})
 def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", randomizer=None):
     """Users the masked-parity learners need under the SQ → local simulation (chapter 3, the cost figure of the masked-parity section).
 
@@ -34,10 +36,12 @@ def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", 
     ``"bruteforce"``: 2^d queries at τ = 1/5. Each query gets
     ``group_size(ε, τ, β/t, rule)`` users. Works for d up to 60 (t = 2^d is
     handled analytically). Returns a float (may exceed the int64 range in plots).
+
+    Examples
+    --------
+    >>> masked_parity_users(d=2, epsilon=1.0, beta=0.05)
+    101021.0
     """
-    d = check_int(d, "d", minimum=1, maximum=60)
-    check_choice(method, "method", ("interactive", "bruteforce"))
-    beta = check_probability(beta, "beta")
     if method == "interactive":
         t = d + 1
         return float(d * group_size(epsilon, 1 / (4 * d), beta / t, rule, randomizer)
@@ -68,6 +72,12 @@ def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem"
     which decreases in α up to rounding (K = ⌈1/α⌉ steps); the result is
     checked to be feasible. Returns None if even ``alpha_range[1]`` needs more
     than ``n_users`` users.
+
+    Examples
+    --------
+    >>> from dpteach.sq_algorithms import sq_threshold_binary_search
+    >>> round(smallest_feasible_alpha(sq_threshold_binary_search, n_users=10 ** 6, epsilon=1.0, beta=0.05), 4)
+    0.2174
     """
     low, high = alpha_range
 
@@ -92,6 +102,7 @@ def _local_receipt(run):
                           details={"max_user_epsilon": run.max_user_epsilon})
 
 
+@privacy_claim(theorem="thm-sq-to-local", epsilon="epsilon", delta=0.0, model="local")
 class LocalThresholdLearner(Estimator):
     """An ε-local learner of thresholds on [0, 1] via an SQ algorithm (chapter 3).
 
@@ -111,7 +122,18 @@ class LocalThresholdLearner(Estimator):
 
     Attributes after fit: ``threshold_``, ``alpha_``, ``run_`` (:class:`LocalRun`), ``privacy_``
     (:class:`~dpteach.privacy.PrivacyReceipt`, ε-local: δ = 0).
+
+    Examples
+    --------
+    >>> X = np.linspace(0, 1, 2000)
+    >>> y = np.where(X > 0.37, 1.0, -1.0)
+    >>> model = LocalThresholdLearner(epsilon=1.0, rule="clt", random_state=0).fit(X, y)
+    >>> round(model.threshold_, 3), round(model.alpha_, 3), model.privacy_.epsilon
+    (0.75, 0.851, 1.0)
     """
+
+    _parameter_constraints = {"epsilon": Epsilon(), "method": Options(("binary_search", "grid")), "beta": UNIT,
+                              **RULE_CONSTRAINTS, "random_state": "random_state"}
 
     def __init__(self, epsilon=1.0, method="binary_search", beta=0.05, rule="theorem",
                  randomizer="laplace", random_state=None):
@@ -122,14 +144,10 @@ class LocalThresholdLearner(Estimator):
         self.randomizer = randomizer
         self.random_state = random_state
 
-    @fit_context
+    @fit_context({"X": Array(ndim=(1, 2)), "y": Labels()})
     def fit(self, X, y):
-        check_epsilon(self.epsilon)
-        check_choice(self.method, "method", ("binary_search", "grid"))
-        check_probability(self.beta, "beta")
-        for name, constraint in RULE_CONSTRAINTS.items():  # the routines below skip their checks in fit
-            constraint.validate(getattr(self, name), name)
-        rng = as_rng(self.random_state, "random_state")
+        epsilon, beta = float(self.epsilon), float(self.beta)
+        rng = np.random.default_rng(self.random_state)
         Z = records(X, y)
         if Z.shape[1] != 2:
             raise ValueError(f"X must have one feature (thresholds on [0, 1]), got {Z.shape[1] - 1}")
@@ -139,14 +157,13 @@ class LocalThresholdLearner(Estimator):
                              f"found {Z[outside, 0][0].item()!r}")
         algorithm = sq_threshold_binary_search if self.method == "binary_search" else sq_threshold_grid
         n = Z.shape[0]
-        alpha = smallest_feasible_alpha(algorithm, n, self.epsilon, self.beta, self.rule, self.randomizer)
+        alpha = smallest_feasible_alpha(algorithm, n, epsilon, beta, self.rule, self.randomizer)
         if alpha is None:
-            needed = users_needed(query_plan(algorithm, alpha=0.99), self.epsilon, self.beta, self.rule,
-                                  self.randomizer)
+            needed = users_needed(query_plan(algorithm, alpha=0.99), epsilon, beta, self.rule, self.randomizer)
             raise ValueError(f"X has n = {n} users; the {self.method} learner needs at least {needed} "
-                             f"users at epsilon = {self.epsilon:g} (rule {self.rule!r})")
+                             f"users at epsilon = {epsilon:g} (rule {self.rule!r})")
         self.alpha_ = alpha
-        self.run_ = simulate_sq_locally(algorithm, Z, self.epsilon, self.beta, randomizer=self.randomizer,
+        self.run_ = simulate_sq_locally(algorithm, Z, epsilon, beta, randomizer=self.randomizer,
                                         rule=self.rule, rng=rng, alpha=alpha)
         self.threshold_ = float(self.run_.output)
         self.n_features_in_ = 1
@@ -162,6 +179,7 @@ class LocalThresholdLearner(Estimator):
         return np.where(x.reshape(-1) >= self.threshold_, 1, -1)
 
 
+@privacy_claim(theorem="thm-sq-to-local", epsilon="epsilon", delta=0.0, model="local")
 class LocalHalfspaceLearner(Estimator):
     """An ε-local learner of halfspaces sign⟨w, x⟩ via SQ averaging or SQ gradient descent (chapter 3).
 
@@ -181,7 +199,19 @@ class LocalHalfspaceLearner(Estimator):
     beta : float in (0, 1)
     randomizer : {"laplace", "onebit"}
     random_state : None, int or Generator
+
+    Examples
+    --------
+    >>> X = np.linspace(-1, 1, 400).reshape(200, 2)
+    >>> y = np.array([1.0, -1.0] * 100)
+    >>> model = LocalHalfspaceLearner(epsilon=1.0, n_steps=2, random_state=0).fit(X, y)
+    >>> model.coef_.round(3), model.privacy_.epsilon
+    (array([-3.468, -1.662]), 1.0)
     """
+
+    _parameter_constraints = {"epsilon": Epsilon(), "method": Options(("gd", "averaging")), "n_steps": POSITIVE_INT,
+                              "eta": POSITIVE, "beta": UNIT, "randomizer": RULE_CONSTRAINTS["randomizer"],
+                              "random_state": "random_state"}
 
     def __init__(self, epsilon=1.0, method="gd", n_steps=20, eta=5.0, beta=0.05, randomizer="laplace",
                  random_state=None):
@@ -193,12 +223,10 @@ class LocalHalfspaceLearner(Estimator):
         self.randomizer = randomizer
         self.random_state = random_state
 
+    @fit_context({"X": Array(ndim=2), "y": Labels()})
     def fit(self, X, y):
-        check_epsilon(self.epsilon)
-        check_choice(self.method, "method", ("gd", "averaging"))
-        check_probability(self.beta, "beta")
-        rng = as_rng(self.random_state, "random_state")
-        X = check_finite_array(X, "X", ndim=2)
+        epsilon, beta = float(self.epsilon), float(self.beta)
+        rng = np.random.default_rng(self.random_state)
         if np.any(np.abs(X) > 1):
             raise ValueError(f"X must lie in [-1, 1]^d (bounded queries), found {X[np.abs(X) > 1][0].item()!r}")
         Z = records(X, y)
@@ -211,7 +239,7 @@ class LocalHalfspaceLearner(Estimator):
         if Z.shape[0] < t:
             raise ValueError(f"X has n = {Z.shape[0]} users but the {self.method} learner asks t = {t} "
                              f"queries and needs at least one user per query")
-        self.run_ = simulate_sq_locally(algorithm, Z, self.epsilon, self.beta, max_queries=t,
+        self.run_ = simulate_sq_locally(algorithm, Z, epsilon, beta, max_queries=t,
                                         randomizer=self.randomizer, split="equal",
                                         rng=rng, **kwargs)
         self.coef_ = np.asarray(self.run_.output, dtype=float)

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._constraints import Array, OPEN_UNIT, validate_params
-from ._validation import (as_rng, check_bits, check_finite_array, check_finite_scalar, check_int, check_memory,
-                          check_probability, check_sequence, check_unit_interval)
+from numbers import Real
+
+from ._constraints import Array, Check, Interval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params
+from ._validation import check_bits, check_callable, check_memory, check_sequence, check_unit_interval
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
-from .sq import SQOracle
+from .sq import FILLED_IN, SQ_ORACLE
 
 __all__ = ["RejectionSamples", "simulate_local_with_sq", "rejection_output_law", "worst_case_rejection_tv",
            "MAX_SIMULATED_QUERIES", "boosting_repetitions", "validate_hypotheses", "BoostedRun", "boost_confidence"]
@@ -36,7 +37,14 @@ class RejectionSamples:
     if a non-adaptive run found no accepted proposal); ``queries_per_call[i]``
     the SQ queries it used; ``tau`` the tolerance asked; ``rounds`` the
     oracle rounds; ``failures`` the calls without an accepted proposal.
+
+    Examples
+    --------
+    >>> RejectionSamples(samples=np.zeros(2), queries_per_call=np.ones(2), tau=0.1, rounds=1).n_queries
+    2
     """
+
+    _parameter_constraints = dict.fromkeys(("samples", "queries_per_call", "tau", "rounds", "failures"), FILLED_IN)
 
     samples: np.ndarray
     queries_per_call: np.ndarray
@@ -126,6 +134,22 @@ def _non_adaptive_rejection(randomizer, oracle, n_calls, tau, reference, queries
 MAX_SIMULATED_QUERIES = 10 ** 7
 
 
+def _check_randomizer(randomizer, name):
+    if not isinstance(randomizer, LocalRandomizer):
+        raise TypeError(f"{name} must be a LocalRandomizer, got {type(randomizer).__name__}")
+    return randomizer
+
+
+#: A public input z₀ of a randomizer (a bit for randomized response: checked against it in the body).
+REFERENCE = Interval(Real, None, None)
+
+
+@validate_params({"randomizer": Check(_check_randomizer, invalid=[(None, "None"), ("rr", "'rr'")]),
+                  "oracle": SQ_ORACLE, "n_calls": POSITIVE_INT, "tau": OPEN_UNIT,
+                  "feature": OrNone(Check(check_callable, "(records -> randomizer inputs)",
+                                          invalid=[("x", "'x'")])),
+                  "reference": OrNone(REFERENCE), "non_adaptive": Options((False, True)),
+                  "beta": OPEN_UNIT, "max_queries": OrNone(POSITIVE_INT), "rng": "random_state"})
 def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, reference=None,
                            non_adaptive=False, beta=0.05, max_queries=None, rng=None):
     """Simulate ``n_calls`` reports R(z), z ~ P, using only statistical queries to P (chapter 3, Algorithm 3.14).
@@ -184,22 +208,18 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     Privacy is not at stake here (the SQ algorithm sees no user). Cost:
     at most e^ε/(1 − τe^ε) queries per call on average (adaptive), each
     costing one oracle evaluation.
+
+    Examples
+    --------
+    >>> from dpteach.randomizers import RandomizedResponse
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(np.array([[1]]))
+    >>> run = simulate_local_with_sq(randomizer=RandomizedResponse(1.0), oracle=oracle, n_calls=3, tau=0.01,
+    ...                              feature=lambda rows: rows[:, 0], reference=0, rng=0)
+    >>> run.samples, run.n_queries
+    (array([0., 1., 0.]), 7)
     """
-    if not isinstance(randomizer, LocalRandomizer):
-        raise TypeError(f"randomizer must be a LocalRandomizer, got {type(randomizer).__name__}")
-    if not isinstance(oracle, SQOracle):
-        raise TypeError(f"oracle must be an SQOracle, got {type(oracle).__name__}")
-    n_calls = check_int(n_calls, "n_calls", minimum=1)
     check_memory(("n_calls", n_calls))
-    tau = check_probability(tau, "tau")
-    beta = check_probability(beta, "beta")
-    if max_queries is not None:
-        max_queries = check_int(max_queries, "max_queries", minimum=1)
-    if non_adaptive not in (True, False):
-        raise TypeError(f"non_adaptive must be True or False, got {non_adaptive!r}")
-    if feature is not None and not callable(feature):
-        raise TypeError(f"feature must be callable (records -> randomizer inputs), got {type(feature).__name__}")
-    rng = as_rng(rng)
     _check_epsilon_for_exp(randomizer.epsilon)
     feature = feature if feature is not None else (lambda rows: rows[:, 0])
     if reference is None:
@@ -235,7 +255,7 @@ def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, refer
     return RejectionSamples(samples, counts, tau, oracle.rounds - rounds_before, int(np.isnan(samples).sum()))
 
 
-@validate_params({"proposal_probabilities": Array(ndim=1)})
+@validate_params({"proposal_probabilities": Array(ndim=1), "answers": Array(ndim=1)})
 def rejection_output_law(proposal_probabilities, answers):
     """Exact law of the rejection sampler for a finite output set, given the oracle's answers.
 
@@ -246,9 +266,17 @@ def rejection_output_law(proposal_probabilities, answers):
     Returns
     -------
     (law, expected_queries) : (ndarray, float)
+
+    Examples
+    --------
+    >>> law, queries = rejection_output_law(proposal_probabilities=np.array([0.5, 0.5]), answers=np.array([0.6, 0.4]))
+    >>> law, queries
+    (array([0.6, 0.4]), 2.0)
     """
     p0 = proposal_probabilities
-    a = np.clip(check_finite_array(answers, "answers", shape=p0.shape), 0, 1)
+    if answers.shape != p0.shape:  # a joint rule on two declared parameters
+        raise ValueError(f"answers must have shape {p0.shape} (one answer per proposal), got {answers.shape}")
+    a = np.clip(answers, 0, 1)
     if np.any(p0 < 0) or not np.isclose(p0.sum(), 1.0):
         raise ValueError(f"proposal_probabilities must be non-negative and sum to 1, got sum {p0.sum()!r}")
     accept = float(np.dot(p0, a))
@@ -258,8 +286,7 @@ def rejection_output_law(proposal_probabilities, answers):
 
 
 def _check_reference(reference, randomizer):
-    """z₀, a public input of ``randomizer``: a bit (0 or 1) for randomized response, else a finite real number."""
-    reference = check_finite_scalar(reference, "reference")
+    """z₀ (a finite real, declared as ``REFERENCE``) as an input of ``randomizer``: a bit for randomized response."""
     if isinstance(randomizer, RandomizedResponse):
         if reference not in (0.0, 1.0):
             raise ValueError(f"reference must be a bit (0 or 1) for randomized response, got {reference!r}")
@@ -267,7 +294,18 @@ def _check_reference(reference, randomizer):
     return reference
 
 
-@validate_params({"tau": OPEN_UNIT})
+def _check_finite_output_randomizer(randomizer, name):
+    """A randomizer with finitely many outputs: randomized response or the one-bit randomizer."""
+    _check_randomizer(randomizer, name)
+    if not isinstance(randomizer, (RandomizedResponse, OneBitRandomizer)):
+        raise TypeError(f"{name} must have finitely many outputs (RandomizedResponse or OneBitRandomizer) for "
+                        f"worst_case_rejection_tv, got {type(randomizer).__name__}")
+    return randomizer
+
+
+@validate_params({"randomizer": Check(_check_finite_output_randomizer, invalid=[(None, "None"), ("rr", "'rr'")]),
+                  "values": Array(ndim=1), "value_probabilities": Array(ndim=1), "reference": REFERENCE,
+                  "tau": OPEN_UNIT})
 def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, tau):
     """Largest total variation between the simulated and the true output law over all answers within ±τ.
 
@@ -294,20 +332,24 @@ def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, 
     -------
     float
         The worst total variation, in [0, 1]. Cost O(k).
+
+    Examples
+    --------
+    >>> from dpteach.randomizers import RandomizedResponse
+    >>> tv = worst_case_rejection_tv(randomizer=RandomizedResponse(1.0), values=np.array([0, 1]),
+    ...                              value_probabilities=np.array([0.0, 1.0]), reference=0, tau=0.01)
+    >>> round(tv, 4)
+    0.0163
     """
-    if not isinstance(randomizer, LocalRandomizer):
-        raise TypeError(f"randomizer must be a LocalRandomizer, got {type(randomizer).__name__}")
     _check_epsilon_for_exp(randomizer.epsilon)
     if isinstance(randomizer, RandomizedResponse):
         outputs = np.array([0, 1])
-    elif isinstance(randomizer, OneBitRandomizer):
-        outputs = np.array([-randomizer.c, randomizer.c])
     else:
-        raise TypeError("worst_case_rejection_tv needs a randomizer with finitely many outputs "
-                        f"(RandomizedResponse or OneBitRandomizer), got {type(randomizer).__name__}")
+        outputs = np.array([-randomizer.c, randomizer.c])
     reference = _check_reference(reference, randomizer)
-    values = check_finite_array(values, "values", ndim=1)
-    prior = check_finite_array(value_probabilities, "value_probabilities", shape=(values.size,))
+    prior = value_probabilities
+    if prior.shape != values.shape:  # a joint rule on two declared parameters
+        raise ValueError(f"value_probabilities must have shape {values.shape} (one per value), got {prior.shape}")
     if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
         raise ValueError(f"value_probabilities must be non-negative and sum to 1, got sum {prior.sum()!r}")
     if isinstance(randomizer, RandomizedResponse):
@@ -348,6 +390,11 @@ def boosting_repetitions(beta, base_failure):
     -------
     int
         k >= 1; O(log(1/β)) for a constant β₀.
+
+    Examples
+    --------
+    >>> boosting_repetitions(beta=0.05, base_failure=0.25)
+    3
     """
     return max(1, math.ceil(math.log(2 / beta) / math.log(1 / base_failure)))
 
@@ -360,6 +407,23 @@ def _error_query(hypothesis):
     return phi
 
 
+def _check_hypotheses(hypotheses, name):
+    """A non-empty sequence of callables h(X) -> labels ±1, as a list."""
+    if callable(hypotheses):
+        raise TypeError(f"{name} must be a sequence of callables, got a single callable")
+    hypotheses = check_sequence(hypotheses, name, "callables h(X) -> ±1 labels")
+    if not hypotheses:
+        raise ValueError(f"{name} must contain at least one candidate, got an empty sequence")
+    for j, h in enumerate(hypotheses):
+        if not callable(h):
+            raise TypeError(f"{name}[{j}] must be callable (features -> labels ±1), got {type(h).__name__}")
+    return hypotheses
+
+
+@validate_params({"oracle": SQ_ORACLE,
+                  "hypotheses": Check(_check_hypotheses, convert_nested=list,
+                                      invalid=[([], "[]"), (None, "None"), ([None], "[None]")]),
+                  "alpha": OPEN_UNIT})
 def validate_hypotheses(oracle, hypotheses, alpha):
     """Choose among candidate hypotheses with one batch of SQ error queries (Theorem 3.16, validation step).
 
@@ -382,18 +446,15 @@ def validate_hypotheses(oracle, hypotheses, alpha):
         The chosen candidate and the k estimated errors (v + 1)/2.
 
     Cost: k queries in one round.
+
+    Examples
+    --------
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(np.array([[0.2, 1.0], [0.8, -1.0]]), np.array([0.5, 0.5]))
+    >>> hypotheses = [lambda X: np.ones(len(X)), lambda X: np.where(np.ravel(X) > 0.5, -1.0, 1.0)]
+    >>> validate_hypotheses(oracle=oracle, hypotheses=hypotheses, alpha=0.2)
+    (1, array([0.5, 0. ]))
     """
-    if not isinstance(oracle, SQOracle):
-        raise TypeError(f"oracle must be an SQOracle, got {type(oracle).__name__}")
-    alpha = check_probability(alpha, "alpha")
-    if callable(hypotheses):
-        raise TypeError("hypotheses must be a sequence of callables, got a single callable")
-    hypotheses = check_sequence(hypotheses, "hypotheses", "callables h(X) -> ±1 labels")
-    if not hypotheses:
-        raise ValueError("hypotheses must contain at least one candidate, got an empty sequence")
-    for j, h in enumerate(hypotheses):
-        if not callable(h):
-            raise TypeError(f"hypotheses[{j}] must be callable (features -> labels ±1), got {type(h).__name__}")
     answers = oracle.query_batch([(_error_query(h), alpha / 2) for h in hypotheses])
     estimates = (np.asarray(answers) + 1) / 2
     return int(np.argmin(estimates)), estimates
@@ -401,7 +462,15 @@ def validate_hypotheses(oracle, hypotheses, alpha):
 
 @dataclass
 class BoostedRun:
-    """Output of :func:`boost_confidence`: the chosen hypothesis, all candidates and their estimated errors."""
+    """Output of :func:`boost_confidence`: the chosen hypothesis, all candidates and their estimated errors.
+
+    Examples
+    --------
+    >>> BoostedRun(hypothesis=abs, index=0, candidates=[abs], error_estimates=np.array([0.5])).n_runs
+    1
+    """
+
+    _parameter_constraints = dict.fromkeys(("hypothesis", "index", "candidates", "error_estimates"), FILLED_IN)
 
     hypothesis: object
     index: int
@@ -413,6 +482,12 @@ class BoostedRun:
         return len(self.candidates)
 
 
+# boost_confidence runs the caller's learner (a student's, perhaps): called from the top, the routines that
+# learner calls check their arguments again (skip_nested=False).
+@validate_params({"learner": Check(check_callable, "(oracle, rng) -> hypothesis", invalid=[(None, "None"),
+                                                                                           ("f", "'f'")]),
+                  "oracle": SQ_ORACLE, "alpha": OPEN_UNIT, "beta": OPEN_UNIT, "base_failure": OPEN_UNIT,
+                  "rng": "random_state"}, skip_nested=False)
 def boost_confidence(learner, oracle, alpha, beta, base_failure=0.25, rng=None):
     """Theorem 3.16's boosting: k = O(log 1/β) runs of a constant-confidence SQ learner, then SQ validation.
 
@@ -436,14 +511,18 @@ def boost_confidence(learner, oracle, alpha, beta, base_failure=0.25, rng=None):
     Returns
     -------
     BoostedRun
+
+    Examples
+    --------
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(np.array([[0.2, 1.0], [0.8, -1.0]]), np.array([0.5, 0.5]))
+    >>> def learner(oracle, rng):
+    ...     return lambda X: np.where(np.ravel(X) > 0.5, -1.0, 1.0)
+    >>> run = boost_confidence(learner=learner, oracle=oracle, alpha=0.2, beta=0.05, rng=0)
+    >>> run.n_runs, run.index
+    (3, 0)
     """
-    if not callable(learner):
-        raise TypeError(f"learner must be callable (oracle, rng) -> hypothesis, got {type(learner).__name__}")
-    if not isinstance(oracle, SQOracle):
-        raise TypeError(f"oracle must be an SQOracle, got {type(oracle).__name__}")
-    alpha = check_probability(alpha, "alpha")
     k = boosting_repetitions(beta, base_failure)
-    rng = as_rng(rng)
     candidates = [learner(oracle, rng) for _ in range(k)]
     index, estimates = validate_hypotheses(oracle, candidates, alpha)
     return BoostedRun(candidates[index], index, candidates, estimates)

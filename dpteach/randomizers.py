@@ -14,9 +14,10 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import Epsilon, validate_params
-from ._validation import as_rng, check_bits, check_choice, check_epsilon, check_finite_array, check_unit_interval
+from ._constraints import Check, Epsilon, Options, Unchecked, validate_params
+from ._validation import as_rng, check_bits, check_finite_array, check_unit_interval
 from .mechanisms import laplace_mechanism, randomized_response
+from .privacy import privacy_claim
 
 __all__ = ["LocalRandomizer", "RandomizedResponse", "LaplaceRandomizer", "OneBitRandomizer",
            "HalfNoiseLaplaceRandomizer", "make_randomizer", "debias_randomized_response",
@@ -38,12 +39,18 @@ class LocalRandomizer:
     * ``probability(outputs, values)`` — the exact pmf/density Pr[R(value) = output];
     * ``variance_bound`` — the largest per-user variance of ``estimate`` over
       every input law (used by the CLT group-size rule and the theory curves).
+
+    Examples
+    --------
+    >>> LocalRandomizer(epsilon=1.0)
+    LocalRandomizer(epsilon=1)
     """
 
     name = "randomizer"
 
+    @validate_params({"epsilon": Epsilon()})
     def __init__(self, epsilon):
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = epsilon
 
     def randomize(self, values, rng=None):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -76,6 +83,11 @@ def onebit_constant(epsilon):
     The output magnitude of the one-bit randomizer and the scale of every
     bound on it. ``epsilon``: 0 < ε < inf (validated; the check is O(1)).
     Raises ValueError when ε is so small (below about 1e-308) that c overflows.
+
+    Examples
+    --------
+    >>> round(onebit_constant(epsilon=1.0), 4)
+    2.164
     """
     half = math.tanh(epsilon / 2)
     if half == 0:
@@ -83,7 +95,20 @@ def onebit_constant(epsilon):
     return 1.0 / half
 
 
-@validate_params({"epsilon": Epsilon()})
+def _check_released(released, name):
+    """Released bits (0/1) or their means: a finite real scalar or array (any shape) in [0, 1], as floats."""
+    if isinstance(released, (str, bytes)):
+        raise TypeError(f"{name} must be a number or an array of numbers, got {released!r}")
+    values = check_finite_array(released, name, ndim=None)
+    if np.any((values < 0) | (values > 1)):
+        raise ValueError(f"{name} must contain bits or their means, in [0, 1], got {released!r}")
+    return values
+
+
+@validate_params({"released": Check(_check_released, array_ndim=None,
+                                    invalid=[([], "[]"), ([math.nan], "[nan]"), ([2.0], "[2.0]"), ("0.5", "'0.5'")],
+                                    convert_nested=lambda value: np.asarray(value, dtype=float)),
+                  "epsilon": Epsilon()})
 def rr_debias(released, epsilon):
     """Unbiased estimate of bits (or of their mean) from randomized-response outputs (the debiasing formula before Theorem 3.3).
 
@@ -97,20 +122,29 @@ def rr_debias(released, epsilon):
         Released bits (0/1) or their means, finite values in [0, 1].
     epsilon : float
         0 < ε < inf.
+
+    Examples
+    --------
+    >>> rr_debias(released=np.array([0, 1, 1, 0, 1]), epsilon=1.0).round(3)
+    array([-0.582,  1.582,  1.582, -0.582,  1.582])
     """
-    if isinstance(released, (str, bytes)):
-        raise TypeError(f"released must be a number or an array of numbers, got {released!r}")
-    values = check_finite_array(released, "released", ndim=None)
-    if np.any((values < 0) | (values > 1)):
-        raise ValueError(f"released must contain bits or their means, in [0, 1], got {released!r}")
-    return (values - special.expit(-epsilon)) / math.tanh(epsilon / 2)
+    return (released - special.expit(-epsilon)) / math.tanh(epsilon / 2)
 
 
+@validate_params({"rule": Unchecked("a group-size rule of dpteach.group_sizes (GROUP_SIZE_RULES), checked by "
+                                    "the routines that take one; any rule but 'rr' is stated for 'laplace'")})
 def default_randomizer(rule):
-    """The randomizer a group-size rule is stated for: "onebit" for rule "rr", else "laplace"."""
+    """The randomizer a group-size rule is stated for: "onebit" for rule "rr", else "laplace".
+
+    Examples
+    --------
+    >>> default_randomizer(rule="theorem")
+    'laplace'
+    """
     return "onebit" if rule == "rr" else "laplace"
 
 
+@privacy_claim(theorem="thm-randomizers-private", epsilon="epsilon", delta=0.0, model="local")
 class RandomizedResponse(LocalRandomizer):
     """Warner's randomized response on bits (chapter 1; chapter 3, Theorem 3.3): keep w.p. e^ε/(1+e^ε), else flip.
 
@@ -123,6 +157,11 @@ class RandomizedResponse(LocalRandomizer):
     variance given b is e^ε/(e^ε − 1)² ("noise variance"), so for a
     population with Pr[b = 1] = p a user's b̂ has variance
     p(1−p) + e^ε/(e^ε − 1)² <= 1/4 + e^ε/(e^ε − 1)² (``variance_bound``).
+
+    Examples
+    --------
+    >>> round(RandomizedResponse(epsilon=1.0).keep_probability, 4)
+    0.7311
     """
 
     name = "randomized response"
@@ -158,6 +197,18 @@ class RandomizedResponse(LocalRandomizer):
         return np.where(o == b, q, 1.0 - q)
 
 
+def _check_released_bits(outputs, name):
+    """The released bits of randomized response: a non-empty 1-D array of 0/1 (or booleans), as a bool array."""
+    bits = check_bits(outputs, name)
+    if bits.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of released bits, got shape {bits.shape}")
+    return bits
+
+
+@validate_params({"outputs": Check(_check_released_bits, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"),
+                                                                                ([[[1.0]]], "[[[1.0]]]"),
+                                                                                ([0.5], "[0.5]")]),
+                  "epsilon": Epsilon()})
 def debias_randomized_response(outputs, epsilon):
     """Unbiased estimate of the fraction of ones from randomized-response outputs (the debiasing formula before Theorem 3.3).
 
@@ -174,13 +225,16 @@ def debias_randomized_response(outputs, epsilon):
         p̂ = ((1 + e^ε)·ō − 1)/(e^ε − 1), with E p̂ = (1/n) Σ b_i exactly and
         Var p̂ = e^ε/(n (e^ε − 1)²) given the true bits. Not clipped to [0, 1]
         (clipping would bias it). Cost O(n).
+
+    Examples
+    --------
+    >>> round(debias_randomized_response(outputs=np.array([0, 1, 1, 0, 1]), epsilon=1.0), 4)
+    0.7164
     """
-    bits = check_bits(outputs, "outputs")
-    if bits.ndim != 1:
-        raise ValueError(f"outputs must be a 1-D array of released bits, got shape {bits.shape}")
-    return float(np.mean(RandomizedResponse(epsilon).estimate(bits)))
+    return float(np.mean(RandomizedResponse(epsilon).estimate(outputs)))
 
 
+@privacy_claim(theorem="thm-randomizers-private", epsilon="epsilon", delta=0.0, model="local")
 class LaplaceRandomizer(LocalRandomizer):
     """The Laplace randomizer R_φ(z) = φ(z) + Lap(2/ε) of the slides (chapter 3, before Theorem 3.3).
 
@@ -190,6 +244,11 @@ class LaplaceRandomizer(LocalRandomizer):
     :func:`dpteach.mechanisms.laplace_mechanism` (sensitivity 2). The output
     is its own unbiased estimate; noise variance 2·(2/ε)² = 8/ε², so a user's
     output has variance Var φ + 8/ε² <= 1 + 8/ε².
+
+    Examples
+    --------
+    >>> LaplaceRandomizer(epsilon=1.0).scale
+    2.0
     """
 
     name = "Laplace"
@@ -233,12 +292,18 @@ class HalfNoiseLaplaceRandomizer(LaplaceRandomizer):
 
     Only ln-ratio e^{2ε} is guaranteed, i.e. it is 2ε-local, not ε-local.
     For the chapter's audit demonstration (an audit must catch it) and the tests.
+
+    Examples
+    --------
+    >>> HalfNoiseLaplaceRandomizer(epsilon=1.0).scale
+    1.0
     """
 
     name = "Laplace with scale 1/ε (broken)"
     sensitivity = 1.0
 
 
+@privacy_claim(theorem="thm-randomizers-private", epsilon="epsilon", delta=0.0, model="local")
 class OneBitRandomizer(LocalRandomizer):
     """The one-bit randomizer [−1, 1] → {±c}, c = (e^ε + 1)/(e^ε − 1) (chapter 3, the one-bit randomizer before Theorem 3.3).
 
@@ -248,6 +313,11 @@ class OneBitRandomizer(LocalRandomizer):
     (unbiased) and the two output probabilities of any two inputs differ by
     the factor (1 + 1/c)/(1 − 1/c) = e^ε at most. Outputs lie in [−c, c]
     (Hoeffding applies directly); variance c² − v² <= c² (``variance_bound``).
+
+    Examples
+    --------
+    >>> round(OneBitRandomizer(epsilon=1.0).c, 4)
+    2.164
     """
 
     name = "one-bit"
@@ -282,11 +352,13 @@ class OneBitRandomizer(LocalRandomizer):
 _RANDOMIZERS = {"rr": RandomizedResponse, "laplace": LaplaceRandomizer, "onebit": OneBitRandomizer}
 
 
-def make_randomizer(name, epsilon, parameter="name"):
+@validate_params({"name": Options(tuple(_RANDOMIZERS)), "epsilon": Epsilon()})
+def make_randomizer(name, epsilon):
     """The randomizer called ``name`` ("rr", "laplace" or "onebit") at privacy ε.
 
-    ``parameter`` is the name a bad ``name`` is reported under: a caller that
-    takes the choice as ``randomizer=`` passes ``parameter="randomizer"``.
+    Examples
+    --------
+    >>> make_randomizer(name="laplace", epsilon=1.0)
+    LaplaceRandomizer(epsilon=1)
     """
-    check_choice(name, parameter, tuple(_RANDOMIZERS))
     return _RANDOMIZERS[name](epsilon)

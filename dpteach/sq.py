@@ -16,10 +16,12 @@ wake its threads for a vector product on a busy 2-core machine.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._constraints import Check, validate_params
-from ._validation import as_rng, check_choice, check_finite_array, check_probability
+from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params
+from ._validation import check_callable, check_choice, check_probability
 
 __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES",
            "NotEnoughUsersError", "PrivacyLedgerError", "QueryBudgetError", "as_records", "evaluate_query"]
@@ -28,20 +30,59 @@ __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES
 # =============================================================================
 
 
+MESSAGE = Unchecked("the error's text, a sentence that dpteach writes")
+#: The fields of a result record of chapter 3 (LocalRun, QueryPlan, RejectionSamples, BoostedRun).
+FILLED_IN = Unchecked("a record dpteach fills in from checked values")
+
+
 class NotEnoughUsersError(ValueError):
-    """The local simulation ran out of fresh users for a query."""
+    """The local simulation ran out of fresh users for a query.
+
+    Examples
+    --------
+    >>> isinstance(NotEnoughUsersError("the next query needs 10 fresh users"), ValueError)
+    True
+    """
+
+    @validate_params({"message": MESSAGE})
+    def __init__(self, message):
+        super().__init__(message)
 
 
 class PrivacyLedgerError(AssertionError):
-    """Some user's privacy ledger exceeds the ε the local protocol promised."""
+    """Some user's privacy ledger exceeds the ε the local protocol promised.
+
+    Examples
+    --------
+    >>> str(PrivacyLedgerError("user 3 answered 2 queries"))
+    'user 3 answered 2 queries'
+    """
+
+    @validate_params({"message": MESSAGE})
+    def __init__(self, message):
+        super().__init__(message)
 
 
 class QueryBudgetError(ValueError):
-    """An SQ algorithm asked more queries than the ``max_queries`` the simulation was sized for."""
+    """An SQ algorithm asked more queries than the ``max_queries`` the simulation was sized for.
+
+    Examples
+    --------
+    >>> isinstance(QueryBudgetError("max_queries = 2 exceeded"), ValueError)
+    True
+    """
+
+    @validate_params({"message": MESSAGE})
+    def __init__(self, message):
+        super().__init__(message)
 
 
-def _records(data, name, allow_1d):
-    """``data`` as a 2-D array of records, integer and boolean dtypes kept (a float copy is not needed)."""
+def check_record_rows(data, name, allow_1d=True):
+    """``data`` as a 2-D array of records, integer and boolean dtypes kept (a float copy is not needed).
+
+    The rule of every records argument of chapter 3 (``data``, ``support``, ``rows``): numeric, 2-D (or
+    1-D, read as one feature per record, when ``allow_1d``), not empty, finite.
+    """
     arr = np.asarray(data)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be a numeric array of records, got dtype {arr.dtype}")
@@ -58,7 +99,22 @@ def _records(data, name, allow_1d):
     return arr
 
 
-def as_records(data, name="data"):
+def record_rows(data):
+    """``data`` as a 2-D array of records without checks (a 1-D array is one feature per record), dtype kept.
+
+    What :func:`check_record_rows` returns for valid records: the conversion a nested call still needs.
+    """
+    arr = np.asarray(data)
+    return arr.reshape(-1, 1) if arr.ndim == 1 else arr
+
+
+#: The records of a distribution or a sample: 1-D (one feature) or 2-D, numeric, non-empty, finite.
+RECORDS = Check(check_record_rows, array_ndim=(1, 2), convert_nested=record_rows,
+                invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None"), ("a", "'a'")])
+
+
+@validate_params({"data": RECORDS})
+def as_records(data):
     """Return ``data`` as a 2-D array of records (rows), without copying integer data to float.
 
     A 1-D array is read as one feature per record (shape (k, 1)).
@@ -69,8 +125,13 @@ def as_records(data, name="data"):
         For a non-numeric dtype (strings, objects).
     ValueError
         For more than 2 dimensions, no records or no columns, NaN or inf.
+
+    Examples
+    --------
+    >>> as_records(data=np.array([0.2, 0.8])).shape
+    (2, 1)
     """
-    return _records(data, name, allow_1d=True)
+    return data
 
 
 def query_values(phi, rows):
@@ -92,6 +153,13 @@ def query_values(phi, rows):
     return values
 
 
+#: A statistical query: a vectorised callable, records -> values in [−1, 1].
+QUERY = Check(check_callable, "records -> values in [-1, 1]", invalid=[(None, "None"), ("phi", "'phi'")])
+
+
+@validate_params({"phi": QUERY,
+                  "rows": Check(check_record_rows, allow_1d=False, array_ndim=2, convert_nested=np.asarray,
+                                invalid=[(None, "None"), ("a", "'a'")])})
 def evaluate_query(phi, rows):
     """φ(rows): the values of a statistical query (Definition 3.4) on a 2-D array of records.
 
@@ -114,10 +182,13 @@ def evaluate_query(phi, rows):
     ValueError
         If ``rows`` is not 2-D, is empty or holds NaN/inf, or if φ does not return
         one finite value in [−1, 1] per record.
+
+    Examples
+    --------
+    >>> evaluate_query(phi=lambda rows: rows[:, 1], rows=np.array([[0.2, 1.0], [0.8, -1.0]]))
+    array([ 1., -1.])
     """
-    if not callable(phi):
-        raise TypeError(f"phi must be callable (records -> values in [-1, 1]), got {type(phi).__name__}")
-    return query_values(phi, _records(rows, "rows", allow_1d=False))
+    return query_values(phi, rows)
 
 
 def _check_queries(queries, name="queries"):
@@ -141,6 +212,13 @@ def _check_queries(queries, name="queries"):
     return list(zip(phis, taus))
 
 
+def check_sq_oracle(oracle, name):
+    """An :class:`SQOracle` (exact, noisy, adversarial, locally simulated), or a TypeError naming ``name``."""
+    if not isinstance(oracle, SQOracle):
+        raise TypeError(f"{name} must be an SQOracle, got {type(oracle).__name__}")
+    return oracle
+
+
 class SQOracle:
     """A statistical-query oracle SQ_P (Definition 3.4): (φ, τ) ↦ any v with |v − E_P φ| <= τ.
 
@@ -148,8 +226,14 @@ class SQOracle:
     ...])`` asks a whole non-adaptive batch at once (one round). The oracle
     counts ``n_queries`` and ``rounds`` and keeps the list of ``tolerances``.
     Subclasses implement ``_answer_batch(phis, taus)``.
+
+    Examples
+    --------
+    >>> SQOracle().n_queries
+    0
     """
 
+    @validate_params({})
     def __init__(self):
         self.n_queries = 0
         self.rounds = 0
@@ -174,6 +258,12 @@ class SQOracle:
         raise NotImplementedError
 
 
+#: The weights of a finite law over records (None: uniform); their length and sum are checked against the support.
+WEIGHTS = OrNone(Array(ndim=1))
+#: An oracle of this module's interface (an instance of :class:`SQOracle`).
+SQ_ORACLE = Check(check_sq_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
+
+
 class ExactSQOracle(SQOracle):
     """Answers E_P φ exactly for a known finite distribution P, or for the empirical law of a sample.
 
@@ -187,16 +277,23 @@ class ExactSQOracle(SQOracle):
 
     Answers are exact (error 0 <= τ). Identical query objects in one batch are
     evaluated once. Cost O(k) per distinct query.
+
+    Examples
+    --------
+    >>> oracle = ExactSQOracle(support=np.array([[0.2, 1.0], [0.8, -1.0]]), weights=np.array([0.5, 0.5]))
+    >>> oracle.query(lambda rows: rows[:, 1], tau=0.1)
+    0.0
     """
 
+    @validate_params({"support": RECORDS, "weights": WEIGHTS})
     def __init__(self, support, weights=None):
         super().__init__()
-        self.support = as_records(support, "support")
+        self.support = support
         k = self.support.shape[0]
         if weights is None:
             self.weights = np.full(k, 1.0 / k)
         else:
-            w = check_finite_array(weights, "weights", ndim=1)
+            w = weights
             if w.shape != (k,):
                 raise ValueError(f"weights must have one entry per support point ({k}), got shape {w.shape}")
             if np.any(w < 0) or not np.isclose(w.sum(), 1.0, rtol=0, atol=1e-9):
@@ -263,6 +360,27 @@ ADVERSARIAL_STRATEGIES = {
 }
 
 
+def _check_base(base, name):
+    if not isinstance(base, ExactSQOracle):
+        raise TypeError(f"{name} must be an ExactSQOracle, got {type(base).__name__}")
+    return base
+
+
+def _strategy_function(strategy):
+    """The adversary ``strategy`` names (a name of :data:`ADVERSARIAL_STRATEGIES`), or the callable itself."""
+    return ADVERSARIAL_STRATEGIES[strategy] if isinstance(strategy, str) else strategy
+
+
+def _check_strategy(strategy, name):
+    """A name in :data:`ADVERSARIAL_STRATEGIES` or a callable; returned as the callable."""
+    if isinstance(strategy, str):
+        check_choice(strategy, name, tuple(ADVERSARIAL_STRATEGIES))
+    elif not callable(strategy):
+        raise TypeError(f"{name} must be a name in {tuple(ADVERSARIAL_STRATEGIES)} or a callable, "
+                        f"got {type(strategy).__name__}")
+    return _strategy_function(strategy)
+
+
 class NoisySQOracle(SQOracle):
     """An SQ oracle that uses its whole tolerance: random or adversarial answers within ±τ (Definition 3.4).
 
@@ -281,23 +399,26 @@ class NoisySQOracle(SQOracle):
         against an oracle the SQ definition allows.
     rng : None, int or Generator
         For mode "random".
+
+    Examples
+    --------
+    >>> base = ExactSQOracle(support=np.array([[0.2, 1.0], [0.8, -1.0]]))
+    >>> oracle = NoisySQOracle(base=base, mode="adversarial", strategy="plus", rng=0)
+    >>> oracle.query(lambda rows: rows[:, 1], tau=0.1)
+    0.1
     """
 
+    @validate_params({"base": Check(_check_base, invalid=[(None, "None"), ("oracle", "'oracle'")]),
+                      "mode": Options(("random", "adversarial")),
+                      "strategy": Check(_check_strategy, convert_nested=_strategy_function,
+                                        invalid=[("no-such-strategy", "'no-such-strategy'"), (None, "None")]),
+                      "rng": "random_state"})
     def __init__(self, base, mode="adversarial", strategy="shrink", rng=None):
         super().__init__()
-        if not isinstance(base, ExactSQOracle):
-            raise TypeError(f"base must be an ExactSQOracle, got {type(base).__name__}")
         self.base = base
-        self.mode = check_choice(mode, "mode", ("random", "adversarial"))
-        if isinstance(strategy, str):
-            check_choice(strategy, "strategy", tuple(ADVERSARIAL_STRATEGIES))
-            self.strategy = ADVERSARIAL_STRATEGIES[strategy]
-        elif callable(strategy):
-            self.strategy = strategy
-        else:
-            raise TypeError(f"strategy must be a name in {tuple(ADVERSARIAL_STRATEGIES)} or a callable, "
-                            f"got {type(strategy).__name__}")
-        self.rng = as_rng(rng)
+        self.mode = mode
+        self.strategy = strategy
+        self.rng = rng
 
     def _answer_batch(self, phis, taus):
         values = self.base.expectations(phis)

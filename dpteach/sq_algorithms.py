@@ -10,14 +10,14 @@ non-interactive local learning. A {0, 1}-valued indicator 1{·} is asked as
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 from scipy import special
 
-from ._constraints import OPEN_UNIT, Integral, Interval, validate_params
-from ._validation import check_finite_array, check_int, check_labels, check_positive, check_probability, check_same_length
+from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Integral, Interval, Labels, OrNone,
+                           validate_params)
+from ._validation import check_same_length
 
 #: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).
 MAX_QUERIES = 10 ** 6
@@ -30,26 +30,35 @@ __all__ = ["MAX_QUERIES", "records", "sq_mean", "sq_threshold_grid", "sq_thresho
 # =============================================================================
 
 
-def _takes_oracle(algorithm):
-    """Refuse, naming ``oracle``, an argument that cannot answer statistical queries (None, a string...).
+def check_oracle(oracle, name):
+    """Refuse, naming ``name``, an argument that cannot answer statistical queries (None, a string...).
 
     Every algorithm here talks to its oracle only through ``query`` / ``query_batch``; without this
     check a wrong object fails deep inside with an AttributeError that names no parameter.
     """
-    @functools.wraps(algorithm)
-    def checked(oracle, *args, **kwargs):
-        if not callable(getattr(oracle, "query_batch", None)):
-            raise TypeError(f"oracle must be an SQ oracle (with query / query_batch, e.g. dpteach.sq.ExactSQOracle), "
-                            f"got {oracle!r} of type {type(oracle).__name__}")
-        return algorithm(oracle, *args, **kwargs)
-    return checked
+    if not callable(getattr(oracle, "query_batch", None)):
+        raise TypeError(f"{name} must be an SQ oracle (with query / query_batch, e.g. dpteach.sq.ExactSQOracle), "
+                        f"got {oracle!r} of type {type(oracle).__name__}")
+    return oracle
 
 
+#: The oracle every SQ algorithm talks to (anything with ``query`` / ``query_batch``).
+ORACLE = Check(check_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
+#: At most ``MAX_QUERIES`` coordinates (one query each).
+DIMENSION = Interval(Integral, 1, MAX_QUERIES, closed="both")
+
+
+@validate_params({"X": Array(ndim=(1, 2)), "y": Labels()})
 def records(X, y):
-    """Stack features and labels into the records (rows [x_1, ..., x_d, y]) the SQ queries read."""
-    X = check_finite_array(X, "X", ndim=(1, 2))
+    """Stack features and labels into the records (rows [x_1, ..., x_d, y]) the SQ queries read.
+
+    Examples
+    --------
+    >>> records(X=np.array([0.2, 0.8]), y=np.array([1.0, -1.0]))
+    array([[ 0.2,  1. ],
+           [ 0.8, -1. ]])
+    """
     X = X.reshape(-1, 1) if X.ndim == 1 else X
-    y = check_labels(y, "y")
     check_same_length(X, y, "X", "y")
     return np.column_stack([X, y])
 
@@ -60,14 +69,20 @@ def _coordinate_query(j):
     return phi
 
 
-@_takes_oracle
-@validate_params({"d": Interval(Integral, 1, MAX_QUERIES, closed="both"), "tau": OPEN_UNIT})
+@validate_params({"oracle": ORACLE, "d": DIMENSION, "tau": OPEN_UNIT})
 def sq_mean(oracle, d, tau):
     """Mean estimation (chapter 3, Theorem 3.10 example): E z_j for z ∈ [−1, 1]^d with d non-adaptive queries φ_j(z) = z_j.
 
     One batch (non-adaptive), so locally it is non-interactive. Every
     coordinate of the output is within τ of E z_j whenever the oracle is
     valid. Returns an array of shape (d,). d <= ``MAX_QUERIES``.
+
+    Examples
+    --------
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(np.array([[0.2, 1.0], [0.8, -1.0]]), np.array([0.5, 0.5]))
+    >>> sq_mean(oracle=oracle, d=1, tau=0.2)
+    array([0.5])
     """
     return oracle.query_batch([(_coordinate_query(j), tau) for j in range(d)])
 
@@ -81,8 +96,7 @@ def _threshold_error_query(threshold):
     return phi
 
 
-@_takes_oracle
-@validate_params({"alpha": OPEN_UNIT})
+@validate_params({"oracle": ORACLE, "alpha": OPEN_UNIT})
 def sq_threshold_grid(oracle, alpha):
     """Thresholds by a grid, non-adaptive (chapter 3, Algorithm 3.7).
 
@@ -92,6 +106,13 @@ def sq_threshold_grid(oracle, alpha):
     err(output) <= min_k err(h_k) + α/2, and under a uniform marginal on [0, 1]
     min_k err(h_k) <= OPT + α/2, so err <= OPT + α. Records are rows (x, y).
     Returns the threshold k/K.
+
+    Examples
+    --------
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(np.array([[0.2, 1.0], [0.8, -1.0]]), np.array([0.5, 0.5]))
+    >>> sq_threshold_grid(oracle=oracle, alpha=0.2)
+    0.0
     """
     if alpha < 1 / (MAX_QUERIES - 1):
         raise ValueError(f"alpha = {alpha!r} needs more than MAX_QUERIES = {MAX_QUERIES:,} queries "
@@ -110,8 +131,7 @@ def _positive_below_query(cut):
     return phi
 
 
-@_takes_oracle
-@validate_params({"alpha": OPEN_UNIT})
+@validate_params({"oracle": ORACLE, "alpha": OPEN_UNIT})
 def sq_threshold_binary_search(oracle, alpha):
     """Thresholds by binary search, adaptive (chapter 3, Algorithm 3.12; our variant).
 
@@ -124,6 +144,13 @@ def sq_threshold_binary_search(oracle, alpha):
     the output hi has error hi − θ <= α/2 + 3α/8 < α. (A first draft queried the
     mass of [lo, mid); querying [0, mid) keeps the slack from accumulating.)
     One query per round: T rounds. Returns hi.
+
+    Examples
+    --------
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(np.array([[0.2, 1.0], [0.8, -1.0]]), np.array([0.5, 0.5]))
+    >>> sq_threshold_binary_search(oracle=oracle, alpha=0.2)
+    0.25
     """
     low, high = 0.0, 1.0
     for _ in range(math.ceil(math.log2(2 / alpha))):
@@ -142,8 +169,7 @@ def _label_times_coordinate_query(j, d):
     return phi
 
 
-@_takes_oracle
-@validate_params({"d": Interval(Integral, 1, MAX_QUERIES, closed="both"), "tau": OPEN_UNIT})
+@validate_params({"oracle": ORACLE, "d": DIMENSION, "tau": OPEN_UNIT})
 def sq_averaging_halfspace(oracle, d, tau):
     """Halfspaces by averaging, non-adaptive (chapter 3, halfspace section): ŵ_j ≈ E[y·x_j].
 
@@ -152,6 +178,13 @@ def sq_averaging_halfspace(oracle, d, tau):
     y = sign⟨w*, x⟩, E[y x] is a positive multiple of w*, so sign⟨ŵ, x⟩ is
     consistent as τ → 0; for other marginals it is biased (the chapter shows
     the plateau). Records are rows (x_1..x_d, y). Returns ŵ, shape (d,).
+
+    Examples
+    --------
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(np.array([[0.2, 1.0], [0.8, -1.0]]), np.array([0.5, 0.5]))
+    >>> sq_averaging_halfspace(oracle=oracle, d=1, tau=0.2)
+    array([-0.3])
     """
     return oracle.query_batch([(_label_times_coordinate_query(j, d), tau) for j in range(d)])
 
@@ -164,18 +197,24 @@ def _logistic_gradient_query(w, j, d):
     return phi
 
 
-@_takes_oracle
+@validate_params({"oracle": ORACLE, "d": DIMENSION, "tau": OPEN_UNIT, "n_steps": POSITIVE_INT, "eta": POSITIVE})
 def sq_gd_logistic(oracle, d, tau, n_steps=20, eta=5.0):
     """SQ gradient descent on the logistic loss (chapter 3, halfspace section): K adaptive rounds of d queries.
 
     w_0 = 0; in round k ask ĝ_k,j ≈ E[−y x_j σ(−y⟨w_k, x⟩)] (one batch of d
     queries at tolerance τ) and set w_{k+1} = w_k − η ĝ_k. Needs ‖x‖_∞ <= 1.
-    Rounds: n_steps; queries: n_steps·d. Returns w_K, shape (d,).
+    Rounds: n_steps; queries: n_steps·d (at most ``MAX_QUERIES``). Returns w_K, shape (d,).
+
+    Examples
+    --------
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(np.array([[0.2, 1.0], [0.8, -1.0]]), np.array([0.5, 0.5]))
+    >>> sq_gd_logistic(oracle=oracle, d=1, tau=0.2, n_steps=2).round(4)
+    array([-1.19])
     """
-    d = check_int(d, "d", minimum=1, maximum=MAX_QUERIES)
-    n_steps = check_int(n_steps, "n_steps", minimum=1, maximum=MAX_QUERIES // d)
-    tau = check_probability(tau, "tau")
-    eta = check_positive(eta, "eta")
+    if n_steps > MAX_QUERIES // d:  # a joint rule on two declared parameters
+        raise ValueError(f"n_steps must be an integer in [1, {MAX_QUERIES // d}] (at most MAX_QUERIES = "
+                         f"{MAX_QUERIES:,} queries of d = {d}), got {n_steps!r}")
     w = np.zeros(d)
     for _ in range(n_steps):
         gradient = oracle.query_batch([(_logistic_gradient_query(w.copy(), j, d), tau) for j in range(d)])
@@ -203,7 +242,8 @@ def _parity_query(r, d):
     return phi
 
 
-@_takes_oracle
+@validate_params({"oracle": ORACLE, "d": Interval(Integral, 1, MAX_QUERIES - 1, closed="both"),
+                  "tau_index": OrNone(OPEN_UNIT), "tau_parity": OPEN_UNIT})
 def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
     """The 2-round learner of masked parities (chapter 3, Algorithm 3.19).
 
@@ -212,17 +252,23 @@ def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
     Round 2 (depends on r̂): φ = 1{b = 0}(−1)^{y + r̂·x} has E φ = (−1)^a/2
     when r̂ = r, so tolerance 1/4 recovers a. Exact against any valid oracle.
     Records are int rows (x_1..x_d, idx, b, y). Returns (r̂, â).
+
+    Examples
+    --------
+    >>> from dpteach.data import masked_parity_distribution
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(*masked_parity_distribution(2, np.array([1, 0]), 1))
+    >>> masked_parity_interactive(oracle=oracle, d=2)
+    (array([1, 0], dtype=int8), 1)
     """
-    d = check_int(d, "d", minimum=1, maximum=MAX_QUERIES - 1)
-    tau_index = 1 / (4 * d) if tau_index is None else check_probability(tau_index, "tau_index")
-    tau_parity = check_probability(tau_parity, "tau_parity")
+    tau_index = 1 / (4 * d) if tau_index is None else tau_index
     first = oracle.query_batch([(_index_query(i, d), tau_index) for i in range(d)])
     r_hat = (first < 0).astype(np.int8)
     second = oracle.query(_parity_query(r_hat, d), tau_parity)
     return r_hat, int(second < 0)
 
 
-@_takes_oracle
+@validate_params({"oracle": ORACLE, "d": Interval(Integral, 1, 20, closed="both"), "tau": OPEN_UNIT})
 def masked_parity_bruteforce(oracle, d, tau=0.2):
     """Non-interactive brute force for masked parities (chapter 3, after Theorem 3.21): all 2^d candidates in one batch.
 
@@ -231,9 +277,15 @@ def masked_parity_bruteforce(oracle, d, tau=0.2):
     is the secret (|·| >= 1/2 − τ > τ) and its sign gives a. (A tolerance of exactly 1/4
     allows a tie with an adversarial oracle; we use 1/5.) Cost 2^d queries.
     Returns (r̂, â).
+
+    Examples
+    --------
+    >>> from dpteach.data import masked_parity_distribution
+    >>> from dpteach.sq import ExactSQOracle
+    >>> oracle = ExactSQOracle(*masked_parity_distribution(2, np.array([1, 0]), 1))
+    >>> masked_parity_bruteforce(oracle=oracle, d=2)
+    (array([1, 0], dtype=int8), 1)
     """
-    d = check_int(d, "d", minimum=1, maximum=20)
-    tau = check_probability(tau, "tau")
     candidates = ((np.arange(2 ** d)[:, None] >> np.arange(d)) & 1).astype(np.int8)
     answers = oracle.query_batch([(_parity_query(r, d), tau) for r in candidates])
     best = int(np.argmax(np.abs(answers)))

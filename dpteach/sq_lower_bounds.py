@@ -17,12 +17,14 @@ Records are rows (x_1, ..., x_d, y) with bits x_j ∈ {0, 1} and y ∈ {−1, +1
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
-from ._validation import as_rng, check_bits, check_int, check_probability, check_real_array
+from ._constraints import OPEN_UNIT, Check, Integral, Interval, validate_params
+from ._validation import check_bits, check_real_array
 from .hypotheses import walsh_hadamard_butterfly
-from .sq import SQOracle, query_values
+from .sq import QUERY, SQ_ORACLE, SQOracle, query_values
 
 __all__ = ["MAX_PARITY_BITS", "all_bit_vectors", "walsh_hadamard", "label_correlations",
            "RandomLabelParityOracle", "majority_parity_query", "single_parity_query",
@@ -30,14 +32,26 @@ __all__ = ["MAX_PARITY_BITS", "all_bit_vectors", "walsh_hadamard", "label_correl
 
 #: Largest d for which the exact computations over all 2^d points are allowed (2^20 ≈ 10⁶ points).
 MAX_PARITY_BITS = 20
+#: The number of bits d of the parities, 1 <= d <= ``MAX_PARITY_BITS``.
+BITS = Interval(Integral, 1, MAX_PARITY_BITS, closed="both")
+#: An index r of {0, 1}^d (its bits are r's); at most 2^d − 1, which the routines check against their d.
+INDEX = Interval(Integral, 0, 2 ** MAX_PARITY_BITS - 1, closed="both")
 
 
+@validate_params({"d": BITS})
 def all_bit_vectors(d):
     """All 2^d points of {0, 1}^d as an int8 array of shape (2^d, d); row k holds the bits of k (bit j = x_j).
 
     Cost O(d·2^d); d <= ``MAX_PARITY_BITS``.
+
+    Examples
+    --------
+    >>> all_bit_vectors(d=2)
+    array([[0, 0],
+           [1, 0],
+           [0, 1],
+           [1, 1]], dtype=int8)
     """
-    d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
     return ((np.arange(2 ** d)[:, None] >> np.arange(d)) & 1).astype(np.int8)
 
 
@@ -54,6 +68,20 @@ def _labelled_points(d, label):
     return _labelled_points_cached(int(d), float(label))
 
 
+def _check_transform_values(values, name):
+    """f on all of {0, 1}^d: a finite 1-D array whose length is a power of two, 2 <= 2^d <= 2^MAX_PARITY_BITS."""
+    arr = check_real_array(values, name, ndim=1)
+    if arr.size < 2 or arr.size & (arr.size - 1):
+        raise ValueError(f"{name} must be a 1-D array whose length is a power of two >= 2, got shape {arr.shape}")
+    if arr.size > 2 ** MAX_PARITY_BITS:
+        raise ValueError(f"{name} must have at most 2^{MAX_PARITY_BITS} entries, got {arr.size}")
+    return arr
+
+
+@validate_params({"values": Check(_check_transform_values, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"),
+                                                                                 ([[[1.0]]], "[[[1.0]]]"),
+                                                                                 ([1.0, 2.0, 3.0], "length 3")],
+                                  convert_nested=lambda values: np.asarray(values, dtype=float))})
 def walsh_hadamard(values):
     """Fourier coefficients f̂(r) = 2^{−d} Σ_x f(x)(−1)^{r·x} of f given on all x ∈ {0,1}^d (in the order of :func:`all_bit_vectors`).
 
@@ -65,22 +93,18 @@ def walsh_hadamard(values):
     Returns
     -------
     ndarray, shape (2^d,)
-        f̂(r), indexed like the points (r's bits = the index's bits). Cost O(d·2^d).
+        f̂(r), indexed like the points (r's bits = the index's bits). Cost O(d·2^d): chapter 2's
+        butterfly (:func:`dpteach.hypotheses.walsh_hadamard`), normalised by 2^{−d}.
+
+    Examples
+    --------
+    >>> walsh_hadamard(values=np.arange(4.0))
+    array([ 1.5, -0.5, -1. ,  0. ])
     """
-    arr = check_real_array(values, "values", ndim=1)
-    if arr.size < 2 or arr.size & (arr.size - 1):
-        raise ValueError(f"values must be a 1-D array whose length is a power of two >= 2, got shape {arr.shape}")
-    if arr.size > 2 ** MAX_PARITY_BITS:
-        raise ValueError(f"values must have at most 2^{MAX_PARITY_BITS} entries, got {arr.size}")
-    return _walsh_hadamard(arr)
+    return walsh_hadamard_butterfly(values) / values.size
 
 
-def _walsh_hadamard(arr):
-    """The transform of :func:`walsh_hadamard` on a validated float array of length 2^d: chapter 2's
-    butterfly (:func:`dpteach.hypotheses.walsh_hadamard`), normalised by 2^{−d}."""
-    return walsh_hadamard_butterfly(np.asarray(arr, dtype=float)) / arr.size
-
-
+@validate_params({"phi": QUERY, "d": BITS})
 def label_correlations(phi, d):
     """Split a query as φ(x, y) = g(x) + y·h(x) and return (E g, ĥ) under the uniform x (Theorem 3.17).
 
@@ -96,18 +120,16 @@ def label_correlations(phi, d):
     -------
     (mean_g, h_hat) : (float, ndarray of shape (2^d,))
         Cost: two evaluations of φ on 2^d records and one transform, O(d·2^d).
+
+    Examples
+    --------
+    >>> mean_g, h_hat = label_correlations(phi=lambda rows: rows[:, -1], d=2)
+    >>> mean_g, h_hat
+    (0.0, array([1., 0., 0., 0.]))
     """
-    if not callable(phi):
-        raise TypeError(f"phi must be callable (records -> values in [-1, 1]), got {type(phi).__name__}")
-    d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
-    return _label_correlations(phi, d)
-
-
-def _label_correlations(phi, d):
-    """:func:`label_correlations` for a callable φ and a validated d (called per query by the oracle and the search)."""
     plus = query_values(phi, _labelled_points(d, 1.0))
     minus = query_values(phi, _labelled_points(d, -1.0))
-    return float(np.mean((plus + minus) / 2)), _walsh_hadamard((plus - minus) / 2)
+    return float(np.mean((plus + minus) / 2)), walsh_hadamard((plus - minus) / 2)
 
 
 class RandomLabelParityOracle(SQOracle):
@@ -134,12 +156,22 @@ class RandomLabelParityOracle(SQOracle):
         Alive secrets after each query.
     deviations : int
         Queries where the random-label answer was illegal for the secret.
+
+    Examples
+    --------
+    >>> oracle = RandomLabelParityOracle(d=2, secret=np.array([1, 0]))
+    >>> oracle.query(single_parity_query(2, 2), tau=0.3), oracle.n_alive
+    (0.0, 3)
     """
 
+    @validate_params({"d": BITS, "secret": Check(check_bits, array_ndim=1,
+                                                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
+                                                          ([2], "[2]"), (None, "None")],
+                                                 convert_nested=lambda secret: np.asarray(secret).astype(bool))})
     def __init__(self, d, secret):
         super().__init__()
-        self.d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
-        bits = check_bits(secret, "secret").astype(np.int64)
+        self.d = d
+        bits = secret.astype(np.int64)
         if bits.shape != (self.d,):
             raise ValueError(f"secret must have shape ({self.d},) (one bit per coordinate), got {bits.shape}")
         self.secret = bits
@@ -155,7 +187,7 @@ class RandomLabelParityOracle(SQOracle):
     def _answer_batch(self, phis, taus):
         answers = np.empty(len(phis))
         for j, (phi, tau) in enumerate(zip(phis, taus)):
-            mean_g, h_hat = _label_correlations(phi, self.d)
+            mean_g, h_hat = label_correlations(phi, self.d)
             truth = mean_g + h_hat[self.secret_index]
             answer = mean_g if abs(truth - mean_g) <= tau else truth
             self.deviations += int(answer != mean_g)
@@ -174,10 +206,24 @@ def _characters(d, candidates):
     return (1 - 2 * (np.bitwise_count(common) & 1)).astype(np.int8)
 
 
+def _check_index(value, name, d):
+    """The joint rule of an index r and its d (each declared): 0 <= r <= 2^d − 1, named as check_int words it."""
+    if value > 2 ** d - 1:
+        raise ValueError(f"{name} must be an integer in [0, {2 ** d - 1}] (an index of {{0, 1}}^d, d = {d}), "
+                         f"got {value!r}")
+
+
+@validate_params({"d": BITS, "candidate": INDEX})
 def single_parity_query(d, candidate):
-    """φ(x, y) = y·χ_r(x) for one candidate index r: E φ = 1 if r is the secret, else 0. Rules out one secret."""
-    d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
-    candidate = check_int(candidate, "candidate", minimum=0, maximum=2 ** d - 1)
+    """φ(x, y) = y·χ_r(x) for one candidate index r: E φ = 1 if r is the secret, else 0. Rules out one secret.
+
+    Examples
+    --------
+    >>> phi = single_parity_query(d=2, candidate=1)
+    >>> phi(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]))
+    array([-1.,  1.])
+    """
+    _check_index(candidate, "candidate", d)
     r = (candidate >> np.arange(d)) & 1
 
     def phi(rows):
@@ -186,27 +232,37 @@ def single_parity_query(d, candidate):
     return phi
 
 
+def _check_candidates(candidates, name):
+    """An odd number of distinct integer indices (1-D), returned sorted as int64; their range is checked against d."""
+    raw = np.asarray(candidates)
+    if raw.dtype == bool or raw.dtype.kind not in "iu" or raw.ndim != 1:
+        raise TypeError(f"{name} must be a 1-D array of integer indices, got {candidates!r}")
+    unique = np.unique(raw.astype(np.int64))
+    if unique.size == 0 or unique.size % 2 == 0:
+        raise ValueError(f"{name} must be an odd number of distinct indices, got {unique.size}")
+    return unique
+
+
+@validate_params({"d": BITS,
+                  "candidates": Check(_check_candidates, array_ndim=1,
+                                      invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
+                                               ([1, 2], "[1, 2]"), (None, "None")],
+                                      convert_nested=lambda candidates: np.unique(np.asarray(candidates, np.int64)))})
 def majority_parity_query(d, candidates):
     """φ(x, y) = y·sign(Σ_{r∈S} χ_r(x)) for an odd set S of candidate indices: correlated ≈ √(2/(π|S|)) with each.
 
     A query that tries to see many parities at once: with |S| a little
     below 2/(πτ²) it rules out about |S| secrets per query, close to the
     Parseval limit 1/τ² of Theorem 3.17.
+
+    Examples
+    --------
+    >>> phi = majority_parity_query(d=2, candidates=np.array([1, 2, 3]))
+    >>> phi(np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]]))
+    array([ 1., -1.])
     """
-    d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
-    raw = np.asarray(candidates)
-    if raw.dtype == bool or raw.dtype.kind not in "iu" or raw.ndim != 1:
-        raise TypeError(f"candidates must be a 1-D array of integer indices, got {candidates!r}")
-    candidates = np.unique(raw.astype(np.int64))
-    if candidates.size == 0 or candidates.size % 2 == 0:
-        raise ValueError(f"candidates must be an odd number of distinct indices, got {candidates.size}")
-    if candidates.min() < 0 or candidates.max() >= 2 ** d:
+    if candidates.min() < 0 or candidates.max() >= 2 ** d:  # the joint rule on two declared parameters
         raise ValueError(f"candidates must lie in [0, 2^d − 1] = [0, {2 ** d - 1}]")
-    return _majority_parity_query(d, candidates)
-
-
-def _majority_parity_query(d, candidates):
-    """:func:`majority_parity_query` for a validated d and an odd set of distinct valid indices."""
     vote = np.sign(_characters(d, candidates).sum(axis=1, dtype=np.int64)).astype(float)
     weights = 1 << np.arange(d)
 
@@ -216,6 +272,9 @@ def _majority_parity_query(d, candidates):
     return phi
 
 
+@validate_params({"oracle": SQ_ORACLE, "d": BITS, "tau": OPEN_UNIT,
+                  "n_queries": Interval(Integral, 1, 10 ** 5, closed="both"),
+                  "bucket_size": Interval(Integral, 1, 2 ** MAX_PARITY_BITS, closed="both"), "rng": "random_state"})
 def parity_candidate_search(oracle, d, tau, n_queries, bucket_size=1, rng=None):
     """An SQ algorithm for parities that keeps the secrets consistent with its answers (Theorem 3.17's figure).
 
@@ -242,23 +301,25 @@ def parity_candidate_search(oracle, d, tau, n_queries, bucket_size=1, rng=None):
     -------
     ndarray of int, shape (n_queries,)
         The number of consistent candidates after each query.
+
+    Examples
+    --------
+    >>> oracle = RandomLabelParityOracle(2, np.array([1, 0]))
+    >>> parity_candidate_search(oracle=oracle, d=2, tau=0.3, n_queries=2, rng=0)
+    array([3, 1])
     """
-    if not isinstance(oracle, SQOracle):
-        raise TypeError(f"oracle must be an SQOracle, got {type(oracle).__name__}")
-    d = check_int(d, "d", minimum=1, maximum=MAX_PARITY_BITS)
-    tau = check_probability(tau, "tau")
-    n_queries = check_int(n_queries, "n_queries", minimum=1, maximum=10 ** 5)
-    bucket_size = check_int(bucket_size, "bucket_size", minimum=1, maximum=2 ** d)
-    rng = as_rng(rng)
+    if bucket_size > 2 ** d:  # the joint rule on two declared parameters
+        raise ValueError(f"bucket_size must be an integer in [1, {2 ** d}] (at most 2^d candidates), "
+                         f"got {bucket_size!r}")
     candidates = np.ones(2 ** d, dtype=bool)
     history = np.empty(n_queries, dtype=np.int64)
     for q in range(n_queries):
         alive = np.flatnonzero(candidates)
         size = min(bucket_size, max(1, alive.size // 2))
         size -= 1 - size % 2  # odd, so that the majority has no ties
-        phi = _majority_parity_query(d, rng.choice(alive, size=size, replace=False))
+        phi = majority_parity_query(d, rng.choice(alive, size=size, replace=False))
         answer = oracle.query(phi, tau)
-        mean_g, h_hat = _label_correlations(phi, d)
+        mean_g, h_hat = label_correlations(phi, d)
         candidates &= np.abs(answer - (mean_g + h_hat)) <= tau + 1e-12
         history[q] = candidates.sum()
     return history

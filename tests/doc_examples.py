@@ -46,6 +46,9 @@ def _arguments(call, globs, signature, bind_self=False):
     kwargs = {k.arg: _evaluate(k.value, globs) for k in call.keywords}
     bound = signature.bind(*([None] if bind_self else []), *args, **kwargs)
     arguments = dict(bound.arguments)
+    for parameter in signature.parameters.values():  # **kwargs passed on (an algorithm's): by their own names
+        if parameter.kind is parameter.VAR_KEYWORD:
+            arguments.update(arguments.pop(parameter.name, {}))
     if bind_self:
         arguments.pop(next(iter(signature.parameters)))
     return arguments

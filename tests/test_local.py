@@ -610,3 +610,22 @@ def test_bad_queries_and_data_are_named():
         group_sizes.group_size(1.0, 0.1, 0.05, rule="slide", randomizer="onebit")
     with pytest.raises(ValueError, match="weights must be non-negative and sum to 1"):
         sq.ExactSQOracle(np.zeros((2, 1)), [0.7, 0.7])
+
+
+# --- the cases of the former tests/test_local_fuzz.py that no declared constraint generates (issue 23) ----------
+# Every other bad value that file tried is one of the declared constraints' own bad values, which
+# tests/test_api_fuzz.py derives for every public name, or of the same kind as one (the bound itself for a value
+# beyond it, another string for a string). An SQ algorithm's keyword arguments pass through query_plan and
+# simulate_sq_locally to the algorithm, whose own contract refuses them by name (both run the caller's algorithm
+# with nested checks on).
+
+def _simulate_mean(sq_algorithm, **kwargs):
+    return local.simulate_sq_locally(sq_algorithm, np.zeros((10 ** 4, 1)), 1.0, 0.05, rule="clt", rng=0, **kwargs)
+
+
+@pytest.mark.parametrize("run", [local.query_plan, _simulate_mean], ids=["query_plan", "simulate_sq_locally"])
+@pytest.mark.parametrize("name, bad", [("d", bad) for bad in (0, -1, 2.5, None, True, "3")]
+                         + [("tau", bad) for bad in (-0.1, 1.5, math.nan, "0.1", None, True)])
+def test_an_algorithms_keyword_arguments_are_refused_by_its_own_contract(run, name, bad):
+    with pytest.raises((ValueError, TypeError), match=rf"\b{name}\b"):
+        run(sq_algorithms.sq_mean, **{"d": 1, "tau": 0.5, name: bad})

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from dpteach import bounds, local_to_sq, sq_lower_bounds
+from dpteach import bounds, sq_lower_bounds
 from dpteach.data import threshold_distribution, threshold_error
 from dpteach.experiments import local as experiments
 from dpteach.local import query_plan, users_needed
@@ -240,3 +240,10 @@ def test_threshold_crossover_scales_like_one_over_epsilon_squared():
     # Both costs are dominated by 128 ln(4t/β)/(ετ)², so the crossover scales as 1/ε² (within 10 %).
     for epsilon in (0.5, 2.0, 4.0):
         assert experiments.threshold_crossover(epsilon) * epsilon ** 2 == pytest.approx(at_one, rel=0.1)
+
+
+def test_a_candidate_beyond_2_to_the_d_is_refused_by_name():
+    # the joint rule of candidate and d (each declared on its own): r <= 2^d − 1 (a case of the former
+    # tests/test_local_fuzz.py that no single constraint generates)
+    with pytest.raises(ValueError, match=r"candidate must be an integer in \[0, 7\]"):
+        sq_lower_bounds.single_parity_query(3, 8)

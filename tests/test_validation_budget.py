@@ -217,8 +217,7 @@ CHECKED_IN_BODY = {
     "dpteach.audit.epsilon_lower_bound": {"dataset", "neighbour"}, "dpteach.audit.audit": {"dataset", "neighbour"},
     "dpteach.improper.practical_parameters": {"degree", "clip_radius", "n_blocks", "n_thresholds", "n_iterations"},
     "dpteach.improper.threshold_error_counts": {"thresholds"},
-    "dpteach.local.sample_group_averages": {"mean_phi", "randomizer", "size", "rng"},
-    "dpteach.randomizers.rr_debias": {"released"}, "dpteach.mechanisms.randomized_response": {"bits", "rng"},
+    "dpteach.mechanisms.randomized_response": {"bits", "rng"},
     "dpteach.hermite.hermite_feature_sum": {"weights", "radius", "chunk_size"},
     "dpteach.hermite.iter_hermite_features": {"chunk_size"},
     "dpteach.hermite.halfspace_hermite_coefficients": {"threshold", "degree"},
@@ -228,8 +227,6 @@ CHECKED_IN_BODY = {
     "dpteach.dpsas_steps.round_schedule": {"step_size_scale", "tau"},
     "dpteach.dpsas_steps.step_size": {"step_size_scale", "tau"},
     "dpteach.generic.select_hypotheses": {"epsilon"},
-    "dpteach.local_to_sq.rejection_output_law": {"answers"},
-    "dpteach.local_to_sq.worst_case_rejection_tv": {"randomizer", "reference", "value_probabilities", "values"},
 }
 
 

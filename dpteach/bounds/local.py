@@ -9,8 +9,10 @@ import math
 
 import numpy as np
 
-from .._validation import (check_count_array, check_epsilon, check_int, check_positive_array, check_probability,
-                           scalar_or_array)
+from numbers import Real
+
+from .._constraints import OPEN_UNIT, POSITIVE_INT, Check, Epsilon, Integral, Interval, Options, validate_params
+from .._validation import check_count_array, check_positive_array, scalar_or_array
 
 __all__ = [
     "local_mean_rmse",
@@ -26,6 +28,33 @@ __all__ = [
 ]
 
 
+def _as_float_array(values):
+    return np.asarray(values, dtype=float)
+
+
+# A count (n, m, q) that may also be an array of them, the x-axis of a plotted rate (check_count_array).
+COUNTS = Check(check_count_array, array_ndim=None, convert_nested=_as_float_array,
+               invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
+                        ("3", "'3'")])
+PROBABILITY = Interval(Real, 0, 1, closed="both")
+FLAG = Options((False, True))
+
+
+def _check_whole_array(values, name):
+    """d (a number of bits) or an array of them, for plotting: finite, > 0 and whole."""
+    d = check_positive_array(values, name)
+    if np.any(d != np.round(d)):
+        raise ValueError(f"{name} must be a positive integer (or an array of them), got {values!r}")
+    return d
+
+
+DIMENSIONS = Check(_check_whole_array, array_ndim=None, convert_nested=_as_float_array,
+                   invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
+                            ("3", "'3'")])
+
+
+@validate_params({"n": COUNTS, "epsilon": Epsilon(), "p": PROBABILITY, "randomizer": Options(("rr", "laplace")),
+                  "include_sampling": FLAG})
 def local_mean_rmse(n, epsilon, p, randomizer="rr", include_sampling=True):
     """RMSE of the local estimate of p = Pr[b = 1] from n users (chapter 3, the local RMSE of the √n-gap section).
 
@@ -34,12 +63,12 @@ def local_mean_rmse(n, epsilon, p, randomizer="rr", include_sampling=True):
     for the Laplace randomizer on φ = 2b − 1 (its 8/ε², divided by 4 for the
     map back to p). Θ(1/(ε√n)) for small ε. ``include_sampling=False`` drops
     p(1 − p): the error against the data's own mean.
+
+    Examples
+    --------
+    >>> round(local_mean_rmse(n=100, epsilon=1.0, p=0.3), 4)
+    0.1063
     """
-    n = check_count_array(n, "n")
-    epsilon = check_epsilon(epsilon)
-    p = check_probability(p, "p", low_open=False, high_open=False)
-    if randomizer not in ("rr", "laplace"):
-        raise ValueError(f"randomizer must be one of 'rr', 'laplace', got {randomizer!r}")
     sampling = p * (1 - p) * bool(include_sampling)
     try:
         noise = 1.0 / (4.0 * math.sinh(epsilon / 2) ** 2) if randomizer == "rr" else 2.0 / epsilon ** 2
@@ -69,15 +98,18 @@ def _rmse_from_stds(sampling_variance, noise_std, scale):
         return np.hypot(math.sqrt(sampling_variance), noise_std) / scale
 
 
+@validate_params({"n": COUNTS, "epsilon": Epsilon(), "p": PROBABILITY, "include_sampling": FLAG})
 def central_mean_rmse(n, epsilon, p, include_sampling=True):
     """RMSE of the central Laplace mean k/n + Lap(1/(nε)): √(p(1 − p)/n + 2/(nε)²) (chapter 3, the √n-gap section).
 
     The privacy part √2/(nε) is Θ(1/(εn)), a factor √n below the local
     Θ(1/(ε√n)). ``include_sampling=False`` drops p(1 − p)/n.
+
+    Examples
+    --------
+    >>> round(central_mean_rmse(n=100, epsilon=1.0, p=0.3), 4)
+    0.048
     """
-    n = check_count_array(n, "n")
-    epsilon = check_epsilon(epsilon)
-    p = check_probability(p, "p", low_open=False, high_open=False)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         value = np.sqrt(p * (1 - p) / n * bool(include_sampling) + 2.0 / (n * epsilon) ** 2)
         if not np.all(np.isfinite(value)):  # (nε)² underflowed to 0 at ε = 1e-300; the RMSE √2/(nε) is a float
@@ -86,28 +118,41 @@ def central_mean_rmse(n, epsilon, p, include_sampling=True):
     return scalar_or_array(value)
 
 
+@validate_params({"m": COUNTS, "epsilon": Epsilon(), "tau": OPEN_UNIT, "constants": Options(("theorem", "slide"))})
 def sq_answer_failure_bound(m, epsilon, tau, constants="theorem"):
     """Pr[one simulated SQ answer is off by more than τ] for a group of m users (chapter 3, Theorem 3.9).
 
     ``"theorem"`` (our constants, valid for ετ <= 8√2): 2e^{−τ²m/8} + 2e^{−mε²τ²/128}.
     ``"slide"`` (the slides' constants, in our reading of a garbled line): 2e^{−τ²m/8} + e^{−ε²τ²m/64}.
     Clipped to 1.
+
+    Examples
+    --------
+    >>> round(sq_answer_failure_bound(m=100, epsilon=1.0, tau=0.2), 4)
+    1.0
     """
-    m = check_count_array(m, "m")
-    epsilon = check_epsilon(epsilon)
-    tau = check_probability(tau, "tau")
     if constants == "theorem":
         if epsilon * tau > 8 * math.sqrt(2):
             raise ValueError(f"epsilon·tau must be <= 8√2 for the theorem's Chernoff step, got {epsilon * tau!r}")
         value = 2 * np.exp(-tau ** 2 * m / 8) + 2 * np.exp(-m * (epsilon * tau) ** 2 / 128)
-    elif constants == "slide":
-        value = 2 * np.exp(-tau ** 2 * m / 8) + np.exp(-(epsilon * tau) ** 2 * m / 64)
     else:
-        raise ValueError(f"constants must be one of 'theorem', 'slide', got {constants!r}")
+        value = 2 * np.exp(-tau ** 2 * m / 8) + np.exp(-(epsilon * tau) ** 2 * m / 64)
     value = np.minimum(value, 1.0)
     return scalar_or_array(value)
 
 
+def _check_tolerances(tau, name):
+    """A tolerance in (0, 1), or an array of them (for plotting), as a float array."""
+    tau = check_positive_array(tau, name)
+    if np.any(tau >= 1):
+        raise ValueError(f"{name} must lie in (0, 1) (a tolerance), got {tau!r}")
+    return tau
+
+
+@validate_params({"tau": Check(_check_tolerances, array_ndim=None, convert_nested=_as_float_array,
+                               invalid=[(0, "0"), (1, "1"), (-0.1, "-0.1"), (1.5, "1.5"), (math.nan, "nan"),
+                                        (None, "None"), (True, "True"), ("0.1", "'0.1'")]),
+                  "epsilon": Epsilon(), "t": POSITIVE_INT})
 def rejection_sampling_tv_bound(tau, epsilon, t=1):
     """Total variation between t simulated and t real local reports: t·τe^ε/(1 − τe^ε) (chapter 3, Theorem 3.15).
 
@@ -134,12 +179,12 @@ def rejection_sampling_tv_bound(tau, epsilon, t=1):
     -------
     float or ndarray
         The bound, in (0, 1].
+
+    Examples
+    --------
+    >>> round(rejection_sampling_tv_bound(tau=0.01, epsilon=1.0), 4)
+    0.0279
     """
-    tau = check_positive_array(tau, "tau")
-    if np.any(tau >= 1):
-        raise ValueError(f"tau must lie in (0, 1) (a tolerance), got {tau!r}")
-    epsilon = check_epsilon(epsilon)
-    t = check_int(t, "t", minimum=1)
     relative = tau * math.exp(min(epsilon, 700.0))  # e^ε beyond e^700 only makes the bound 1 sooner
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         per_report = np.where(relative < 1, relative / np.maximum(1 - relative, 1e-300), np.inf)
@@ -147,6 +192,13 @@ def rejection_sampling_tv_bound(tau, epsilon, t=1):
     return scalar_or_array(value)
 
 
+# A tolerance τ >= 0 (a scalar or an array, for plotting); its bound e^(−ε) is checked against ε in the body.
+SMALL_TOLERANCES = Check(check_positive_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
+                         invalid=[(-0.1, "-0.1"), (1.5, "1.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
+                                  ("0.1", "'0.1'")])
+
+
+@validate_params({"epsilon": Epsilon(), "tau": SMALL_TOLERANCES})
 def rejection_sampling_queries(epsilon, tau=0.0):
     """Expected SQ queries per simulated report: at most e^ε/(1 − τe^ε) (e^ε exactly with an exact oracle).
 
@@ -165,9 +217,12 @@ def rejection_sampling_queries(epsilon, tau=0.0):
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(rejection_sampling_queries(epsilon=1.0, tau=0.01), 4)
+    2.7942
     """
-    epsilon = check_epsilon(epsilon)
-    tau = check_positive_array(tau, "tau", allow_zero=True)
     return scalar_or_array(_queries_per_report(epsilon, tau))
 
 
@@ -181,6 +236,19 @@ def _queries_per_report(epsilon, tau):
     return math.exp(epsilon) / (1 - relative)
 
 
+def _check_one_tolerance(tau, name):
+    """One tolerance τ >= 0 (a single number), as a 0-d float array."""
+    tau = check_positive_array(tau, name, allow_zero=True)
+    if tau.ndim != 0:
+        raise ValueError(f"{name} must be a single number here, got {tau!r}")
+    return tau
+
+
+@validate_params({"t": POSITIVE_INT, "epsilon": Epsilon(),
+                  "tau": Check(_check_one_tolerance, convert_nested=_as_float_array,
+                               invalid=[(-0.1, "-0.1"), (1.5, "1.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
+                                        ("0.1", "'0.1'"), ([0.1, 0.2], "[0.1, 0.2]")]),
+                  "beta": OPEN_UNIT})
 def rejection_sampling_query_budget(t, epsilon, tau, beta):
     """Worst-case query budget of the truncated simulation: ⌈t·e^ε/((1 − τe^ε)·β)⌉ (chapter 3, Theorem 3.16).
 
@@ -204,16 +272,16 @@ def rejection_sampling_query_budget(t, epsilon, tau, beta):
     Returns
     -------
     int
+
+    Examples
+    --------
+    >>> rejection_sampling_query_budget(t=3, epsilon=1.0, tau=0.01, beta=0.05)
+    168
     """
-    t = check_int(t, "t", minimum=1)
-    epsilon = check_epsilon(epsilon)
-    tau = check_positive_array(tau, "tau", allow_zero=True)
-    if tau.ndim != 0:
-        raise ValueError(f"tau must be a single number here, got {tau!r}")
-    beta = check_probability(beta, "beta")
     return scalar_or_array(t * _queries_per_report(epsilon, tau) / beta, as_int=True)
 
 
+@validate_params({"d": DIMENSIONS, "epsilon": Epsilon()})
 def masked_parity_lower_bound_shape(d, epsilon):
     """The shape 2^d/ε² of the non-interactive lower bound for masked parities (chapter 3, Theorem 3.21; shape only).
 
@@ -228,11 +296,12 @@ def masked_parity_lower_bound_shape(d, epsilon):
         Length of the secret, d >= 1.
     epsilon : float
         0 < ε < inf.
+
+    Examples
+    --------
+    >>> masked_parity_lower_bound_shape(d=4, epsilon=1.0)
+    16.0
     """
-    d = check_positive_array(d, "d")
-    if np.any(d != np.round(d)):
-        raise ValueError(f"d must be a positive integer (or an array of them), got {d!r}")
-    epsilon = check_epsilon(epsilon)
     # numpy: ε² = inf at ε = 1e300 gives 0, not OverflowError; ε² underflows to 0 for ε < 1e-162, where
     # the true 2^d/ε² > 1e324 exceeds the largest float, so the division's inf is the right answer.
     with np.errstate(over="ignore", divide="ignore"):
@@ -240,13 +309,7 @@ def masked_parity_lower_bound_shape(d, epsilon):
     return scalar_or_array(value)
 
 
-def _check_success(success, low):
-    success = check_probability(success, "success", low_open=True, high_open=False)
-    if success <= low:
-        raise ValueError(f"success must lie in ({low:g}, 1] (below it the bound is trivial), got {success!r}")
-    return success
-
-
+@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": Interval(Real, 0, 1, closed="right")})
 def parity_sq_lower_bound(d, tau, success=0.5):
     """Fewest queries of tolerance τ with which any SQ algorithm learns parities on {0,1}^d (chapter 3, Theorem 3.17).
 
@@ -269,17 +332,21 @@ def parity_sq_lower_bound(d, tau, success=0.5):
     -------
     float or ndarray
         The lower bound on the number of queries (0 when the bound is trivial).
+
+    Examples
+    --------
+    >>> round(parity_sq_lower_bound(d=4, tau=0.1), 4)
+    0.07
     """
-    d = check_positive_array(d, "d")
-    if np.any(d != np.round(d)):
-        raise ValueError(f"d must be a positive integer (or an array of them), got {d!r}")
-    tau = check_probability(tau, "tau")
-    success = _check_success(success, 0.0)
     with np.errstate(over="ignore"):
         value = np.maximum(tau ** 2 * (success * 2.0 ** d - 1), 0.0)
     return scalar_or_array(value)
 
 
+@validate_params({"q": Check(check_count_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
+                             invalid=[(-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
+                                      ("3", "'3'")]),
+                  "d": Interval(Integral, 1, 1000, closed="both"), "tau": OPEN_UNIT})
 def parity_sq_success_bound(q, d, tau):
     """Largest Pr[error < 1/4] of any SQ algorithm with q queries of tolerance τ on parities: min(1, (q/τ² + 1)/2^d).
 
@@ -296,14 +363,17 @@ def parity_sq_success_bound(q, d, tau):
     Returns
     -------
     float or ndarray, in (0, 1]
+
+    Examples
+    --------
+    >>> parity_sq_success_bound(q=10, d=4, tau=0.1)
+    1.0
     """
-    q = check_count_array(q, "q", allow_zero=True)
-    d = check_int(d, "d", minimum=1, maximum=1000)
-    tau = check_probability(tau, "tau")
     value = np.minimum(1.0, (q / tau ** 2 + 1) / 2.0 ** d)
     return scalar_or_array(value)
 
 
+@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": Interval(Real, 0.5, 1, closed="right")})
 def masked_parity_sq_lower_bound(d, tau, success=0.75):
     """Fewest non-adaptive queries of tolerance τ that learn masked parities (chapter 3, Theorem 3.20).
 
@@ -321,12 +391,12 @@ def masked_parity_sq_lower_bound(d, tau, success=0.75):
         0 < τ < 1.
     success : float
         Required Pr[error < 1/4], in (1/2, 1].
+
+    Examples
+    --------
+    >>> round(masked_parity_sq_lower_bound(d=4, tau=0.1), 4)
+    0.16
     """
-    d = check_positive_array(d, "d")
-    if np.any(d != np.round(d)):
-        raise ValueError(f"d must be a positive integer (or an array of them), got {d!r}")
-    tau = check_probability(tau, "tau")
-    success = _check_success(success, 0.5)
     with np.errstate(over="ignore"):
         value = 4 * tau ** 2 * 2.0 ** d * (success - 0.5)
     return scalar_or_array(value)

@@ -7,16 +7,25 @@ chapter 2's threshold_data (same law).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .._validation import (as_rng, check_bits, check_choice, check_finite_array, check_int, check_memory,
-                           check_probability)
+from numbers import Real
+
+from .._constraints import POSITIVE_INT, Array, Check, Integral, Interval, Options, OrNone, validate_params
+from .._validation import check_bits, check_memory
 from .generic import flip_labels
 
 __all__ = ["threshold_distribution", "threshold_error", "sphere_halfspace_data", "masked_parity_data",
            "masked_parity_distribution", "masked_parity_error"]
 
 
+THETA = Interval(Real, 0, 1, closed="both")
+NOISE_RATE = Interval(Real, 0, 1, closed="left")
+
+
+@validate_params({"theta": THETA, "noise_rate": NOISE_RATE, "n_grid": Interval(Integral, 2, None, closed="left")})
 def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
     """threshold_data's law discretised: x on the midpoints (i + ½)/G, y = ±1 (chapter 3, thresholds).
 
@@ -24,10 +33,13 @@ def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
     (weight (1 − η)/G) and, if η > 0, the flipped label (weight η/G). An
     ExactSQOracle over it answers every threshold query exactly; its errors
     differ from the continuous law's by at most 1/(2G).
+
+    Examples
+    --------
+    >>> support, weights = threshold_distribution(n_grid=16)
+    >>> support.shape, weights.sum()
+    ((16, 2), 1.0)
     """
-    theta = check_probability(theta, "theta", low_open=False, high_open=False)
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    n_grid = check_int(n_grid, "n_grid", minimum=2)
     check_memory(("n_grid", n_grid), itemsize=32)  # support (G·2 floats, twice with noise) and weights
     x = (np.arange(n_grid) + 0.5) / n_grid
     clean = np.where(x >= theta, 1.0, -1.0)
@@ -39,6 +51,7 @@ def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
     return support, weights
 
 
+@validate_params({"threshold": Interval(Real, None, None), "theta": THETA, "noise_rate": NOISE_RATE})
 def threshold_error(threshold, theta=0.37, noise_rate=0.0):
     """True error of h(x) = +1 iff x >= t under x ~ U[0, 1], θ and random classification noise η.
 
@@ -51,16 +64,18 @@ def threshold_error(threshold, theta=0.37, noise_rate=0.0):
         Any finite real t.
     theta : float in [0, 1]
     noise_rate : float in [0, 1)
+
+    Examples
+    --------
+    >>> round(threshold_error(threshold=0.5), 2)
+    0.13
     """
-    if isinstance(threshold, (bool, str, bytes)) or not isinstance(threshold, (int, float, np.integer, np.floating,
-                                                                                np.ndarray)):
-        raise TypeError(f"threshold must be a real number, got {threshold!r} of type {type(threshold).__name__}")
-    threshold = float(np.clip(float(check_finite_array(threshold, "threshold", ndim=0)), 0.0, 1.0))
-    theta = check_probability(theta, "theta", low_open=False, high_open=False)
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
+    threshold = float(np.clip(threshold, 0.0, 1.0))
     return noise_rate + (1 - 2 * noise_rate) * abs(threshold - theta)
 
 
+@validate_params({"n": POSITIVE_INT, "d": POSITIVE_INT, "marginal": Options(("sphere", "skewed")),
+                  "w_star": OrNone(Array(ndim=1)), "noise_rate": NOISE_RATE, "rng": "random_state"})
 def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, rng=None):
     """Halfspace data with ‖x‖₂ = 1 (so ‖x‖_∞ <= 1 for SQ queries) (chapter 3, halfspaces).
 
@@ -72,18 +87,20 @@ def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, 
     Returns
     -------
     (X, y, w_star) : shapes (n, d), (n,), (d,)
+
+    Examples
+    --------
+    >>> X, y, w_star = sphere_halfspace_data(n=5, d=2, rng=0)
+    >>> X.shape, y.shape, w_star.round(3)
+    ((5, 2), (5,), array([0.707, 0.707]))
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
     check_memory(("n", n), ("d", d))
-    marginal = check_choice(marginal, "marginal", ("sphere", "skewed"))
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
     if w_star is None:
         w_star = np.full(d, 1 / np.sqrt(d))
-    w_star = check_finite_array(w_star, "w_star", shape=(d,))
+    elif w_star.shape != (d,):  # a joint rule on two declared parameters
+        raise ValueError(f"w_star must have shape ({d},), got {w_star.shape}")
     if marginal == "skewed" and d < 2:
         raise ValueError(f"d must be >= 2 for marginal='skewed', got {d!r}")
-    rng = as_rng(rng)
     g = rng.standard_normal((n, d))
     if marginal == "skewed":
         g[:, 0] *= 4.0
@@ -93,26 +110,36 @@ def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, 
     return X, flip_labels(labels, noise_rate, rng), w_star
 
 
-def _check_secret(d, r, a):
-    d = check_int(d, "d", minimum=1, maximum=30)
-    r = check_bits(r, "r").astype(np.int64)
+#: d, the bits of a masked parity's secret (1 <= d <= 30: r·x fits in int8); a bit; the secret r.
+SECRET_BITS = Interval(Integral, 1, 30, closed="both")
+BIT = Interval(Integral, 0, 1, closed="both")
+SECRET = Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
+               invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None")])
+
+
+def _secret(d, r):
+    """The secret r (declared bits) as int64, of shape (d,): a joint rule on two declared parameters."""
+    r = r.astype(np.int64)
     if r.shape != (d,):
         raise ValueError(f"r must have shape ({d},) (one bit per coordinate), got {r.shape}")
-    a = check_int(a, "a", minimum=0, maximum=1)
-    return d, r, a
+    return r
 
 
+@validate_params({"n": POSITIVE_INT, "d": SECRET_BITS, "r": SECRET, "a": BIT, "rng": "random_state"})
 def masked_parity_data(n, d, r, a, rng=None):
     """n users of the masked-parity problem (chapter 3, Definition 3.18).
 
     A record is (x ∈ {0,1}^d, i ∈ {0..d−1}, b ∈ {0,1}, y) with x, i, b uniform
     and y = r·x + a mod 2 if b = 0 (masked parity), y = r_i if b = 1 (a bit of
     the secret). Returns an int8 array of shape (n, d + 3): columns x, i, b, y.
+
+    Examples
+    --------
+    >>> masked_parity_data(n=5, d=3, r=np.array([1, 0, 1]), a=1, rng=0).shape
+    (5, 6)
     """
-    n = check_int(n, "n", minimum=1)
-    d, r, a = _check_secret(d, r, a)
+    r = _secret(d, r)
     check_memory(("n", n), ("d", d + 3), itemsize=1)  # one int8 array of (n, d + 3)
-    rng = as_rng(rng)
     out = np.empty((n, d + 3), dtype=np.int8)
     x = out[:, :d]
     x[...] = rng.integers(0, 2, size=(n, d), dtype=np.int8)
@@ -124,9 +151,17 @@ def masked_parity_data(n, d, r, a, rng=None):
     return out
 
 
+@validate_params({"d": SECRET_BITS, "r": SECRET, "a": BIT})
 def masked_parity_distribution(d, r, a):
-    """The exact (uniform) masked-parity law: all 2^d·d·2 records and their weights (for an ExactSQOracle)."""
-    d, r, a = _check_secret(d, r, a)
+    """The exact (uniform) masked-parity law: all 2^d·d·2 records and their weights (for an ExactSQOracle).
+
+    Examples
+    --------
+    >>> support, weights = masked_parity_distribution(d=2, r=np.array([1, 0]), a=1)
+    >>> support.shape, weights[0]
+    ((16, 5), 0.0625)
+    """
+    r = _secret(d, r)
     x = ((np.arange(2 ** d)[:, None] >> np.arange(d)) & 1).astype(np.int64)
     rows = []
     for mask in (0, 1):
@@ -137,13 +172,24 @@ def masked_parity_distribution(d, r, a):
     return support, np.full(support.shape[0], 1.0 / support.shape[0])
 
 
+@validate_params({"r_hat": Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
+                                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"),
+                                          (None, "None")]),
+                  "a_hat": BIT, "r": SECRET, "a": BIT})
 def masked_parity_error(r_hat, a_hat, r, a):
-    """True error of c_{r̂,â} under the uniform law: ½·(wrong bits)/d + ½·(½ if r̂ ≠ r else 1{â ≠ a})."""
-    r = check_bits(r, "r").astype(int)
-    d, r, a = _check_secret(r.size, r, a)
-    r_hat = check_bits(r_hat, "r_hat").astype(int)
-    if r_hat.shape != r.shape:
+    """True error of c_{r̂,â} under the uniform law: ½·(wrong bits)/d + ½·(½ if r̂ ≠ r else 1{â ≠ a}).
+
+    Examples
+    --------
+    >>> masked_parity_error(r_hat=np.array([1, 0]), a_hat=0, r=np.array([1, 0]), a=1)
+    0.5
+    """
+    d = r.size
+    if d > 30:
+        raise ValueError(f"r must have at most 30 bits (d <= 30), got {d}")
+    r = _secret(d, r)
+    r_hat = r_hat.astype(int)
+    if r_hat.shape != r.shape:  # a joint rule on two declared parameters
         raise ValueError(f"r_hat must have shape {r.shape}, got {r_hat.shape}")
-    a_hat = check_int(a_hat, "a_hat", minimum=0, maximum=1)
     masked = 0.5 if np.any(r_hat != r) else float(a_hat != a)
     return 0.5 * float(np.sum(r_hat != r)) / d + 0.5 * masked

@@ -6,11 +6,16 @@ import math
 
 import numpy as np
 
-from .._validation import as_rng, check_choice, check_epsilon, check_int, check_probability, check_sequence
+from numbers import Real
+
+from .._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Epsilon, Integral, Interval, Options,
+                            validate_params)
+from .._validation import check_choice, check_epsilon, check_int, check_probability, check_sequence
+from ..data.local import THETA
 from ..data import (masked_parity_data, masked_parity_distribution, sphere_halfspace_data,
                     threshold_distribution, threshold_error)
 from ..local import FastLocalSQOracle, query_plan, sample_group_averages, simulate_sq_locally, users_needed
-from ..group_sizes import GROUP_SIZE_RULES, group_size
+from ..group_sizes import GROUP_SIZE_RULES, RULE_CONSTRAINTS, UNIT, group_size
 from ..local_learners import LocalHalfspaceLearner, smallest_feasible_alpha
 from ..mechanisms import laplace_mechanism
 from ..randomizers import LaplaceRandomizer, RandomizedResponse, default_randomizer, make_randomizer, rr_debias
@@ -50,6 +55,61 @@ def _check_dimensions(ds, name="ds", maximum=30):
     return [int(d) for d in arr]
 
 
+def _check_rmse_repetitions(n_reps, name):
+    n_reps = check_repetitions(n_reps, name)
+    if n_reps < 2:
+        raise ValueError(f"{name} must be >= 2 (an RMSE needs repetitions), got {n_reps!r}")
+    return n_reps
+
+
+def _check_settings(settings, name):
+    """A non-empty list of (epsilon, tau) pairs, each epsilon and tau checked under its own name."""
+    settings = check_sequence(settings, name, "(epsilon, tau) pairs")
+    if not settings:
+        raise ValueError(f"{name} must be a non-empty list of (epsilon, tau) pairs")
+    for pair in settings:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"{name} must contain (epsilon, tau) pairs, got {pair!r}")
+        check_epsilon(pair[0])
+        check_probability(pair[1], "tau")
+    return settings
+
+
+def _check_rules(rules, name):
+    """Group-size rule names (one name or a sequence of them), as a tuple."""
+    rules = (rules,) if isinstance(rules, str) else tuple(check_sequence(rules, name, "group-size rule names"))
+    for rule in rules:
+        check_choice(rule, name, GROUP_SIZE_RULES)
+    return rules
+
+
+def _check_bucket_sizes(bucket_sizes, name):
+    """Bucket sizes |S| >= 1 (one or a non-empty sequence), as a list of ints; their bound 2^d is checked with d."""
+    if isinstance(bucket_sizes, (int, np.integer)):
+        bucket_sizes = (bucket_sizes,)
+    sizes = [check_int(b, name, minimum=1) for b in check_sequence(bucket_sizes, name, "integers")]
+    if not sizes:
+        raise ValueError(f"{name} must contain at least one size")
+    return sizes
+
+
+def _as_sequence(values):
+    return (values,) if isinstance(values, (str, int, np.integer)) else tuple(values)
+
+
+def _as_user_counts(ns):
+    return np.atleast_1d(np.asarray(ns, dtype=float)).astype(np.int64)
+
+
+REPETITIONS = Check(check_repetitions, convert_nested=int,
+                    invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"), ("1", "'1'"),
+                             ("3", "'3'")])
+USER_COUNTS = Check(_check_user_counts, array_ndim=(0, 1), convert_nested=_as_user_counts,
+                    invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([[[10]]], "[[[10]]]"), ([math.nan], "[nan]"),
+                             (None, "None")])
+MEAN_PHI = Interval(Real, -1, 1, closed="both")
+
+
 # =============================================================================
 
 
@@ -63,6 +123,11 @@ def _rmse(errors):
     return value
 
 
+@validate_params({"ns": USER_COUNTS, "epsilon": Epsilon(), "p": Interval(Real, 0, 1, closed="both"),
+                  "n_reps": Check(_check_rmse_repetitions, convert_nested=int,
+                                  invalid=[(1, "1"), (0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"),
+                                           ("3", "'3'")]),
+                  "target": Options(("sample", "population")), "rng": "random_state"})
 def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", rng=None):
     """RMSE of estimating p = Pr[bit = 1] locally (RR, Laplace) and centrally (chapter 3, the figure of the √n gap).
 
@@ -81,15 +146,12 @@ def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", 
     -------
     dict
         "n" and the RMSE arrays "rr", "laplace", "central" (one entry per n).
+
+    Examples
+    --------
+    >>> mean_estimation_experiment(ns=[20], epsilon=1.0, n_reps=2, rng=0)["rr"].round(3)
+    array([0.362])
     """
-    ns = _check_user_counts(ns)
-    epsilon = check_epsilon(epsilon)
-    p = check_probability(p, "p", low_open=False, high_open=False)
-    n_reps = check_repetitions(n_reps)
-    if n_reps < 2:
-        raise ValueError(f"n_reps must be >= 2 (an RMSE needs repetitions), got {n_reps!r}")
-    check_choice(target, "target", ("sample", "population"))
-    rng = as_rng(rng)
     q = RandomizedResponse(epsilon).keep_probability
     laplace_randomizer = LaplaceRandomizer(epsilon)
     result = {"n": ns, "rr": [], "laplace": [], "central": []}
@@ -109,6 +171,11 @@ def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", 
     return result
 
 
+@validate_params({"settings": Check(_check_settings, convert_nested=list,
+                                    invalid=[([], "[]"), (None, "None"), ([(1.0,)], "[(1.0,)]")]),
+                  "beta": UNIT, "rules": Check(_check_rules, convert_nested=_as_sequence,
+                                                invalid=[(None, "None"), (("bogus",), "('bogus',)")]),
+                  "n_reps": REPETITIONS, "mean_phi": MEAN_PHI, "rng": "random_state"})
 def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, n_reps=2000, mean_phi=0.0,
                                    rng=None):
     """Invalid-answer rate of one simulated query for each group-size rule (chapter 3, the table after Theorem 3.9).
@@ -118,22 +185,13 @@ def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, 
     are drawn exactly (:func:`sample_group_averages`; Laplace randomizer,
     one-bit for rule "rr"). Returns a list of dicts with keys epsilon, tau,
     rule, m, failure_rate (fraction with |answer − E φ| > τ).
+
+    Examples
+    --------
+    >>> rows = group_size_validity_experiment(settings=[(1.0, 0.3)], rules=("clt",), n_reps=5, rng=0)
+    >>> rows[0]["m"], rows[0]["failure_rate"]
+    (385, 0.0)
     """
-    n_reps = check_repetitions(n_reps)
-    beta = check_probability(beta, "beta")
-    if isinstance(rules, str):
-        rules = (rules,)
-    for rule in check_sequence(rules, "rules", "group-size rule names"):
-        check_choice(rule, "rule", GROUP_SIZE_RULES)
-    settings = check_sequence(settings, "settings", "(epsilon, tau) pairs")
-    if not settings:
-        raise ValueError("settings must be a non-empty list of (epsilon, tau) pairs")
-    for pair in settings:
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise TypeError(f"settings must contain (epsilon, tau) pairs, got {pair!r}")
-        check_epsilon(pair[0])
-        check_probability(pair[1], "tau")
-    rng = as_rng(rng)
     rows = []
     for epsilon, tau in settings:
         for rule in rules:
@@ -145,6 +203,12 @@ def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, 
     return rows
 
 
+@validate_params({"ns": USER_COUNTS, "epsilon": Epsilon(), "beta": UNIT, "n_reps": REPETITIONS, "theta": THETA,
+                  **RULE_CONSTRAINTS,
+                  "n_grid": Check(check_int, minimum=2, array_ndim=0, convert_nested=int,
+                                  invalid=[(1, "1"), (0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"),
+                                           ("3", "'3'")]),
+                  "rng": "random_state"})
 def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="theorem", randomizer=None,
                          n_grid=2048, rng=None):
     """Error of the grid (Algorithm 3.7) and binary-search (Algorithm 3.12) threshold learners vs users (chapter 3, the threshold figure).
@@ -162,14 +226,14 @@ def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="th
         "n"; for "grid" and "binary_search": "alpha" (array over n, NaN if
         infeasible) and "errors" (array n_reps × len(ns), NaN if infeasible),
         "rounds" and "queries" (per n).
-    """
 
-    ns = _check_user_counts(ns).astype(float)
-    epsilon = check_epsilon(epsilon)
-    beta = check_probability(beta, "beta")
-    n_reps = check_repetitions(n_reps)
-    check_choice(rule, "rule", GROUP_SIZE_RULES)
-    rng = as_rng(rng)
+    Examples
+    --------
+    >>> out = threshold_experiment(ns=[200], epsilon=1.0, n_reps=1, rule="clt", n_grid=16, rng=0)
+    >>> out["grid"]["alpha"]
+    array([nan])
+    """
+    ns = ns.astype(float)
     support, weights = threshold_distribution(theta, n_grid=n_grid)
     out = {"n": ns}
     for name, algorithm in (("grid", sq_threshold_grid), ("binary_search", sq_threshold_binary_search)):
@@ -193,6 +257,12 @@ def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="th
     return out
 
 
+@validate_params({"ns": Check(_check_user_counts, maximum=10 ** 7, array_ndim=(0, 1), convert_nested=_as_user_counts,
+                              invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([10 ** 8], "[10**8]"),
+                                       ([math.nan], "[nan]"), ([[[10]]], "[[[10]]]"), (None, "None")]),
+                  "d": Interval(Integral, 1, 1000, closed="both"), "epsilon": Epsilon(),
+                  "marginal": Options(("sphere", "skewed")), "n_reps": REPETITIONS, "n_steps": POSITIVE_INT,
+                  "eta": POSITIVE, "n_test": Interval(Integral, 1, 10 ** 7, closed="both"), "rng": "random_state"})
 def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20, eta=5.0, n_test=20000,
                          rng=None):
     """Test error of averaging (1 round) vs SQ gradient descent (K rounds) (chapter 3, the halfspace figure).
@@ -202,14 +272,14 @@ def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20
     (equal disjoint groups, Laplace randomizer) and measure the error on
     ``n_test`` fresh clean points. Returns dict "n", "averaging", "gd"
     (arrays n_reps × len(ns)). Cost O(n·(1 + n_steps)) per fit.
-    """
 
-    ns = _check_user_counts(ns, maximum=10 ** 7)
-    d = check_int(d, "d", minimum=1, maximum=1000)
-    epsilon = check_epsilon(epsilon)
-    n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("ns", int(max(ns))), ("d", d)])
-    n_test = check_int(n_test, "n_test", minimum=1, maximum=10 ** 7)
-    rng = as_rng(rng)
+    Examples
+    --------
+    >>> out = halfspace_experiment(ns=[200], d=2, epsilon=1.0, n_reps=1, n_steps=2, n_test=50, rng=0)
+    >>> out["averaging"].shape, out["gd"].shape
+    ((1, 1), (1, 1))
+    """
+    check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("ns", int(max(ns))), ("d", d)])
     X_test, y_test, w_star = sphere_halfspace_data(n_test, d, marginal=marginal, rng=rng)
     out = {"n": ns, "averaging": np.zeros((n_reps, ns.size)), "gd": np.zeros((n_reps, ns.size))}
     for i, n in enumerate(ns):
@@ -221,6 +291,12 @@ def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20
     return out
 
 
+@validate_params({"ds": Check(_check_dimensions, array_ndim=(0, 1),
+                              convert_nested=lambda ds: np.atleast_1d(ds).tolist(),
+                              invalid=[([], "[]"), ([0], "[0]"), ([31], "[31]"), ([2.5], "[2.5]"), (None, "None")]),
+                  "ns": USER_COUNTS, "epsilon": Epsilon(), "n_reps": REPETITIONS,
+                  "method": Options(("interactive", "bruteforce")), "users": Options(("real", "fast")),
+                  "rng": "random_state"})
 def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", users="real", rng=None):
     """Success rate of recovering (r, a) for masked parities vs users (chapter 3, the masked-parity figure).
 
@@ -232,17 +308,20 @@ def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", u
     on the exact law (:func:`dpteach.data.masked_parity_distribution`), the
     same law of answers in O(2^d·d) per query instead of O(n).
     Returns an array of success rates, shape (len(ds), len(ns)); n < t counts as failure.
-    """
 
-    check_choice(method, "method", ("interactive", "bruteforce"))
-    check_choice(users, "users", ("real", "fast"))
-    ds = _check_dimensions(ds, maximum=16 if method == "bruteforce" else 30)
-    ns = _check_user_counts(ns, maximum=10 ** 7 if users == "real" else None)
-    epsilon = check_epsilon(epsilon)
+    Examples
+    --------
+    >>> masked_parity_experiment(ds=[2], ns=[200], epsilon=1.0, n_reps=1, rng=0)
+    array([[0.]])
+    """
+    # The bounds that depend on another parameter: 2^d queries (bruteforce), n real users in memory.
+    if method == "bruteforce":
+        _check_dimensions(ds, maximum=16)
+    if users == "real":
+        _check_user_counts(ns, maximum=10 ** 7)
     # With real users each repetition draws n records of d + 3 bytes per (d, n) cell.
     per_rep = [("len(ds)", len(ds)), ("len(ns)", len(ns)), ("ns", int(max(ns))), ("ds", int(max(ds)))]
-    n_reps = check_repetitions(n_reps, per_repetition=per_rep if users == "real" else ())
-    rng = as_rng(rng)
+    check_repetitions(n_reps, per_repetition=per_rep if users == "real" else ())
     algorithm = masked_parity_interactive if method == "interactive" else masked_parity_bruteforce
     success = np.zeros((len(ds), len(ns)))
     for a_index, d in enumerate(ds):
@@ -268,6 +347,8 @@ def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", u
     return success
 
 
+@validate_params({"epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS,
+                  "n_alpha": Interval(Integral, 10, 10 ** 4, closed="both")})
 def threshold_crossover(epsilon, beta=0.05, rule="theorem", randomizer=None, n_alpha=400):
     """The number of users beyond which binary search guarantees a smaller α than the grid (chapter 3, the threshold figure).
 
@@ -282,11 +363,12 @@ def threshold_crossover(epsilon, beta=0.05, rule="theorem", randomizer=None, n_a
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> threshold_crossover(epsilon=1.0, n_alpha=10)
+    6248497410.0
     """
-    epsilon = check_epsilon(epsilon)
-    beta = check_probability(beta, "beta")
-    check_choice(rule, "rule", GROUP_SIZE_RULES)
-    n_alpha = check_int(n_alpha, "n_alpha", minimum=10, maximum=10 ** 4)
     alphas = np.logspace(-4, np.log10(0.5), n_alpha)
     # The two query plans (Algorithms 3.7 and 3.12; tests check them against query_plan):
     # K + 1 = ⌈1/α⌉ + 1 queries at tolerance α/2, and T = ⌈log2(2/α)⌉ queries at α/4.
@@ -313,6 +395,11 @@ def threshold_crossover(epsilon, beta=0.05, rule="theorem", randomizer=None, n_a
     return float(candidates[not_better[-1] + 1])
 
 
+@validate_params({"d": Interval(Integral, 1, 14, closed="both"), "tau": OPEN_UNIT,
+                  "n_queries": Interval(Integral, 1, 10 ** 4, closed="both"),
+                  "bucket_sizes": Check(_check_bucket_sizes, array_ndim=(0, 1), convert_nested=_as_sequence,
+                                        invalid=[([], "[]"), ([0], "[0]"), ([2.5], "[2.5]"), (None, "None")]),
+                  "n_secrets": REPETITIONS, "rng": "random_state"})
 def parity_sq_experiment(d, tau, n_queries, bucket_sizes=(1,), n_secrets=20, rng=None):
     """How fast SQ algorithms can identify a parity against the worst-case oracle (chapter 3, Theorem 3.17).
 
@@ -327,18 +414,16 @@ def parity_sq_experiment(d, tau, n_queries, bucket_sizes=(1,), n_secrets=20, rng
     dict
         "queries" (1..n_queries) and, per bucket size, the identified fraction
         (array of length n_queries).
+
+    Examples
+    --------
+    >>> out = parity_sq_experiment(d=2, tau=0.3, n_queries=2, bucket_sizes=[1], n_secrets=2, rng=0)
+    >>> out[1]
+    array([0.5, 0.5])
     """
-    tau = check_probability(tau, "tau")
-    d = check_int(d, "d", minimum=1, maximum=14)
-    n_queries = check_int(n_queries, "n_queries", minimum=1, maximum=10 ** 4)
-    n_secrets = check_repetitions(n_secrets, "n_secrets")
-    if isinstance(bucket_sizes, (int, np.integer)):
-        bucket_sizes = (bucket_sizes,)
-    bucket_sizes = [check_int(b, "bucket_sizes", minimum=1, maximum=2 ** d)
-                    for b in check_sequence(bucket_sizes, "bucket_sizes", "integers")]
-    if not bucket_sizes:
-        raise ValueError("bucket_sizes must contain at least one size")
-    rng = as_rng(rng)
+    for size in bucket_sizes:  # the bound that depends on d: at most 2^d candidates
+        if size > 2 ** d:
+            raise ValueError(f"bucket_sizes must be integers in [1, {2 ** d}] (at most 2^d), got {size!r}")
     out = {"queries": np.arange(1, n_queries + 1)}
     for size in bucket_sizes:
         found = np.zeros(n_queries)
