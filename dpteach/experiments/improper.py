@@ -17,7 +17,8 @@ from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sw
                            check_finite_scalar, check_int, check_memory, check_probability, check_size, check_sizes,
                            check_sweep)
 from ..bounds.improper import algorithm_6_7_error_terms
-from ..hermite import clip_features, feature_dimension, hermite_1d, hermite_features, threshold_hermite_coefficients
+from ..hermite import clip_features, feature_dimension, hermite_1d, hermite_features
+from ..hermite_coefficients import threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, practical_parameters, threshold_grid, threshold_error_counts
 from ._progress import check_repetitions
 from .._progress import progress
