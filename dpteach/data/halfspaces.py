@@ -50,7 +50,7 @@ def _check_same_dimension(a, name_a, b, name_b):
 
 
 def _unit_normal(normal, d, name="normal"):
-    """``normal`` (a checked 1-D float array, or None for e₁) of length d, normalised; its length needs d, so checked here."""
+    """``normal`` (a checked 1-D float array, or None for e₁) normalised; its length needs d, so it is checked here."""
     if normal is None:
         normal = np.zeros(d)
         normal[0] = 1.0
