@@ -16,6 +16,7 @@ Section 6.3) are in :mod:`dpteach.hermite_coefficients`.
 from __future__ import annotations
 
 import math
+from itertools import combinations_with_replacement
 
 import numpy as np
 
@@ -71,20 +72,6 @@ def feature_dimension(d, degree):
     return hermite_feature_count(d, degree)
 
 
-def _multi_indices(d, degree):
-    """Graded order: degree k = 0..p, and within a degree lexicographic in the sorted coordinate list."""
-    from itertools import combinations_with_replacement
-
-    rows = []
-    for k in range(degree + 1):
-        for combo in combinations_with_replacement(range(d), k):
-            kappa = [0] * d
-            for i in combo:
-                kappa[i] += 1
-            rows.append(kappa)
-    return np.array(rows, dtype=np.int64).reshape(len(rows), d)
-
-
 @validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT})
 def multi_indices(d, degree):
     """All multi-indices κ ∈ ℕ₀^d with |κ| ≤ p, in graded order (Lemma 6.2, Section 6.2; the paper's Lemma B.8).
@@ -118,7 +105,15 @@ def multi_indices(d, degree):
     [[0, 0], [1, 0], [0, 1], [2, 0], [1, 1], [0, 2]]
     """
     feature_dimension_or_refuse(d, degree)
-    return _multi_indices(d, degree)
+    # Graded order: degree k = 0..p, and within a degree lexicographic in the sorted coordinate list.
+    rows = []
+    for k in range(degree + 1):
+        for combo in combinations_with_replacement(range(d), k):
+            kappa = [0] * d
+            for i in combo:
+                kappa[i] += 1
+            rows.append(kappa)
+    return np.array(rows, dtype=np.int64).reshape(len(rows), d)
 
 
 def _hermite_rows(x, degree):
@@ -207,9 +202,7 @@ def feature_plan(d, degree):
     """The cached recurrence plan of ψ_p for (d, p): each feature as a parent feature times one 1-D factor (shared with logconcave)."""
     key = (d, degree)
     if key not in _PLAN_CACHE:
-        feature_dimension_or_refuse(d, degree)
-        kappas = _multi_indices(d, degree)
-        _PLAN_CACHE[key] = _parents(kappas)
+        _PLAN_CACHE[key] = _parents(multi_indices(d, degree))  # multi_indices refuses D beyond the limit
     return _PLAN_CACHE[key]
 
 
