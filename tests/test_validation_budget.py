@@ -215,8 +215,6 @@ def test_a_nested_body_reads_the_types_it_would_read_at_the_top():
 # one on unchecked to a nested routine would leave it unchecked, since nested routines skip their checks).
 CHECKED_IN_BODY = {
     "dpteach.audit.epsilon_lower_bound": {"dataset", "neighbour"}, "dpteach.audit.audit": {"dataset", "neighbour"},
-    "dpteach.improper.practical_parameters": {"degree", "clip_radius", "n_blocks", "n_thresholds", "n_iterations"},
-    "dpteach.improper.threshold_error_counts": {"thresholds"},
     "dpteach.local.sample_group_averages": {"mean_phi", "randomizer", "size", "rng"},
     "dpteach.randomizers.rr_debias": {"released"}, "dpteach.mechanisms.randomized_response": {"bits", "rng"},
     "dpteach.peeling.peel": {"s", "epsilon", "delta", "sensitivity", "rng", "size", "calibrate"},
