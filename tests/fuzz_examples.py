@@ -403,8 +403,8 @@ add(F + "roc_curve", dict(in_scores=SCORES, out_scores=SCORES - 0.5), arrays={"i
 add(F + "auc", dict(in_scores=SCORES, out_scores=SCORES - 0.5), arrays={"in_scores": 1, "out_scores": 1})
 add(F + "calibrate_threshold", dict(out_scores=SCORES, fpr=0.25), arrays={"out_scores": 1})
 add(F + "dp_roc_envelope", dict(fpr=np.array([0.0, 0.1, 1.0]), epsilon=1.0, delta=1e-5), arrays={"fpr": None})
-add(F + "fingerprinting_lemma_mc", dict(f=lambda x: x.mean(axis=1), n=3, n_draws=20, rng=0))
-add(F + "gaussian_fingerprinting_mc", dict(f=lambda x: x.mean(axis=1), n=3, mu=0.1, sigma=1.0, n_draws=20, rng=0))
+add("dpteach.fingerprinting_lemmas.fingerprinting_lemma_mc", dict(f=lambda x: x.mean(axis=1), n=3, n_draws=20, rng=0))
+add("dpteach.fingerprinting_lemmas.gaussian_fingerprinting_mc", dict(f=lambda x: x.mean(axis=1), n=3, mu=0.1, sigma=1.0, n_draws=20, rng=0))
 D = "dpteach.data.fingerprinting."
 add(D + "uniform_box_mean", dict(d=3, rng=0))
 add(D + "cosine_prior_mean", dict(d=3, rng=0))

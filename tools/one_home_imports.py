@@ -70,8 +70,11 @@ MOVED = {
                                     "private_initial_direction", "private_threshold", "projected_gaussian_noise",
                                     "ramp", "ramp_derivative", "ramp_loss", "ramp_loss_gradient", "round_schedule",
                                     "step_size"], _DS),
-    "dpteach.fingerprinting": dict.fromkeys(["accuracy_noise_sd", "clipped_gaussian_mean", "exact_mean",
-                                             "noisy_mean", "noisy_ols", "ols_estimate"], _AT),
+    "dpteach.fingerprinting": {
+        **dict.fromkeys(["accuracy_noise_sd", "clipped_gaussian_mean", "exact_mean", "noisy_mean", "noisy_ols",
+                         "ols_estimate"], _AT),
+        **dict.fromkeys(["fingerprinting_lemma_mc", "gaussian_fingerprinting_mc"], "dpteach.fingerprinting_lemmas"),
+    },
     "dpteach.regression": dict.fromkeys(["peel", "peeling_epsilon", "peeling_noise_scale"], "dpteach.peeling"),
     "dpteach.logconcave": dict.fromkeys(["MARGINALS", "sample_marginal"], "dpteach.marginals"),
     "dpteach.experiments.table1": {
@@ -161,6 +164,9 @@ RENAMED = {
         '_clip_rows': ('dpteach.attack_targets', 'clip_rows'),
         '_records': ('dpteach.attack_targets', 'check_records'),
         '_responses': ('dpteach.attack_targets', 'check_responses'),
+    },
+    'dpteach.experiments.production': {
+        '_seed': ('dpteach.experiments.production', 'diffprivlib_seed'),
     },
 }
 
