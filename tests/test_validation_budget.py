@@ -217,7 +217,6 @@ CHECKED_IN_BODY = {
     "dpteach.audit.epsilon_lower_bound": {"dataset", "neighbour"}, "dpteach.audit.audit": {"dataset", "neighbour"},
     "dpteach.local.sample_group_averages": {"mean_phi", "randomizer", "size", "rng"},
     "dpteach.randomizers.rr_debias": {"released"}, "dpteach.mechanisms.randomized_response": {"bits", "rng"},
-    "dpteach.peeling.peel": {"s", "epsilon", "delta", "sensitivity", "rng", "size", "calibrate"},
     "dpteach.dpsas_steps.dpsas_noise_sigma": {"delta", "epsilon"},
     "dpteach.dpsas_steps.private_threshold": {"epsilon", "kappa", "rng"},
     "dpteach.dpsas_steps.ramp": {"b"}, "dpteach.dpsas_steps.ramp_derivative": {"b"},
@@ -226,9 +225,6 @@ CHECKED_IN_BODY = {
     "dpteach.generic.select_hypotheses": {"epsilon"},
     "dpteach.local_to_sq.rejection_output_law": {"answers"},
     "dpteach.local_to_sq.worst_case_rejection_tv": {"randomizer", "reference", "value_probabilities", "values"},
-    "dpteach.regression.dp_gradient_descent_sigma": {"accountant", "n_iterations", "x_bound"},
-    "dpteach.regression.noisy_ols_noise_std": {"condition_bound", "noise_multiplier", "x_bound"},
-    "dpteach.regression.noisy_ols_sensitivity": {"condition_bound", "x_bound"},
 }
 
 

@@ -110,12 +110,12 @@ RENAMED = {
         '_clipped_features': ('dpteach.hermite', 'clip_features_prechecked'),
     },
     'dpteach.regression': {
-        '_block_indices': ('dpteach.regression', 'block_indices'),
-        '_check_design': ('dpteach.regression', 'check_design'),
-        '_gradient_step': ('dpteach.regression', 'gradient_step'),
+        '_block_indices': ('dpteach.regression_steps', 'block_indices'),
+        '_check_design': ('dpteach.regression_steps', 'check_design'),
+        '_gradient_step': ('dpteach.regression_steps', 'gradient_step'),
     },
     'dpteach.peeling': {
-        '_noise_scale': ('dpteach.peeling', 'peeling_noise_scale_prechecked'),
+        '_noise_scale': ('dpteach.peeling', 'peeling_noise_scale'),
         '_peel_rows': ('dpteach.peeling', 'peel_rows'),
         '_peel_forgotten_sqrt_s': ('dpteach.peeling', 'broken_peel_forgotten_sqrt_s'),
     },
