@@ -8,18 +8,20 @@ at radius T makes every loss ⟨v, ψ̄(x)⟩ − y T-Lipschitz in v (Lemma C.2 
 Remark 3 of the paper say how large T must be).
 
 Nothing here touches private data: the basis, the multi-index order and the
-clipping radius are public (``clip_radius`` draws *synthetic* Gaussians).
+clipping radius are public (``clip_radius`` draws *synthetic* Gaussians). The exact
+Hermite coefficients of a threshold or a halfspace (the oracle polynomials of
+Section 6.3) are in :mod:`dpteach.hermite_coefficients`.
 """
 
 from __future__ import annotations
 
 import math
+from itertools import combinations_with_replacement
 
 import numpy as np
-from scipy import special
 
-from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, POSITIVE, POSITIVE_INT, validate_params
-from ._validation import check_finite_array, check_finite_scalar, check_int, check_positive
+from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import check_finite_array, check_positive
 from .bounds.improper import hermite_feature_count
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
@@ -35,8 +37,6 @@ __all__ = [
     "clip_features",
     "clip_radius",
     "CLIP_RULES",
-    "threshold_hermite_coefficients",
-    "halfspace_hermite_coefficients",
 ]
 
 CLIP_RULES = ("2sqrtD", "markov", "eq25")
@@ -63,22 +63,13 @@ def feature_dimension(d, degree):
     ------
     TypeError, ValueError
         For non-integers or values below 1.
+
+    Examples
+    --------
+    >>> feature_dimension(d=2, degree=2)
+    6
     """
     return hermite_feature_count(d, degree)
-
-
-def _multi_indices(d, degree):
-    """Graded order: degree k = 0..p, and within a degree lexicographic in the sorted coordinate list."""
-    from itertools import combinations_with_replacement
-
-    rows = []
-    for k in range(degree + 1):
-        for combo in combinations_with_replacement(range(d), k):
-            kappa = [0] * d
-            for i in combo:
-                kappa[i] += 1
-            rows.append(kappa)
-    return np.array(rows, dtype=np.int64).reshape(len(rows), d)
 
 
 @validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT})
@@ -107,9 +98,22 @@ def multi_indices(d, degree):
     TypeError, ValueError
         For non-integers or values below 1, and for D above
         ``feature_scaling.MAX_FEATURE_DIMENSION`` (refused before any work).
+
+    Examples
+    --------
+    >>> multi_indices(d=2, degree=2).tolist()
+    [[0, 0], [1, 0], [0, 1], [2, 0], [1, 1], [0, 2]]
     """
     feature_dimension_or_refuse(d, degree)
-    return _multi_indices(d, degree)
+    # Graded order: degree k = 0..p, and within a degree lexicographic in the sorted coordinate list.
+    rows = []
+    for k in range(degree + 1):
+        for combo in combinations_with_replacement(range(d), k):
+            kappa = [0] * d
+            for i in combo:
+                kappa[i] += 1
+            rows.append(kappa)
+    return np.array(rows, dtype=np.int64).reshape(len(rows), d)
 
 
 def _hermite_rows(x, degree):
@@ -148,6 +152,12 @@ def hermite_1d(x, degree):
     ------
     TypeError, ValueError
         For NaN/inf or non-numeric x, an empty x, or degree < 1.
+
+    Examples
+    --------
+    >>> x = np.linspace(0.05, 0.95, 8)
+    >>> hermite_1d(x, degree=3).shape
+    (8, 4)
     """
     _check_univariate_table(x.size, degree, "x")
     rows = _hermite_rows(x.ravel(), degree)
@@ -192,9 +202,7 @@ def feature_plan(d, degree):
     """The cached recurrence plan of ψ_p for (d, p): each feature as a parent feature times one 1-D factor (shared with logconcave)."""
     key = (d, degree)
     if key not in _PLAN_CACHE:
-        feature_dimension_or_refuse(d, degree)
-        kappas = _multi_indices(d, degree)
-        _PLAN_CACHE[key] = _parents(kappas)
+        _PLAN_CACHE[key] = _parents(multi_indices(d, degree))  # multi_indices refuses D beyond the limit
     return _PLAN_CACHE[key]
 
 
@@ -246,6 +254,12 @@ def hermite_features(X, degree):
         (refused before it is allocated); and for a record whose features
         overflow double precision (use :func:`clipped_hermite_features`, which
         is finite for every finite record).
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> hermite_features(X, degree=2).shape
+    (12, 6)
     """
     check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
     return _finite_or_refuse(hermite_features_unchecked(X, degree), X, degree)
@@ -275,7 +289,7 @@ def _chunk_size(n_columns, chunk_size):
     return chunk_size
 
 
-@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT, "chunk_size": OrNone(POSITIVE_INT)})
 def iter_hermite_features(X, degree, chunk_size=None):
     """Yield ``(start, ψ_p(X[start:start + b]))`` chunk by chunk, for sums and products over samples.
 
@@ -295,9 +309,13 @@ def iter_hermite_features(X, degree, chunk_size=None):
     ------
     TypeError, ValueError
         As :func:`hermite_features`, and for chunk_size < 1.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> [(start, F.shape) for start, F in iter_hermite_features(X, degree=2, chunk_size=5)]
+    [(0, (5, 6)), (5, (5, 6)), (10, (2, 6))]
     """
-    if chunk_size is not None:
-        chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
     D = feature_dimension_or_refuse(X.shape[1], degree)
     check_feature_matrix(min(X.shape[0], _chunk_size(D, chunk_size)), D, "chunk_size", "one chunk")
     return ((start, _finite_or_refuse(F, X[start:start + F.shape[0]], degree, start))
@@ -311,7 +329,8 @@ def _iter_features(X, degree, chunk_size):
         yield start, hermite_features_unchecked(X[start:start + size], degree)
 
 
-@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT})
+@validate_params({"X": Array(ndim=2), "degree": POSITIVE_INT, "weights": OrNone(Array(ndim=1)),
+                  "radius": OrNone(POSITIVE), "chunk_size": OrNone(POSITIVE_INT)})
 def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
     """Σ_i w_i·ψ_p(x_i) (or the clipped ψ̄_{p,T}), chunk by chunk, without the whole (n, D) matrix.
 
@@ -343,15 +362,18 @@ def hermite_feature_sum(X, degree, weights=None, radius=None, chunk_size=None):
         finite record is accepted: a record whose features overflow double
         precision is clipped exactly in scaled arithmetic
         (:mod:`dpteach.feature_scaling`), never turned into NaN.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> y = np.array([1.0, -1.0] * 6)
+    >>> hermite_feature_sum(X, degree=2, weights=y, radius=5.0).shape
+    (6,)
     """
     if weights is None:
         weights = np.ones(X.shape[0])
-    else:
-        weights = check_finite_array(weights, "weights", shape=(X.shape[0],))
-    if radius is not None:
-        radius = check_positive(radius, "radius")
-    if chunk_size is not None:
-        chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+    elif weights.shape != (X.shape[0],):  # one weight per row of X: needs the data, so checked here
+        raise ValueError(f"weights must have shape ({X.shape[0]},), one weight per row of X, got {weights.shape}")
     D = feature_dimension_or_refuse(X.shape[1], degree)
     check_feature_matrix(min(X.shape[0], _chunk_size(D, chunk_size)), D, "chunk_size", "one chunk")
     total = np.zeros(D)
@@ -431,11 +453,18 @@ def clipped_hermite_features(X, degree, radius):
     TypeError, ValueError
         For NaN/inf or a non-2-D or empty X, degree < 1, radius ≤ 0, and for D
         or the (n, D) matrix above the limits of :mod:`dpteach.feature_scaling`.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> bool(np.all(np.linalg.norm(clipped_hermite_features(X, degree=2, radius=5.0), axis=1) <= 5.0))
+    True
     """
     check_feature_matrix(X.shape[0], feature_dimension_or_refuse(X.shape[1], degree))
     return clip_features_prechecked(X, degree, radius)
 
 
+@validate_params({"F": Array(ndim=2), "radius": POSITIVE})
 def clip_features(F, radius):
     """Radial clipping ψ̄_{p,T}(x) = s(x)·ψ_p(x), s(x) = min(1, T/‖ψ_p(x)‖₂) (the paper's Section 2).
 
@@ -460,9 +489,16 @@ def clip_features(F, radius):
     ------
     TypeError, ValueError
         For NaN/inf, a non-2-D or empty F, or radius ≤ 0.
+
+    Examples
+    --------
+    >>> F, scale = clip_features(np.ones((3, 4)), radius=1.0)
+    >>> F.shape, scale.tolist()
+    ((3, 4), [0.5, 0.5, 0.5])
     """
-    # Checked inline, not declared: this check runs even inside a fit, where it is the one that
-    # _PrivateHermiteL1LearnerOverflowBroken trips on an overflowing record (tests/test_extreme_records.py).
+    # Declared, and checked again here: this check runs even inside a fit (where declared checks are skipped),
+    # and it is the one that _PrivateHermiteL1LearnerOverflowBroken trips on an overflowing record
+    # (tests/test_extreme_records.py).
     F = check_finite_array(F, "F", ndim=2)
     radius = check_positive(radius, "radius")
     scale, overflow = clip_scale_or_overflow(F, radius)
@@ -540,6 +576,13 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     TypeError, ValueError
         For d, degree < 1, cα ∉ (0, 1), an unknown rule, n_draws < 100 or a bad rng, and
         for D above ``feature_scaling.MAX_FEATURE_DIMENSION``.
+
+    Examples
+    --------
+    >>> round(clip_radius(d=2, degree=2, c_alpha=0.5, n_draws=100, rng=0), 3)
+    4.899
+    >>> round(clip_radius(d=2, degree=2, c_alpha=0.5, rule="eq25", n_draws=100, rng=0), 3)
+    0.925
     """
     D = feature_dimension_or_refuse(d, degree)  # also keeps √D a float (D = C(d + 10¹⁸, 10¹⁸) is not)
     if rule == "2sqrtD":
@@ -547,77 +590,3 @@ def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     if rule == "markov":
         return math.sqrt(D / c_alpha)
     return eq25_radius(_norm_sample(d, degree, n_draws, rng), c_alpha)
-
-
-def threshold_hermite_coefficients(theta, degree):
-    """Exact Hermite coefficients c_k = E[sign(Z − θ)·h_k(Z)], Z ~ N(0, 1), k = 0..p (Section 6.2).
-
-    c_0 = 1 − 2Φ(θ) and, for k ≥ 1, c_k = 2φ(θ)·h_{k−1}(θ)/√k, from
-    ∫_θ^∞ He_k φ = He_{k−1}(θ)φ(θ). The degree-p projection Σ_k c_k h_k is the
-    best L² approximation of the threshold; Σ c_k² ≤ 1 (Bessel).
-
-    Parameters
-    ----------
-    theta : float, finite
-    degree : int ≥ 1
-
-    Returns
-    -------
-    numpy.ndarray, shape (p + 1,). Cost O(p).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a non-finite θ or degree < 1.
-    """
-    theta = float(check_finite_array(theta, "theta", ndim=0))
-    degree = check_int(degree, "degree", minimum=1)
-    _check_univariate_table(1, degree, "theta")
-    h = _hermite_rows(np.array([theta]), degree)[:, 0]
-    density = math.exp(-0.5 * theta * theta) / math.sqrt(2.0 * math.pi)
-    coefficients = np.empty(degree + 1)
-    coefficients[0] = 1.0 - 2.0 * special.ndtr(theta)
-    k = np.arange(1, degree + 1)
-    coefficients[1:] = 2.0 * density * h[:-1] / np.sqrt(k)
-    return coefficients
-
-
-@validate_params({"normal": Array(ndim=1)})
-def halfspace_hermite_coefficients(normal, threshold, degree):
-    """Exact coefficients of the degree-p L² projection of x ↦ sign(⟨w, x⟩ − t), in ψ_p's order.
-
-    With θ = t and ‖w‖ = 1, [Π_p h_{w,t}]_κ = c_{|κ|}(θ)·√(|κ|!/κ!)·w^κ
-    (c from :func:`threshold_hermite_coefficients`), because
-    h_k(⟨w, x⟩) = Σ_{|κ|=k} √(k!/κ!) w^κ h_κ(x). An "oracle polynomial" for
-    tests; its coefficient norm is ≤ 1.
-
-    Parameters
-    ----------
-    normal : array_like, shape (d,), finite, non-zero (normalised here)
-    threshold : float, finite
-    degree : int ≥ 1
-
-    Returns
-    -------
-    numpy.ndarray, shape (D,). Cost O(D·d).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a zero, non-finite or non-1-D normal, a non-finite threshold, degree < 1.
-    """
-    w = normal
-    norm = np.linalg.norm(w)
-    if norm == 0:
-        raise ValueError("normal must be a non-zero vector (it is normalised to unit length), got all zeros")
-    w = w / norm
-    degree = check_int(degree, "degree", minimum=1)
-    threshold = check_finite_scalar(threshold, "threshold")  # named as the caller spelled it, not "theta"
-    # The multi-index table and the result are (D, d) and (D,): refuse D above the feature-size limit.
-    feature_dimension_or_refuse(w.size, degree)
-    c = threshold_hermite_coefficients(threshold, degree)
-    kappas = _multi_indices(w.size, degree)
-    total = kappas.sum(axis=1)
-    log_multinomial = special.gammaln(total + 1) - special.gammaln(kappas + 1).sum(axis=1)
-    monomial = np.prod(w[None, :] ** kappas, axis=1)
-    return c[total] * np.exp(0.5 * log_multinomial) * monomial

@@ -19,12 +19,12 @@ import math
 import numpy as np
 
 from . import dp_erm
-from ._constraints import Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT, fit_context, validate_params
+from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT,
+                           fit_context, validate_params)
 from ._estimator import Estimator
-from .privacy import PrivacyReceipt, PrivacyStep
+from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from .bounds.improper import algorithm_6_7_sizes
-from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_labels,
-                          check_memory, check_positive, check_probability, check_representable, check_same_length)
+from ._validation import check_memory, check_representable, check_same_length
 from ._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
 from .hermite import clip_features_prechecked, hermite_features_unchecked, clip_features, clip_radius as _hermite_clip_radius
@@ -66,6 +66,11 @@ def threshold_grid(n_thresholds):
     ------
     TypeError, ValueError
         For a non-integer or M < 1.
+
+    Examples
+    --------
+    >>> threshold_grid(n_thresholds=5)
+    array([-0.8, -0.4,  0. ,  0.4,  0.8])
     """
     M = n_thresholds
     check_memory(("n_thresholds", M), itemsize=16)  # the index range and the grid, M floats each
@@ -78,7 +83,7 @@ def _error_counts(z, y, thresholds):
     return np.sum(predicts_positive != (y[:, None] > 0), axis=0)
 
 
-@validate_params({"scores": Array(ndim=1), "y": Labels()})
+@validate_params({"scores": Array(ndim=1), "y": Labels(), "thresholds": Array(ndim=1)})
 def threshold_error_counts(scores, y, thresholds):
     """Number of validation errors of sign(z_i − t_ℓ) for every threshold t_ℓ. Not private on its own.
 
@@ -100,14 +105,20 @@ def threshold_error_counts(scores, y, thresholds):
     ------
     TypeError, ValueError
         For NaN/inf, mismatched lengths or labels ∉ {±1}.
+
+    Examples
+    --------
+    >>> scores = np.linspace(0.05, 0.95, 8)
+    >>> y = np.array([1.0, -1.0] * 4)
+    >>> threshold_error_counts(scores, y, thresholds=np.array([0.2, 0.5])).tolist()
+    [4, 4]
     """
-    z = scores
-    check_same_length(z, y, "scores", "y")
-    t = check_finite_array(thresholds, "thresholds", ndim=1)
-    return _error_counts(z, y, t)
+    check_same_length(scores, y, "scores", "y")
+    return _error_counts(scores, y, thresholds)
 
 
 # rng and size go on to exponential_mechanism_on_errors, which skips its checks here: every parameter is declared.
+@privacy_claim(theorem="thm-exponential-mechanism-privacy", epsilon="epsilon", delta=0.0)
 @validate_params({"error_counts": Array(), "epsilon": Epsilon(), "rng": "random_state", "size": OrNone(POSITIVE_INT)})
 def select_hypothesis(error_counts, epsilon, rng=None, size=None):
     """Step 5: sample a candidate with probability ∝ exp(−ε·errors/2) (the exponential mechanism).
@@ -134,6 +145,11 @@ def select_hypothesis(error_counts, epsilon, rng=None, size=None):
     ------
     TypeError, ValueError
         For NaN/inf or negative counts, an empty array, ε ≤ 0, a bad rng.
+
+    Examples
+    --------
+    >>> select_hypothesis(error_counts=np.array([3, 1, 2]), epsilon=1.0, rng=0)
+    2
     """
     counts = error_counts
     if np.any(counts < 0):
@@ -173,6 +189,12 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     ------
     TypeError, ValueError
         For any argument out of range.
+
+    Examples
+    --------
+    >>> params = theorem_parameters(d=2, alpha=0.1, epsilon=1.0, delta=1e-5)
+    >>> params["degree"], params["n_features"], params["n_blocks"], params["n_thresholds"]
+    (200, 20301, 5, 20)
     """
     constant = 1.0 / (2 * C_SMALL) if constant is None else constant
     degree = math.ceil(check_representable(_or_inf(lambda: constant / alpha ** 2), "the degree C/α²",
@@ -226,32 +248,13 @@ def practical_degree(alpha):
     ------
     TypeError, ValueError
         For α ∉ (0, 1).
+
+    Examples
+    --------
+    >>> practical_degree(alpha=0.1)
+    3
     """
     return min(5, max(1, math.ceil(0.3 / alpha)))
-
-
-def _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds, n_iterations):
-    p = practical_degree(alpha) if degree is None else degree
-    D = feature_dimension(d, p)
-    T = _hermite_clip_radius(d, p, C_SMALL * alpha, "2sqrtD") if radius is None else radius
-    k = math.ceil(math.log2(2 / beta)) if n_blocks is None else n_blocks
-    if n_thresholds is None and 1 / (2 * C_SMALL * alpha) > MAX_THRESHOLDS:
-        raise ValueError(f"alpha = {alpha!r} needs a threshold grid of M = ⌈2/α⌉ = {2 / alpha:.3g} points, more "
-                         f"than MAX_THRESHOLDS = {MAX_THRESHOLDS:,}; valid range: alpha >= {2 / MAX_THRESHOLDS:g} "
-                         f"(or pass n_thresholds)")
-    M = math.ceil(1 / (2 * C_SMALL * alpha)) if n_thresholds is None else n_thresholds
-    m = max(1, n // 5)
-    n0 = (n - m) // k
-    if n0 < 2:
-        raise ValueError(f"n = {n} examples are too few for n_blocks = {k} blocks of at least 2 examples "
-                         f"plus a validation set; need n >= {2 * k + 2}")
-    if n_iterations is None:
-        # K ≈ n₀²ε²/(8D log(1/δ)) balances the two terms of the utility bound (Algorithm 6.7).
-        # At ε ≈ 1e300 the ratio overflows: the cap of 2000 is then exactly the answer.
-        n_iterations = min(2000, max(100, math.ceil(min(
-            _or_inf(lambda: n0 ** 2 * epsilon ** 2 / (8 * D * math.log(1 / delta))), 2000))))
-    return {"degree": p, "n_features": D, "clip_radius": T, "n_blocks": k, "n_thresholds": M,
-            "block_size": n0, "validation_size": m, "n_iterations": n_iterations}
 
 
 #: Work K·n₀·D (multiply-adds of the DP-ERM iterations) above which ``fit`` shows a progress bar
@@ -278,7 +281,9 @@ def _check_fit_size(d, degree, params, degree_given):
 
 
 @validate_params({"n": Interval(Integral, 4, None, closed="left"), "d": POSITIVE_INT, "alpha": OPEN_UNIT,
-                  "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT})
+                  "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT,
+                  "degree": OrNone(POSITIVE_INT), "clip_radius": OrNone(POSITIVE), "n_blocks": OrNone(POSITIVE_INT),
+                  "n_thresholds": OrNone(POSITIVE_INT), "n_iterations": OrNone(POSITIVE_INT)})
 def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
                          n_thresholds=None, n_iterations=None):
     """The defaults :class:`PrivateHermiteL1Learner` uses at notebook scale (our choices, not the paper's).
@@ -309,16 +314,37 @@ def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, cli
     ------
     TypeError, ValueError
         For any argument out of range, or n too small for the blocks.
+
+    Examples
+    --------
+    >>> params = practical_parameters(n=200, d=2, alpha=0.2, epsilon=1.0, delta=1e-5)
+    >>> params["degree"], params["n_blocks"], params["block_size"], params["validation_size"], params["n_iterations"]
+    (2, 5, 32, 40, 100)
     """
-    degree = None if degree is None else check_int(degree, "degree", minimum=1)
-    clip_radius = None if clip_radius is None else check_positive(clip_radius, "clip_radius")
-    n_blocks = None if n_blocks is None else check_int(n_blocks, "n_blocks", minimum=1)
-    n_thresholds = None if n_thresholds is None else check_int(n_thresholds, "n_thresholds", minimum=1)
-    n_iterations = None if n_iterations is None else check_int(n_iterations, "n_iterations", minimum=1)
-    return _practical(n, d, alpha, epsilon, delta, beta, degree, clip_radius, n_blocks, n_thresholds,
-                      n_iterations)
+    p = practical_degree(alpha) if degree is None else degree
+    D = feature_dimension(d, p)
+    T = _hermite_clip_radius(d, p, C_SMALL * alpha, "2sqrtD") if clip_radius is None else clip_radius
+    k = math.ceil(math.log2(2 / beta)) if n_blocks is None else n_blocks
+    if n_thresholds is None and 1 / (2 * C_SMALL * alpha) > MAX_THRESHOLDS:
+        raise ValueError(f"alpha = {alpha!r} needs a threshold grid of M = ⌈2/α⌉ = {2 / alpha:.3g} points, more "
+                         f"than MAX_THRESHOLDS = {MAX_THRESHOLDS:,}; valid range: alpha >= {2 / MAX_THRESHOLDS:g} "
+                         f"(or pass n_thresholds)")
+    M = math.ceil(1 / (2 * C_SMALL * alpha)) if n_thresholds is None else n_thresholds
+    m = max(1, n // 5)
+    n0 = (n - m) // k
+    if n0 < 2:
+        raise ValueError(f"n = {n} examples are too few for n_blocks = {k} blocks of at least 2 examples "
+                         f"plus a validation set; need n >= {2 * k + 2}")
+    if n_iterations is None:
+        # K ≈ n₀²ε²/(8D log(1/δ)) balances the two terms of the utility bound (Algorithm 6.7).
+        # At ε ≈ 1e300 the ratio overflows: the cap of 2000 is then exactly the answer.
+        n_iterations = min(2000, max(100, math.ceil(min(
+            _or_inf(lambda: n0 ** 2 * epsilon ** 2 / (8 * D * math.log(1 / delta))), 2000))))
+    return {"degree": p, "n_features": D, "clip_radius": T, "n_blocks": k, "n_thresholds": M,
+            "block_size": n0, "validation_size": m, "n_iterations": n_iterations}
 
 
+@privacy_claim(theorem="thm-l1-privacy", epsilon="epsilon", delta="delta")
 class PrivateHermiteL1Learner(Estimator):
     """Algorithm 6.10 (the paper's Algorithm 1): (ε, δ)-DP improper learner of halfspaces, Gaussian marginal.
 
@@ -358,8 +384,22 @@ class PrivateHermiteL1Learner(Estimator):
     ``fit`` fail or return NaN. Cost O(n·D + k·K·n₀·D + k·m·M); a block's
     feature matrix above ``feature_scaling.MAX_FEATURE_BYTES`` is refused
     before it is built, and long fits show a progress bar.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> y = np.where(X[:, 0] > 0.3, 1.0, -1.0)
+    >>> model = PrivateHermiteL1Learner(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, n_iterations=5,
+    ...                                 random_state=0).fit(X, y)
+    >>> model.coef_.shape, model.selected_, model.privacy_.delta
+    ((6,), (4, 5), 1e-05)
     """
 
+    _parameter_constraints = {
+        "alpha": OPEN_UNIT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT,
+        "degree": OrNone(POSITIVE_INT), "clip_radius": OrNone(POSITIVE), "n_blocks": OrNone(POSITIVE_INT),
+        "n_thresholds": OrNone(POSITIVE_INT), "n_iterations": OrNone(POSITIVE_INT), "random_state": "random_state",
+    }
     _fitted_attribute = "coef_"
     _radius = 1.0
     _privacy_theorem = "Theorem 6.11"
@@ -391,9 +431,11 @@ class PrivateHermiteL1Learner(Estimator):
     def _theorem(self, d, alpha, epsilon, delta, beta):
         return theorem_parameters(d, alpha, epsilon, delta, beta)
 
-    @fit_context
+    @fit_context({"X": Array(ndim=2), "y": Labels()})
     def fit(self, X, y):
         """Run Algorithm 6.10 on (X, y) and return self.
+
+        The hyperparameters are checked by ``_parameter_constraints`` at the top of ``fit``; read here as given.
 
         Raises
         ------
@@ -402,27 +444,20 @@ class PrivateHermiteL1Learner(Estimator):
             NaN/inf, mismatched lengths, or too few examples for the blocks; for a
             block feature matrix above ``feature_scaling.MAX_FEATURE_BYTES`` (before it is built).
         """
-        alpha = check_probability(self.alpha, "alpha")
-        epsilon = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta, allow_zero=False)
-        beta = check_probability(self.beta, "beta")
-        X = check_finite_array(X, "X", ndim=2)
-        y = check_labels(y, "y")
+        alpha, epsilon, delta, beta = (float(v) for v in (self.alpha, self.epsilon, self.delta, self.beta))
         check_same_length(X, y)
         n, d = X.shape
-        degree = None if self.degree is None else check_int(self.degree, "degree", minimum=1)
-        radius = None if self.clip_radius is None else check_positive(self.clip_radius, "clip_radius")
+        degree = None if self.degree is None else int(self.degree)
+        radius = None if self.clip_radius is None else float(self.clip_radius)
         if radius is None and degree is not None:
             radius = self._default_clip_radius(d, degree, alpha)
-        n_blocks = None if self.n_blocks is None else check_int(self.n_blocks, "n_blocks", minimum=1)
-        n_thresholds = None if self.n_thresholds is None else check_int(self.n_thresholds, "n_thresholds", minimum=1)
-        n_iterations = None if self.n_iterations is None else check_int(self.n_iterations, "n_iterations",
-                                                                        minimum=1)
-        rng = as_rng(self.random_state, "random_state")
+        n_blocks, n_thresholds, n_iterations = (None if v is None else int(v)
+                                                for v in (self.n_blocks, self.n_thresholds, self.n_iterations))
+        rng = np.random.default_rng(self.random_state)
         if n < 4:
             raise ValueError(f"X must have at least 4 examples (blocks plus a validation set), got {n}")
-        params = _practical(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds,
-                            n_iterations)
+        params = practical_parameters(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds,
+                                      n_iterations)
         if radius is None and degree is None:
             own = self._default_clip_radius(d, params["degree"], alpha)
             params["clip_radius"] = params["clip_radius"] if own is None else own

@@ -14,14 +14,15 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, POSITIVE_INT, fit_context, validate_params
-from ._validation import check_choice, check_int, check_positive, check_work
+from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import check_work
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
 from .marginals import MARGINALS, sample_marginal
 from .hermite import clip_scale_or_overflow, eq25_radius, feature_plan, multi_indices
 from .hermite import feature_dimension
 from .improper import C_SMALL, PrivateHermiteL1Learner, theorem_parameters
+from .privacy import privacy_claim
 
 __all__ = [
     "marginal_moments",
@@ -54,6 +55,11 @@ def marginal_moments(marginal, max_order):
     ------
     ValueError, TypeError
         For an unknown marginal or max_order < 0.
+
+    Examples
+    --------
+    >>> marginal_moments(marginal="laplace", max_order=4)
+    array([1., 0., 1., 0., 6.])
     """
     return _moments(marginal, max_order, "max_order")
 
@@ -153,6 +159,12 @@ def monomial_features(X, degree):
         power table above the limits of :mod:`dpteach.feature_scaling`
         (refused before any work); for a record whose monomials overflow
         double precision.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> monomial_features(X, degree=2).shape
+    (12, 6)
     """
     return _finite_or_refuse(_monomials(X, degree), X, degree)
 
@@ -174,6 +186,11 @@ def monomial_gram(marginal, d, degree):
     ------
     ValueError, TypeError
         For an unknown marginal or d, degree < 1.
+
+    Examples
+    --------
+    >>> np.diag(monomial_gram(marginal="laplace", d=2, degree=2))
+    array([1., 1., 1., 6., 1., 6.])
     """
     D = feature_dimension_or_refuse(d, degree)
     # κ + κ' and the gathered moments are (D, D, d) tables: D² rows of d entries.
@@ -203,6 +220,13 @@ def orthonormal_map(gram, method="sym"):
     ------
     ValueError, TypeError
         For a non-square, non-finite or not positive definite matrix, an unknown method.
+
+    Examples
+    --------
+    >>> A = orthonormal_map(gram=np.array([[2.0, 0.5], [0.5, 1.0]]))
+    >>> np.round(A, 3)
+    array([[ 0.739, -0.159],
+           [-0.159,  1.057]])
     """
     G = gram
     if G.shape[0] != G.shape[1] or not np.allclose(G, G.T):
@@ -236,6 +260,12 @@ def logconcave_features(X, marginal, degree, method="sym"):
     ------
     ValueError, TypeError
         As :func:`monomial_features` and :func:`orthonormal_map`.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> logconcave_features(X, marginal="laplace", degree=2).shape
+    (12, 6)
     """
     A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -266,6 +296,11 @@ def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0)
     ------
     ValueError, TypeError
         For any argument out of range.
+
+    Examples
+    --------
+    >>> round(logconcave_clip_radius(marginal="laplace", d=2, degree=2, c_alpha=0.5, n_draws=100, rng=0), 3)
+    0.861
     """
     D = feature_dimension_or_refuse(d, degree)
     # The draws' monomial power table is (n_draws, D, d); ψ = m·Aᵀ costs n_draws·D² steps.
@@ -276,6 +311,7 @@ def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0)
     return eq25_radius(np.linalg.norm(F, axis=1), c_alpha)
 
 
+@privacy_claim(theorem="thm-logconcave", epsilon="epsilon", delta="delta")
 class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
     """Algorithm 6.10 with the log-concave changes of Theorem 6.13 (the paper's Theorem D.1).
 
@@ -294,7 +330,24 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
     marginal : {"uniform", "laplace"}
     coefficient_radius : float > 0
         R₀ (the paper's universal constant; our default 2).
+
+    ``fit`` is the Gaussian learner's; it checks the constraints below (the Gaussian learner's, the
+    marginal and R₀, and degree ≤ 6) and raises as there.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> y = np.where(X[:, 0] > 0.3, 1.0, -1.0)
+    >>> model = PrivateLogConcaveL1Learner(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, n_iterations=5,
+    ...                                    random_state=0).fit(X, y)
+    >>> model.coef_.shape, round(model.clip_radius_, 3), model.privacy_.delta
+    ((6,), 2.15, 1e-05)
     """
+
+    # degree is capped at 6: the monomial Gram matrix is ill-conditioned beyond.
+    _parameter_constraints = {**PrivateHermiteL1Learner._parameter_constraints,
+                              "degree": OrNone(Interval(Integral, 1, 6, closed="both")),
+                              "marginal": Options(MARGINALS), "coefficient_radius": POSITIVE}
 
     def __init__(self, alpha, epsilon, delta, marginal="laplace", beta=0.1, degree=None, clip_radius=None,
                  coefficient_radius=2.0, n_blocks=None, n_thresholds=None, n_iterations=None, random_state=None):
@@ -305,15 +358,6 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
         self.coefficient_radius = coefficient_radius
 
     _privacy_theorem = "Theorem 6.11 with Proposition D.2"
-
-    @fit_context
-    def fit(self, X, y):
-        """Run Algorithm 6.10 with the log-concave basis; raises as the Gaussian learner, and for a bad marginal or R₀."""
-        check_choice(self.marginal, "marginal", MARGINALS)
-        check_positive(self.coefficient_radius, "coefficient_radius")
-        if self.degree is not None:
-            check_int(self.degree, "degree", minimum=1, maximum=6)
-        return super().fit(X, y)
 
     def _clipped_feature_map(self, X, radius):
         return _clipped_logconcave_features(X, self.marginal, self.degree_, radius)

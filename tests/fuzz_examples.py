@@ -490,8 +490,8 @@ add(HE + "hermite_feature_sum", dict(X=X2, degree=2, weights=Y, radius=5.0), arr
 add(HE + "clip_features", dict(F=np.ones((3, 4)), radius=1.0), arrays={"F": 2})
 add(HE + "clipped_hermite_features", dict(X=X2, degree=2, radius=5.0), arrays={"X": 2})
 add(HE + "clip_radius", dict(d=2, degree=2, c_alpha=0.5, n_draws=100, rng=0))
-add(HE + "threshold_hermite_coefficients", dict(theta=0.3, degree=3))
-add(HE + "halfspace_hermite_coefficients", dict(normal=np.array([0.6, 0.8]), threshold=0.3, degree=2),
+add("dpteach.hermite_coefficients.threshold_hermite_coefficients", dict(theta=0.3, degree=3))
+add("dpteach.hermite_coefficients.halfspace_hermite_coefficients", dict(normal=np.array([0.6, 0.8]), threshold=0.3, degree=2),
     arrays={"normal": 1})
 ER = "dpteach.dp_erm."
 _F = np.ones((12, 3)) * 0.1

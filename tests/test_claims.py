@@ -1563,7 +1563,7 @@ def test_ch07_v_is_empty_at_small_n_or_small_epsilon(ch07_spectra):
 @pytest.mark.claim("ch07-spectrum-signal-eigenvalue")
 def test_ch07_top_eigenvalue_sits_at_the_signal_level(ch07_spectra):
     from dpteach.experiments import proper as ex
-    from dpteach.hermite import threshold_hermite_coefficients
+    from dpteach.hermite_coefficients import threshold_hermite_coefficients
     # At n = 10⁵, eps = 1 the top eigenvalue is the signal (1 - 2 eta)² Σ k c_k² = 0.600 plus a perturbation of the
     # order of the noise floor (sigma² + 1/n1)·C(d+4, 3) <= 0.02 (d = 8) and its cross term with the signal
     # (~ 2·sqrt(0.6·0.02) ~ 0.2 at worst, ~ 0.02 typical along one direction): |lambda1 - signal| < 0.1.

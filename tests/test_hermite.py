@@ -1,4 +1,4 @@
-"""Tests of dpteach.hermite: the recurrence, orthonormality, the feature map, clipping, bad input.
+"""Tests of dpteach.hermite and dpteach.hermite_coefficients: recurrence, orthonormality, features, clipping, bad input.
 
 Monte Carlo checks use a band of 6 standard errors, where the standard error
 is estimated from the same draws (the sample standard deviation of the
@@ -16,6 +16,7 @@ from numpy.polynomial import hermite_e as prob
 from scipy import integrate, stats
 
 from dpteach import hermite as H
+from dpteach import hermite_coefficients as HC
 
 
 def _reference_h(x, degree):
@@ -159,7 +160,7 @@ def test_chunked_sum_equals_full_product():
 
 @pytest.mark.parametrize("theta", [-1.3, 0.0, 0.7])
 def test_threshold_coefficients_match_quadrature(theta):
-    c = H.threshold_hermite_coefficients(theta, 6)
+    c = HC.threshold_hermite_coefficients(theta, 6)
 
     def integrand(z, k):
         return np.sign(z - theta) * _reference_h(z, 6)[k] * stats.norm.pdf(z)
@@ -179,7 +180,7 @@ def test_halfspace_coefficients_are_the_projection():
     w = np.array([0.6, -0.8, 0.0])
     y = np.where(X @ w - 0.4 >= 0, 1.0, -1.0)
     F = H.hermite_features(X, 3)
-    c = H.halfspace_hermite_coefficients(w, 0.4, 3)
+    c = HC.halfspace_hermite_coefficients(w, 0.4, 3)
     products = y[:, None] * F
     assert np.all(np.abs(products.mean(axis=0) - c) <= _mc_band(products) + 1e-12)
     assert np.linalg.norm(c) <= 1.0
@@ -240,8 +241,8 @@ def test_eq25_solver_on_a_hand_example():
     (lambda: H.clip_radius(2, 3, 0.1, rule="eq25", rng="seed"), None),
     (lambda: H.hermite_feature_sum(np.ones((3, 2)), 2, weights=np.ones(4)), "weights"),
     (lambda: H.hermite_feature_sum(np.ones((3, 2)), 2, chunk_size=0), "chunk_size"),
-    (lambda: H.threshold_hermite_coefficients(np.nan, 3), "theta"),
-    (lambda: H.halfspace_hermite_coefficients(np.zeros(2), 0.0, 3), "normal"),
+    (lambda: HC.threshold_hermite_coefficients(np.nan, 3), "theta"),
+    (lambda: HC.halfspace_hermite_coefficients(np.zeros(2), 0.0, 3), "normal"),
 ])
 def test_bad_input_raises_named_errors(call, match):
     with pytest.raises((ValueError, TypeError), match=match):

@@ -44,7 +44,8 @@ CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "randomizers",
                                          "sq_lower_bounds")}
 CHAPTERS_4_9 = {f"dpteach.{m}" for m in ("attack_targets", "fingerprinting", "fingerprinting_lemmas", "peeling",
                                          "regression", "regression_baselines", "regression_steps", "dp_erm", "feature_scaling",
-                                         "hermite", "improper", "logconcave", "halfspace_cover", "subspace", "proper",
+                                         "hermite", "hermite_coefficients", "improper", "logconcave", "halfspace_cover",
+                                         "subspace", "proper",
                                          "dpsas_steps", "dpsas", "dp_logistic", "logistic_loss", "dp_sgd_poisson")}
 
 

@@ -232,12 +232,12 @@ def ridge_with(weight="sqrt", absolute=False, ignore_order=False):
 
 
 def ridge_via_dpteach(c, u, kappas):
-    from dpteach.hermite import halfspace_hermite_coefficients
+    from dpteach.hermite_coefficients import halfspace_hermite_coefficients
     return halfspace_hermite_coefficients(u, 0.0, len(c) - 1)
 
 
 def test_ridge_coefficients_accept_reference_and_agree_with_the_library(capsys):
-    from dpteach.hermite import halfspace_hermite_coefficients, threshold_hermite_coefficients
+    from dpteach.hermite_coefficients import halfspace_hermite_coefficients, threshold_hermite_coefficients
     lab07.check_ridge_coefficients(ridge_with())
     assert "passed" in capsys.readouterr().out
     u = np.array([0.6, -0.8, 0.0])

@@ -12,8 +12,8 @@ import pytest
 from scipy.spatial import cKDTree
 
 from dpteach import audit, data, halfspace_cover, proper, subspace
-from dpteach.hermite import (halfspace_hermite_coefficients, hermite_feature_sum, hermite_features, multi_indices,
-                             threshold_hermite_coefficients)
+from dpteach.hermite import hermite_feature_sum, hermite_features, multi_indices
+from dpteach.hermite_coefficients import halfspace_hermite_coefficients, threshold_hermite_coefficients
 from dpteach.mechanisms import gaussian_sigma
 
 

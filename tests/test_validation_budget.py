@@ -215,12 +215,7 @@ def test_a_nested_body_reads_the_types_it_would_read_at_the_top():
 # one on unchecked to a nested routine would leave it unchecked, since nested routines skip their checks).
 CHECKED_IN_BODY = {
     "dpteach.audit.epsilon_lower_bound": {"dataset", "neighbour"}, "dpteach.audit.audit": {"dataset", "neighbour"},
-    "dpteach.improper.practical_parameters": {"degree", "clip_radius", "n_blocks", "n_thresholds", "n_iterations"},
-    "dpteach.improper.threshold_error_counts": {"thresholds"},
     "dpteach.mechanisms.randomized_response": {"bits", "rng"},
-    "dpteach.hermite.hermite_feature_sum": {"weights", "radius", "chunk_size"},
-    "dpteach.hermite.iter_hermite_features": {"chunk_size"},
-    "dpteach.hermite.halfspace_hermite_coefficients": {"threshold", "degree"},
     "dpteach.dpsas_steps.dpsas_noise_sigma": {"delta", "epsilon"},
     "dpteach.dpsas_steps.private_threshold": {"epsilon", "kappa", "rng"},
     "dpteach.dpsas_steps.ramp": {"b"}, "dpteach.dpsas_steps.ramp_derivative": {"b"},

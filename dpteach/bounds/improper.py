@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive, check_positive_array,
-                           check_probability, scalar_or_array)
+from .._constraints import Check, OPEN_UNIT, POSITIVE, POSITIVE_INT, validate_params
+from .._validation import check_count_array, check_epsilon_array, scalar_or_array
 
 __all__ = ["hermite_l1_sample_complexity", "hermite_l1_excess_error", "algorithm_6_7_error_terms",
            "algorithm_6_7_sizes"]
@@ -29,6 +29,20 @@ def hermite_feature_count(d, degree):
     return math.comb(d + degree, degree)
 
 
+def _as_float_array(value):
+    """Nested (checks skipped), a scalar or array argument is still the float ndarray its checker returns."""
+    return np.asarray(value, dtype=float)
+
+
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
+# ε or n as a scalar or an array (for plotting): any shape; the fuzz also tries empty, NaN and non-numeric arrays.
+EPSILON_OR_ARRAY = Check(check_epsilon_array, convert_nested=_as_float_array, array_ndim=None,
+                         invalid=[(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf")] + _NOT_A_NUMBER)
+COUNT_OR_ARRAY = Check(check_count_array, convert_nested=_as_float_array, array_ndim=None,
+                       invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan")] + _NOT_A_NUMBER)
+
+
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "alpha": OPEN_UNIT, "epsilon": EPSILON_OR_ARRAY})
 @np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def hermite_l1_sample_complexity(d, degree, alpha, epsilon):
     """Shape only: D_p/α² + D_p/(εα), the sample size of Theorem 6.12 without constants or logs.
@@ -47,15 +61,18 @@ def hermite_l1_sample_complexity(d, degree, alpha, epsilon):
     ------
     TypeError, ValueError
         For d, degree < 1, α ∉ (0, 1), ε ≤ 0.
+
+    Examples
+    --------
+    >>> round(hermite_l1_sample_complexity(d=2, degree=3, alpha=0.1, epsilon=1.0))
+    1100
     """
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
-    alpha = np.float64(check_probability(alpha, "alpha"))
-    eps = check_epsilon_array(epsilon)
+    alpha = np.float64(alpha)  # numpy division: α = 1e-300 gives inf, not a ZeroDivisionError
     D = hermite_feature_count(d, degree)
-    return scalar_or_array(D / alpha ** 2 + D / (eps * alpha))
+    return scalar_or_array(D / alpha ** 2 + D / (epsilon * alpha))
 
 
+@validate_params({"n": COUNT_OR_ARRAY, "d": POSITIVE_INT, "degree": POSITIVE_INT, "epsilon": EPSILON_OR_ARRAY})
 def hermite_l1_excess_error(n, d, degree, epsilon):
     """Shape only: √(D_p/n) + D_p/(εn), the excess error of Algorithm 6.10 at sample size n (Theorem 6.12 inverted).
 
@@ -77,13 +94,14 @@ def hermite_l1_excess_error(n, d, degree, epsilon):
     ------
     TypeError, ValueError
         For n ≤ 0, d, degree < 1, ε ≤ 0.
+
+    Examples
+    --------
+    >>> round(hermite_l1_excess_error(n=1000, d=2, degree=3, epsilon=1.0), 3)
+    0.11
     """
-    n = check_count_array(n, "n")
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
-    eps = check_epsilon_array(epsilon)
     D = hermite_feature_count(d, degree)
-    return scalar_or_array((D / n) ** 0.5 + D / (eps * n))
+    return scalar_or_array((D / n) ** 0.5 + D / (epsilon * n))
 
 
 def _positive_or_inf(value, name):
@@ -104,6 +122,15 @@ def _count_or_inf(value, name):
     return x
 
 
+_NOT_POSITIVE = [(0, "0"), (-1, "-1"), (math.nan, "nan")] + _NOT_A_NUMBER
+#: A count of Algorithm 6.7 (D, n₀, K) as a float: a whole number > 0, +inf allowed (Theorem 6.13's D_p overflows).
+COUNT_OR_INF = Check(_count_or_inf, convert_nested=float, invalid=_NOT_POSITIVE + [(2.5, "2.5")])
+#: A real > 0 as a float, +inf allowed (a radius driven by an overflowing D_p).
+POSITIVE_OR_INF = Check(_positive_or_inf, convert_nested=float, invalid=_NOT_POSITIVE)
+
+
+@validate_params({"block_size": COUNT_OR_INF, "n_features": COUNT_OR_INF, "clip_radius": POSITIVE, "radius": POSITIVE,
+                  "rho": POSITIVE, "n_iterations": COUNT_OR_INF})
 def algorithm_6_7_error_terms(block_size, n_features, clip_radius, radius, rho, n_iterations):
     """The three terms of the excess-L1-loss bound of one run of Algorithm 6.7 (proof of Theorem 6.12).
 
@@ -130,13 +157,15 @@ def algorithm_6_7_error_terms(block_size, n_features, clip_radius, radius, rho, 
     ------
     TypeError, ValueError
         For a non-real or non-positive (or NaN/inf) argument.
+
+    Examples
+    --------
+    >>> terms = algorithm_6_7_error_terms(block_size=100.0, n_features=10.0, clip_radius=6.0, radius=1.0, rho=0.01,
+    ...                                   n_iterations=50.0)
+    >>> {name: round(value, 3) for name, value in terms.items()}
+    {'statistical': 0.632, 'optimisation': 0.849, 'privacy': 2.683}
     """
-    n0 = _count_or_inf(block_size, "block_size")
-    D = _count_or_inf(n_features, "n_features")
-    T = check_positive(clip_radius, "clip_radius")
-    R = check_positive(radius, "radius")
-    rho = check_positive(rho, "rho")
-    K = _count_or_inf(n_iterations, "n_iterations")
+    n0, D, T, R, K = block_size, n_features, clip_radius, radius, n_iterations
     return {"statistical": 2 * R * math.sqrt(D / n0), "optimisation": R * T / math.sqrt(K),
             "privacy": R * T * math.sqrt(2 * D / rho) / n0}
 
@@ -145,6 +174,8 @@ def _ceil_or_inf(x):
     return math.ceil(x) if math.isfinite(x) else math.inf
 
 
+@validate_params({"n_features": COUNT_OR_INF, "clip_radius": POSITIVE_OR_INF, "radius": POSITIVE, "accuracy": POSITIVE,
+                  "rho": POSITIVE})
 def algorithm_6_7_sizes(n_features, clip_radius, radius, accuracy, rho):
     """Block size n₀ and step count K that make each term of :func:`algorithm_6_7_error_terms` ≤ accuracy/3.
 
@@ -167,11 +198,12 @@ def algorithm_6_7_sizes(n_features, clip_radius, radius, accuracy, rho):
     ------
     TypeError, ValueError
         For a non-real, non-positive or NaN argument (or inf where not allowed).
+
+    Examples
+    --------
+    >>> algorithm_6_7_sizes(n_features=10.0, clip_radius=6.0, radius=1.0, accuracy=0.05, rho=0.01)
+    {'block_size': 144000, 'n_iterations': 129600}
     """
-    D = _count_or_inf(n_features, "n_features")
-    T = _positive_or_inf(clip_radius, "clip_radius")
-    R = check_positive(radius, "radius")
-    a = check_positive(accuracy, "accuracy")
-    rho = check_positive(rho, "rho")
+    D, T, R, a = n_features, clip_radius, radius, accuracy
     n0 = max(36 * R ** 2 * D / a ** 2, 3 * R * T * math.sqrt(2 * D / rho) / a)
     return {"block_size": _ceil_or_inf(n0), "n_iterations": _ceil_or_inf(9 * R ** 2 * T ** 2 / a ** 2)}

@@ -16,7 +16,8 @@ from scipy import stats
 import functools
 import math
 
-from .._validation import as_rng, check_finite_array, check_int, check_memory, check_probability, check_real_array
+from .._constraints import Array, Integral, Interval, OrNone, Options, POSITIVE_INT, Real, validate_params
+from .._validation import check_memory
 from ..marginals import MARGINALS, sample_marginal
 from .generic import flip_labels_prechecked
 
@@ -33,6 +34,14 @@ __all__ = [
 ]
 
 
+FINITE = Interval(Real, None, None)
+"""Any finite real (a threshold t, of either sign): ``check_finite_scalar``."""
+NOISE = Interval(Real, 0, 0.5, closed="left")
+"""A label-noise rate η (or a flipped mass η₀) in [0, 1/2): at 1/2 the labels carry no signal."""
+NORMAL = Array(ndim=1)
+"""A normal vector w (finite, 1-D; normalised to unit length where it is used)."""
+
+
 def _check_same_dimension(a, name_a, b, name_b):
     """Raise ValueError naming both parameters (as the caller spelled them) unless two normals have one length."""
     if a.shape != b.shape:
@@ -41,10 +50,12 @@ def _check_same_dimension(a, name_a, b, name_b):
 
 
 def _unit_normal(normal, d, name="normal"):
+    """``normal`` (a checked 1-D float array, or None for e₁) normalised; its length needs d, so it is checked here."""
     if normal is None:
         normal = np.zeros(d)
         normal[0] = 1.0
-    normal = check_finite_array(normal, name, shape=(d,))
+    if normal.shape != (d,):
+        raise ValueError(f"{name} must have shape ({d},), got {normal.shape}")
     norm = np.linalg.norm(normal)
     if norm == 0:
         raise ValueError(f"{name} must be a non-zero vector (it is normalised to unit length), got all zeros")
@@ -57,6 +68,8 @@ def _halfspace_labels(X, normal, threshold, noise_rate, rng):
     return flip_labels_prechecked(clean, noise_rate, rng)
 
 
+@validate_params({"n": POSITIVE_INT, "d": POSITIVE_INT, "normal": OrNone(NORMAL), "threshold": FINITE,
+                  "noise_rate": NOISE, "rng": "random_state"})
 def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rng=None):
     """x ~ N(0, I_d), y = sign(⟨w*, x⟩ − t*) flipped w.p. η (random classification noise).
 
@@ -82,20 +95,20 @@ def gaussian_halfspace_data(n, d, normal=None, threshold=0.0, noise_rate=0.0, rn
         For n, d < 1, a zero or wrongly shaped ``normal``, a non-finite
         threshold, η outside [0, 1/2), or an (n, d) sample beyond
         ``dpteach._validation.MAX_MEMORY_BYTES`` (refused before drawing).
+
+    Examples
+    --------
+    >>> X, y, normal = gaussian_halfspace_data(n=5, d=2, rng=0)
+    >>> X.shape, y.tolist(), normal.tolist()
+    ((5, 2), [1.0, 1.0, -1.0, 1.0, -1.0], [1.0, 0.0])
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
     check_memory(("n", n), ("d", d))
     normal = _unit_normal(normal, d)
-    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    if noise_rate >= 0.5:
-        raise ValueError(f"noise_rate must lie in [0, 0.5) (at 1/2 the labels carry no signal), got {noise_rate!r}")
-    rng = as_rng(rng)
     X = rng.standard_normal((n, d))
     return X, _halfspace_labels(X, normal, threshold, noise_rate, rng), normal
 
 
+@validate_params({"normal_1": NORMAL, "threshold_1": FINITE, "normal_2": NORMAL, "threshold_2": FINITE})
 def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
     """Pr_{x ~ N(0, I)}[sign(⟨w₁, x⟩ − t₁) ≠ sign(⟨w₂, x⟩ − t₂)] = Φ(t₁) + Φ(t₂) − 2Φ₂(t₁, t₂; ρ).
 
@@ -106,14 +119,15 @@ def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
     ------
     ValueError, TypeError
         For normals of different length, zero normals, or non-finite thresholds.
+
+    Examples
+    --------
+    >>> round(halfspace_disagreement(np.array([1.0, 0.0]), 0.1, np.array([0.6, 0.8]), 0.0), 3)
+    0.296
     """
-    w1 = check_finite_array(normal_1, "normal_1", ndim=1)
-    if normal_2 is None:  # _unit_normal reads None as e₁, a default this function does not document
-        raise TypeError("normal_2 must be an array of real numbers (a normal vector), got None")
-    w2 = _unit_normal(normal_2, w1.size, "normal_2")
-    w1 = _unit_normal(w1, w1.size, "normal_1")
-    t1 = float(check_finite_array(threshold_1, "threshold_1", ndim=0))
-    t2 = float(check_finite_array(threshold_2, "threshold_2", ndim=0))
+    w2 = _unit_normal(normal_2, normal_1.size, "normal_2")
+    w1 = _unit_normal(normal_1, normal_1.size, "normal_1")
+    t1, t2 = threshold_1, threshold_2
     rho = float(np.clip(w1 @ w2, -1.0, 1.0))
     phi_1, phi_2 = stats.norm.cdf(t1), stats.norm.cdf(t2)
     if rho > 1 - 1e-12:
@@ -125,6 +139,8 @@ def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
     return float(np.clip(phi_1 + phi_2 - 2.0 * both_below, 0.0, 1.0))
 
 
+@validate_params({"normal": NORMAL, "threshold": FINITE, "target_normal": NORMAL, "target_threshold": FINITE,
+                  "noise_rate": NOISE})
 def rcn_halfspace_error(normal, threshold, target_normal, target_threshold, noise_rate):
     """True error of h_{w,t} under N(0, I) with RCN around h*: η + (1 − 2η)·Pr[h ≠ h*].
 
@@ -132,34 +148,26 @@ def rcn_halfspace_error(normal, threshold, target_normal, target_threshold, nois
     ------
     ValueError, TypeError
         As :func:`halfspace_disagreement`, and for η outside [0, 1/2).
+
+    Examples
+    --------
+    >>> round(rcn_halfspace_error(np.array([1.0, 0.0]), 0.1, np.array([0.6, 0.8]), 0.0, noise_rate=0.1), 3)
+    0.337
     """
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    if noise_rate >= 0.5:
-        raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
     # Checked here under this function's own names (halfspace_disagreement calls them normal_1/normal_2).
-    normal = check_real_array(normal, "normal", ndim=1)
-    target_normal = check_real_array(target_normal, "target_normal", ndim=1)
     _check_same_dimension(normal, "normal", target_normal, "target_normal")
-    threshold = float(check_real_array(threshold, "threshold", ndim=0))
-    target_threshold = float(check_real_array(target_threshold, "target_threshold", ndim=0))
     disagreement = halfspace_disagreement(normal, threshold, target_normal, target_threshold)
     return noise_rate + (1.0 - 2.0 * noise_rate) * disagreement
 
 
 # --- structured ("adversarial-looking") label noise ----------------------------------------
 
-def _check_structured(threshold, noise_mass):
-    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
-    noise_mass = check_probability(noise_mass, "noise_mass", low_open=False, high_open=True)
-    if noise_mass >= 0.5:
-        raise ValueError(f"noise_mass must lie in [0, 0.5), got {noise_mass!r}")
-    return threshold, noise_mass
-
-
 def _flip_level(noise_mass):
     return math.inf if noise_mass == 0 else float(stats.norm.isf(noise_mass))
 
 
+@validate_params({"n": POSITIVE_INT, "d": Interval(Integral, 2, None, closed="left"), "threshold": FINITE,
+                  "noise_mass": NOISE, "rng": "random_state"})
 def structured_noise_halfspace_data(n, d, threshold=0.3, noise_mass=0.1, rng=None):
     """x ~ N(0, I_d), y = sign(x₁ − t*), flipped deterministically on the slab {x₂ > z_{1−η₀}}.
 
@@ -189,12 +197,15 @@ def structured_noise_halfspace_data(n, d, threshold=0.3, noise_mass=0.1, rng=Non
     ValueError, TypeError
         For n < 1, d < 2, a non-finite threshold, η₀ ∉ [0, 1/2), or an (n, d)
         sample beyond ``dpteach._validation.MAX_MEMORY_BYTES``.
+
+    Examples
+    --------
+    >>> X, y = structured_noise_halfspace_data(n=5, d=2, rng=0)
+    >>> X.shape, y.tolist()
+    ((5, 2), [-1.0, 1.0, -1.0, 1.0, -1.0])
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=2)
     check_memory(("n", n), ("d", d))
-    threshold, noise_mass = _check_structured(threshold, noise_mass)
-    X = as_rng(rng).standard_normal((n, d))
+    X = rng.standard_normal((n, d))
     clean = np.where(X[:, 0] - threshold >= 0, 1.0, -1.0)
     return X, np.where(X[:, 1] > _flip_level(noise_mass), -clean, clean)
 
@@ -230,6 +241,7 @@ def _structured_errors(angles, thresholds, target_threshold, level):
     return error @ w2
 
 
+@validate_params({"normal": NORMAL, "threshold": FINITE, "target_threshold": FINITE, "noise_mass": NOISE})
 def structured_noise_halfspace_error(normal, threshold, target_threshold=0.3, noise_mass=0.1):
     """Exact error of sign(⟨w, x⟩ − t), w ∈ span(e₁, e₂), under :func:`structured_noise_halfspace_data`.
 
@@ -252,14 +264,17 @@ def structured_noise_halfspace_error(normal, threshold, target_threshold=0.3, no
     ValueError, TypeError
         For a zero or non-finite normal, a normal with weight outside the
         first two coordinates, non-finite thresholds, or η₀ ∉ [0, 1/2).
+
+    Examples
+    --------
+    >>> round(structured_noise_halfspace_error(np.array([1.0, 0.0]), threshold=0.3), 3)
+    0.1
     """
-    w = check_finite_array(normal, "normal", ndim=1)
+    w = normal
     if w.size < 2 or np.any(w[2:] != 0):
         raise ValueError("normal must lie in span(e1, e2) (entries after the second must be 0), "
                          f"got {w!r}")
     w = _unit_normal(w, w.size)
-    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
-    target_threshold, noise_mass = _check_structured(target_threshold, noise_mass)
     angle = math.atan2(w[1], w[0])
     error = _structured_errors(np.array([angle]), np.array([threshold]), target_threshold,
                                _flip_level(noise_mass))
@@ -289,6 +304,7 @@ def _structured_opt(target_threshold, noise_mass):
     return best, (math.cos(angle), math.sin(angle)), float(thr)
 
 
+@validate_params({"threshold": FINITE, "noise_mass": NOISE})
 def structured_noise_opt(threshold=0.3, noise_mass=0.1):
     """OPT = min over halfspaces (and constants) of the error under :func:`structured_noise_halfspace_data`.
 
@@ -312,8 +328,13 @@ def structured_noise_opt(threshold=0.3, noise_mass=0.1):
     ------
     ValueError, TypeError
         For a non-finite threshold or η₀ ∉ [0, 1/2).
+
+    Examples
+    --------
+    >>> opt, normal, best_threshold = structured_noise_opt()
+    >>> round(opt, 3), round(float(normal[0]), 3), round(best_threshold, 3)
+    (0.1, 1.0, 0.3)
     """
-    threshold, noise_mass = _check_structured(threshold, noise_mass)
     opt, normal, best = _structured_opt(threshold, noise_mass)
     return opt, np.array(normal), best
 
@@ -323,16 +344,24 @@ def structured_noise_opt(threshold=0.3, noise_mass=0.1):
 LOGCONCAVE_MARGINALS = MARGINALS
 
 
+@validate_params({"n": POSITIVE_INT, "d": POSITIVE_INT, "marginal": Options(MARGINALS), "rng": "random_state"})
 def product_logconcave_sample(n, d, marginal="laplace", rng=None):
     """n draws from a product of d isotropic log-concave marginals: :func:`dpteach.marginals.sample_marginal`.
 
     The data layer's name for the one sampler (which lives with the algorithms because they draw
     public synthetic points from it, and they never import ``data``), with the Laplace marginal by
     default. Parameters, result (shape (n, d)) and errors are those of ``sample_marginal``.
+
+    Examples
+    --------
+    >>> product_logconcave_sample(n=5, d=2, rng=0).shape
+    (5, 2)
     """
     return sample_marginal(n, d, marginal, rng)
 
 
+@validate_params({"n": POSITIVE_INT, "d": POSITIVE_INT, "marginal": Options(MARGINALS), "normal": OrNone(NORMAL),
+                  "threshold": FINITE, "noise_rate": NOISE, "rng": "random_state"})
 def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0.0, noise_rate=0.0, rng=None):
     """x from a product log-concave marginal, y = sign(⟨w*, x⟩ − t*) flipped w.p. η (RCN; OPT = η).
 
@@ -353,15 +382,14 @@ def logconcave_halfspace_data(n, d, marginal="laplace", normal=None, threshold=0
     ------
     ValueError, TypeError
         As :func:`gaussian_halfspace_data`, and for an unknown marginal.
+
+    Examples
+    --------
+    >>> X, y, normal = logconcave_halfspace_data(n=5, d=2, rng=0)
+    >>> X.shape, y.shape, normal.tolist()
+    ((5, 2), (5,), [1.0, 0.0])
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
     check_memory(("n", n), ("d", d))
     normal = _unit_normal(normal, d)
-    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    if noise_rate >= 0.5:
-        raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
-    rng = as_rng(rng)
     X = product_logconcave_sample(n, d, marginal, rng)
     return X, _halfspace_labels(X, normal, threshold, noise_rate, rng), normal

@@ -13,11 +13,13 @@ import numpy as np
 from scipy import optimize, stats
 
 from .. import data, dp_erm
-from .._validation import (as_rng, check_choice, check_epsilon, check_epsilon_sweep, check_finite_array,
-                           check_finite_scalar, check_int, check_memory, check_probability, check_size, check_sizes,
+from .._constraints import (Check, Count, Delta, Epsilon, Integral, Interval, OPEN_UNIT, Options, POSITIVE_INT, Real,
+                            validate_params)
+from .._validation import (check_epsilon_sweep, check_int, check_memory, check_probability, check_sizes,
                            check_sweep)
 from ..bounds.improper import algorithm_6_7_error_terms
-from ..hermite import clip_features, feature_dimension, hermite_1d, hermite_features, threshold_hermite_coefficients
+from ..hermite import clip_features, feature_dimension, hermite_1d, hermite_features
+from ..hermite_coefficients import threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, practical_parameters, threshold_grid, threshold_error_counts
 from ._progress import check_repetitions
 from .._progress import progress
@@ -28,7 +30,31 @@ __all__ = ["approximation_errors", "sample_halfspace_problem", "learner_test_err
 KINDS = ("rcn", "structured")
 NONPRIVATE_EPSILON = 1e6  # "ε = ∞": the same code path with negligible noise
 
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
+FINITE = Interval(Real, None, None)
+"""Any finite real (a threshold t*, a θ)."""
+NOISE = Interval(Real, 0, 1, closed="left")
+"""η in [0, 1) (RCN); under ``kind="structured"`` the body also refuses η ≥ 1/2 (a noise mass)."""
+SIZES = Check(check_sizes, array_ndim=(0, 1), invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER)
+"""A sweep of dimensions or degrees: a whole number ≥ 1 or a non-empty 1-D sequence of them."""
+SAMPLE_SIZES = Check(check_sizes, minimum=10, array_ndim=(0, 1), invalid=[(9, "9"), (2.5, "2.5")] + _NOT_A_NUMBER)
+"""A sweep of sample sizes n ≥ 10."""
+EPSILONS = Check(check_epsilon_sweep, array_ndim=(0, 1),
+                 invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER)
+"""A sweep of ε: a scalar or a non-empty 1-D sequence, each 0 < ε < inf."""
+SAMPLE_SIZE = Interval(Integral, 10, None, closed="left")
+"""A training sample size n ≥ 10."""
 
+
+def _check_alphas(values, name):
+    """A sweep of target accuracies: a scalar or a non-empty 1-D sequence, each in (0, 1)."""
+    return [check_probability(a, name) for a in check_sweep(values, name)]
+
+
+ALPHAS = Check(_check_alphas, array_ndim=(0, 1), invalid=[(0, "0"), (1, "1"), (math.nan, "nan")] + _NOT_A_NUMBER)
+
+
+@validate_params({"degrees": SIZES, "theta": FINITE, "n_grid": Interval(Integral, 101, None, closed="left")})
 def approximation_errors(degrees, theta=0.0, n_grid=4001):
     """L1 error of degree-p approximations of sign(z − θ) under N(0, 1), and their coefficient norms.
 
@@ -39,10 +65,14 @@ def approximation_errors(degrees, theta=0.0, n_grid=4001):
     Returns
     -------
     dict of arrays over ``degrees``: projection_error, projection_norm, l1_error, l1_norm.
+
+    Examples
+    --------
+    >>> out = approximation_errors(degrees=[1, 3], n_grid=101)
+    >>> {key: np.round(value, 3).tolist() for key, value in out.items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'projection_error': [0.524, 0.418], 'projection_norm': [0.798, 0.862],
+     'l1_error': [0.52, 0.397], 'l1_norm': [0.842, 0.833]}
     """
-    degrees = check_sizes(degrees, "degrees")
-    theta = float(check_finite_array(theta, "theta", ndim=0))
-    n_grid = check_int(n_grid, "n_grid", minimum=101)
     check_memory(("n_grid", n_grid), ("degrees", max(degrees) + 1))  # the Hermite table (degree + 1, grid)
     z = np.linspace(-7, 7, n_grid)
     w = stats.norm.pdf(z) * (z[1] - z[0])
@@ -68,19 +98,21 @@ def approximation_errors(degrees, theta=0.0, n_grid=4001):
     return {key: np.array(value) for key, value in out.items()}
 
 
-def _check_noise(noise, kind):
-    """η under RCN (in [0, 1)) or the structured noise mass (in [0, 0.5)), named ``noise`` as callers spell it."""
-    noise = check_probability(noise, "noise", low_open=False, high_open=True)
-    if kind == "structured" and noise >= 0.5:
-        raise ValueError(f"noise must lie in [0, 0.5) for kind='structured' (a noise mass), got {noise!r}")
-    return noise
-
-
+@validate_params({"kind": Options(KINDS), "n": POSITIVE_INT, "d": POSITIVE_INT, "rng": "random_state",
+                  "threshold": FINITE, "noise": NOISE})
 def sample_halfspace_problem(kind, n, d, rng, threshold=0.3, noise=0.1):
-    """(X, y, OPT) for ``kind`` "rcn" (OPT = η) or "structured" (OPT computed)."""
-    check_choice(kind, "kind", KINDS)
-    noise = _check_noise(noise, kind)
-    threshold = check_finite_scalar(threshold, "threshold")
+    """(X, y, OPT) for ``kind`` "rcn" (OPT = η) or "structured" (OPT computed).
+
+    Examples
+    --------
+    >>> X, y, opt = sample_halfspace_problem(kind="rcn", n=5, d=2, rng=0)
+    >>> X.shape, y.shape, opt
+    ((5, 2), (5,), 0.1)
+    """
+    if kind == "structured":  # the structured noise's limits (they depend on kind, so checked here)
+        if noise >= 0.5:
+            raise ValueError(f"noise must lie in [0, 0.5) for kind='structured' (a noise mass), got {noise!r}")
+        check_int(d, "d", minimum=2)
     if kind == "rcn":
         X, y, _ = data.gaussian_halfspace_data(n, d, threshold=threshold, noise_rate=noise, rng=rng)
         return X, y, noise
@@ -88,12 +120,26 @@ def sample_halfspace_problem(kind, n, d, rng, threshold=0.3, noise=0.1):
     return X, y, data.structured_noise_opt(threshold, noise)[0]
 
 
-def learner_test_error(learner, kind, d, rng, n_test=20_000, threshold=0.3, noise=0.1):
-    """Monte Carlo test error of a fitted classifier on n_test fresh points."""
-    n_test = check_size(n_test, "n_test")
+def _check_classifier(learner, name):
     if not callable(getattr(learner, "score", None)):
-        raise TypeError(f"learner must be a fitted classifier with score(X, y), got {type(learner).__name__}")
-    check_memory(("n_test", n_test), ("d", check_int(d, "d", minimum=1)))
+        raise TypeError(f"{name} must be a fitted classifier with score(X, y), got {type(learner).__name__}")
+    return learner
+
+
+@validate_params({"learner": Check(_check_classifier, invalid=[(None, "None"), ("model", "'model'")]),
+                  "kind": Options(KINDS), "d": POSITIVE_INT, "rng": "random_state", "n_test": Count(),
+                  "threshold": FINITE, "noise": NOISE})
+def learner_test_error(learner, kind, d, rng, n_test=20_000, threshold=0.3, noise=0.1):
+    """Monte Carlo test error of a fitted classifier on n_test fresh points.
+
+    Examples
+    --------
+    >>> X, y, _ = sample_halfspace_problem("rcn", 200, 2, rng=0)
+    >>> learner = PrivateHermiteL1Learner(0.3, 1.0, 1e-5, degree=2, n_iterations=5, random_state=0).fit(X, y)
+    >>> round(learner_test_error(learner, kind="rcn", d=2, rng=0, n_test=50), 3)
+    0.4
+    """
+    check_memory(("n_test", n_test), ("d", d))
     X, y, _ = sample_halfspace_problem(kind, n_test, d, rng, threshold, noise)
     return 1.0 - learner.score(X, y)
 
@@ -104,13 +150,18 @@ def _one_run(kind, n, d, alpha, epsilon, rng, beta=0.25, degree=None):
     return learner_test_error(learner, kind, d, rng) - opt, learner
 
 
+@validate_params({"ns": SAMPLE_SIZES, "epsilons": EPSILONS, "d": POSITIVE_INT, "alpha": OPEN_UNIT,
+                  "n_reps": POSITIVE_INT, "kind": Options(KINDS), "rng": "random_state"})
 def excess_error_vs_n(ns, epsilons, d=3, alpha=0.1, n_reps=2, kind="rcn", rng=0):
-    """Excess error err − OPT of Algorithm 6.10 for each (ε, n), ``n_reps`` seeds: array (len ε, len n, reps)."""
-    ns = check_sizes(ns, "ns", minimum=10)
-    epsilons = check_epsilon_sweep(epsilons)
+    """Excess error err − OPT of Algorithm 6.10 for each (ε, n), ``n_reps`` seeds: array (len ε, len n, reps).
+
+    Examples
+    --------
+    >>> np.round(excess_error_vs_n(ns=[200], epsilons=[1.0], d=2, alpha=0.3, n_reps=1, rng=0), 3)
+    array([[[0.129]]])
+    """
     n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("len(epsilons)", len(epsilons)),
                                                        ("ns", max(ns))])
-    rng = as_rng(rng)
     out = np.empty((len(epsilons), len(ns), n_reps))
     for i, eps in enumerate(progress(list(epsilons), "ε")):
         for j, n in enumerate(ns):
@@ -119,18 +170,21 @@ def excess_error_vs_n(ns, epsilons, d=3, alpha=0.1, n_reps=2, kind="rcn", rng=0)
     return out
 
 
+@validate_params({"epsilons": EPSILONS, "alphas": ALPHAS, "ds": SIZES, "n": SAMPLE_SIZE, "n_reps": POSITIVE_INT,
+                  "kind": Options(KINDS), "rng": "random_state"})
 def error_grid(epsilons, alphas, ds, n=4000, n_reps=1, kind="rcn", rng=0):
     """Excess error on the grid ε × α × d at fixed n (the degree follows α): array (ε, α, d), mean over reps.
 
     Also returns the degrees used, array (α, d). Precomputed for the chapter's sliders.
+
+    Examples
+    --------
+    >>> excess, degrees = error_grid(epsilons=[1.0], alphas=[0.3], ds=[2], n=200, n_reps=1, rng=0)
+    >>> np.round(excess, 3), degrees
+    (array([[[0.129]]]), array([[1]]))
     """
-    epsilons = check_epsilon_sweep(epsilons)
-    alphas = [check_probability(a, "alphas") for a in check_sweep(alphas, "alphas")]
-    ds = check_sizes(ds, "ds")
-    n = check_int(n, "n", minimum=10)
     n_reps = check_repetitions(n_reps, per_repetition=[("len(epsilons)", len(epsilons)), ("len(alphas)", len(alphas)),
                                                        ("len(ds)", len(ds)), ("n", n), ("ds", max(ds))])
-    rng = as_rng(rng)
     out = np.zeros((len(epsilons), len(alphas), len(ds)))
     degrees = np.zeros((len(alphas), len(ds)), dtype=int)
     for i, eps in enumerate(progress(list(epsilons), "ε")):
@@ -168,6 +222,8 @@ def _summary(errors, degrees, opt, d_values):
             "opt": opt}
 
 
+@validate_params({"alphas": ALPHAS, "n": SAMPLE_SIZE, "d": POSITIVE_INT, "epsilon": Epsilon(), "n_reps": POSITIVE_INT,
+                  "kind": Options(KINDS), "rng": "random_state"})
 def error_vs_alpha(alphas, n=4000, d=3, epsilon=1.0, n_reps=3, kind="rcn", rng=0):
     """Test error of Algorithm 6.10 against the target α, the degree following the practical rule p = min(5, ⌈0.3/α⌉).
 
@@ -195,18 +251,20 @@ def error_vs_alpha(alphas, n=4000, d=3, epsilon=1.0, n_reps=3, kind="rcn", rng=0
     ------
     TypeError, ValueError
         For any argument out of range (empty or non-finite α, α ∉ (0, 1), n < 10, ...).
+
+    Examples
+    --------
+    >>> out = error_vs_alpha(alphas=[0.3], n=200, d=2, n_reps=1, rng=0)
+    >>> np.round(out["excess"], 3), out["degrees"], out["n_features"]
+    (array([[0.129]]), array([1]), array([3]))
     """
-    alphas = [check_probability(a, "alphas") for a in check_sweep(alphas, "alphas")]
-    n = check_int(n, "n", minimum=10)
-    d = check_int(d, "d", minimum=1)
-    epsilon = check_epsilon(epsilon)
     n_reps = check_repetitions(n_reps, per_repetition=[("len(alphas)", len(alphas)), ("n", n), ("d", d)])
-    check_choice(kind, "kind", KINDS)
-    rng = as_rng(rng)
     errors, degrees = _seeded_sweep([(d, float(a)) for a in alphas], n, epsilon, n_reps, kind, rng, "α")
     return _summary(errors, degrees, _opt_of(kind), [d] * len(alphas))
 
 
+@validate_params({"ds": SIZES, "n": SAMPLE_SIZE, "alpha": OPEN_UNIT, "epsilon": Epsilon(), "n_reps": POSITIVE_INT,
+                  "kind": Options(KINDS), "rng": "random_state"})
 def error_vs_d(ds, n=4000, alpha=0.1, epsilon=1.0, n_reps=3, kind="rcn", rng=0):
     """Test error of Algorithm 6.10 against the dimension d at fixed n and α (so fixed p, growing D_p = C(d + p, p)).
 
@@ -231,14 +289,14 @@ def error_vs_d(ds, n=4000, alpha=0.1, epsilon=1.0, n_reps=3, kind="rcn", rng=0):
     ------
     TypeError, ValueError
         For any argument out of range.
+
+    Examples
+    --------
+    >>> out = error_vs_d(ds=[2], n=200, alpha=0.3, n_reps=1, rng=0)
+    >>> np.round(out["excess"], 3), out["degrees"], out["n_features"]
+    (array([[0.129]]), array([1]), array([3]))
     """
-    ds = check_sizes(ds, "ds")
-    n = check_int(n, "n", minimum=10)
-    alpha = check_probability(alpha, "alpha")
-    epsilon = check_epsilon(epsilon)
     n_reps = check_repetitions(n_reps, per_repetition=[("len(ds)", len(ds)), ("n", n), ("ds", max(ds))])
-    check_choice(kind, "kind", KINDS)
-    rng = as_rng(rng)
     errors, degrees = _seeded_sweep([(int(d), alpha) for d in ds], n, epsilon, n_reps, kind, rng, "d")
     return _summary(errors, degrees, _opt_of(kind), [int(d) for d in ds])
 
@@ -257,18 +315,23 @@ def _least_squares_classifier(X, y, degree, rng):
     return v, t, T
 
 
+@validate_params({"ns": SAMPLE_SIZES, "d": Interval(Integral, 2, None, closed="left"), "degree": POSITIVE_INT,
+                  "epsilon": Epsilon(), "n_reps": POSITIVE_INT, "rng": "random_state",
+                  "noise": Interval(Real, 0, 0.5, closed="left")})
 def l1_vs_least_squares(ns, d=3, degree=3, epsilon=1.0, n_reps=2, rng=0, noise=0.1):
     """Under structured noise: test error of private L1 (ε), non-private L1, and least squares, vs n.
 
     Returns
     -------
     dict: "private_l1", "nonprivate_l1", "least_squares" arrays (len n, reps), and "opt".
+
+    Examples
+    --------
+    >>> out = l1_vs_least_squares(ns=[200], d=2, degree=2, n_reps=1, rng=0)
+    >>> {key: np.round(value, 3).tolist() for key, value in out.items()}
+    {'private_l1': [[0.342]], 'nonprivate_l1': [[0.105]], 'least_squares': [[0.068]], 'opt': 0.1}
     """
-    ns = check_sizes(ns, "ns", minimum=10)
     n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("ns", max(ns))])
-    degree = check_int(degree, "degree", minimum=1)
-    noise = _check_noise(noise, "structured")
-    rng = as_rng(rng)
     out = {key: np.empty((len(ns), n_reps)) for key in ("private_l1", "nonprivate_l1", "least_squares")}
     opt = data.structured_noise_opt(0.3, noise)[0]
     for j, n in enumerate(progress(ns, "n")):
@@ -286,6 +349,8 @@ def l1_vs_least_squares(ns, d=3, degree=3, epsilon=1.0, n_reps=2, rng=0, noise=0
     return out
 
 
+@validate_params({"epsilons": EPSILONS, "n": SAMPLE_SIZE, "d": POSITIVE_INT, "alpha": OPEN_UNIT,
+                  "delta": Delta(allow_zero=False), "beta": OPEN_UNIT})
 def optimiser_bound_vs_epsilon(epsilons, n=4000, d=3, alpha=0.1, delta=1e-5, beta=0.25):
     """The three terms of Algorithm 6.7's bound at the learner's own n₀, K, T for each ε (why Remark 2 is asymptotic).
 
@@ -311,13 +376,13 @@ def optimiser_bound_vs_epsilon(epsilons, n=4000, d=3, alpha=0.1, delta=1e-5, bet
     ------
     TypeError, ValueError
         For any argument out of range.
+
+    Examples
+    --------
+    >>> out = optimiser_bound_vs_epsilon(epsilons=[1.0], n=400, d=2, alpha=0.3)
+    >>> out["block_size"], out["n_features"], round(out["crossing_epsilon"], 3)
+    (106, 3, 1.671)
     """
-    epsilons = check_epsilon_sweep(epsilons)
-    n = check_int(n, "n", minimum=10)
-    d = check_int(d, "d", minimum=1)
-    alpha = check_probability(alpha, "alpha")
-    delta = check_probability(delta, "delta")
-    beta = check_probability(beta, "beta")
 
     def terms(eps):
         P = practical_parameters(n, d, alpha, eps, delta, beta)
