@@ -2,10 +2,11 @@
 
 Counting the training errors of *every* hypothesis of a class at once: for classes on a public grid
 (thresholds, intervals, and halfspaces direction by direction) a histogram of where the points fall
-among the grid points and two prefix sums, O(n log N + N) instead of O(n·N); for parities the
-Walsh–Hadamard butterfly, O(n·d + d·2^d) instead of O(n·d·2^d). The classes of
+among the grid points and prefix sums, O(n log N + N) instead of O(n·N) (parities use the
+Walsh–Hadamard transform, :func:`dpteach.hypotheses.walsh_hadamard`). The classes of
 :mod:`dpteach.hypotheses` call these kernels on inputs they have checked (tests/test_generic.py
-compares every fast path with the naive count); nothing here is meant to be called by a reader.
+compares every fast path with the naive count, :func:`naive_error_counts`); nothing here is meant to be
+called by a reader.
 """
 
 from __future__ import annotations
@@ -69,11 +70,44 @@ def threshold_errors(bins, labels, n_cuts):
     return positives_missed + negatives_hit
 
 
-def walsh_hadamard_butterfly(arr):
-    """:func:`dpteach.hypotheses.walsh_hadamard` on a checked float array with a last axis of length 2^d."""
-    size, lead = arr.shape[-1], arr.shape[:-1]
-    for bit in range(size.bit_length() - 1):
-        pairs = arr.reshape(*lead, size >> (bit + 1), 2, 1 << bit)
-        low, high = pairs[..., 0, :], pairs[..., 1, :]
-        arr = np.stack((low + high, low - high), axis=-2).reshape(*lead, size)
-    return arr
+def threshold_class_errors(grid, points, labels):
+    """Error counts (S, 2(N + 1)) of the thresholds h_{k,+}, then h_{k,−} on a grid: a searchsorted, prefix sums."""
+    bins = np.searchsorted(grid, points, side="right")
+    plus = threshold_errors(bins, labels, grid.size)
+    return np.concatenate([plus, labels.shape[1] - plus], axis=1)
+
+
+def interval_errors(grid, lower, upper, points, labels):
+    """Error counts (S, pairs + 1) of the intervals [g_a, g_b] (a = ``lower``, b = ``upper``), then of h_∅ ≡ −1.
+
+    A 2-D histogram of (#grid points <= x, #grid points < x) and 2-D prefix sums, O(n log N + N²).
+    """
+    m = grid.size
+    at_or_below = np.searchsorted(grid, points, side="right")   # r: x >= g_a iff a < r
+    below = np.searchsorted(grid, points, side="left")          # l: x <= g_b iff b >= l
+    hist = label_histogram(at_or_below * (m + 1) + below, labels, (m + 1) ** 2)
+    hist = hist.reshape(labels.shape[0], 2, m + 1, m + 1)
+    # inside(a, b) = #{i : r_i > a and l_i <= b}: suffix sum over r, prefix sum over l.
+    inside = np.cumsum(np.cumsum(hist[:, :, ::-1], axis=2)[:, :, ::-1], axis=3)
+    inside = inside[:, :, 1:, :m][:, :, lower, upper]   # (S, 2, pairs)
+    positives = labels.shape[1] - hist[:, 0].sum(axis=(1, 2))
+    errors = positives[:, None] - inside[:, 1] + inside[:, 0]
+    return np.concatenate([errors, positives[:, None]], axis=1)
+
+
+def halfspace_errors(directions, offsets, points, labels):
+    """Error counts (S, K·B) of h_{w_k, b_j} (index k·B + j): per direction, prefix sums over the offsets."""
+    n_datasets, n = labels.shape
+    n_directions = directions.shape[0]
+    counts = np.empty((n_datasets, n_directions * offsets.size), dtype=np.int64)
+    step = max(1, (1 << 22) // max(n * n_directions, 1))      # bound the (S, n, K) arrays
+    for start in range(0, n_datasets, step):
+        part = slice(start, min(start + step, n_datasets))
+        projections = points[part] @ directions.T              # (s, n, K)
+        bins = np.searchsorted(offsets, projections, side="right")
+        # Treat each (dataset, direction) pair as one dataset of a threshold problem.
+        bins = bins.transpose(0, 2, 1).reshape(-1, n)
+        pair_labels = np.repeat(labels[part], n_directions, axis=0)
+        errors = threshold_errors(bins, pair_labels, offsets.size)
+        counts[part] = errors.reshape(-1, n_directions * offsets.size)
+    return counts

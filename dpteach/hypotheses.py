@@ -24,8 +24,7 @@ import numpy as np
 from ._constraints import Array, Check, Interval, OrNone, POSITIVE_INT, Unchecked, validate_params
 from ._validation import (check_bits, check_finite_array, check_int, check_labels, check_memory, check_probability,
                           check_same_length)
-from .fast_counts import (label_histogram, line_points, naive_error_counts, threshold_errors,
-                          walsh_hadamard_butterfly)
+from .fast_counts import halfspace_errors, interval_errors, line_points, naive_error_counts, threshold_class_errors
 
 __all__ = ["Hypothesis", "HypothesisClass", "Thresholds", "Intervals", "Halfspaces", "Parities",
            "thresholds", "intervals", "halfspaces", "parities", "public_directions", "walsh_hadamard",
@@ -228,9 +227,7 @@ class Thresholds(HypothesisClass):
         return np.where(above, sign[:, None], -sign[:, None]).astype(np.int8)
 
     def _batch_error_counts(self, points, labels):
-        bins = np.searchsorted(self.grid, points, side="right")
-        plus = threshold_errors(bins, labels, self.grid.size)
-        return np.concatenate([plus, labels.shape[1] - plus], axis=1)
+        return threshold_class_errors(self.grid, points, labels)
 
     def true_errors_uniform(self, theta, noise_rate=0.0):
         """True errors under x ~ U[0, 1], clean label +1 iff x >= θ, each label flipped w.p. η.
@@ -291,17 +288,7 @@ class Intervals(HypothesisClass):
         return np.where(inside, 1, -1).astype(np.int8)
 
     def _batch_error_counts(self, points, labels):
-        m = self.grid.size
-        at_or_below = np.searchsorted(self.grid, points, side="right")   # r: x >= g_a iff a < r
-        below = np.searchsorted(self.grid, points, side="left")          # l: x <= g_b iff b >= l
-        hist = label_histogram(at_or_below * (m + 1) + below, labels, (m + 1) ** 2)
-        hist = hist.reshape(labels.shape[0], 2, m + 1, m + 1)
-        # inside(a, b) = #{i : r_i > a and l_i <= b}: suffix sum over r, prefix sum over l.
-        inside = np.cumsum(np.cumsum(hist[:, :, ::-1], axis=2)[:, :, ::-1], axis=3)
-        inside = inside[:, :, 1:, :m][:, :, self._lower, self._upper]   # (S, 2, pairs)
-        positives = labels.shape[1] - hist[:, 0].sum(axis=(1, 2))
-        errors = positives[:, None] - inside[:, 1] + inside[:, 0]
-        return np.concatenate([errors, positives[:, None]], axis=1)
+        return interval_errors(self.grid, self._lower, self._upper, points, labels)
 
     def true_errors_uniform(self, low, high, noise_rate=0.0):
         """True errors under x ~ U[0, 1], clean label +1 iff low <= x <= high, noise η.
@@ -406,20 +393,7 @@ class Halfspaces(HypothesisClass):
         return np.where(above, 1, -1).astype(np.int8)
 
     def _batch_error_counts(self, points, labels):
-        n_datasets, n = labels.shape
-        n_directions = self.directions.shape[0]
-        counts = np.empty((n_datasets, self.size), dtype=np.int64)
-        step = max(1, (1 << 22) // max(n * n_directions, 1))      # bound the (S, n, K) arrays
-        for start in range(0, n_datasets, step):
-            part = slice(start, min(start + step, n_datasets))
-            projections = points[part] @ self.directions.T        # (s, n, K)
-            bins = np.searchsorted(self.offsets, projections, side="right")
-            # Treat each (dataset, direction) pair as one dataset of a threshold problem.
-            bins = bins.transpose(0, 2, 1).reshape(-1, n)
-            pair_labels = np.repeat(labels[part], n_directions, axis=0)
-            errors = threshold_errors(bins, pair_labels, self.offsets.size)
-            counts[part] = errors.reshape(-1, self.size)
-        return counts
+        return halfspace_errors(self.directions, self.offsets, points, labels)
 
 
 def _check_transform_values(values, name):
@@ -453,6 +427,16 @@ def walsh_hadamard(values):
     [28.0, -4.0, -8.0, 0.0, -16.0, 0.0, 0.0, 0.0]
     """
     return walsh_hadamard_butterfly(values.copy())
+
+
+def walsh_hadamard_butterfly(arr):
+    """:func:`walsh_hadamard` on a validated float array whose last axis has length 2^d (the transform's one home)."""
+    size, lead = arr.shape[-1], arr.shape[:-1]
+    for bit in range(size.bit_length() - 1):
+        pairs = arr.reshape(*lead, size >> (bit + 1), 2, 1 << bit)
+        low, high = pairs[..., 0, :], pairs[..., 1, :]
+        arr = np.stack((low + high, low - high), axis=-2).reshape(*lead, size)
+    return arr
 
 
 class Parities(HypothesisClass):

@@ -21,7 +21,7 @@ import functools
 import numpy as np
 
 from ._validation import as_rng, check_bits, check_int, check_probability, check_real_array
-from .fast_counts import walsh_hadamard_butterfly
+from .hypotheses import walsh_hadamard_butterfly
 from .sq import SQOracle, query_values
 
 __all__ = ["MAX_PARITY_BITS", "all_bit_vectors", "walsh_hadamard", "label_correlations",

@@ -35,7 +35,7 @@ def _check_class_size(n_hypotheses, name):
 
 
 def _as_float_array(values):
-    """A checked scalar or array of reals as a float ndarray (what the array rules return; nested calls only convert)."""
+    """A checked scalar or array of reals as a float ndarray (as the array rules return it; nested calls convert)."""
     return np.asarray(values, dtype=float)
 
 

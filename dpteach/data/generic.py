@@ -16,7 +16,7 @@ from .._validation import check_int, check_memory, check_real_array
 
 __all__ = ["threshold_data", "halfspace_data", "parity_data", "flip_labels"]
 
-# The parameters the generators share: a label noise rate η ∈ [0, 1), None or a number of datasets, a point of [0, 1].
+# Shared by the generators: a label noise rate η ∈ [0, 1), None or a number of datasets, a point of [0, 1].
 NOISE_RATE = Interval(Real, 0, 1, closed="left")
 N_DATASETS = OrNone(POSITIVE_INT)
 UNIT_CLOSED = Interval(Real, 0, 1, closed="both")
@@ -73,7 +73,7 @@ def flip_labels(labels, noise_rate, rng):
 
 
 def flip_labels_prechecked(labels, noise_rate, rng):
-    """:func:`flip_labels` on an ndarray of ±1, η and a Generator its caller has checked (the one home of the flip)."""
+    """:func:`flip_labels` on an ndarray of ±1, η and a Generator its caller checked (the one home of the flip)."""
     return np.where(rng.random(labels.shape) < noise_rate, -labels, labels)
 
 
