@@ -228,7 +228,7 @@ CHECKED_IN_BODY = {
     "dpteach.dpsas_steps.ramp": {"b"}, "dpteach.dpsas_steps.ramp_derivative": {"b"},
     "dpteach.dpsas_steps.round_schedule": {"step_size_scale", "tau"},
     "dpteach.dpsas_steps.step_size": {"step_size_scale", "tau"},
-    "dpteach.generic.select_hypotheses": {"epsilon"}, "dpteach.halfspace_cover.sphere_net": {"resolution"},
+    "dpteach.halfspace_cover.sphere_net": {"resolution"},
     "dpteach.local_to_sq.rejection_output_law": {"answers"},
     "dpteach.local_to_sq.worst_case_rejection_tv": {"randomizer", "reference", "value_probabilities", "values"},
     "dpteach.regression.dp_gradient_descent_sigma": {"accountant", "n_iterations", "x_bound"},
