@@ -15,7 +15,7 @@ This module implements lines 6–7 of Algorithm 7.7 (the paper's Algorithm 2) in
 Privacy: the cover is built from V and the resolution only (post-processing of the
 released correlations); :func:`cover_error_counts` reads S₂ and is not private by itself;
 :func:`select_halfspace` is ε-DP in S₂ (sensitivity 1 of the score −#errors).
-:mod:`dpteach.proper` re-exports every name of this module.
+Import these names from here (their one home); :class:`dpteach.proper.PrivateProperLearner` calls them.
 
 dpteach is a teaching library (floating-point noise): do not use it on real data.
 """
@@ -28,10 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import spatial
 
-from ._constraints import Array, Integral, Interval, validate_params
-from ._validation import (as_rng, check_epsilon, check_finite_array, check_int, check_labels, check_positive,
-                          check_probability, check_same_length)
+from ._constraints import (Array, Check, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE,
+                           validate_params)
+from ._validation import check_int, check_same_length
 from .mechanisms import exponential_mechanism_on_errors
+from .privacy import privacy_claim
 
 __all__ = [
     "THRESHOLD_RANGE_CONSTANT",
@@ -47,21 +48,11 @@ __all__ = [
 THRESHOLD_RANGE_CONSTANT = 2.0
 #: Refuse covers with more candidates than this (they would not fit a notebook's time budget).
 MAX_CANDIDATES = 5_000_000
-
-
-def _check_epsilon_or_inf(epsilon):
-    """ε ∈ (0, inf) for a private run, or exactly math.inf for the non-private reference path."""
-    if isinstance(epsilon, (float, np.floating)) and epsilon == math.inf:
-        return math.inf
-    return check_epsilon(epsilon)
+# The prediction block scored at once by cover_error_counts (n × directions entries, ~32 MB of float64).
+_CHUNK_ENTRIES = 4_000_000
 
 
 # --- 1. The cover H(q) (Lemmas 7.5–7.6) --------------------------------------------------------------
-
-
-def _check_resolution(resolution):
-    resolution = check_probability(resolution, "resolution")
-    return resolution
 
 
 def _fibonacci_sphere(n_points):
@@ -109,6 +100,11 @@ def covering_radius(net):
     ------
     TypeError, ValueError
         For NaN/inf, k ∉ {1, 2, 3}, rows that are not unit vectors, too few points.
+
+    Examples
+    --------
+    >>> covering_radius(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]]))
+    0.7653668647301796
     """
     k = net.shape[1]
     if k not in (1, 2, 3):
@@ -120,7 +116,36 @@ def covering_radius(net):
     return _covering_radius(net)
 
 
-def _sphere_net(k, resolution):
+@validate_params({"k": Interval(Integral, 0, None, closed="left"), "resolution": OPEN_UNIT})
+def sphere_net(k, resolution):
+    """A net of unit vectors in ℝ^k with covering radius ≤ ``resolution`` (Fact B.11; our nets for k ≤ 3).
+
+    k = 1: {±1}. k = 2: N = ⌈π/(2 arcsin(a/2))⌉ equally spaced angles (exact
+    radius 2 sin(π/(2N)) ≤ a). k = 3: a Fibonacci sphere with N ≈ 8/a² points,
+    enlarged until its exact covering radius (:func:`covering_radius`) is ≤ a.
+    k ≥ 4: the paper's construction, the normalised non-zero points of a
+    cubic a/2-cover of the unit ball; (C/a)^k points.
+
+    Parameters
+    ----------
+    k : int ≥ 0
+        Dimension of V (k = 0 gives an empty net).
+    resolution : float in (0, 1)
+
+    Returns
+    -------
+    ndarray, shape (N, k). Cost O(N) (k ≤ 2), O(N²) (k = 3), O((C/a)^k) (k ≥ 4).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For k < 0, a ∉ (0, 1), or a net too large to build.
+
+    Examples
+    --------
+    >>> sphere_net(k=2, resolution=0.5).shape
+    (7, 2)
+    """
     if k == 0:
         return np.zeros((0, 0))
     if k == 1:
@@ -155,35 +180,8 @@ def _sphere_net(k, resolution):
     return grid[keep] / norms[keep, None]
 
 
-@validate_params({"k": Interval(Integral, 0, None, closed="left")})
-def sphere_net(k, resolution):
-    """A net of unit vectors in ℝ^k with covering radius ≤ ``resolution`` (Fact B.11; our nets for k ≤ 3).
-
-    k = 1: {±1}. k = 2: N = ⌈π/(2 arcsin(a/2))⌉ equally spaced angles (exact
-    radius 2 sin(π/(2N)) ≤ a). k = 3: a Fibonacci sphere with N ≈ 8/a² points,
-    enlarged until its exact covering radius (:func:`covering_radius`) is ≤ a.
-    k ≥ 4: the paper's construction, the normalised non-zero points of a
-    cubic a/2-cover of the unit ball; (C/a)^k points.
-
-    Parameters
-    ----------
-    k : int ≥ 0
-        Dimension of V (k = 0 gives an empty net).
-    resolution : float in (0, 1)
-
-    Returns
-    -------
-    ndarray, shape (N, k). Cost O(N) (k ≤ 2), O(N²) (k = 3), O((C/a)^k) (k ≥ 4).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For k < 0, a ∉ (0, 1), or a net too large to build.
-    """
-    return _sphere_net(k, _check_resolution(resolution))
-
-
 def _default_max_threshold(resolution):
+    """R = a⌈K₀√log(1/a)/a⌉, the default threshold range of :func:`halfspace_cover`."""
     return resolution * math.ceil(THRESHOLD_RANGE_CONSTANT * math.sqrt(math.log(1.0 / resolution)) / resolution)
 
 
@@ -219,6 +217,7 @@ class HalfspaceCover:
         return self.directions[direction].copy(), float(self.thresholds[threshold])
 
 
+@validate_params({"basis": Array(ndim=2, nonempty=False), "resolution": OPEN_UNIT, "max_threshold": OrNone(POSITIVE)})
 def halfspace_cover(basis, resolution, max_threshold=None):
     """The cover H(q) of Algorithm 7.7 line 6 (the paper's proof of Lemma 3.2, Facts B.11/B.12).
 
@@ -244,21 +243,19 @@ def halfspace_cover(basis, resolution, max_threshold=None):
     ------
     TypeError, ValueError
         For NaN/inf, a basis without orthonormal columns, a ∉ (0, 1), R ≤ 0, or too many candidates.
+
+    Examples
+    --------
+    >>> halfspace_cover(basis=np.eye(2)[:, :1], resolution=0.5).size
+    20
     """
-    basis = check_finite_array(basis, "basis", ndim=2, nonempty=False)
-    if basis.shape[0] < 1:
+    if basis.shape[0] < 1:  # the shape and orthonormality of the basis: checked here
         raise ValueError(f"basis must have d ≥ 1 rows, got shape {basis.shape}")
     if basis.shape[1] > basis.shape[0] or not np.allclose(basis.T @ basis, np.eye(basis.shape[1]), atol=1e-8):
         raise ValueError("basis must have orthonormal columns (an orthonormal basis of V)")
-    resolution = _check_resolution(resolution)
     if max_threshold is None:
         max_threshold = _default_max_threshold(resolution)
-    max_threshold = check_positive(max_threshold, "max_threshold")
-    return _halfspace_cover(basis, resolution, max_threshold)
-
-
-def _halfspace_cover(basis, resolution, max_threshold):
-    net = _sphere_net(basis.shape[1], resolution)
+    net = sphere_net(basis.shape[1], resolution)
     steps = math.floor(max_threshold / resolution + 1e-9)
     thresholds = resolution * np.arange(-steps, steps + 1)
     if net.shape[0] * thresholds.size > MAX_CANDIDATES:
@@ -271,19 +268,58 @@ def _halfspace_cover(basis, resolution, max_threshold):
 # --- 2. Selection by the exponential mechanism on S₂ ----------------------------------------------
 
 
-def _error_counts(X, y, cover, chunk_entries=4_000_000):
-    """#errors of every candidate on (X, y): one bincount per direction, no (n × |H|) prediction matrix.
+def _check_cover(cover, name):
+    """A :class:`HalfspaceCover` built by :func:`halfspace_cover` (its dimension is checked against X in the body)."""
+    if not isinstance(cover, HalfspaceCover):
+        raise TypeError(f"{name} must be a HalfspaceCover from halfspace_cover(), got {type(cover).__name__}")
+    return cover
 
-    sign(z + t_j) = +1 iff j ≥ j*(z) = ⌈(−z − t₀)/a⌉ for the grid t_j = t₀ + j·a; a positive
-    example is wrong for j < j*, a negative one for j ≥ j*.
+
+_COVER = Check(_check_cover, invalid=[(None, "None"), ("cover", "'cover'")])
+
+
+@validate_params({"X": Array(ndim=2), "y": Labels(), "cover": _COVER})
+def cover_error_counts(X, y, cover):
+    """The number of errors on (X, y) of every candidate of ``cover`` (the scores of Algorithm 7.7 line 7).
+
+    Sorted/binned counting: O(n·k + n·N + N·J) instead of O(n·d·|H(q)|), one bincount
+    per block of directions and no (n × |H(q)|) prediction matrix: sign(z + t_j) = +1 iff
+    j ≥ j*(z) = ⌈(−z − t₀)/a⌉ for the grid t_j = t₀ + j·a, so a positive example is
+    wrong for j < j*, a negative one for j ≥ j*. Reads the data it is given (S₂); the
+    counts are not private by themselves.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d), finite
+    y : array_like, shape (n,), labels in {−1, +1}
+    cover : HalfspaceCover from :func:`halfspace_cover`
+
+    Returns
+    -------
+    ndarray of int64, shape (cover.size,)
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad arrays, labels, lengths, or a cover of another dimension.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [-1.0, 0.5], [0.5, -2.0]])
+    >>> counts = cover_error_counts(X, np.array([1.0, -1.0, 1.0]), halfspace_cover(np.eye(2)[:, :1], 0.5))
+    >>> counts.shape, int(counts.min())
+    ((20,), 0)
     """
+    check_same_length(X, y)  # relations between the arguments: checked here
+    if cover.basis.shape[0] != X.shape[1]:
+        raise ValueError(f"X must have {cover.basis.shape[0]} features (the cover's dimension), got {X.shape[1]}")
     n_dir, n_thr = cover.directions.shape[0], cover.thresholds.size
     positive = y > 0
     counts = np.empty(n_dir * n_thr + 2, dtype=np.int64)
     if n_dir:
         projected = X @ cover.basis  # (n, k): each direction is a point of the net in V
         t0, a = cover.thresholds[0], cover.resolution
-        per_chunk = max(1, chunk_entries // max(1, X.shape[0]))
+        per_chunk = max(1, _CHUNK_ENTRIES // max(1, X.shape[0]))
         for start in range(0, n_dir, per_chunk):
             net = cover.net[start:start + per_chunk]
             z = projected @ net.T  # (n, b)
@@ -303,47 +339,9 @@ def _error_counts(X, y, cover, chunk_entries=4_000_000):
     return counts
 
 
-def cover_error_counts(X, y, cover):
-    """The number of errors on (X, y) of every candidate of ``cover`` (the scores of Algorithm 7.7 line 7).
-
-    Sorted/binned counting: O(n·k + n·N + N·J) instead of O(n·d·|H(q)|). Reads
-    the data it is given (S₂); the counts are not private by themselves.
-
-    Parameters
-    ----------
-    X : array_like, shape (n, d), finite
-    y : array_like, shape (n,), labels in {−1, +1}
-    cover : HalfspaceCover from :func:`halfspace_cover`
-
-    Returns
-    -------
-    ndarray of int64, shape (cover.size,)
-
-    Raises
-    ------
-    TypeError, ValueError
-        For bad arrays, labels, lengths, or a cover of another dimension.
-    """
-    X, y = _check_data(X, y)
-    if not isinstance(cover, HalfspaceCover):
-        raise TypeError(f"cover must be a HalfspaceCover from halfspace_cover(), got {type(cover).__name__}")
-    if cover.basis.shape[0] != X.shape[1]:
-        raise ValueError(f"X must have {cover.basis.shape[0]} features (the cover's dimension), got {X.shape[1]}")
-    return _error_counts(X, y, cover)
-
-
-def _check_data(X, y):
-    X = check_finite_array(X, "X", ndim=2)
-    y = check_labels(y, "y")
-    check_same_length(X, y)
-    return X, y
-
-
-def _select(counts, epsilon, rng):
-    # ε = inf: the arg-min with uniform tie-breaking.
-    return exponential_mechanism_on_errors(counts, epsilon, rng)
-
-
+@privacy_claim(theorem="thm-exponential-mechanism-privacy", epsilon="epsilon", delta=0.0)
+@validate_params({"X": Array(ndim=2), "y": Labels(), "cover": _COVER, "epsilon": Epsilon(allow_inf=True),
+                  "rng": "random_state"})
 def select_halfspace(X, y, cover, epsilon, rng=None):
     """Sample h ∈ H(q) with probability ∝ exp(−(ε/2)·#errors on (X, y)) (Algorithm 7.7 line 7; the paper's step 7).
 
@@ -367,10 +365,17 @@ def select_halfspace(X, y, cover, epsilon, rng=None):
     ------
     TypeError, ValueError
         As :func:`cover_error_counts`, and for a bad ε or rng.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [-1.0, 0.5], [0.5, -2.0]])
+    >>> index, coef, intercept = select_halfspace(X, np.array([1.0, -1.0, 1.0]),
+    ...                                           halfspace_cover(np.eye(2)[:, :1], 0.5), epsilon=1.0, rng=0)
+    >>> index, coef, intercept
+    (11, array([-1.,  0.]), -1.0)
     """
-    counts = cover_error_counts(X, y, cover)
-    epsilon = _check_epsilon_or_inf(epsilon)
-    index = _select(counts, epsilon, as_rng(rng))
+    # ε = inf: the arg-min with uniform tie-breaking (exponential_mechanism_on_errors).
+    index = exponential_mechanism_on_errors(cover_error_counts(X, y, cover), epsilon, rng)
     coef, intercept = cover.halfspace(index)
     return index, coef, intercept
 

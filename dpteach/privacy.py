@@ -160,7 +160,7 @@ class PrivacyReceipt(Mapping):
 class PrivacyClaim:
     """What a private routine promises, declared next to it (issue 23) with :func:`privacy_claim`.
 
-    - ``theorem``: the label of the book's box that proves it (``"thm-laplace"``), which the
+    - ``theorem``: the label of the book's box that proves it (``"thm-my-mechanism"``), which the
       theorem index links to the routine;
     - ``epsilon``, ``delta``: the guarantee, each as the name of the parameter that holds it
       (``"epsilon"``) or as a number (``delta=0.0`` for pure DP), or a short formula in words
@@ -170,7 +170,7 @@ class PrivacyClaim:
     The audit registry (:mod:`dpteach.registry`) and the audit report read the declared claims: a
     routine that declares one is a release whose privacy must be audited or excused.
 
-    >>> PrivacyClaim(theorem="thm-laplace", epsilon="epsilon", delta=0.0).model
+    >>> PrivacyClaim(theorem="thm-my-mechanism", epsilon="epsilon", delta=0.0).model
     'central'
     """
 
@@ -195,7 +195,7 @@ class PrivacyClaim:
 
 def _check_label(value, name):
     if not isinstance(value, str) or not value.replace("-", "").isalnum() or "-" not in value:
-        raise ValueError(f"{name} must be a box label of the book such as 'thm-laplace', got {value!r}")
+        raise ValueError(f"{name} must be a box label of the book such as 'thm-my-mechanism', got {value!r}")
     return value
 
 
@@ -214,11 +214,11 @@ def _check_amount(value, name, allow_zero):
 def privacy_claim(*, theorem, epsilon="epsilon", delta=0.0, model="central"):
     """Declare the privacy claim of a routine or learner class (see :class:`PrivacyClaim`); returns it unchanged.
 
-    >>> @privacy_claim(theorem="thm-laplace", epsilon="epsilon")
+    >>> @privacy_claim(theorem="thm-my-mechanism", epsilon="epsilon")
     ... def release(x, epsilon):
     ...     return x
     >>> claim_of(release).theorem
-    'thm-laplace'
+    'thm-my-mechanism'
     """
     claim = PrivacyClaim(theorem=theorem, epsilon=epsilon, delta=delta, model=model)  # checks each field
 

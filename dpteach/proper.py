@@ -39,20 +39,19 @@ import sys
 import numpy as np
 
 from ._estimator import Estimator, LinearClassifierMixin
-from .privacy import PrivacyReceipt, PrivacyStep
-from ._constraints import Array, validate_params
-from ._validation import (as_rng, check_delta, check_finite_array, check_int, check_labels, check_positive,
-                          check_probability, check_representable, check_same_length)
+from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
+from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE,
+                           POSITIVE_INT, fit_context, validate_params)
+from ._validation import check_representable, check_same_length
 # The teaching constants of the learner, each defined beside the formula it sets:
 # C₀/c² (degree rule and eigenvalue threshold) and γ (noise floor) in dpteach.subspace,
 # K₀ (threshold range) and the candidate cap in dpteach.halfspace_cover.
-from .halfspace_cover import (_check_data, _check_epsilon_or_inf, _default_max_threshold, _error_counts,
-                              _halfspace_cover, _select)
+from .halfspace_cover import halfspace_cover, select_halfspace
 from .feature_scaling import feature_dimension_or_refuse
 from .hermite import clip_scale as _clip_scale, hermite_features_unchecked as _unchecked_features, hermite_feature_sum
 from .mechanisms import gaussian_sigma
-from .subspace import (NOISE_FLOOR_FACTOR, TEACHING_DEGREE_CONSTANT,  # noqa: F401 (γ re-exported)
-                       _check_alpha, _gradient_second_moment, _relevant_subspace, subspace_threshold)
+from .subspace import (ALPHA, TEACHING_DEGREE_CONSTANT, gradient_second_moment, relevant_subspace,
+                       subspace_threshold)
 
 __all__ = [
     "degree_for_accuracy",
@@ -62,6 +61,7 @@ __all__ = [
 ]
 
 
+@validate_params({"alpha": ALPHA, "constant": POSITIVE})
 def degree_for_accuracy(alpha, constant=TEACHING_DEGREE_CONSTANT):
     """The degree p = ⌈C₀/(cα)²⌉ of Algorithm 7.7 (the paper's Theorem 3.1; its Algorithm 2 prints ⌈C₀/(cα)⌉).
 
@@ -81,9 +81,12 @@ def degree_for_accuracy(alpha, constant=TEACHING_DEGREE_CONSTANT):
     ------
     TypeError, ValueError
         For α ∉ (0, 1/2) or a non-positive constant.
+
+    Examples
+    --------
+    >>> degree_for_accuracy(alpha=0.3), degree_for_accuracy(alpha=0.1)
+    (1, 4)
     """
-    alpha = _check_alpha(alpha)
-    constant = check_positive(constant, "constant")
     try:
         degree = constant / alpha ** 2 - 1e-12
     except ZeroDivisionError:  # α² underflows to 0 at α ≈ 1e-300
@@ -113,8 +116,13 @@ def project_unit_ball(values):
     ------
     TypeError, ValueError
         For NaN/inf or an empty array.
+
+    Examples
+    --------
+    >>> project_unit_ball(values=np.array([0.6, 0.9])).round(4)
+    array([0.5547, 0.8321])
     """
-    if values.ndim == 0:
+    if values.ndim == 0:  # vectors on the last axis: any ndim ≥ 1
         raise ValueError(f"values must have at least 1 dimension (vectors on the last axis), got shape {values.shape}")
     return _project_unit_ball(values)
 
@@ -124,15 +132,10 @@ def _project_unit_ball(values):
     return values / np.maximum(1.0, norms)
 
 
-def _correlation_inputs(X, y, degree, clip_radius, epsilon, delta):
-    X = check_finite_array(X, "X", ndim=2)
-    y = check_labels(y, "y")
-    check_same_length(X, y)
-    degree = check_int(degree, "degree", minimum=1)
-    clip_radius = check_positive(clip_radius, "clip_radius")
-    epsilon = _check_epsilon_or_inf(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    return X, y, degree, clip_radius, epsilon, delta
+# The contract of the release of Algorithm 7.7 line 3, shared by its audit variants below (which add ``size``).
+CORRELATION_CONSTRAINTS = {"X": Array(ndim=2), "y": Labels(), "degree": POSITIVE_INT, "clip_radius": POSITIVE,
+                           "epsilon": Epsilon(allow_inf=True), "delta": Delta(allow_zero=False), "rng": "random_state"}
+_AUDIT_CONSTRAINTS = {**CORRELATION_CONSTRAINTS, "size": OrNone(POSITIVE_INT)}
 
 
 def _correlation_sigma(n_correlation, clip_radius, epsilon, delta):
@@ -152,6 +155,8 @@ def _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, no
     return _project_unit_ball(mean + noise), sigma
 
 
+@privacy_claim(theorem="lem-proper-private-polynomial", epsilon="epsilon", delta="delta")
+@validate_params(CORRELATION_CONSTRAINTS)
 def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=None):
     """m̃ = Proj_B((1/n₁)Σ_{S₁} y_i ψ̄_{p,T}(x_i) + Z), Z ~ N(0, σ²I) (Algorithm 7.7 line 3; the paper's Algorithm 2, step 4).
 
@@ -191,11 +196,20 @@ def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=
     TypeError, ValueError
         For NaN/inf or wrongly shaped X, labels ∉ {−1, +1}, different lengths,
         degree < 1, T ≤ 0, ε ≤ 0 or nan, δ ∉ (0, 1), or a bad rng.
+
+    Examples
+    --------
+    >>> X = np.array([[0.5, -1.0], [1.5, 0.2], [-0.3, 0.8], [2.0, 1.0]])
+    >>> m_tilde, sigma = private_hermite_correlations(X, np.array([1.0, 1.0, -1.0, 1.0]), degree=2, clip_radius=5.0,
+    ...                                               epsilon=1.0, delta=1e-5, rng=0)
+    >>> m_tilde.shape, round(sigma, 3)
+    ((6,), 9.327)
     """
-    X, y, degree, clip_radius, epsilon, delta = _correlation_inputs(X, y, degree, clip_radius, epsilon, delta)
-    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, as_rng(rng), None, 1.0)
+    check_same_length(X, y)  # relates two arguments: checked here
+    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, None, 1.0)
 
 
+@validate_params(_AUDIT_CONSTRAINTS)
 def _private_hermite_correlations_half_noise_broken(X, y, degree, clip_radius, epsilon, delta, rng=None,
                                                     size=None):
     """BROKEN on purpose (for the audit test and the chapter's audit demo): σ is half the calibrated value.
@@ -203,8 +217,8 @@ def _private_hermite_correlations_half_noise_broken(X, y, degree, clip_radius, e
     Everything else is :func:`private_hermite_correlations`; the claimed (ε, δ)
     no longer holds. ``size`` draws several releases at once for the audit.
     """
-    X, y, degree, clip_radius, epsilon, delta = _correlation_inputs(X, y, degree, clip_radius, epsilon, delta)
-    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, as_rng(rng), size, 0.5)
+    check_same_length(X, y)
+    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 0.5)
 
 
 def _feature_sum_clipped_after_overflow_broken(X, degree, weights, radius):
@@ -219,6 +233,7 @@ def _feature_sum_clipped_after_overflow_broken(X, degree, weights, radius):
         return (weights * _clip_scale(F, radius)) @ F
 
 
+@validate_params(_AUDIT_CONSTRAINTS)
 def _private_hermite_correlations_overflow_broken(X, y, degree, clip_radius, epsilon, delta, rng=None,
                                                   size=None):
     """BROKEN on purpose (P1, for the extreme-record audit): the correlations with the old clipping arithmetic.
@@ -226,21 +241,23 @@ def _private_hermite_correlations_overflow_broken(X, y, degree, clip_radius, eps
     Same noise and projection as :func:`private_hermite_correlations`; the mean
     is :func:`_feature_sum_clipped_after_overflow_broken`, NaN when one record is huge.
     """
-    X, y, degree, clip_radius, epsilon, delta = _correlation_inputs(X, y, degree, clip_radius, epsilon, delta)
+    check_same_length(X, y)
     with np.errstate(invalid="ignore"):
-        return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, as_rng(rng), size, 1.0,
+        return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 1.0,
                                    _feature_sum_clipped_after_overflow_broken)
 
 
+@validate_params(_AUDIT_CONSTRAINTS)
 def _private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delta, rng=None, size=None):
     """``size`` independent releases of :func:`private_hermite_correlations` (same code path; for audits)."""
-    X, y, degree, clip_radius, epsilon, delta = _correlation_inputs(X, y, degree, clip_radius, epsilon, delta)
-    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, as_rng(rng), size, 1.0)
+    check_same_length(X, y)
+    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 1.0)
 
 
 # --- The estimator (steps 1–5 together) -----------------------------------------------------------------
 
 
+@privacy_claim(theorem="thm-proper-learner", epsilon="epsilon", delta="delta")
 class PrivateProperLearner(LinearClassifierMixin, Estimator):
     """Algorithm 7.7 (the paper's Algorithm 2): a proper (ε, δ)-DP learner of halfspaces under N(0, I_d).
 
@@ -284,9 +301,25 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
     privacy_ : PrivacyReceipt
         The guarantee and its two steps (the correlations on S₁, the selection on S₂).
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> y = np.where(X[:, 0] > 0.3, 1.0, -1.0)
+    >>> model = PrivateProperLearner(alpha=0.3, epsilon=1.0, delta=1e-5, degree=2, max_subspace_dim=1,
+    ...                              cover_resolution=0.5, random_state=0).fit(X, y)
+    >>> model.coef_.shape, model.cover_size_
+    ((2,), 2)
     """
 
     _fitted_attribute = "coef_"
+    # ε = inf is the documented non-private reference run (as for the other halfspace learners that offer one).
+    _parameter_constraints = {
+        "alpha": ALPHA, "epsilon": Epsilon(allow_inf=True), "delta": Delta(allow_zero=False),
+        "degree": OrNone(POSITIVE_INT), "clip_radius": OrNone(POSITIVE),
+        "max_subspace_dim": Interval(Integral, 0, None, closed="left"), "cover_resolution": OrNone(OPEN_UNIT),
+        "random_state": "random_state",
+    }
 
     def __init__(self, alpha, epsilon, delta, degree=None, clip_radius=None, max_subspace_dim=2,
                  cover_resolution=None, random_state=None):
@@ -299,19 +332,16 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         self.cover_resolution = cover_resolution
         self.random_state = random_state
 
-    def _validated_parameters(self, d):
-        alpha = _check_alpha(self.alpha)
-        epsilon = _check_epsilon_or_inf(self.epsilon)
-        delta = check_delta(self.delta, allow_zero=False)
-        degree = degree_for_accuracy(alpha) if self.degree is None else check_int(self.degree, "degree", minimum=1)
+    def _resolved_parameters(self, d):
+        """The checked hyperparameters (``_parameter_constraints``) with their defaults filled in for d features."""
+        alpha = float(self.alpha)
+        degree = degree_for_accuracy(alpha) if self.degree is None else int(self.degree)
         size = feature_dimension_or_refuse(d, degree)  # refused before any work above MAX_FEATURE_DIMENSION
-        clip = 2.0 * math.sqrt(size) if self.clip_radius is None else check_positive(self.clip_radius,
-                                                                                       "clip_radius")
-        max_dim = check_int(self.max_subspace_dim, "max_subspace_dim", minimum=0)
-        resolution = alpha if self.cover_resolution is None else check_probability(self.cover_resolution,
-                                                                                   "cover_resolution")
-        return alpha, epsilon, delta, degree, clip, max_dim, resolution
+        clip = 2.0 * math.sqrt(size) if self.clip_radius is None else float(self.clip_radius)
+        resolution = alpha if self.cover_resolution is None else float(self.cover_resolution)
+        return alpha, float(self.epsilon), float(self.delta), degree, clip, int(self.max_subspace_dim), resolution
 
+    @fit_context({"X": Array(ndim=2), "y": Labels()})
     def fit(self, X, y):
         """Run Algorithm 7.7 on (X, y); returns self. Cost O(n·D_p + n·|𝒱| + |H(q)|).
 
@@ -320,21 +350,20 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         TypeError, ValueError
             For bad parameters or data (NaN/inf, labels ∉ {−1, +1}, fewer than 2 examples).
         """
-        X, y = _check_data(X, y)
+        check_same_length(X, y)
         if X.shape[0] < 2:
             raise ValueError(f"X must have at least 2 examples (one for each half), got {X.shape[0]}")
         d = X.shape[1]
-        alpha, epsilon, delta, degree, clip, max_dim, resolution = self._validated_parameters(d)
-        rng = as_rng(self.random_state, "random_state")
+        alpha, epsilon, delta, degree, clip, max_dim, resolution = self._resolved_parameters(d)
+        rng = np.random.default_rng(self.random_state)  # checked by fit_context: a seed or a Generator
         order = rng.permutation(X.shape[0])  # a data-independent split
         first, second = order[:X.shape[0] // 2], order[X.shape[0] // 2:]
-        m_tilde, sigma = _noisy_correlations(X[first], y[first], degree, clip, epsilon, delta, rng, None, 1.0)
-        M = _gradient_second_moment(m_tilde, degree, d)
+        m_tilde, sigma = private_hermite_correlations(X[first], y[first], degree, clip, epsilon, delta, rng)
+        M = gradient_second_moment(m_tilde, degree, d)
         threshold = subspace_threshold(alpha, d, degree, first.size, sigma)
-        basis, eigenvalues = _relevant_subspace(M, threshold, min(max_dim, d))
-        cover = _halfspace_cover(basis, resolution, _default_max_threshold(resolution))
-        index = _select(_error_counts(X[second], y[second], cover), epsilon, rng)
-        coef, intercept = cover.halfspace(index)
+        basis, eigenvalues = relevant_subspace(M, threshold, min(max_dim, d))
+        cover = halfspace_cover(basis, resolution)
+        index, coef, intercept = select_halfspace(X[second], y[second], cover, epsilon, rng)
 
         self.n_features_in_ = d
         self.degree_, self.clip_radius_, self.sigma_ = degree, clip, sigma

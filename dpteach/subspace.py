@@ -9,8 +9,8 @@ threshold c²α²/C₀ to the noise floor is our reconstruction (see the chapter
 
 Two teaching constants live here because the threshold is where they meet:
 ``TEACHING_DEGREE_CONSTANT`` (C₀/c², shared with the degree rule
-:func:`dpteach.proper.degree_for_accuracy`) and ``NOISE_FLOOR_FACTOR`` (γ).
-:mod:`dpteach.proper` re-exports every name of this module.
+:func:`dpteach.proper.degree_for_accuracy`) and ``NOISE_FLOOR_FACTOR`` (γ). Import them from here
+(their one home); :class:`dpteach.proper.PrivateProperLearner` calls the routines of this module.
 
 Privacy: nothing here reads data. M, θ_V and V are computed from the released
 correlations m̃ and public quantities (d, p, n₁, σ, α): post-processing.
@@ -25,8 +25,7 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Interval, POSITIVE_INT, Real, validate_params
-from ._validation import check_finite_array, check_int, check_positive, check_probability
+from ._constraints import Array, Integral, Interval, POSITIVE, POSITIVE_INT, Real, validate_params
 from .bounds.improper import hermite_feature_count
 from .hermite import feature_dimension, multi_indices
 
@@ -46,11 +45,10 @@ TEACHING_DEGREE_CONSTANT = 0.04
 NOISE_FLOOR_FACTOR = 2.0
 
 
-def _check_alpha(alpha):
-    alpha = check_probability(alpha, "alpha")
-    if alpha >= 0.5:
-        raise ValueError(f"alpha must lie in (0, 0.5) (an excess error of 1/2 is met by a coin), got {alpha!r}")
-    return alpha
+#: The target excess error α of chapter 7: 0 < α < 1/2 (an excess error of 1/2 is met by a coin).
+ALPHA = Interval(Real, 0, 0.5)
+#: A real ≥ 0 (a noise level σ, a threshold, the factor γ).
+NONNEGATIVE = Interval(Real, 0, None, closed="left")
 
 
 # --- 1. The gradient second moment M = G Gᵀ (Proposition 7.3) ----------------------------
@@ -75,7 +73,7 @@ def _gradient_plan(d, degree):
     return (np.array(rows), np.array(coords), np.array(columns), np.array(weights), lower_count)
 
 
-@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT})
+@validate_params({"coefficients": Array(ndim=(1, 2)), "degree": POSITIVE_INT, "d": POSITIVE_INT})
 def gradient_second_moment(coefficients, degree, d):
     """M = E_{X~N(0,I_d)}[∇q(X)∇q(X)ᵀ] for q = ⟨a, ψ_p⟩, exactly: M = G Gᵀ (Proposition 7.3).
 
@@ -102,32 +100,27 @@ def gradient_second_moment(coefficients, degree, d):
     ------
     TypeError, ValueError
         For d or degree < 1, NaN/inf, or a last axis of length ≠ C(d + p, p).
+
+    Examples
+    --------
+    >>> gradient_second_moment(np.array([0.0, 0.6, 0.8, 0.0, 0.0, 0.0]), degree=2, d=2)
+    array([[0.36, 0.48],
+           [0.48, 0.64]])
     """
     size = feature_dimension(d, degree)
-    a = check_finite_array(coefficients, "coefficients", ndim=(1, 2))
-    if a.shape[-1] != size:
+    if coefficients.shape[-1] != size:  # relates the array to d and the degree: checked here
         raise ValueError(f"coefficients must have C(d + degree, degree) = {size} entries on the last axis "
-                         f"(d={d}, degree={degree}), got shape {a.shape}")
-    return _gradient_second_moment(a, degree, d)
-
-
-def _gradient_matrix(a, degree, d):
+                         f"(d={d}, degree={degree}), got shape {coefficients.shape}")
     rows, coords, columns, weights, lower_count = _gradient_plan(d, degree)
-    G = np.zeros(a.shape[:-1] + (d, lower_count))
-    G[..., coords, columns] = a[..., rows] * weights
-    return G
-
-
-def _gradient_second_moment(a, degree, d):
-    G = _gradient_matrix(a, degree, d)
+    G = np.zeros(coefficients.shape[:-1] + (d, lower_count))
+    G[..., coords, columns] = coefficients[..., rows] * weights
     return G @ np.swapaxes(G, -1, -2)
 
 
 # --- 2. The relevant subspace V ----------------------------------------------------------------------
 
 
-@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "n_correlation": POSITIVE_INT,
-                  "sigma": Interval(Real, 0, None, closed="left")})
+@validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "n_correlation": POSITIVE_INT, "sigma": NONNEGATIVE})
 def noise_floor(d, degree, n_correlation, sigma):
     """(σ² + 1/n₁)·C(d + p, p − 1): the expected eigenvalue of M that noise alone produces (our reconstruction).
 
@@ -151,6 +144,11 @@ def noise_floor(d, degree, n_correlation, sigma):
     ------
     TypeError, ValueError
         For d, degree or n₁ < 1, or σ < 0 / nan / inf.
+
+    Examples
+    --------
+    >>> round(noise_floor(d=2, degree=2, n_correlation=100, sigma=0.1), 6)
+    0.08
     """
     try:
         return (sigma ** 2 + 1.0 / n_correlation) * math.comb(d + degree, degree - 1)
@@ -158,6 +156,8 @@ def noise_floor(d, degree, n_correlation, sigma):
         return math.inf
 
 
+@validate_params({"alpha": ALPHA, "d": POSITIVE_INT, "degree": POSITIVE_INT, "n_correlation": POSITIVE_INT,
+                  "sigma": NONNEGATIVE, "constant": POSITIVE, "factor": NONNEGATIVE})
 def subspace_threshold(alpha, d, degree, n_correlation, sigma, constant=TEACHING_DEGREE_CONSTANT,
                        factor=NOISE_FLOOR_FACTOR):
     """θ_V = max{c²α²/C₀, γ·noise_floor} (the paper's threshold, raised above the noise; our reconstruction).
@@ -185,15 +185,17 @@ def subspace_threshold(alpha, d, degree, n_correlation, sigma, constant=TEACHING
     ------
     TypeError, ValueError
         For arguments out of range.
+
+    Examples
+    --------
+    >>> round(subspace_threshold(alpha=0.3, d=2, degree=2, n_correlation=100, sigma=0.1), 6)
+    2.25
     """
-    alpha = _check_alpha(alpha)
-    constant = check_positive(constant, "constant")
-    factor = check_positive(factor, "factor", allow_zero=True)
     floor = noise_floor(d, degree, n_correlation, sigma)
     return max(alpha ** 2 / constant, factor * floor)
 
 
-@validate_params({"M": Array(ndim=2)})
+@validate_params({"M": Array(ndim=2), "threshold": NONNEGATIVE, "max_dim": Interval(Integral, 0, None, closed="left")})
 def relevant_subspace(M, threshold, max_dim):
     """V = span of the eigenvectors of M with eigenvalue ≥ ``threshold``, at most ``max_dim`` of them (Algorithm 7.7 line 5).
 
@@ -216,17 +218,17 @@ def relevant_subspace(M, threshold, max_dim):
     ------
     TypeError, ValueError
         For a non-square or non-symmetric M, NaN/inf, threshold < 0, max_dim < 0.
+
+    Examples
+    --------
+    >>> basis, eigenvalues = relevant_subspace(M=np.diag([1.0, 0.2]), threshold=0.5, max_dim=1)
+    >>> basis.shape, eigenvalues
+    ((2, 1), array([1. , 0.2]))
     """
-    if M.shape[0] != M.shape[1]:
+    if M.shape[0] != M.shape[1]:  # the shape and symmetry of the array: checked here
         raise ValueError(f"M must be a square matrix, got shape {M.shape}")
     if not np.allclose(M, M.T, atol=1e-10 * max(1.0, float(np.abs(M).max()))):
         raise ValueError("M must be symmetric (a second-moment matrix), got a non-symmetric array")
-    threshold = check_positive(threshold, "threshold", allow_zero=True)
-    max_dim = check_int(max_dim, "max_dim", minimum=0)
-    return _relevant_subspace(M, threshold, max_dim)
-
-
-def _relevant_subspace(M, threshold, max_dim):
     eigenvalues, vectors = np.linalg.eigh(M)
     eigenvalues, vectors = eigenvalues[::-1], vectors[:, ::-1]  # eigh sorts ascending
     k = min(int(np.sum(eigenvalues >= threshold)), max_dim)

@@ -157,3 +157,14 @@ def test_status_of_boxes_on_a_small_book(tmp_path):
     assert [b.label for b in ti.unmarked(boxes)] == ["cor-d", "lem-g"]
     page = ti.render(boxes)
     assert "`cor-d` | **unmarked** |" in page and "`thm-a` | proved |" in page
+
+
+def test_a_declared_privacy_claim_links_its_box_and_an_unknown_label_is_refused():
+    # issue 23: the index reads the claim declared next to a routine, not a pattern in its docstring
+    from dpteach.privacy import PrivacyClaim
+    boxes = ti.collect_boxes()
+    label = next(b.label for b in boxes if b.kind == "theorem")
+    ti.attach_claims(boxes, {"dpteach.example.release": PrivacyClaim(theorem=label)})
+    assert "dpteach.example.release" in next(b for b in boxes if b.label == label).cited_by
+    with pytest.raises(ValueError, match="thm-no-such-box"):
+        ti.attach_claims(boxes, {"dpteach.example.release": PrivacyClaim(theorem="thm-no-such-box")})

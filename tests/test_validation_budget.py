@@ -228,14 +228,11 @@ CHECKED_IN_BODY = {
     "dpteach.dpsas_steps.ramp": {"b"}, "dpteach.dpsas_steps.ramp_derivative": {"b"},
     "dpteach.dpsas_steps.round_schedule": {"step_size_scale", "tau"},
     "dpteach.dpsas_steps.step_size": {"step_size_scale", "tau"},
-    "dpteach.halfspace_cover.sphere_net": {"resolution"},
     "dpteach.local_to_sq.rejection_output_law": {"answers"},
     "dpteach.local_to_sq.worst_case_rejection_tv": {"randomizer", "reference", "value_probabilities", "values"},
     "dpteach.regression.dp_gradient_descent_sigma": {"accountant", "n_iterations", "x_bound"},
     "dpteach.regression.noisy_ols_noise_std": {"condition_bound", "noise_multiplier", "x_bound"},
     "dpteach.regression.noisy_ols_sensitivity": {"condition_bound", "x_bound"},
-    "dpteach.subspace.gradient_second_moment": {"coefficients"},
-    "dpteach.subspace.relevant_subspace": {"max_dim", "threshold"},
 }
 
 

@@ -16,7 +16,9 @@ Sources, and the (light) conventions they follow:
   cells, see dpteach/listing.py) shown after a box (before
   the next box; for an algorithm box with none after it, the ones just before it),
   and every dpteach function or class whose docstring cites the box by its printed
-  number ("Algorithm 5.2", not "the paper's Algorithm 4") or by its label.
+  number ("Algorithm 5.2", not "the paper's Algorithm 4") or by its label, or whose declared
+  privacy claim names it (``@privacy_claim(theorem="thm-...")``, :mod:`dpteach.privacy`; a claim
+  naming a label the book does not have is an error).
 * **Checked by**: a test marked ``@pytest.mark.checks("label", ...)`` (registered in
   tests/conftest.py), or a ``Checks: label, ...`` line in its docstring, and every
   test that calls one of the implementing functions (found by reading the test's
@@ -301,6 +303,39 @@ def attach_docstrings(boxes, callables):
                 box.cited_by.append(name)
 
 
+def declared_claims():
+    """{canonical name: PrivacyClaim} of every dpteach routine or learner that declares its privacy claim.
+
+    Read from the declaration next to the routine (``@privacy_claim(theorem=label, ...)``, issue 23),
+    not from its docstring; the experiments' runners are included (a runner that releases is a routine).
+    """
+    import dpteach
+    from dpteach.privacy import claim_of
+    found = {}
+    for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
+        if info.name.startswith("dpteach.labs") or info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            claim = claim_of(obj) if obj is not None else None
+            if claim is not None and getattr(obj, "__module__", "").startswith("dpteach"):
+                found[_canonical(obj)] = claim
+    return found
+
+
+def attach_claims(boxes, claims):
+    """Link each routine to the box its declared claim names; a label the book does not have is an error."""
+    by_label = {b.label: b for b in boxes}
+    unknown = sorted(f"{name} → {claim.theorem}" for name, claim in claims.items() if claim.theorem not in by_label)
+    if unknown:
+        raise ValueError(f"privacy claims name boxes the book does not have: {unknown}")
+    for name, claim in sorted(claims.items()):
+        box = by_label[claim.theorem]
+        if name not in box.cited_by:
+            box.cited_by.append(name)
+
+
 # --- tests: markers, Checks: lines and the functions each test calls --------------------------------------
 
 @dataclass
@@ -465,6 +500,7 @@ def build(root=ROOT):
     """All boxes with every column filled from the sources."""
     boxes = collect_boxes(root)
     attach_docstrings(boxes, dpteach_callables())
+    attach_claims(boxes, declared_claims())
     attach_tests(boxes, collect_tests(root))
     return boxes
 

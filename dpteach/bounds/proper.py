@@ -17,8 +17,8 @@ import math
 import numpy as np
 
 from .improper import hermite_feature_count
-from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive, check_positive_array,
-                           check_probability, scalar_or_array)
+from .._constraints import Check, Integral, Interval, OPEN_UNIT, POSITIVE, POSITIVE_INT, Real, validate_params
+from .._validation import check_count_array, check_epsilon_array, check_positive_array, scalar_or_array
 
 __all__ = [
     "proper_sample_complexity_shape",
@@ -29,13 +29,51 @@ __all__ = [
 ]
 
 
-def _alpha(alpha):
-    alpha = check_probability(alpha, "alpha")
-    if alpha >= 0.5:
-        raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
-    return alpha
+# --- The contracts: a rate takes a scalar, or an array to plot against (checked entry by entry) ---------------
+
+def _as_float_array(values):
+    """Nested, an array argument is not checked but still read as a float ndarray, as its checker returns it."""
+    return np.asarray(values, dtype=float)
 
 
+def _check_alpha_array(values, name):
+    """Every entry in (0, 1/2), the range of Theorem 7.8's α."""
+    alphas = check_positive_array(values, name)
+    if np.any(alphas >= 0.5):
+        raise ValueError(f"{name} must lie in (0, 0.5), got {values!r}")
+    return alphas
+
+
+def _check_resolution_array(values, name):
+    """Every entry in (0, 1), the range of a cover's resolution a."""
+    a = check_positive_array(values, name)
+    if np.any(a >= 1):
+        raise ValueError(f"{name} must lie in (0, 1), got {values!r}")
+    return a
+
+
+def _check_candidates(value, name):
+    """K = |H(q)| ≥ 1, a whole number (``check_count_array``), as a float."""
+    K = float(check_count_array(value, name))
+    if K < 1:
+        raise ValueError(f"{name} must be >= 1, got {value!r}")
+    return K
+
+
+_NOT_A_NUMBER = [("1", "'1'"), (None, "None"), (True, "True")]
+#: α of Theorem 7.8: 0 < α < 1/2 (a scalar).
+ALPHA = Interval(Real, 0, 0.5)
+ALPHAS = Check(_check_alpha_array, array_ndim=None, convert_nested=_as_float_array,
+               invalid=[(0, "0"), (0.5, "0.5"), (math.nan, "nan")] + _NOT_A_NUMBER)
+EPSILONS = Check(check_epsilon_array, array_ndim=None, convert_nested=_as_float_array,
+                 invalid=[(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf")] + _NOT_A_NUMBER)
+RESOLUTIONS = Check(_check_resolution_array, array_ndim=None, convert_nested=_as_float_array,
+                    invalid=[(0, "0"), (1, "1"), (math.nan, "nan")] + _NOT_A_NUMBER)
+COUNTS = Check(check_count_array, array_ndim=None, convert_nested=_as_float_array,
+               invalid=[(0, "0"), (2.5, "2.5"), (math.nan, "nan")] + _NOT_A_NUMBER)
+
+
+@validate_params({"alpha": ALPHA, "epsilon": EPSILONS, "d": POSITIVE_INT, "degree": POSITIVE_INT})
 @np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def proper_sample_complexity_shape(alpha, epsilon, d, degree):
     """D_p/α² + D_p/(εα) + 1/α⁶ + 1/(εα⁵): Theorem 7.8's sample size (the paper's Eq. (2), Table 1), **shape only**.
@@ -59,16 +97,19 @@ def proper_sample_complexity_shape(alpha, epsilon, d, degree):
     ------
     TypeError, ValueError
         For arguments out of range.
+
+    Examples
+    --------
+    >>> round(proper_sample_complexity_shape(alpha=0.1, epsilon=1.0, d=2, degree=3))
+    1101100
     """
-    alpha = np.float64(_alpha(alpha))
-    eps = check_epsilon_array(epsilon)
-    d = check_int(d, "d", minimum=1)
-    degree = check_int(degree, "degree", minimum=1)
+    alpha = np.float64(alpha)
     size = hermite_feature_count(d, degree)
-    n = size / alpha ** 2 + size / (eps * alpha) + alpha ** -6 + 1.0 / (eps * alpha ** 5)
+    n = size / alpha ** 2 + size / (epsilon * alpha) + alpha ** -6 + 1.0 / (epsilon * alpha ** 5)
     return scalar_or_array(n)
 
 
+@validate_params({"alpha": ALPHAS})
 def proper_log_runtime_shape(alpha):
     """α⁻⁴ log(1/α): the exponent of the running time poly(n)·exp(O(α⁻⁴ log 1/α)) (Theorem 7.8), **shape only**.
 
@@ -86,15 +127,20 @@ def proper_log_runtime_shape(alpha):
     ------
     TypeError, ValueError
         For α outside (0, 1/2).
+
+    Examples
+    --------
+    >>> round(proper_log_runtime_shape(alpha=0.1), 2)
+    23025.85
     """
-    alphas = check_positive_array(alpha, "alpha")
-    if np.any(alphas >= 0.5):
-        raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
+    alphas = alpha
     # α⁻⁴ overflows for α < 1e-77: the shape is then beyond the largest float and inf is its value.
     with np.errstate(over="ignore"):
         return scalar_or_array(alphas ** -4 * np.log(1.0 / alphas))
 
 
+@validate_params({"n_candidates": Check(_check_candidates, invalid=[(0.5, "0.5"), (2.5, "2.5")] + _NOT_A_NUMBER),
+                  "n": COUNTS, "epsilon": EPSILONS, "beta": OPEN_UNIT})
 def selection_slack(n_candidates, n, epsilon, beta):
     """2√(log(8K/β)/n) + 4 log(4K/β)/(εn): the exponential mechanism's excess error over the best of K candidates.
 
@@ -119,16 +165,17 @@ def selection_slack(n_candidates, n, epsilon, beta):
     ------
     TypeError, ValueError
         For arguments out of range.
+
+    Examples
+    --------
+    >>> round(selection_slack(n_candidates=10, n=100, epsilon=1.0, beta=0.05), 4)
+    0.8106
     """
-    K = float(check_count_array(n_candidates, "n_candidates"))
-    if K < 1:
-        raise ValueError(f"n_candidates must be >= 1, got {n_candidates!r}")
-    n = check_count_array(n, "n")
-    eps = check_epsilon_array(epsilon)
-    beta = check_probability(beta, "beta")
-    return scalar_or_array(2 * np.sqrt(math.log(8 * K / beta) / n) + 4 * math.log(4 * K / beta) / (eps * n))
+    K = n_candidates
+    return scalar_or_array(2 * np.sqrt(math.log(8 * K / beta) / n) + 4 * math.log(4 * K / beta) / (epsilon * n))
 
 
+@validate_params({"k": Interval(Integral, 0, None, closed="left"), "resolution": RESOLUTIONS})
 def net_size_shape(k, resolution):
     """(3/a)^k: Fact B.11's bound (C/γ)^k on an a-cover of the unit ball of ℝ^k, with C = 3, **shape only**.
 
@@ -150,16 +197,20 @@ def net_size_shape(k, resolution):
     ------
     TypeError, ValueError
         For k < 0 or a ∉ (0, 1).
+
+    Examples
+    --------
+    >>> round(net_size_shape(k=2, resolution=0.5), 6)
+    36.0
     """
-    k = check_int(k, "k", minimum=0)
-    a = check_positive_array(resolution, "resolution")
-    if np.any(a >= 1):
-        raise ValueError(f"resolution must lie in (0, 1), got {resolution!r}")
+    a = resolution
     # (3/a)^k is beyond the largest float once k·log(3/a) > 709.8: inf is then its value, not a warning.
     with np.errstate(over="ignore"):
         return scalar_or_array((3.0 / a) ** k)
 
 
+@validate_params({"k": POSITIVE_INT, "resolution": RESOLUTIONS, "net_constant": POSITIVE,
+                  "threshold_constant": POSITIVE})
 def cover_size_shape(k, resolution, net_constant=3.0, threshold_constant=2.0):
     """(C/a)^{k−1}·2K₀√log(1/a)/a: the size of chapter 7's cover H(q) for dim V = k ≥ 1, **shape only**.
 
@@ -194,13 +245,13 @@ def cover_size_shape(k, resolution, net_constant=3.0, threshold_constant=2.0):
     ------
     TypeError, ValueError
         For k < 1, a ∉ (0, 1) or a non-positive constant.
+
+    Examples
+    --------
+    >>> round(cover_size_shape(k=2, resolution=0.5), 3)
+    39.963
     """
-    k = check_int(k, "k", minimum=1)
-    a = check_positive_array(resolution, "resolution")
-    if np.any(a >= 1):
-        raise ValueError(f"resolution must lie in (0, 1), got {resolution!r}")
-    net_constant = check_positive(net_constant, "net_constant")
-    threshold_constant = check_positive(threshold_constant, "threshold_constant")
+    a = resolution
     # (C/a)^{k−1} is beyond the largest float for huge k: inf is then its value, not a warning.
     with np.errstate(over="ignore"):
         return scalar_or_array((net_constant / a) ** (k - 1) * 2 * threshold_constant * np.sqrt(np.log(1.0 / a)) / a)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._constraints import Check, OPEN_UNIT, Unchecked, validate_params
 from ..bounds import cover_size_shape
 from ..halfspace_cover import THRESHOLD_RANGE_CONSTANT
 from ..plotting import COLORS, fast_log_axes, label_axes, theory_line
@@ -34,6 +35,29 @@ def _missing_note(costs):
     return f"not built (cover > {costs['max_size']:,} members): " + ", ".join(missing)
 
 
+def _check_costs(costs, name):
+    """The dict :func:`dpteach.experiments.proper.cover_costs` returns (its entries may be NaN: not drawn)."""
+    if not isinstance(costs, dict) or not {"size", "dims", "resolutions", "max_size"} <= set(costs):
+        raise ValueError(f"{name} must come from cover_costs() (a dict with 'size', 'dims', 'resolutions' and "
+                         f"'max_size'), got {type(costs).__name__}")
+    return costs
+
+
+def _check_curve(values, name):
+    """One real value per resolution, as a float array; NaN and inf are allowed (left out of the curve)."""
+    if isinstance(values, (str, bytes)) or values is None:
+        raise TypeError(f"{name} must be an array of real numbers (one per resolution), got {values!r}")
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of real numbers (one per resolution): {err}") from None
+
+
+@validate_params({"fig": Unchecked("a matplotlib Figure to draw on"),
+                  "costs": Check(_check_costs, invalid=[(None, "None"), ({}, "{}")]),
+                  "rounding": Check(_check_curve, convert_nested=lambda values: np.asarray(values, dtype=float),
+                                    invalid=[("a", "'a'"), (None, "None")]),
+                  "resolution": OPEN_UNIT})
 def draw_covers(fig, costs, rounding, resolution):
     """Chapter 7's figure: |H(q)| against the resolution a for each dim V, and the price of rounding.
 
@@ -56,13 +80,21 @@ def draw_covers(fig, costs, rounding, resolution):
     Returns
     -------
     (left, right) axes.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from dpteach.experiments.proper import cover_costs
+    >>> costs = cover_costs([1], [0.5], n=20, d=2, rng=0)
+    >>> left, right = draw_covers(Figure(), costs, rounding=[0.1], resolution=0.5)
+    >>> left.get_xlabel(), right.get_title()
+    ('resolution a', 'Price of rounding')
     """
     resolutions = list(costs["resolutions"])
-    if resolution not in resolutions:
+    if resolution not in resolutions:  # relates two arguments: checked here
         raise ValueError(f"resolution must be one of {resolutions}, got {resolution!r}")
     a = np.array(resolutions)
     column = resolutions.index(resolution)
-    rounding = np.asarray(rounding, dtype=float)
     left, right = fig.subplots(1, 2)
     for i, k in enumerate(costs["dims"]):
         size = np.asarray(costs["size"][i], dtype=float)

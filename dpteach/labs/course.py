@@ -30,7 +30,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .student import SOLUTIONS_DIR, STUB, TEXT_STUB, _dumps, _rewrite_links, _source, validate_lab_notebook
+from .student import SOLUTIONS_DIR, STUB, TEXT_STUB, cell_source, dumps_notebook, rewrite_links, validate_lab_notebook
 
 __all__ = ["COURSE_ID", "EXECUTE_TIMEOUT", "nbgrader_config", "course_source_notebook", "make_course"]
 
@@ -72,7 +72,7 @@ def course_source_notebook(src):
     notebook = copy.deepcopy(notebook)
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown" and not cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
-            text = _rewrite_links(_source(cell), src.parent, student_dir)
+            text = rewrite_links(cell_source(cell), src.parent, student_dir)
             cell["source"] = text.splitlines(keepends=True)
     return notebook
 
@@ -103,7 +103,7 @@ def make_course(out, src_dir=SOLUTIONS_DIR, course_id=COURSE_ID, kernel_name="py
     sources = sorted(src_dir.glob("*.ipynb"))
     if not sources:
         raise FileNotFoundError(f"no lab notebooks (*.ipynb) found in src_dir={str(src_dir)!r}")
-    notebooks = {path: _dumps(course_source_notebook(path)) for path in sources}
+    notebooks = {path: dumps_notebook(course_source_notebook(path)) for path in sources}
     out.mkdir(parents=True, exist_ok=True)
     (out / "nbgrader_config.py").write_text(nbgrader_config(course_id, kernel_name), encoding="utf-8")
     names = []

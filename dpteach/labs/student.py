@@ -126,7 +126,8 @@ def strip_hidden_tests(source, cell_index=None):
     return "\n".join(kept)
 
 
-def _source(cell):
+def cell_source(cell):
+    """A notebook cell's source as one string (nbformat stores a string or a list of lines)."""
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
 
@@ -147,7 +148,7 @@ def validate_lab_notebook(notebook):
     """
     problems, grade_ids = [], {}
     for index, cell in enumerate(notebook.get("cells", [])):
-        text, meta = _source(cell), _nbgrader(cell)
+        text, meta = cell_source(cell), _nbgrader(cell)
         kind = cell.get("cell_type")
         if kind == "markdown" and _MARKER_LIKE.search(text):
             problems.append(f"cell {index} (markdown) contains a solution marker; markers belong in code cells "
@@ -188,7 +189,7 @@ def validate_lab_notebook(notebook):
 _LINK = re.compile(r"(\]\()([^)\s]+)(\))")
 
 
-def _rewrite_links(text, src_dir, out_dir):
+def rewrite_links(text, src_dir, out_dir):
     """Make relative markdown links point at the same file from ``out_dir`` as from ``src_dir``."""
     def fix(match):
         target = match.group(2)
@@ -221,7 +222,7 @@ def student_notebook(src, out_dir):
         raise ValueError(f"{src}: {err}") from None
     student = copy.deepcopy(notebook)
     for index, cell in enumerate(student["cells"]):
-        text = _source(cell)
+        text = cell_source(cell)
         if cell["cell_type"] == "code":
             try:
                 text = strip_solutions(strip_hidden_tests(text, index), index)
@@ -232,21 +233,23 @@ def student_notebook(src, out_dir):
             if _nbgrader(cell).get("solution"):
                 text = TEXT_STUB
             else:
-                text = _rewrite_links(text, src.parent, Path(out_dir))
+                text = rewrite_links(text, src.parent, Path(out_dir))
         cell["source"] = _as_lines(text)
     return student
 
 
-def _dumps(notebook):
-    # The layout Jupyter itself writes (indent 1, sorted keys), so saving a student version from
-    # JupyterLab changes nothing.
+def dumps_notebook(notebook):
+    """A notebook as the text Jupyter itself writes (indent 1, sorted keys, a final newline).
+
+    So saving a student version from JupyterLab changes nothing.
+    """
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def make_student_notebook(src, dst):
     """Write the student version of the solution notebook ``src`` to ``dst``; returns ``Path(dst)``."""
     dst = Path(dst)
-    text = _dumps(student_notebook(src, dst.parent))
+    text = dumps_notebook(student_notebook(src, dst.parent))
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(text, encoding="utf-8")
     return dst
@@ -269,7 +272,7 @@ def make_student_versions(src_dir=SOLUTIONS_DIR, out_dir=STUDENT_DIR):
     if src_dir.resolve() == out_dir.resolve():
         raise ValueError(f"out_dir must differ from src_dir={str(src_dir)!r}: the student versions would "
                          f"overwrite the solutions")
-    texts = {out_dir / s.name: _dumps(student_notebook(s, out_dir)) for s in _sources(src_dir)}
+    texts = {out_dir / s.name: dumps_notebook(student_notebook(s, out_dir)) for s in _sources(src_dir)}
     out_dir.mkdir(parents=True, exist_ok=True)
     for path, text in texts.items():
         path.write_text(text, encoding="utf-8")
@@ -289,7 +292,7 @@ def student_version_drift(src_dir=SOLUTIONS_DIR, out_dir=STUDENT_DIR):
         target = out_dir / source.name
         if not target.exists():
             problems.append((source.name, "missing: run `make labs`"))
-        elif target.read_text(encoding="utf-8") != _dumps(student_notebook(source, out_dir)):
+        elif target.read_text(encoding="utf-8") != dumps_notebook(student_notebook(source, out_dir)):
             problems.append((source.name, "out of date: run `make labs` and commit the result"))
     names = {s.name for s in _sources(src_dir)}
     for target in sorted(out_dir.glob("*.ipynb")):
