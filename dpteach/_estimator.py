@@ -16,6 +16,7 @@ import inspect
 
 import numpy as np
 
+from ._constraints import Unchecked, validate_params
 from ._validation import check_finite_array, check_labels, check_same_length
 
 __all__ = ["NotFittedError", "Estimator", "LinearClassifierMixin", "check_fitted"]
@@ -26,11 +27,33 @@ class NotFittedError(ValueError, AttributeError):
 
     A ValueError (as in scikit-learn) and an AttributeError, so code that
     probed for a fitted attribute with ``hasattr`` keeps working.
+
+    Examples
+    --------
+    >>> error = NotFittedError("this DPLasso is not fitted yet: call DPLasso.fit(X, y) before using it")
+    >>> isinstance(error, ValueError), isinstance(error, AttributeError)
+    (True, True)
     """
 
+    @validate_params({"message": Unchecked("the text of the error, written by dpteach's own check_fitted")})
+    def __init__(self, message):
+        # One argument, the message (what check_fitted raises): a signature the contract can declare.
+        super().__init__(message)
 
+
+@validate_params({"estimator": Unchecked("any object: the point is to ask whether it was fitted"),
+                  "attribute": Unchecked("the name of an attribute that fit sets, passed by dpteach's own code")})
 def check_fitted(estimator, attribute):
-    """Raise :class:`NotFittedError` naming the class unless ``estimator.<attribute>`` exists."""
+    """Raise :class:`NotFittedError` naming the class unless ``estimator.<attribute>`` exists.
+
+    Examples
+    --------
+    >>> check_fitted(estimator=np.zeros(5), attribute="size")  # an array has a size: nothing is raised
+    >>> check_fitted(estimator=Estimator(), attribute="coef_")
+    Traceback (most recent call last):
+    ...
+    dpteach._estimator.NotFittedError: this Estimator is not fitted yet: call Estimator.fit(X, y) before using it
+    """
     if not hasattr(estimator, attribute):
         name = type(estimator).__name__
         raise NotFittedError(f"this {name} is not fitted yet: call {name}.fit(X, y) before using it")
@@ -44,11 +67,27 @@ class Estimator:
     ``clone`` rebuilds a learner from ``get_params`` and requires the very same
     objects back); they set ``_fitted_attribute`` to an attribute that ``fit``
     creates, and ``_estimator_type`` to "classifier" or "regressor".
+
+    Each subclass declares its hyperparameters' constraints in ``_parameter_constraints`` (checked at the
+    top of ``fit`` by :func:`dpteach._constraints.fit_context`). The base has no hyperparameter: its contract
+    is its empty ``__init__``, declared there rather than as ``_parameter_constraints = {}``, which every
+    subclass would inherit (a learner that forgot its own declaration would then look declared, and empty).
+
+    Examples
+    --------
+    >>> Estimator()
+    Estimator()
+    >>> Estimator().get_params()
+    {}
     """
 
     _fitted_attribute = "n_features_in_"
     # scikit-learn reads this (and __sklearn_tags__ below) to pick stratified folds for classifiers.
     _estimator_type = "classifier"
+
+    @validate_params({})
+    def __init__(self):
+        """No hyperparameters: a subclass's ``__init__`` lists and stores its own."""
 
     @classmethod
     def _parameter_names(cls):
@@ -137,8 +176,23 @@ class LinearClassifierMixin:
     """``decision_function`` and ``predict`` of a learner whose output is a halfspace (coef_, intercept_).
 
     The halfspace learners (DP-SGD, the proper learner, DPSAS) release θ = (coef_, intercept_)
-    privately; scoring and predicting with it are post-processing and cost no privacy.
+    privately; scoring and predicting with it are post-processing and cost no privacy. The mixin has no
+    hyperparameter (its contract is its empty ``__init__``, as for :class:`Estimator`).
+
+    Examples
+    --------
+    >>> mixin = LinearClassifierMixin()
+    >>> class Halfspace(LinearClassifierMixin, Estimator):
+    ...     _fitted_attribute = "coef_"
+    >>> model = Halfspace()
+    >>> model.coef_, model.intercept_, model.n_features_in_ = np.array([1.0, -1.0]), 0.0, 2
+    >>> model.predict(np.array([[2.0, 1.0], [0.0, 3.0]]))
+    array([ 1., -1.])
     """
+
+    @validate_params({})
+    def __init__(self):
+        """No hyperparameters: the learner that mixes it in lists its own."""
 
     def decision_function(self, X):
         """⟨coef_, x⟩ + intercept_ for each row of X (post-processing). Cost O(n·d)."""

@@ -14,9 +14,10 @@ import math
 
 import numpy as np
 
-from ._validation import (as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array,
-                          check_second_moments)
+from ._constraints import POSITIVE, POSITIVE_INT, Array, Delta, Epsilon, Interval, OrNone, Real, validate_params
+from ._validation import check_real_array, check_second_moments
 from .mechanisms import gaussian_sigma
+from .privacy import privacy_claim
 from . import feature_scaling
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
@@ -29,22 +30,37 @@ def check_records(records, name="records"):
 
 def check_responses(values, name, x):
     """A response array with the shape of ``x`` without its last axis."""
-    arr = check_real_array(values, name, ndim=(1, 2))
-    if arr.shape != x.shape[:-1]:
-        raise ValueError(f"{name} must have shape {x.shape[:-1]} (one response per row of x), got {arr.shape}")
-    return arr
+    return _check_response_shape(check_real_array(values, name, ndim=(1, 2)), x, name)
+
+
+def _check_response_shape(y, x, name="y"):
+    """The relation of two declared arrays: one response per row of ``x`` (shape ``x.shape[:-1]``)."""
+    if y.shape != x.shape[:-1]:
+        raise ValueError(f"{name} must have shape {x.shape[:-1]} (one response per row of x), got {y.shape}")
+    return y
+
+
+# The contracts the estimators share: records (n, d) or (T, n, d), responses (n,) or (T, n).
+RECORDS = Array(ndim=(2, 3))
+RESPONSES = Array(ndim=(1, 2))
+NOISE_SD = Interval(Real, 0, None, closed="left")
 
 
 # --- 5. the estimators to attack --------------------------------------------------------------
 
+@validate_params({"records": RECORDS, "rng": "random_state"})
 def exact_mean(records, rng=None):
     """The sample mean of the records: (..., n, d) → (..., d). Not private (chapter 4, T1).
 
     ``rng`` is accepted (and validated) so that every estimator has the same
     signature; it is not used. Cost O(n·d) per trial.
+
+    Examples
+    --------
+    >>> records = np.array([[0.0, 1.0], [2.0, 3.0]])
+    >>> exact_mean(records=records, rng=0)
+    array([1., 2.])
     """
-    records = check_records(records)
-    as_rng(rng)
     return records.mean(axis=-2)
 
 
@@ -54,18 +70,22 @@ def clip_rows(records, radius, center):
     return center + feature_scaling.clip_rows(records - center, radius, floor=1e-300)
 
 
-def _clipped_mean_inputs(records, epsilon, delta, radius, center, rng):
-    """The checks of :func:`clipped_gaussian_mean` (and of its broken variant): the inputs, validated."""
-    records = check_records(records)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    radius = check_positive(radius, "radius")
-    center = np.zeros(records.shape[-1]) if center is None else check_real_array(
-        center, "center", shape=(records.shape[-1],))
-    rng = as_rng(rng)
-    return records, epsilon, delta, radius, center, rng
+def _center(center, records):
+    """The public centre (default 0), one coordinate per column of ``records``: a relation, checked here."""
+    if center is None:
+        return np.zeros(records.shape[-1])
+    if center.shape != (records.shape[-1],):
+        raise ValueError(f"center must have shape ({records.shape[-1]},), got {center.shape}")
+    return center
 
 
+# The contract of clipped_gaussian_mean and of its broken variant.
+CLIPPED_MEAN = {"records": RECORDS, "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "radius": POSITIVE,
+                "center": OrNone(Array(ndim=1)), "rng": "random_state"}
+
+
+@privacy_claim(theorem="thm-gaussian-analytic", epsilon="epsilon", delta="delta")
+@validate_params(CLIPPED_MEAN)
 def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None):
     """The clipped Gaussian-mechanism mean (chapter 4, Algorithm 4.4): (ε, δ)-DP.
 
@@ -101,14 +121,21 @@ def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None
     Privacy: (ε, δ)-DP for replace-one neighbours (chapter 1, Gaussian
     mechanism; clipping is a per-record map, so it costs nothing). Each record
     is touched once, by the clipping. Cost O(n·d) per trial.
+
+    Examples
+    --------
+    >>> records = np.array([[0.0, 1.0], [2.0, 3.0], [1.0, -1.0]])
+    >>> clipped_gaussian_mean(records=records, epsilon=1.0, delta=1e-5, radius=2.0, rng=0).round(3)
+    array([ 1.329, -0.102])
     """
-    records, epsilon, delta, radius, center, rng = _clipped_mean_inputs(records, epsilon, delta, radius, center, rng)
+    center = _center(center, records)
     n = records.shape[-2]
     sigma = gaussian_sigma(2 * radius / n, epsilon, delta)
     clipped_mean = clip_rows(records, radius, center).mean(axis=-2)
     return clipped_mean + rng.normal(0.0, sigma, size=clipped_mean.shape)
 
 
+@validate_params(CLIPPED_MEAN)
 def broken_clipped_gaussian_mean_quarter_noise(records, epsilon, delta, radius, center=None, rng=None):
     """BROKEN on purpose: :func:`clipped_gaussian_mean` with σ/4 (for the envelope test and the audit demo).
 
@@ -116,12 +143,13 @@ def broken_clipped_gaussian_mean_quarter_noise(records, epsilon, delta, radius, 
     (ε, δ)-DP; the chapter's envelope check and ``dpteach.audit`` catch it. It shares the correct
     routine's checks and clipping; only σ differs.
     """
-    records, epsilon, delta, radius, center, rng = _clipped_mean_inputs(records, epsilon, delta, radius, center, rng)
+    center = _center(center, records)
     sigma = gaussian_sigma(2 * radius / records.shape[-2], epsilon, delta) / 4
     clipped_mean = clip_rows(records, radius, center).mean(axis=-2)
     return clipped_mean + rng.normal(0.0, sigma, size=clipped_mean.shape)
 
 
+@validate_params({"alpha": POSITIVE, "sigma": POSITIVE, "d": POSITIVE_INT, "n": POSITIVE_INT})
 def accuracy_noise_sd(alpha, sigma, d, n):
     """Per-coordinate noise s_W with E‖x̄ + W − μ‖² = α² for N(μ, σ²I) data: √(α²/d − σ²/n) (chapter 4, T3).
 
@@ -138,11 +166,12 @@ def accuracy_noise_sd(alpha, sigma, d, n):
     ------
     ValueError, TypeError
         For bad parameters, or α < σ√(d/n) (the requested accuracy is out of reach).
+
+    Examples
+    --------
+    >>> round(accuracy_noise_sd(alpha=1.0, sigma=1.0, d=3, n=6), 4)
+    0.4082
     """
-    alpha = check_positive(alpha, "alpha")
-    sigma = check_positive(sigma, "sigma")
-    d = check_int(d, "d", minimum=1)
-    n = check_int(n, "n", minimum=1)
     floor = sigma * math.sqrt(d / n)
     if alpha < floor * (1 - 1e-12):
         raise ValueError(f"alpha must be at least the sample mean's error sigma*sqrt(d/n) = {floor:.6g} "
@@ -153,6 +182,7 @@ def accuracy_noise_sd(alpha, sigma, d, n):
         return alpha * math.sqrt(max(0.0, 1.0 / d - (sigma / alpha) ** 2 / n))
 
 
+@validate_params({"records": RECORDS, "noise_sd": NOISE_SD, "rng": "random_state"})
 def noisy_mean(records, noise_sd, rng=None):
     """The sample mean plus N(0, s_W² I): the estimator of the phase diagram (chapter 4, T3).
 
@@ -164,14 +194,18 @@ def noisy_mean(records, noise_sd, rng=None):
     ------
     ValueError, TypeError
         For bad arrays, a negative or non-finite noise_sd, or a bad rng.
+
+    Examples
+    --------
+    >>> records = np.array([[0.0, 1.0], [2.0, 3.0]])
+    >>> noisy_mean(records=records, noise_sd=0.1, rng=0).round(3)
+    array([1.013, 1.987])
     """
-    records = check_records(records)
-    noise_sd = check_positive(noise_sd, "noise_sd", allow_zero=True)
-    rng = as_rng(rng)
     mean = records.mean(axis=-2)
     return mean + rng.normal(0.0, 1.0, size=mean.shape) * noise_sd
 
 
+@validate_params({"x": RECORDS, "y": RESPONSES})
 def ols_estimate(x, y):
     """Ordinary least squares (XᵀX)⁻¹Xᵀy, batched over trials (chapter 4, T7; the non-private target).
 
@@ -188,9 +222,15 @@ def ols_estimate(x, y):
     ------
     ValueError
         For bad arrays, n < d, a singular XᵀX, or XᵀX / Xᵀy beyond double precision.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> y = np.array([1.0, 2.0, 3.0])
+    >>> ols_estimate(x=x, y=y).round(3)
+    array([1., 2.])
     """
-    x = check_records(x, "x")
-    y = check_responses(y, "y", x)
+    y = _check_response_shape(y, x)
     if x.shape[-2] < x.shape[-1]:
         raise ValueError(f"x must have at least as many rows as columns for OLS, got shape {x.shape}")
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, by name
@@ -203,6 +243,7 @@ def ols_estimate(x, y):
         raise ValueError("x'x is singular: the covariates are collinear") from None
 
 
+@validate_params({"x": RECORDS, "y": RESPONSES, "noise_sd": NOISE_SD, "rng": "random_state"})
 def noisy_ols(x, y, noise_sd, rng=None):
     """OLS plus N(0, s_W² I): the stand-in for a private regression estimator (chapter 4, T7).
 
@@ -214,7 +255,13 @@ def noisy_ols(x, y, noise_sd, rng=None):
     ------
     ValueError, TypeError
         As :func:`ols_estimate`, or for a negative noise_sd or bad rng.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> y = np.array([1.0, 2.0, 3.0])
+    >>> noisy_ols(x=x, y=y, noise_sd=0.1, rng=0).round(3)
+    array([1.013, 1.987])
     """
     beta = ols_estimate(x, y)
-    noise_sd = check_positive(noise_sd, "noise_sd", allow_zero=True)
-    return beta + as_rng(rng).normal(0.0, 1.0, size=beta.shape) * noise_sd
+    return beta + rng.normal(0.0, 1.0, size=beta.shape) * noise_sd

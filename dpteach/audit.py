@@ -28,8 +28,8 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from ._constraints import OPEN_UNIT, POSITIVE_INT, Check, Delta, OrNone, validate_params
-from ._validation import check_callable, check_int, check_memory, check_probability, check_real_array, check_sequence
+from ._constraints import OPEN_UNIT, POSITIVE_INT, Array, Check, Delta, OrNone, Unchecked, validate_params
+from ._validation import check_callable, check_memory, check_sequence
 
 __all__ = [
     "AuditResult",
@@ -49,6 +49,12 @@ class AuditResult:
     ``epsilon_lower`` is the lower confidence bound on ε (0 if nothing was
     found); ``p_hat`` and ``q_hat`` are the empirical P[M(D) ∈ E] and
     P[M(D') ∈ E]; ``event_name`` describes the event used.
+
+    Examples
+    --------
+    >>> result = AuditResult(epsilon_lower=0.5, p_hat=0.4, q_hat=0.2, n_trials=100, confidence=0.95, delta=0.0)
+    >>> round(float(result.epsilon_point), 4)
+    0.6931
     """
 
     epsilon_lower: float
@@ -58,6 +64,11 @@ class AuditResult:
     confidence: float
     delta: float
     event_name: str = "event"
+
+    # A record the audit fills in from its checked arguments and its counts: nothing to check.
+    _parameter_constraints = dict.fromkeys(
+        ("epsilon_lower", "p_hat", "q_hat", "n_trials", "confidence", "delta", "event_name"),
+        Unchecked("a record dpteach fills in from checked values"))
 
     @property
     def epsilon_point(self):
@@ -70,6 +81,7 @@ class AuditResult:
                 f"P[M(D')∈E]≈{self.q_hat:.4f}, {self.n_trials} trials each)")
 
 
+@validate_params({"trials": POSITIVE_INT, "confidence": OPEN_UNIT, "successes": Array()})
 def clopper_pearson(successes, trials, confidence):
     """Exact two-sided Clopper–Pearson interval for a binomial proportion.
 
@@ -89,10 +101,13 @@ def clopper_pearson(successes, trials, confidence):
     ValueError, TypeError
         A count that is not a whole number in [0, trials] (e.g. 11 successes in 10 trials),
         trials < 1, or a confidence outside (0, 1).
+
+    Examples
+    --------
+    >>> low, high = clopper_pearson(successes=3, trials=10, confidence=0.95)
+    >>> round(float(low), 4), round(float(high), 4)
+    (0.0667, 0.6525)
     """
-    trials = check_int(trials, "trials", minimum=1)
-    confidence = check_probability(confidence, "confidence")
-    successes = check_real_array(successes, "successes")
     bad = (successes < 0) | (successes > trials) | (successes != np.round(successes))
     if np.any(bad):
         raise ValueError(f"successes must be whole numbers in [0, trials={trials}], "
@@ -161,7 +176,9 @@ def _check_events(events, name):
 
 
 _MECHANISM = Check(check_callable, "mechanism(data, n_trials, rng) -> n_trials outputs", invalid=[(None, "None")])
-_COMMON = {"n_trials": POSITIVE_INT, "delta": Delta(), "confidence": OPEN_UNIT, "mechanism": _MECHANISM}
+_DATA = Unchecked("the mechanism's input, whatever it accepts: the audit only passes it on")
+_COMMON = {"n_trials": POSITIVE_INT, "delta": Delta(), "confidence": OPEN_UNIT, "mechanism": _MECHANISM,
+           "dataset": _DATA, "neighbour": _DATA}
 
 
 # The audits run the caller's mechanism (a student's, perhaps): the routines it calls check their own
@@ -195,6 +212,16 @@ def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.
         ``epsilon_lower`` is the largest of the four forms of (eq-audit-inequality) (E or its
         complement; D and D' in either order), at the given confidence.
         Cost: 2·n_trials runs of the mechanism.
+
+    Examples
+    --------
+    >>> def mechanism(data, n_trials, rng):
+    ...     return rng.laplace(float(np.sum(data)), 1.0, size=n_trials)
+    >>> event = threshold_events([0.5])[0]
+    >>> result = epsilon_lower_bound(mechanism=mechanism, dataset=np.zeros(3), neighbour=np.array([0.0, 0, 1]),
+    ...                              event=event, n_trials=50, rng=0)
+    >>> result.epsilon_lower <= 1.0
+    True
     """
     check_memory(("n_trials", n_trials))  # the mechanism returns n_trials outputs at once, twice
     count_d = _count(event, _run(mechanism, dataset, n_trials, rng))
@@ -221,6 +248,16 @@ def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, d
     Parameters are as in :func:`epsilon_lower_bound`; ``events`` is a
     non-empty sequence of event callables, e.g. from :func:`threshold_events`.
     Cost: 2·(n_select + n_trials) runs.
+
+    Examples
+    --------
+    >>> def mechanism(data, n_trials, rng):
+    ...     return rng.laplace(float(np.sum(data)), 1.0, size=n_trials)
+    >>> events = threshold_events([0.0, 0.5])
+    >>> result = audit(mechanism=mechanism, dataset=np.zeros(3), neighbour=np.array([0.0, 0, 1]),
+    ...                events=events, n_trials=50, rng=0)
+    >>> result.epsilon_lower <= 1.0
+    True
     """
     check_memory(("n_trials", n_trials))
     n_select = n_trials if n_select is None else n_select
@@ -236,22 +273,36 @@ def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, d
                                delta=delta, confidence=confidence, rng=rng)
 
 
+@validate_params({"one_output_mechanism": Check(check_callable, "f(data, rng) -> one output",
+                                                 invalid=[(None, "None"), (1.0, "1.0")])})
 def repeat(one_output_mechanism):
     """Turn ``f(data, rng) -> output`` into the vectorised form the audit expects.
 
     Loops in Python, so prefer a vectorised mechanism for large n_trials.
+
+    Examples
+    --------
+    >>> vectorised = repeat(one_output_mechanism=lambda data, rng: 0.0)
+    >>> vectorised(np.zeros(3), 4, np.random.default_rng(0))
+    array([0., 0., 0., 0.])
     """
-    check_callable(one_output_mechanism, "one_output_mechanism", "f(data, rng) -> one output")
     def vectorised(data, n_trials, rng):
         return np.array([one_output_mechanism(data, rng) for _ in range(n_trials)])
     vectorised.__name__ = getattr(one_output_mechanism, "__name__", "mechanism")
     return vectorised
 
 
+@validate_params({"thresholds": Array()})
 def threshold_events(thresholds):
-    """Events {output > t} for scalar outputs, one per threshold (named for reports)."""
+    """Events {output > t} for scalar outputs, one per threshold (named for reports).
+
+    Examples
+    --------
+    >>> [event.__name__ for event in threshold_events(thresholds=[0.0, 1.0])]
+    ['output > 0', 'output > 1']
+    """
     events = []
-    for t in check_real_array(thresholds, "thresholds").ravel():
+    for t in thresholds.ravel():
         def event(outputs, t=t):
             return np.asarray(outputs, dtype=float).reshape(len(outputs), -1)[:, 0] > t
         event.__name__ = f"output > {t:.4g}"
@@ -259,10 +310,18 @@ def threshold_events(thresholds):
     return events
 
 
+@validate_params({"values": Check(check_sequence, "output values", convert_nested=list,
+                                   invalid=[(None, "None"), (1, "1"), ("ab", "'ab'")])})
 def value_events(values):
-    """Events {output == v} for discrete outputs (indices, bits), one per value."""
+    """Events {output == v} for discrete outputs (indices, bits), one per value.
+
+    Examples
+    --------
+    >>> [event.__name__ for event in value_events(values=[0, 1])]
+    ['output == 0', 'output == 1']
+    """
     events = []
-    for v in check_sequence(values, "values", "output values"):
+    for v in values:
         def event(outputs, v=v):
             return np.asarray(outputs).reshape(len(outputs), -1)[:, 0] == v
         event.__name__ = f"output == {v!r}"

@@ -24,8 +24,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import Check, Delta, Epsilon, POSITIVE_INT, validate_params
-from ._validation import check_choice, check_delta, check_int, check_positive, check_real_array, check_sequence
+from ._constraints import Check, Delta, Epsilon, OrNone, POSITIVE_INT, validate_params
+from ._validation import check_choice, check_int, check_positive, check_real_array, check_sequence
 
 __all__ = [
     "basic_composition",
@@ -51,23 +51,46 @@ PLD_MAX_PURE_EPSILON = 50.0
 PLD_MAX_EXPECTED_LOSS = 200.0
 
 
-def _budgets(epsilons, deltas):
-    eps = check_real_array(epsilons, "epsilons", ndim=(0, 1)).ravel()
+def _check_epsilons(epsilons, name):
+    """The ε_i of the composed steps (a scalar or a 1-D array, each finite and > 0) as a flat float array."""
+    eps = check_real_array(epsilons, name, ndim=(0, 1)).ravel()
     if np.any(eps <= 0):
-        raise ValueError(f"epsilons must all be > 0 (valid range: 0 < epsilon < inf), "
+        raise ValueError(f"{name} must all be > 0 (valid range: 0 < epsilon < inf), "
                          f"found {eps[eps <= 0][0].item()!r}")
-    if deltas is None:
-        dels = np.zeros_like(eps)
-    else:
-        dels = check_real_array(deltas, "deltas", ndim=(0, 1)).ravel()
-        if dels.shape != eps.shape:
-            raise ValueError(f"deltas must have one entry per epsilon ({eps.size}), got {dels.size}")
-        if np.any((dels < 0) | (dels >= 1)):
-            raise ValueError(f"deltas must all satisfy 0 <= delta < 1, "
-                             f"found {dels[(dels < 0) | (dels >= 1)][0].item()!r}")
-    return eps, dels
+    return eps
 
 
+def _check_deltas(deltas, name):
+    """The δ_i of the composed steps (a scalar or a 1-D array, each in [0, 1)) as a flat float array."""
+    dels = check_real_array(deltas, name, ndim=(0, 1)).ravel()
+    if np.any((dels < 0) | (dels >= 1)):
+        raise ValueError(f"{name} must all satisfy 0 <= delta < 1, "
+                         f"found {dels[(dels < 0) | (dels >= 1)][0].item()!r}")
+    return dels
+
+
+def _flat(values):
+    """A scalar or 1-D sequence as a flat float array (the conversion of the checks above, without them)."""
+    return np.asarray(values, dtype=float).ravel()
+
+
+EPSILONS = Check(_check_epsilons, array_ndim=(0, 1), convert_nested=_flat,
+                 invalid=[([0.5, 0.0], "[0.5, 0]"), ([-1.0], "[-1]"), ([math.inf], "[inf]"), (None, "None"),
+                          ("1", "'1'"), (True, "True")])
+DELTAS = OrNone(Check(_check_deltas, array_ndim=(0, 1), convert_nested=_flat,
+                      invalid=[([0.0, -0.1], "[0, -0.1]"), ([1.0], "[1]"), ("1", "'1'"), (True, "True")]))
+
+
+def _matching_deltas(eps, dels):
+    """δ_i per ε_i (default all 0): one entry per step, a relation between the two declared arrays."""
+    if dels is None:
+        return np.zeros_like(eps)
+    if dels.shape != eps.shape:
+        raise ValueError(f"deltas must have one entry per epsilon ({eps.size}), got {dels.size}")
+    return dels
+
+
+@validate_params({"epsilons": EPSILONS, "deltas": DELTAS})
 def basic_composition(epsilons, deltas=None):
     """Total (ε, δ) of running every mechanism on the same data (chapter 1, Theorem 1.16).
 
@@ -88,9 +111,14 @@ def basic_composition(epsilons, deltas=None):
     ValueError, TypeError
         An empty, non-numeric or non-finite ``epsilons``; an ε_i <= 0; a δ_i
         outside [0, 1); ``deltas`` of another length than ``epsilons``.
+
+    Examples
+    --------
+    >>> basic_composition(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5])
+    (1.5, 1e-05)
     """
-    eps, dels = _budgets(epsilons, deltas)
-    return float(eps.sum()), float(dels.sum())
+    dels = _matching_deltas(epsilons, deltas)
+    return float(epsilons.sum()), float(dels.sum())
 
 
 @validate_params({"epsilon": Epsilon(), "delta": Delta(), "k": POSITIVE_INT,
@@ -120,6 +148,12 @@ def advanced_composition(epsilon, delta, k, delta_prime):
     ------
     ValueError, TypeError
         ε, δ, k or δ' outside the ranges above.
+
+    Examples
+    --------
+    >>> eps_total, delta_total = advanced_composition(epsilon=0.1, delta=1e-6, k=10, delta_prime=1e-5)
+    >>> round(eps_total, 4), round(delta_total, 10)
+    (1.6226, 2e-05)
     """
     # k equal steps in closed form (k may be astronomically large): √(Σ ε²) = ε√k, Σ ε(e^ε − 1) = kε(e^ε − 1).
     try:
@@ -148,6 +182,7 @@ def _advanced_bound(root_sum_of_squares, drift, delta_prime):
     return root_sum_of_squares * math.sqrt(2 * math.log(1 / delta_prime)) + drift
 
 
+@validate_params({"epsilons": EPSILONS, "delta_prime": Delta(allow_zero=False)})
 def heterogeneous_advanced_composition(epsilons, delta_prime):
     """Adaptive composition of pure ε_i-DP steps with unequal ε_i (Kairouz, Oh & Viswanath 2015; chapter 5's Peeling).
 
@@ -170,10 +205,13 @@ def heterogeneous_advanced_composition(epsilons, delta_prime):
     ------
     ValueError, TypeError
         An empty, non-finite or non-positive ``epsilons``; δ' outside (0, 1).
+
+    Examples
+    --------
+    >>> round(heterogeneous_advanced_composition(epsilons=[0.5, 1.0], delta_prime=1e-5), 4)
+    7.4076
     """
-    eps, _ = _budgets(epsilons, None)
-    delta_prime = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    return advanced_epsilon(eps, delta_prime)
+    return advanced_epsilon(epsilons, delta_prime)
 
 
 @validate_params({"epsilon_total": Epsilon(), "k": POSITIVE_INT,
@@ -202,6 +240,11 @@ def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     ------
     ValueError, TypeError
         ε_total, k or δ' outside the ranges above.
+
+    Examples
+    --------
+    >>> round(advanced_composition_epsilon_per_step(epsilon_total=1.0, k=10, delta_prime=1e-5), 4)
+    0.1
     """
 
     def excess(eps):
@@ -223,6 +266,7 @@ def advanced_composition_epsilon_per_step(epsilon_total, k, delta_prime):
     return max(advanced, basic)
 
 
+@validate_params({"epsilons": EPSILONS, "deltas": DELTAS})
 def parallel_composition(epsilons, deltas=None):
     """Total (ε, δ) of mechanisms run on pairwise disjoint parts of the data (chapter 1, Theorem 1.18).
 
@@ -246,9 +290,14 @@ def parallel_composition(epsilons, deltas=None):
     ------
     ValueError, TypeError
         As :func:`basic_composition`.
+
+    Examples
+    --------
+    >>> parallel_composition(epsilons=[0.5, 1.0], deltas=[0.0, 1e-5])
+    (1.0, 1e-05)
     """
-    eps, dels = _budgets(epsilons, deltas)
-    return float(eps.max()), float(dels.max())
+    dels = _matching_deltas(epsilons, deltas)
+    return float(epsilons.max()), float(dels.max())
 
 
 def _dp_accounting():
@@ -378,6 +427,11 @@ def pld_epsilon(steps, delta):
         steps, q outside (0, 1], δ outside (0, 1).
     ImportError
         If ``dp-accounting`` is not installed (the message names the package).
+
+    Examples
+    --------
+    >>> round(pld_epsilon(steps=[("laplace", 10.0, 3)], delta=1e-5), 3)
+    0.3
     """
     composed = None
     for kind, parameter, count, rate in steps:

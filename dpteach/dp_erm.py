@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Delta, Epsilon, POSITIVE, POSITIVE_INT, validate_params
-from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array, check_int, check_positive,
-                          check_same_length, check_work)
+from ._constraints import Array, Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import as_rng, check_finite_array, check_positive, check_same_length, check_work
+from .privacy import privacy_claim
 
 __all__ = [
     "zcdp_rho",
@@ -52,6 +52,11 @@ def zcdp_rho(epsilon, delta):
     ------
     TypeError, ValueError
         For ε ≤ 0, non-finite or non-numeric ε; δ ∉ (0, 1).
+
+    Examples
+    --------
+    >>> round(zcdp_rho(epsilon=1.0, delta=1e-5), 4)
+    0.0208
     """
     log_term = math.log(1.0 / delta)
     # Written as ε²/(√(L+ε)+√L)² to avoid cancellation when ε ≪ L.
@@ -76,6 +81,11 @@ def zcdp_epsilon(rho, delta):
     ------
     TypeError, ValueError
         For ρ ≤ 0 or non-finite; δ ∉ (0, 1).
+
+    Examples
+    --------
+    >>> round(zcdp_epsilon(rho=0.1, delta=1e-5), 4)
+    2.246
     """
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
@@ -103,6 +113,11 @@ def l1_subgradient_sensitivity(lipschitz, n):
     ------
     TypeError, ValueError
         For T ≤ 0 or non-finite; n < 1.
+
+    Examples
+    --------
+    >>> l1_subgradient_sensitivity(lipschitz=1.0, n=10)
+    0.2
     """
     return 2.0 * lipschitz / n
 
@@ -116,11 +131,6 @@ def zcdp_gaussian_sigma(sensitivity, n_steps, epsilon, delta):
     """
     log_term = math.log(1.0 / delta)
     return sensitivity * math.sqrt(n_steps / 2.0) * ((math.sqrt(log_term + epsilon) + math.sqrt(log_term)) / epsilon)
-
-
-def _sigma(lipschitz, n, epsilon, delta, n_iterations):
-    # K Gaussian steps of sensitivity Δ = 2T/n (the average subgradient) and std σ are K·Δ²/(2σ²)-zCDP.
-    return zcdp_gaussian_sigma(2.0 * lipschitz / n, n_iterations, epsilon, delta)
 
 
 def _step_size(radius, n_iterations, lipschitz, D, sigma):
@@ -159,8 +169,14 @@ def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     ------
     TypeError, ValueError
         For any argument out of its range.
+
+    Examples
+    --------
+    >>> round(dp_erm_sigma(lipschitz=1.0, n=10, epsilon=1.0, delta=1e-5, n_iterations=5), 4)
+    2.1916
     """
-    return _sigma(lipschitz, n, epsilon, delta, n_iterations)
+    # K Gaussian steps of sensitivity Δ = 2T/n (the average subgradient) and std σ are K·Δ²/(2σ²)-zCDP.
+    return zcdp_gaussian_sigma(2.0 * lipschitz / n, n_iterations, epsilon, delta)
 
 
 def _check_problem(features, targets, lipschitz):
@@ -181,6 +197,12 @@ def _average_subgradient(F, y, v):
     return np.sign(F @ v - y) @ F / F.shape[0]
 
 
+#: The data of the L1 regression problem (features and targets), each array alone; their relation is checked in
+#: the body.
+PROBLEM = {"features": Array(ndim=2), "targets": Array(ndim=1)}
+
+
+@validate_params({**PROBLEM, "coef": Array(ndim=1)})
 def l1_loss(features, targets, coef):
     """Empirical L1 loss L̂_S(v) = (1/n) Σ |⟨v, F_i⟩ − y_i| (the paper's Eq. (4)). Not private.
 
@@ -198,14 +220,21 @@ def l1_loss(features, targets, coef):
     ------
     TypeError, ValueError
         For NaN/inf, empty or mismatched arrays.
+
+    Examples
+    --------
+    >>> l1_loss(np.array([[0.5, 0.0], [0.0, 0.5]]), np.array([1.0, -1.0]), coef=np.array([1.0, 1.0]))
+    1.0
     """
-    F = check_finite_array(features, "features", ndim=2)
-    y = check_finite_array(targets, "targets", ndim=1)
-    check_same_length(F, y, "features", "targets")
-    v = check_finite_array(coef, "coef", shape=(F.shape[1],))
-    return float(np.mean(np.abs(F @ v - y)))
+    check_same_length(features, targets, "features", "targets")
+    v = check_finite_array(coef, "coef", shape=(features.shape[1],))  # relates coef to the features
+    return float(np.mean(np.abs(features @ v - targets)))
 
 
+@privacy_claim(theorem="lem-zcdp", epsilon="epsilon, for n_iterations such releases", delta="delta")
+@validate_params({**PROBLEM, "point": Array(ndim=1), "lipschitz": POSITIVE, "epsilon": Epsilon(),
+                  "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state",
+                  "size": OrNone(POSITIVE_INT)})
 def noisy_average_subgradient(features, targets, point, lipschitz, epsilon, delta, n_iterations=1,
                               rng=None, size=None):
     """One step's release of Algorithm 6.7: ḡ(v) + N(0, σ²I), σ for one of K composed steps.
@@ -236,15 +265,20 @@ def noisy_average_subgradient(features, targets, point, lipschitz, epsilon, delt
     ------
     TypeError, ValueError
         For bad arrays, rows of norm > T, or any parameter out of range.
+
+    Examples
+    --------
+    >>> F = np.full((12, 3), 0.1)
+    >>> y = np.array([1.0, -1.0] * 6)
+    >>> noisy_average_subgradient(F, y, point=np.zeros(3), lipschitz=1.0, epsilon=1.0, delta=1e-5, rng=0).shape
+    (3,)
     """
-    F, y, lipschitz = _check_problem(features, targets, lipschitz)
-    v = check_finite_array(point, "point", shape=(F.shape[1],))
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
-    n_samples = 1 if size is None else check_int(size, "size", minimum=1)
-    sigma = _sigma(lipschitz, F.shape[0], epsilon, delta, n_iterations)
-    noisy = _average_subgradient(F, y, v) + sigma * as_rng(rng).standard_normal((n_samples, F.shape[1]))
+    F, y = features, targets
+    _check_rows(F, y, lipschitz)
+    v = check_finite_array(point, "point", shape=(F.shape[1],))  # relates the point to the features
+    n_samples = 1 if size is None else size
+    sigma = dp_erm_sigma(lipschitz, F.shape[0], epsilon, delta, n_iterations)
+    noisy = _average_subgradient(F, y, v) + sigma * rng.standard_normal((n_samples, F.shape[1]))
     return noisy[0] if size is None else noisy
 
 
@@ -259,7 +293,7 @@ def _noisy_average_subgradient_forgotten_sensitivity(features, targets, point, l
     F, y, lipschitz = _check_problem(features, targets, lipschitz)
     v = check_finite_array(point, "point", shape=(F.shape[1],))
     n_samples = 1 if size is None else int(size)
-    sigma = _sigma(1.0, F.shape[0], epsilon, delta, n_iterations)
+    sigma = dp_erm_sigma(1.0, F.shape[0], epsilon, delta, n_iterations)
     noisy = _average_subgradient(F, y, v) + sigma * as_rng(rng).standard_normal((n_samples, F.shape[1]))
     return noisy[0] if size is None else noisy
 
@@ -274,8 +308,8 @@ def _check_rows(F, y, lipschitz):
                          f"e.g. with dpteach.hermite.clip_features), got a row of norm {largest!r}")
 
 
-@validate_params({"features": Array(ndim=2), "targets": Array(ndim=1), "lipschitz": POSITIVE,
-                  "radius": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+@privacy_claim(theorem="lem-zcdp", epsilon="epsilon", delta="delta")
+@validate_params({**PROBLEM, "lipschitz": POSITIVE, "radius": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "n_iterations": POSITIVE_INT, "rng": "random_state"})
 def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, epsilon, delta, n_iterations,
                                         rng=None):
@@ -320,12 +354,21 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     ------
     TypeError, ValueError
         For bad arrays, rows of norm > T, or any parameter out of range.
+
+    Examples
+    --------
+    >>> F = np.full((12, 3), 0.1)
+    >>> y = np.array([1.0, -1.0] * 6)
+    >>> v_hat, sigma = noisy_projected_subgradient_descent(F, y, lipschitz=1.0, radius=1.0, epsilon=1.0, delta=1e-5,
+    ...                                                    n_iterations=3, rng=0)
+    >>> v_hat.shape, round(sigma, 4)
+    ((3,), 1.4147)
     """
     F, y = features, targets
     _check_rows(F, y, lipschitz)
     n, D = F.shape
     check_work(("n_iterations", n_iterations), ("n", n), ("D", D))  # each step: a subgradient over all rows
-    sigma = _sigma(lipschitz, n, epsilon, delta, n_iterations)
+    sigma = dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations)
     step = _step_size(radius, n_iterations, lipschitz, D, sigma)
     v = np.zeros(D)
     total = np.zeros(D)

@@ -1,7 +1,8 @@
 """Chapter 9: DP-SGD logistic regression, the convex-surrogate peer of the three halfspace learners.
 
 Logistic regression minimises the convex surrogate ℓ(θ; x, y) = log(1 + exp(−y(⟨w, x⟩ + b))) of the
-0-1 loss, θ = (w, b). The private version here is DP-SGD (Abadi et al. 2016) in its simplest
+0-1 loss, θ = (w, b); the loss, its per-example gradients and their clipping (Section 9.1, Lemma 9.1)
+are in :mod:`dpteach.logistic_loss`. The private version here is DP-SGD (Abadi et al. 2016) in its simplest
 provable form (Algorithm 9.2 of the chapter):
 
 1. each epoch, a data-independent random permutation cuts the sample into disjoint batches of B;
@@ -42,24 +43,20 @@ import math
 import sys
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
-from ._constraints import fit_context, validation_skipped
+from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OrNone, Options, POSITIVE,
+                           POSITIVE_INT, Real, fit_context, validate_params)
 from ._estimator import Estimator, LinearClassifierMixin
-from .privacy import PrivacyReceipt
-from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_scalar, check_int,
-                          check_labels, check_positive, check_real_array, check_same_length)
+from .privacy import PrivacyReceipt, privacy_claim
+from ._validation import check_int, check_same_length
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
-from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma as _zcdp_gaussian_sigma
-from .feature_scaling import clip_rows
+from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma
+from .logistic_loss import MODEL, check_model_shapes, clip_per_example, per_example_gradients
 from .mechanisms import gaussian_delta, gaussian_sigma
 
 __all__ = [
     "ACCOUNTANTS",
-    "logistic_loss",
-    "logistic_gradients",
-    "clip_gradients",
-    "gradient_sum_sensitivity",
     "dp_sgd_sigma",
     "dp_sgd_epsilon",
     "noisy_clipped_gradient_sum",
@@ -78,151 +75,16 @@ MAX_FIT_WORK = 10 ** 10
 MAX_DRAWS = 10 ** 8
 
 
-def _check_model(X, coef, intercept):
-    coef = check_real_array(coef, "coef", shape=(X.shape[1],))
-    intercept = check_finite_scalar(intercept, "intercept")
-    return coef, intercept
-
-
-def _check_data(X, y):
-    X = check_real_array(X, "X", ndim=2)
-    # check_real_array first: check_labels alone would read the strings "1" and "-1" as labels.
-    y = check_labels(check_real_array(y, "y", ndim=1), "y")
-    check_same_length(X, y)
-    return X, y
-
-
-def _margins(X, y, coef, intercept):
-    return y * (X @ coef + intercept)
-
-
-def logistic_loss(X, y, coef, intercept=0.0):
-    """Average logistic loss (1/n) Σ log(1 + exp(−y_i(⟨w, x_i⟩ + b))), Eq. (9.1). Not private.
-
-    Parameters
-    ----------
-    X : array_like, shape (n, d), finite
-    y : array_like, shape (n,), labels ±1
-    coef : array_like, shape (d,), finite
-        w.
-    intercept : float, finite
-        b.
-
-    Returns
-    -------
-    float. Computed as logaddexp(0, −margin), so large margins do not overflow. Cost O(n·d).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For NaN/inf, empty or mismatched arrays, labels ∉ {−1, +1}.
-    """
-    X, y = _check_data(X, y)
-    coef, intercept = _check_model(X, coef, intercept)
-    return float(np.mean(np.logaddexp(0.0, -_margins(X, y, coef, intercept))))
-
-
-def _gradients(X, y, coef, intercept):
-    # ∇_θ ℓ = −y·σ(−y⟨θ, x̃⟩)·x̃ with x̃ = (x, 1); expit is the overflow-free logistic σ.
-    weight = -y * special.expit(-_margins(X, y, coef, intercept))
-    return np.hstack([weight[:, None] * X, weight[:, None]])
-
-
-def logistic_gradients(X, y, coef, intercept=0.0):
-    """Per-example gradients ∇_θ ℓ(θ; x_i, y_i) = −y_i σ(−y_i(⟨w, x_i⟩ + b))·(x_i, 1), Eq. (9.2). Not private.
-
-    The last column is the intercept's component. Each row has norm ≤ ‖(x_i, 1)‖, which is unbounded
-    for Gaussian x: this is why DP-SGD clips (:func:`clip_gradients`).
-
-    Parameters
-    ----------
-    X, y, coef, intercept : as in :func:`logistic_loss`
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, d + 1). Cost O(n·d).
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`logistic_loss`.
-    """
-    X, y = _check_data(X, y)
-    coef, intercept = _check_model(X, coef, intercept)
-    return _gradients(X, y, coef, intercept)
-
-
-def _clip(G, clip_norm):
-    with np.errstate(over="ignore"):
-        norms = np.sqrt(np.einsum("ij,ij->i", G, G))
-    # min(1, C/‖g‖), a zero row keeping factor 1; clip_rows also clips a gradient whose squared
-    # norm overflows (a record near 1e154 or beyond) to norm C exactly, instead of zeroing it.
-    return clip_rows(G, clip_norm, norms=norms[:, None])
-
-
-def clip_gradients(gradients, clip_norm):
-    """Per-example clipping g ↦ g·min(1, C/‖g‖₂) (step 2 of Algorithm 9.2).
-
-    Every clipped row has norm ≤ C and keeps its direction; rows already shorter are unchanged. Not
-    private on its own; it is what bounds the sensitivity of the sum (Lemma 9.1).
-
-    Parameters
-    ----------
-    gradients : array_like, shape (n, D), finite
-    clip_norm : float > 0
-        C.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, D). Cost O(n·D).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For NaN/inf, a non-2-D or empty array, C ≤ 0.
-    """
-    G = check_real_array(gradients, "gradients", ndim=2)
-    clip_norm = check_positive(clip_norm, "clip_norm")
-    return _clip(G, clip_norm)
-
-
-def gradient_sum_sensitivity(clip_norm):
-    """Replace-one L2 sensitivity 2C of a sum of clipped gradients (Lemma 9.1).
-
-    Replacing one example removes one clipped row (norm ≤ C) and adds another (norm ≤ C); the two
-    may point in opposite directions, so the sum moves by at most 2C, and by exactly 2C for
-    g' = −g at the clipping bound. (Under add/remove neighbours it would be C.)
-
-    Parameters
-    ----------
-    clip_norm : float > 0
-
-    Returns
-    -------
-    float. Cost O(1).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For C ≤ 0 or non-finite.
-    """
-    return 2.0 * check_positive(clip_norm, "clip_norm")
-
-
-def _check_budget(clip_norm, n_epochs, epsilon, delta, accountant):
-    clip_norm = check_positive(clip_norm, "clip_norm")
-    n_epochs = check_int(n_epochs, "n_epochs", minimum=1, maximum=MAX_EPOCHS)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    check_choice(accountant, "accountant", ACCOUNTANTS)
-    return clip_norm, n_epochs, epsilon, delta
+#: The public parameters of an accounting (C, E, δ and the accountant), as :func:`dp_sgd_sigma` declares them.
+BUDGET = {"clip_norm": POSITIVE, "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
+          "delta": Delta(allow_zero=False), "accountant": Options(ACCOUNTANTS)}
 
 
 def _sigma_zcdp(sensitivity, n_epochs, epsilon, delta):
     # E epochs of a Δ-sensitive Gaussian mechanism: E·Δ²/(2σ²) = ρ(ε, δ) (chapter 6's zCDP calibration).
     # At extreme ε the σ may still leave the float range: this accountant then has no finite positive
     # σ to offer (None), and "best" uses the composition accountant alone.
-    sigma = _zcdp_gaussian_sigma(sensitivity, n_epochs, epsilon, delta)
+    sigma = zcdp_gaussian_sigma(sensitivity, n_epochs, epsilon, delta)
     return sigma if 0 < sigma < math.inf else None
 
 
@@ -260,10 +122,7 @@ def _calibration(clip_norm, n_epochs, epsilon, delta, accountant):
     return min(candidates)
 
 
-def _sigma(clip_norm, n_epochs, epsilon, delta, accountant):
-    return _calibration(clip_norm, n_epochs, epsilon, delta, accountant)[0]
-
-
+@validate_params({**BUDGET, "epsilon": Epsilon()})
 def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
     """Noise σ on each batch's clipped-gradient sum so that E epochs of Algorithm 9.2 are (ε, δ)-DP (Theorem 9.3).
 
@@ -298,9 +157,13 @@ def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
         For any argument out of range or an unknown accountant; for an ε that the chosen accountant
         cannot calibrate in floating point (``"zcdp"`` outside about 1e-150 < ε < 1e150; ``"best"``
         then falls back to the composition accountant).
+
+    Examples
+    --------
+    >>> round(dp_sgd_sigma(clip_norm=1.0, n_epochs=2, epsilon=1.0, delta=1e-5, accountant="best"), 4)
+    10.5518
     """
-    clip_norm, n_epochs, epsilon, delta = _check_budget(clip_norm, n_epochs, epsilon, delta, accountant)
-    return _sigma(clip_norm, n_epochs, epsilon, delta, accountant)
+    return _calibration(clip_norm, n_epochs, epsilon, delta, accountant)[0]
 
 
 def _epsilon_zcdp(sigma, sensitivity, n_epochs, delta):
@@ -348,6 +211,7 @@ def _epsilon_exact(sigma, sensitivity, n_epochs, delta):
 _EPSILON_BY_ACCOUNTANT = {"zcdp": _epsilon_zcdp, "composition": _epsilon_composition, "exact": _epsilon_exact}
 
 
+@validate_params({"sigma": POSITIVE, **BUDGET})
 def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
     """The ε that E epochs of Algorithm 9.2 with noise σ spend at a given δ (the inverse of :func:`dp_sgd_sigma`).
 
@@ -370,28 +234,34 @@ def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
     ------
     TypeError, ValueError
         For any argument out of range or an unknown accountant.
+
+    Examples
+    --------
+    >>> round(dp_sgd_epsilon(sigma=5.0, clip_norm=1.0, n_epochs=2, delta=1e-5, accountant="best"), 4)
+    2.2884
     """
-    sigma = check_positive(sigma, "sigma")
-    clip_norm = check_positive(clip_norm, "clip_norm")
-    n_epochs = check_int(n_epochs, "n_epochs", minimum=1, maximum=MAX_EPOCHS)
-    delta = check_delta(delta, allow_zero=False)
-    check_choice(accountant, "accountant", ACCOUNTANTS)
     sensitivity = 2.0 * clip_norm
     names = tuple(_EPSILON_BY_ACCOUNTANT) if accountant == "best" else (accountant,)
     return min(_EPSILON_BY_ACCOUNTANT[name](sigma, sensitivity, n_epochs, delta) for name in names)
 
 
-def _check_step(X, y, coef, intercept, clip_norm, sigma, size):
-    X, y = _check_data(X, y)
-    coef, intercept = _check_model(X, coef, intercept)
-    clip_norm = check_positive(clip_norm, "clip_norm")
-    sigma = check_positive(sigma, "sigma")
-    # At most MAX_DRAWS Gaussian draws: refused up front rather than by a MemoryError.
-    n_samples = 1 if size is None else check_int(size, "size", minimum=1,
-                                                 maximum=max(1, MAX_DRAWS // (X.shape[1] + 1)))
-    return X, y, coef, intercept, clip_norm, sigma, n_samples
+def _check_size(size, n_features):
+    # At most MAX_DRAWS Gaussian draws: refused up front rather than by a MemoryError (a relation to d, so in the body).
+    limit = max(1, MAX_DRAWS // (n_features + 1))
+    if size is not None and size > limit:
+        raise ValueError(f"size must be an integer in [1, {limit}] (at most MAX_DRAWS = {MAX_DRAWS:.0e} Gaussian "
+                         f"draws of dimension d + 1 = {n_features + 1}), got {size!r}")
+    return 1 if size is None else size
 
 
+#: The parameters of one step's release (:func:`noisy_clipped_gradient_sum` and its broken copy).
+STEP = {"X": Array(ndim=2), "y": Labels(), **MODEL, "clip_norm": POSITIVE, "sigma": POSITIVE, "rng": "random_state",
+        "size": OrNone(POSITIVE_INT)}
+
+
+@privacy_claim(theorem="lem-clipped-sum-sensitivity", epsilon="the ε with gaussian_delta(sigma, 2·clip_norm, ε) = δ",
+               delta="any δ in (0, 1)")
+@validate_params(STEP)
 def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
     """One step's release of Algorithm 9.2: Σ_i clip_C(∇ℓ(θ; x_i, y_i)) + N(0, σ² I).
 
@@ -424,21 +294,22 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
     ------
     TypeError, ValueError
         For bad arrays or labels, C ≤ 0, σ ≤ 0, a bad size or rng.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, -0.5]])
+    >>> noisy_clipped_gradient_sum(X, np.array([1.0, -1.0, 1.0]), coef=np.array([0.3, -0.2]), intercept=0.1,
+    ...                            clip_norm=1.0, sigma=1.0, rng=0, size=2).shape
+    (2, 3)
     """
-    if validation_skipped():
-        # DP-SGD's fit (a decorated caller) calls this once per step on the batch, θ, C, σ and the Generator it
-        # has checked itself: the checks are skipped as a decorated routine's would be (the joint checks of the
-        # shapes against X and of size against d keep them in the body rather than in a declared contract).
-        n_samples, rng = 1 if size is None else size, np.random.default_rng(rng)
-    else:
-        X, y, coef, intercept, clip_norm, sigma, n_samples = _check_step(X, y, coef, intercept, clip_norm, sigma,
-                                                                         size)
-        rng = as_rng(rng)
-    total = _clip(_gradients(X, y, coef, intercept), clip_norm).sum(axis=0)
+    check_model_shapes(X, y, coef)  # the declared contract checks each array; these relate them (no validator call)
+    n_samples = _check_size(size, X.shape[1])
+    total = clip_per_example(per_example_gradients(X, y, coef, intercept), clip_norm).sum(axis=0)
     noisy = total + sigma * rng.standard_normal((n_samples, total.size))
     return noisy[0] if size is None else noisy
 
 
+@validate_params(STEP)
 def _noisy_gradient_sum_without_clipping_broken(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
     """BROKEN on purpose (for the audit demo): calibrated for clip norm C but forgets to clip.
 
@@ -446,18 +317,23 @@ def _noisy_gradient_sum_without_clipping_broken(X, y, coef, intercept, clip_norm
     up to 2‖(x, 1)‖·σ(·): the sensitivity is unbounded and the step is not (ε, δ)-DP. The commonest
     DP-SGD bug (clipping the batch mean instead of each example has the same effect). Not in ``__all__``.
     """
-    X, y, coef, intercept, clip_norm, sigma, n_samples = _check_step(X, y, coef, intercept, clip_norm, sigma,
-                                                                     size)
-    total = _gradients(X, y, coef, intercept).sum(axis=0)
-    noisy = total + sigma * as_rng(rng).standard_normal((n_samples, total.size))
+    check_model_shapes(X, y, coef)
+    n_samples = _check_size(size, X.shape[1])
+    total = per_example_gradients(X, y, coef, intercept).sum(axis=0)
+    noisy = total + sigma * rng.standard_normal((n_samples, total.size))
     return noisy[0] if size is None else noisy
 
 
-#: Steps per epoch of the default batch size (see :func:`_default_batch_size`).
+#: Steps per epoch of the default batch size (see :func:`default_batch_size`).
 DEFAULT_STEPS_PER_EPOCH = 100
 
 
-def _default_batch_size(n, steps_per_epoch=DEFAULT_STEPS_PER_EPOCH):
+def default_batch_size(n, steps_per_epoch=DEFAULT_STEPS_PER_EPOCH):
+    """⌈n/steps_per_epoch⌉ (at least 1, at most n): the default batch size of the DP-SGD learners (public n only).
+
+    Used by :class:`DPSGDLogisticRegression` (100 steps per epoch) and by
+    :class:`dpteach.dp_sgd_poisson.PoissonDPSGDLogisticRegression` (20 expected steps per epoch).
+    """
     # Each epoch is charged in full whatever its batches (no amplification claimed), so steps within an epoch cost
     # no privacy, only noise σ/B on each mean gradient. Rows of norm ≤ R in d dimensions give flat directions of
     # curvature near β/d, which 5 epochs of 20 steps leave far from converged; 100 steps per epoch reach them.
@@ -476,6 +352,7 @@ def _default_step_size(data_norm):
     return 4.0 / (data_norm * data_norm)
 
 
+@privacy_claim(theorem="thm-dpsgd-privacy", epsilon="epsilon", delta="delta")
 class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """Algorithm 9.2: (ε, δ)-DP logistic regression by DP-SGD with per-example clipping (Theorem 9.3).
 
@@ -541,9 +418,21 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     only, once per epoch.
 
     Cost: O(E·n·d) time, O(B·d) memory per step.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> model = DPSGDLogisticRegression(epsilon=1.0, delta=1e-5, n_epochs=2, random_state=0).fit(X, y)
+    >>> model.coef_.shape, model.privacy_.epsilon
+    ((2,), 1.0)
     """
 
     _fitted_attribute = "coef_"
+    _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "clip_norm": OrNone(POSITIVE),
+                              "n_epochs": BUDGET["n_epochs"], "batch_size": OrNone(POSITIVE_INT),
+                              "learning_rate": OrNone(POSITIVE), "l2_penalty": Interval(Real, 0, None, closed="left"),
+                              "accountant": Options(ACCOUNTANTS), "random_state": "random_state", "data_norm": POSITIVE}
 
     # data_norm is keyword-only: it came after clip_norm was the third positional parameter, and a positional
     # clip_norm must not silently become a data bound.
@@ -560,7 +449,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.accountant = accountant
         self.random_state = random_state
 
-    @fit_context
+    @fit_context({"X": Array(ndim=2), "y": Labels()})
     def fit(self, X, y):
         """Run Algorithm 9.2 on (X, y); returns self. Cost O(E·n·d).
 
@@ -572,24 +461,22 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
             :data:`MAX_FIT_WORK` gradient coordinates E·n·(d + 1), an ε the accountant cannot calibrate
             in floating point), and for iterates that diverge (too large a learning rate).
         """
-        X, y = _check_data(X, y)
+        check_same_length(X, y)
         # The defaults follow the declared bound R (a public parameter), never the data: C = R, η = 4/R².
-        data_norm = check_positive(self.data_norm, "data_norm")
-        clip_norm = data_norm if self.clip_norm is None else self.clip_norm
-        clip_norm, n_epochs, epsilon, delta = _check_budget(clip_norm, self.n_epochs, self.epsilon,
-                                                            self.delta, self.accountant)
-        learning_rate = (_default_step_size(data_norm) if self.learning_rate is None
-                         else check_positive(self.learning_rate, "learning_rate"))
-        l2_penalty = check_positive(self.l2_penalty, "l2_penalty", allow_zero=True)
+        data_norm = float(self.data_norm)
+        clip_norm = data_norm if self.clip_norm is None else float(self.clip_norm)
+        n_epochs, epsilon, delta = int(self.n_epochs), float(self.epsilon), float(self.delta)
+        learning_rate = _default_step_size(data_norm) if self.learning_rate is None else float(self.learning_rate)
+        l2_penalty = float(self.l2_penalty)
         n, d = X.shape
         if self.batch_size is None:
-            batch = _default_batch_size(n)
+            batch = default_batch_size(n)
         else:
-            batch = check_int(self.batch_size, "batch_size", minimum=1, maximum=n)
+            batch = check_int(self.batch_size, "batch_size", minimum=1, maximum=n)  # needs the data: n
         if n_epochs * n * (d + 1) > MAX_FIT_WORK:
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "
                              f"MAX_FIT_WORK = {MAX_FIT_WORK:.0e} gradient coordinates; use fewer n_epochs or rows")
-        rng = as_rng(self.random_state, "random_state")
+        rng = np.random.default_rng(self.random_state)
         sigma, calibrated_by = _calibration(clip_norm, n_epochs, epsilon, delta, self.accountant)
         steps_per_epoch = n // batch
 
@@ -605,7 +492,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
                     # The step's release is the audited one (Lemma 9.1's Gaussian mechanism), not a copy of it.
                     noisy_sum = noisy_clipped_gradient_sum(X_batch, y_batch, theta[:d], theta[d], clip_norm, sigma,
                                                            rng)
-                    G = _gradients(X_batch, y_batch, theta[:d], theta[d])  # for the diagnostic (not private) count
+                    G = per_example_gradients(X_batch, y_batch, theta[:d], theta[d])  # for the diagnostic (not private) count
                     clipped += int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
                     theta = theta - learning_rate * (noisy_sum / batch + l2_penalty * theta)
                     average += theta

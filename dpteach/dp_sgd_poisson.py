@@ -27,13 +27,14 @@ import math
 
 import numpy as np
 
-from ._constraints import fit_context
+from ._constraints import (Array, Delta, Integral, Interval, Labels, OrNone, POSITIVE, POSITIVE_INT, Real,
+                           fit_context, validate_params)
 from ._estimator import Estimator, LinearClassifierMixin
-from .privacy import PrivacyReceipt
-from ._validation import as_rng, check_delta, check_epsilon, check_int, check_positive
+from .privacy import PrivacyReceipt, privacy_claim
+from ._validation import check_int, check_same_length
 from .composition import PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
-from .dp_logistic import (MAX_EPOCHS, MAX_FIT_WORK, _check_data, _clip, _default_batch_size, _gradients,
-                          dp_sgd_sigma)
+from .dp_logistic import MAX_EPOCHS, MAX_FIT_WORK, default_batch_size, dp_sgd_sigma
+from .logistic_loss import clip_per_example, per_example_gradients
 
 __all__ = ["poisson_sgd_epsilon", "poisson_sgd_sigma", "PoissonDPSGDLogisticRegression"]
 
@@ -41,11 +42,9 @@ __all__ = ["poisson_sgd_epsilon", "poisson_sgd_sigma", "PoissonDPSGDLogisticRegr
 MAX_STEPS = 10 ** 6
 
 
-def _check_rate(sampling_rate):
-    rate = check_positive(sampling_rate, "sampling_rate")
-    if rate > 1:
-        raise ValueError(f"sampling_rate = {rate!r} is outside 0 < sampling_rate <= 1")
-    return rate
+#: The public parameters of the Poisson accountant (each example's sampling rate 0 < q <= 1, T steps, δ).
+STEPS = {"sampling_rate": Interval(Real, 0, 1, closed="right"),
+         "n_steps": Interval(Integral, 1, MAX_STEPS, closed="both"), "delta": Delta(allow_zero=False)}
 
 
 def _in_pld_limits(sigma, clip_norm, sampling_rate, n_steps):
@@ -60,6 +59,7 @@ def _epsilon(sigma, clip_norm, sampling_rate, n_steps, delta):
     return pld_epsilon([("poisson_gaussian", sigma / clip_norm, n_steps, sampling_rate)], delta)
 
 
+@validate_params({"sigma": POSITIVE, "clip_norm": POSITIVE, **STEPS})
 def poisson_sgd_epsilon(sigma, clip_norm, sampling_rate, n_steps, delta):
     """The ε that T Poisson-subsampled DP-SGD steps with noise σ spend at δ (tight, by PLD).
 
@@ -83,12 +83,12 @@ def poisson_sgd_epsilon(sigma, clip_norm, sampling_rate, n_steps, delta):
     ------
     TypeError, ValueError
         For any argument out of range. ImportError without dp-accounting (the message names it).
+
+    Examples
+    --------
+    >>> round(poisson_sgd_epsilon(sigma=5.0, clip_norm=1.0, sampling_rate=0.5, n_steps=2, delta=1e-5), 4)
+    1.0552
     """
-    sigma = check_positive(sigma, "sigma")
-    clip_norm = check_positive(clip_norm, "clip_norm")
-    sampling_rate = _check_rate(sampling_rate)
-    n_steps = check_int(n_steps, "n_steps", minimum=1, maximum=MAX_STEPS)
-    delta = check_delta(delta, allow_zero=False)
     if not _in_pld_limits(sigma, clip_norm, sampling_rate, n_steps):
         raise ValueError(f"sigma = {sigma!r} is too small for n_steps = {n_steps} at sampling_rate = "
                          f"{sampling_rate!r} and clip_norm = {clip_norm!r} (valid range: sigma >= "
@@ -102,21 +102,43 @@ def poisson_sgd_epsilon(sigma, clip_norm, sampling_rate, n_steps, delta):
 EPSILON_RANGE = (1e-3, 100.0)
 
 
-def _check_target(epsilon):
-    epsilon = check_epsilon(epsilon)
-    low, high = EPSILON_RANGE
-    if not low <= epsilon <= high:
-        raise ValueError(f"epsilon = {epsilon!r} is outside the range the Poisson accountant calibrates "
-                         f"(valid range: {low:g} <= epsilon <= {high:g})")
-    return epsilon
+#: The target ε of :func:`poisson_sgd_sigma` and of the learner: a number in EPSILON_RANGE.
+TARGET = Interval(Real, EPSILON_RANGE[0], EPSILON_RANGE[1], closed="both")
 
 
-def _sigma(clip_norm, sampling_rate, n_steps, epsilon, delta):
-    """Smallest σ (to 0.5 % relative, rounded up) whose PLD ε is <= ε.
+@validate_params({"clip_norm": POSITIVE, "sampling_rate": STEPS["sampling_rate"], "n_steps": STEPS["n_steps"],
+                  "epsilon": TARGET, "delta": STEPS["delta"]})
+def poisson_sgd_sigma(clip_norm, sampling_rate, n_steps, epsilon, delta):
+    """Noise σ on each batch sum so that T Poisson-subsampled DP-SGD steps are (ε, δ)-DP (tight, by PLD).
 
-    ε(σ) decreases in σ and is close to a power of σ, so the root of log ε(σ) − log ε in log σ is found by
-    regula falsi with the Illinois modification (a handful of PLD evaluations instead of bisection's
-    dozen), always keeping a certified upper end of the bracket.
+    The smallest σ (to 0.5 % relative, rounded up) whose PLD ε is <= ε. ε(σ) decreases in σ and is close
+    to a power of σ, so the root of log ε(σ) − log ε in log σ is found by regula falsi with the Illinois
+    modification (a handful of PLD evaluations instead of bisection's dozen), always keeping a certified
+    upper end of the bracket.
+
+    Parameters
+    ----------
+    clip_norm : float > 0
+    sampling_rate : float, 0 < q <= 1
+    n_steps : int, 1 <= T <= MAX_STEPS (10⁶)
+    epsilon : float, 10⁻³ <= ε <= 100 (EPSILON_RANGE)
+    delta : float, 0 < δ < 1
+
+    Returns
+    -------
+    float > 0 with ``poisson_sgd_epsilon(σ, C, q, T, δ) <= ε``, within 0.5 % of the smallest such σ.
+    At q = 1 it is the σ of ``dp_logistic.dp_sgd_sigma(C, T, ε, δ, "exact")`` (up to the grid). Cost: about
+    15 PLD evaluations (seconds).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For any argument out of range. ImportError without dp-accounting.
+
+    Examples
+    --------
+    >>> round(poisson_sgd_sigma(clip_norm=1.0, sampling_rate=0.5, n_steps=2, epsilon=1.0, delta=1e-5), 4)
+    5.2529
     """
     def excess(sigma):  # below the PLD's stated limits: treated as overspending (σ then never below 0.2·C)
         if not _in_pld_limits(sigma, clip_norm, sampling_rate, n_steps):
@@ -158,43 +180,13 @@ def _sigma(clip_norm, sampling_rate, n_steps, epsilon, delta):
     return high
 
 
-def poisson_sgd_sigma(clip_norm, sampling_rate, n_steps, epsilon, delta):
-    """Noise σ on each batch sum so that T Poisson-subsampled DP-SGD steps are (ε, δ)-DP (tight, by PLD).
-
-    Parameters
-    ----------
-    clip_norm : float > 0
-    sampling_rate : float, 0 < q <= 1
-    n_steps : int, 1 <= T <= MAX_STEPS (10⁶)
-    epsilon : float, 10⁻³ <= ε <= 100 (EPSILON_RANGE)
-    delta : float, 0 < δ < 1
-
-    Returns
-    -------
-    float > 0 with ``poisson_sgd_epsilon(σ, C, q, T, δ) <= ε``, within 0.5 % of the smallest such σ.
-    At q = 1 it is the σ of ``dp_logistic.dp_sgd_sigma(C, T, ε, δ, "exact")`` (up to the grid). Cost: about
-    15 PLD evaluations (seconds).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For any argument out of range. ImportError without dp-accounting.
-    """
-    clip_norm = check_positive(clip_norm, "clip_norm")
-    sampling_rate = _check_rate(sampling_rate)
-    n_steps = check_int(n_steps, "n_steps", minimum=1, maximum=MAX_STEPS)
-    epsilon = _check_target(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    return _sigma(clip_norm, sampling_rate, n_steps, epsilon, delta)
-
-
 def _poisson_sums(G, clip_norm, sigma, sampling_rate, n_steps, rng, n_trials):
     """n_trials independent runs of T steps: Σ_{i sampled} clip_C(g_i) + N(0, σ²I), shape (n_trials, T, d).
 
     G is fixed (the audits' gradients do not depend on θ). Each example joins each step's batch
     independently with probability q.
     """
-    clipped = _clip(np.asarray(G, dtype=float), clip_norm)
+    clipped = clip_per_example(np.asarray(G, dtype=float), clip_norm)
     masks = rng.random((n_trials, n_steps, clipped.shape[0])) < sampling_rate
     return masks @ clipped + sigma * rng.standard_normal((n_trials, n_steps, clipped.shape[1]))
 
@@ -203,7 +195,7 @@ def _shuffled_sums_with_poisson_accounting_broken(G, clip_norm, sigma, sampling_
     """BROKEN on purpose: shuffled disjoint batches of B = qn (each example in exactly one per epoch), noised
     with a σ from the *Poisson* accountant. No mixture hides whether the example took part, so the
     amplification is not there and the claimed ε is not met. Not in ``__all__``."""
-    clipped = _clip(np.asarray(G, dtype=float), clip_norm)
+    clipped = clip_per_example(np.asarray(G, dtype=float), clip_norm)
     n = clipped.shape[0]
     batch = max(1, round(sampling_rate * n))
     per_epoch = n // batch
@@ -215,6 +207,7 @@ def _shuffled_sums_with_poisson_accounting_broken(G, clip_norm, sigma, sampling_
     return sums + sigma * rng.standard_normal(sums.shape)
 
 
+@privacy_claim(theorem="thm-dpsgd-privacy", epsilon="epsilon", delta="delta")
 class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """DP-SGD logistic regression with Poisson-subsampled batches, accounted by PLD (chapter 9, issue 24).
 
@@ -248,9 +241,21 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     expected B (public), the updates and the averaging are post-processing. Needs dp-accounting.
 
     Cost: O(E·n·d) time in expectation.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> model = PoissonDPSGDLogisticRegression(epsilon=1.0, delta=1e-5, n_epochs=1, batch_size=6, random_state=0)
+    >>> model.fit(X, y).coef_.shape
+    (2,)
     """
 
     _fitted_attribute = "coef_"
+    _parameter_constraints = {"epsilon": TARGET, "delta": Delta(allow_zero=False), "clip_norm": POSITIVE,
+                              "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
+                              "batch_size": OrNone(POSITIVE_INT), "learning_rate": POSITIVE,
+                              "l2_penalty": Interval(Real, 0, None, closed="left"), "random_state": "random_state"}
 
     def __init__(self, epsilon, delta, clip_norm=1.0, n_epochs=5, batch_size=None, learning_rate=0.5,
                  l2_penalty=0.0, random_state=None):
@@ -263,7 +268,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.l2_penalty = l2_penalty
         self.random_state = random_state
 
-    @fit_context
+    @fit_context({"X": Array(ndim=2), "y": Labels()})
     def fit(self, X, y):
         """Run Poisson DP-SGD on (X, y); returns self.
 
@@ -272,31 +277,28 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         TypeError, ValueError
             As :class:`dpteach.dp_logistic.DPSGDLogisticRegression`; ImportError without dp-accounting.
         """
-        X, y = _check_data(X, y)
-        epsilon = _check_target(self.epsilon)
-        delta = check_delta(self.delta, allow_zero=False)
-        clip_norm = check_positive(self.clip_norm, "clip_norm")
-        n_epochs = check_int(self.n_epochs, "n_epochs", minimum=1, maximum=MAX_EPOCHS)
-        learning_rate = check_positive(self.learning_rate, "learning_rate")
-        l2_penalty = check_positive(self.l2_penalty, "l2_penalty", allow_zero=True)
+        check_same_length(X, y)
+        epsilon, delta, clip_norm = float(self.epsilon), float(self.delta), float(self.clip_norm)
+        n_epochs, learning_rate, l2_penalty = int(self.n_epochs), float(self.learning_rate), float(self.l2_penalty)
         n, d = X.shape
         # 20 expected steps per epoch, as documented: each Poisson step is one more step for the PLD accountant (its
         # σ and its running time depend on the step count), unlike the shuffled learner's steps within an epoch.
-        batch = _default_batch_size(n, 20) if self.batch_size is None else check_int(self.batch_size, "batch_size",
-                                                                                 minimum=1, maximum=n)
+        batch = default_batch_size(n, 20) if self.batch_size is None else check_int(self.batch_size, "batch_size",
+                                                                                minimum=1, maximum=n)
         if n_epochs * n * (d + 1) > MAX_FIT_WORK:
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "
                              f"MAX_FIT_WORK = {MAX_FIT_WORK:.0e} gradient coordinates; use fewer n_epochs or rows")
         rate, steps_per_epoch = batch / n, math.ceil(n / batch)
         n_steps = check_int(n_epochs * steps_per_epoch, "n_epochs·⌈n/batch_size⌉", maximum=MAX_STEPS)
-        rng = as_rng(self.random_state, "random_state")
-        sigma = _sigma(clip_norm, rate, n_steps, epsilon, delta)
+        rng = np.random.default_rng(self.random_state)
+        sigma = poisson_sgd_sigma(clip_norm, rate, n_steps, epsilon, delta)
 
         theta, average = np.zeros(d + 1), np.zeros(d + 1)
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below, by name
             for step in range(n_steps):
                 rows = np.flatnonzero(rng.random(n) < rate)  # Poisson sampling: data-independent coins
-                total = _clip(_gradients(X[rows], y[rows], theta[:d], theta[d]), clip_norm).sum(axis=0)
+                total = clip_per_example(per_example_gradients(X[rows], y[rows], theta[:d], theta[d]),
+                                         clip_norm).sum(axis=0)
                 theta = theta - learning_rate * ((total + sigma * rng.standard_normal(d + 1)) / batch
                                                  + l2_penalty * theta)
                 if step >= n_steps - steps_per_epoch:

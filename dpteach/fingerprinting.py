@@ -10,12 +10,12 @@ Read top to bottom, this module follows the chapter:
    trials) and its summaries: the ROC curve, the exact Mann–Whitney AUC, and
    a threshold calibrated to a target false-positive rate;
 3. the hypothesis-testing envelope that caps every (ε, δ)-DP membership test
-   (Theorem 4.3);
-4. the fingerprinting lemma, Bernoulli (Lemma 4.7) and Gaussian (Lemma 4.8),
-   by Monte Carlo;
-5. the estimators the chapter attacks (their one home is
-   :mod:`dpteach.attack_targets`): the exact mean, the clipped Gaussian-mechanism
-   mean, a mean with noise at a target accuracy, and (noisy) least squares.
+   (Theorem 4.3).
+
+The fingerprinting lemmas behind the chapter's lower bound, Bernoulli (Lemma 4.7) and
+Gaussian (Lemma 4.8), checked by Monte Carlo, are in :mod:`dpteach.fingerprinting_lemmas`;
+the estimators the chapter attacks (the exact mean, the clipped Gaussian-mechanism mean, a
+mean with noise at a target accuracy, and (noisy) least squares) in :mod:`dpteach.attack_targets`.
 
 Shapes: an attack scores *records*, an array (..., k, p) of k records; every
 function also accepts a leading batch axis of trials, so an experiment with
@@ -30,9 +30,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_int, check_memory,
-                          check_positive, check_probability, check_real_array, check_work)
-from .attack_targets import check_records, check_responses
+from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, Options, OrNone,
+                           validate_params)
+from ._validation import check_callable, check_int, check_work
 
 __all__ = [
     "score_statistic",
@@ -46,18 +46,21 @@ __all__ = [
     "auc",
     "calibrate_threshold",
     "dp_roc_envelope",
-    "fingerprinting_lemma_mc",
-    "gaussian_fingerprinting_mc",
-    # the estimators to attack, defined in dpteach.attack_targets
 ]
 
+# The shapes of chapter 4's arrays: k records (..., k, p) with an optional batch axis of trials, one vector
+# (..., p) per trial (a release, a centre, β), one response (..., k) per record, and 1-D score arrays.
+RECORDS = Array(ndim=(2, 3))
+VECTOR = Array(ndim=(1, 2))
+RESPONSES = Array(ndim=(1, 2))
+SCORES = Array(ndim=1)
 
-# --- validation helpers (private: inputs are already checked by the public caller) ----------
+
+# --- shape relations between checked arrays (they need two arguments, so they run in the body) ----------
 
 
-def _batched_vector(vector, name, records, name_records="records"):
-    """A (p,) or (..., p) vector whose last axis and batch axes match ``records`` (..., k, p)."""
-    arr = check_real_array(vector, name, ndim=(1, 2))
+def _batched_vector(arr, name, records, name_records="records"):
+    """Check that a (p,) or (..., p) vector's last axis and batch axes match ``records`` (..., k, p)."""
     if arr.shape[-1] != records.shape[-1]:
         raise ValueError(f"{name} must have {records.shape[-1]} entries on its last axis (the number of columns "
                          f"of {name_records}), got shape {arr.shape}")
@@ -67,12 +70,16 @@ def _batched_vector(vector, name, records, name_records="records"):
     return arr
 
 
-def _scores(values, name):
-    return check_real_array(values, name, ndim=1)
+def _responses(arr, name, x):
+    """Check that a response array has the shape of ``x`` without its last axis (one response per record)."""
+    if arr.shape != x.shape[:-1]:
+        raise ValueError(f"{name} must have shape {x.shape[:-1]} (one response per row of x), got {arr.shape}")
+    return arr
 
 
 # --- 1. tracing statistics -------------------------------------------------------------------
 
+@validate_params({"records": RECORDS, "estimate": VECTOR, "center": VECTOR})
 def score_statistic(records, estimate, center):
     """The tracing score ⟨x − c, M − c⟩ of every record (chapter 4, Eq. (eq-score-statistic)).
 
@@ -105,28 +112,33 @@ def score_statistic(records, estimate, center):
     -----
     Post-processing of the release M: uses no private data beyond the record
     being scored. Cost O(T·k·d).
+
+    Examples
+    --------
+    >>> records = np.array([[1.0, 0.0, 2.0], [0.5, -1.0, 0.0], [-1.0, 1.0, 1.0]])
+    >>> score_statistic(records, estimate=np.zeros(3), center=np.ones(3))
+    array([0. , 3.5, 2. ])
     """
-    records = check_records(records)
-    estimate = _batched_vector(estimate, "estimate", records)
-    center = _batched_vector(center, "center", records)
-    return _score(records, estimate, center)
-
-
-def _score(records, estimate, center):
-    center = np.asarray(center)
+    _batched_vector(estimate, "estimate", records)
+    _batched_vector(center, "center", records)
     shift = estimate - center
     return np.einsum("...kd,...d->...k", records - center[..., None, :], shift)
 
 
-def _regression_inputs(x, y, third, estimate, third_name):
-    x = check_records(x, "x")
-    y = check_responses(y, "y", x)
-    third_arr = (check_responses(third, third_name, x) if third_name == "y_fresh"
-                 else _batched_vector(third, third_name, x, "x"))
-    estimate = _batched_vector(estimate, "estimate", x, "x")
-    return x, y, third_arr, estimate
+def _regression_shapes(x, y, third, estimate, third_name):
+    """Check the shapes of the regression statistics' arrays against the covariates ``x``."""
+    _responses(y, "y", x)
+    if third_name == "y_fresh":
+        _responses(third, third_name, x)
+    else:
+        _batched_vector(third, third_name, x, "x")
+    _batched_vector(estimate, "estimate", x, "x")
 
 
+_REGRESSION = {"x": RECORDS, "y": RESPONSES}
+
+
+@validate_params({**_REGRESSION, "y_fresh": RESPONSES, "estimate": VECTOR})
 def classical_regression_statistic(x, y, y_fresh, estimate):
     """Lemma 19's statistic (as printed by Cai, Wang & Zhang): ⟨x·y − x·ỹ, M⟩ (chapter 4, Eq. (eq-cwz-classical)).
 
@@ -151,11 +163,20 @@ def classical_regression_statistic(x, y, y_fresh, estimate):
     ------
     ValueError
         For NaN/inf, empty or mismatched arrays.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    >>> y, y_fresh = np.array([0.5, -0.2, 1.0]), np.array([0.1, 0.3, -0.4])
+    >>> classical_regression_statistic(x, y, y_fresh, estimate=np.ones(2))
+    array([ 0., -1.,  0.])
     """
-    x, y, y_fresh, estimate = _regression_inputs(x, y, y_fresh, estimate, "y_fresh")
+    _regression_shapes(x, y, y_fresh, estimate, "y_fresh")
     return np.einsum("...kd,...d->...k", x, estimate) * (y - y_fresh)
 
 
+@validate_params({**_REGRESSION, "y_fresh": RESPONSES, "estimate": VECTOR, "s": POSITIVE_INT,
+                  "weight": Options(("none", "sign"))})
 def sparse_regression_statistic(x, y, y_fresh, estimate, s, weight="none"):
     """Lemma 18's statistic: Σ_{j ∈ S(M)} w_j x_j (y − ỹ) over the s largest |M_j| (chapter 4, Eq. (eq-cwz-sparse)).
 
@@ -181,10 +202,16 @@ def sparse_regression_statistic(x, y, y_fresh, estimate, s, weight="none"):
     ------
     ValueError
         For bad arrays, s outside [1, d] or an unknown weight.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    >>> y, y_fresh = np.array([0.5, -0.2, 1.0]), np.array([0.1, 0.3, -0.4])
+    >>> sparse_regression_statistic(x, y, y_fresh, estimate=np.array([2.0, -1.0]), s=1)
+    array([ 0.4, -0.5, -1.4])
     """
-    x, y, y_fresh, estimate = _regression_inputs(x, y, y_fresh, estimate, "y_fresh")
-    s = check_int(s, "s", minimum=1, maximum=x.shape[-1])
-    check_choice(weight, "weight", ("none", "sign"))
+    _regression_shapes(x, y, y_fresh, estimate, "y_fresh")
+    check_int(s, "s", minimum=1, maximum=x.shape[-1])  # s <= d: a bound set by x
     top = np.argsort(-np.abs(estimate), axis=-1)[..., :s]
     mask = np.zeros(estimate.shape)
     np.put_along_axis(mask, top, 1.0, axis=-1)
@@ -193,6 +220,7 @@ def sparse_regression_statistic(x, y, y_fresh, estimate, s, weight="none"):
     return np.einsum("...kd,...d->...k", x, mask) * (y - y_fresh)
 
 
+@validate_params({**_REGRESSION, "beta": VECTOR, "estimate": VECTOR})
 def regression_score_statistic(x, y, beta, estimate):
     """The regression score attack ⟨x(y − x·β), M − β⟩ (chapter 4, Eq. (eq-regression-score)).
 
@@ -217,12 +245,22 @@ def regression_score_statistic(x, y, beta, estimate):
     ------
     ValueError
         For NaN/inf, empty or mismatched arrays.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    >>> regression_score_statistic(x, np.array([0.5, -0.2, 1.0]), beta=np.zeros(2), estimate=np.ones(2))
+    array([ 0. , -0.4,  0. ])
     """
-    x, y, beta, estimate = _regression_inputs(x, y, beta, estimate, "beta")
+    _regression_shapes(x, y, beta, estimate, "beta")
     residual = y - np.einsum("...kd,...d->...k", x, beta)
     return np.einsum("...kd,...d->...k", x, estimate - beta) * residual
 
 
+_THRESHOLD = {"delta": Delta(allow_zero=False), "sigma": POSITIVE}
+
+
+@validate_params({"d": POSITIVE_INT, **_THRESHOLD})
 def printed_threshold_classical(d, delta, sigma=1.0):
     """The threshold σ²√(8d log(1/δ)) of Lemma 19 (and of the mean adversary), as printed.
 
@@ -241,13 +279,16 @@ def printed_threshold_classical(d, delta, sigma=1.0):
     ------
     ValueError, TypeError
         For d, δ or σ out of range.
+
+    Examples
+    --------
+    >>> round(printed_threshold_classical(d=3, delta=1e-5), 4)
+    16.6226
     """
-    d = check_int(d, "d", minimum=1)
-    delta = check_delta(delta, allow_zero=False)
-    sigma = check_positive(sigma, "sigma")
     return sigma ** 2 * math.sqrt(8 * d * math.log(1 / delta))
 
 
+@validate_params({"s": POSITIVE_INT, **_THRESHOLD})
 def printed_threshold_sparse(s, delta, sigma=1.0):
     """The threshold σ√(2s log(1/δ)) of Lemma 18, as printed (chapter 4, Eq. (eq-cwz-sparse)).
 
@@ -258,15 +299,37 @@ def printed_threshold_sparse(s, delta, sigma=1.0):
     ------
     ValueError, TypeError
         For s, δ or σ out of range.
+
+    Examples
+    --------
+    >>> round(printed_threshold_sparse(s=2, delta=1e-5), 4)
+    6.7861
     """
-    s = check_int(s, "s", minimum=1)
-    delta = check_delta(delta, allow_zero=False)
-    sigma = check_positive(sigma, "sigma")
     return sigma * math.sqrt(2 * s * math.log(1 / delta))
 
 
 # --- 2. the membership experiment and its summaries ----------------------------------------------
 
+def _check_flag(value, name):
+    """A boolean switch (True or False; numpy's booleans too), or a TypeError naming ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def _callable(signature):
+    return Check(check_callable, signature, invalid=[(None, "None"), ("mean", "'mean'")])
+
+
+# It runs the caller's sample, estimator and statistic (a student's, perhaps): the routines they call check
+# their own arguments (skip_nested=False), as if called from the top.
+@validate_params({"sample": _callable("sample(n_trials, n_records, rng=rng) -> (n_trials, n_records, p)"),
+                  "estimator": _callable("estimator(members, rng=rng) -> (n_trials, q)"),
+                  "statistic": _callable("statistic(records, releases) -> (n_trials, k)"),
+                  "n": POSITIVE_INT, "n_trials": POSITIVE_INT, "rng": "random_state",
+                  "pooled": Check(_check_flag, invalid=[(1, "1"), ("yes", "'yes'")]), "chunk": OrNone(POSITIVE_INT),
+                  "progress": OrNone(_callable("progress(iterable, desc) -> iterable"))},
+                 skip_nested=False)
 def membership_scores(sample, estimator, statistic, n, n_trials, rng=None, pooled=True, chunk=None,
                       progress=None):
     """Scores of members and non-members of a released estimate (chapter 4, Algorithm 4.2).
@@ -319,22 +382,23 @@ def membership_scores(sample, estimator, statistic, n, n_trials, rng=None, poole
     The estimator touches only the members; each statistic call touches one
     record and the release. Cost: n_trials × (sampling 2n·p + the estimator +
     2n statistics).
+
+    Examples
+    --------
+    >>> def sample(n_trials, n_records, rng=None):
+    ...     return rng.normal(size=(n_trials, n_records, 2))
+    >>> def estimator(members, rng=None):
+    ...     return members.mean(axis=-2)
+    >>> def statistic(records, releases):
+    ...     return np.einsum("...kd,...d->...k", records, releases)
+    >>> members, non_members = membership_scores(sample, estimator, statistic, n=4, n_trials=3, rng=0)
+    >>> members.shape, non_members.shape
+    ((12,), (12,))
     """
-    for name, fn in (("sample", sample), ("estimator", estimator), ("statistic", statistic)):
-        if not callable(fn):
-            raise TypeError(f"{name} must be callable, got {fn!r} of type {type(fn).__name__}")
-    n = check_int(n, "n", minimum=1)
-    n_trials = check_int(n_trials, "n_trials", minimum=1)
     check_work(("n_trials", n_trials), ("n", n), per_item=2)  # 2n records drawn per trial (in and out)
-    if not isinstance(pooled, (bool, np.bool_)):
-        raise TypeError(f"pooled must be True or False, got {pooled!r}")
-    rng = as_rng(rng)
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be None or callable, got {progress!r}")
     if chunk is None:  # learn the record width from one trial, to size the chunks
         width = _sample_chunk(sample, 1, n, rng).shape[-1]
         chunk = max(1, int(4e6 // (2 * n * width)))
-    chunk = check_int(chunk, "chunk", minimum=1)
     sizes = [min(chunk, n_trials - start) for start in range(0, n_trials, chunk)]
     iterator = progress(sizes, "membership trials") if progress is not None else sizes
     ins, outs = [], []
@@ -365,6 +429,7 @@ def _sample_chunk(sample, size, n, rng):
     return records
 
 
+@validate_params({"in_scores": SCORES, "out_scores": SCORES})
 def roc_curve(in_scores, out_scores):
     """Empirical ROC curve of the tests "IN iff score > t" over all thresholds t (chapter 4).
 
@@ -383,9 +448,13 @@ def roc_curve(in_scores, out_scores):
     ------
     ValueError
         For empty arrays or NaN/inf.
+
+    Examples
+    --------
+    >>> fpr, tpr = roc_curve(np.array([0.5, 1.5, -0.2, 0.9]), np.array([0.0, 1.0, -0.7, 0.4]))
+    >>> fpr[:4], tpr[:4]
+    (array([0.  , 0.  , 0.25, 0.25]), array([0.  , 0.25, 0.25, 0.5 ]))
     """
-    in_scores = _scores(in_scores, "in_scores")
-    out_scores = _scores(out_scores, "out_scores")
     values = np.concatenate([in_scores, out_scores])
     is_in = np.concatenate([np.ones(in_scores.size), np.zeros(out_scores.size)])
     order = np.argsort(-values, kind="stable")
@@ -400,6 +469,7 @@ def roc_curve(in_scores, out_scores):
     return fpr, tpr
 
 
+@validate_params({"in_scores": SCORES, "out_scores": SCORES})
 def auc(in_scores, out_scores):
     """Exact area under the ROC curve: P(member > non-member) + ½ P(tie) (Mann–Whitney; chapter 4).
 
@@ -410,14 +480,18 @@ def auc(in_scores, out_scores):
     ------
     ValueError
         For empty arrays or NaN/inf.
+
+    Examples
+    --------
+    >>> auc(np.array([0.5, 1.5, -0.2, 0.9]), np.array([0.0, 1.0, -0.7, 0.4]))
+    0.6875
     """
-    in_scores = _scores(in_scores, "in_scores")
-    out_scores = _scores(out_scores, "out_scores")
     ranks = stats.rankdata(np.concatenate([in_scores, out_scores]))
     k, m = in_scores.size, out_scores.size
     return float((ranks[:k].sum() - k * (k + 1) / 2) / (k * m))
 
 
+@validate_params({"out_scores": SCORES, "fpr": OPEN_UNIT})
 def calibrate_threshold(out_scores, fpr):
     """The empirical (1 − fpr)-quantile of non-member scores: IN iff score > t has empirical FPR ⌊fpr·m⌋/m.
 
@@ -443,9 +517,12 @@ def calibrate_threshold(out_scores, fpr):
     ValueError
         For fpr outside (0, 1), NaN/inf or empty scores, or fewer than 1/fpr
         scores (then no score can be a false positive). Cost O(m log m).
+
+    Examples
+    --------
+    >>> calibrate_threshold(np.array([0.5, 1.5, -0.2, 0.9]), fpr=0.25)
+    0.9
     """
-    out_scores = _scores(out_scores, "out_scores")
-    fpr = check_probability(fpr, "fpr")
     m = out_scores.size
     allowed = math.floor(fpr * m + 1e-9)  # tolerance: fpr·m = 10 must not round down to 9
     if allowed < 1:
@@ -456,6 +533,7 @@ def calibrate_threshold(out_scores, fpr):
 
 # --- 3. the envelope of (ε, δ)-DP tests --------------------------------------------------------
 
+@validate_params({"epsilon": Epsilon(), "delta": Delta(), "fpr": Array()})
 def dp_roc_envelope(fpr, epsilon, delta):
     """The largest TPR of any membership test against an (ε, δ)-DP release (chapter 4, Theorem 4.3).
 
@@ -479,10 +557,13 @@ def dp_roc_envelope(fpr, epsilon, delta):
     ------
     ValueError, TypeError
         For ε, δ out of range or an FPR outside [0, 1] or not finite.
+
+    Examples
+    --------
+    >>> dp_roc_envelope(np.array([0.0, 0.1, 1.0]), epsilon=1.0, delta=1e-5).round(4)
+    array([0.    , 0.2718, 1.    ])
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    rates = check_real_array(fpr, "fpr", nonempty=True)
+    rates = fpr
     if np.any((rates < 0) | (rates > 1)):
         bad = rates[(rates < 0) | (rates > 1)].ravel()[0].item()
         raise ValueError(f"fpr must lie in [0, 1], found {bad!r}")
@@ -491,117 +572,3 @@ def dp_roc_envelope(fpr, epsilon, delta):
     second = 1 - np.exp(-epsilon) * (1 - delta - rates)
     value = np.clip(np.minimum(first, second), 0.0, 1.0)
     return float(value) if value.ndim == 0 else value
-
-
-# --- 4. fingerprinting lemmas by Monte Carlo ----------------------------------------------------
-
-def _call_f(f, x, name="f"):
-    values = np.asarray(f(x), dtype=float)
-    if values.shape != x.shape[:1]:
-        raise ValueError(f"{name} must return one value per row of its (n_draws, n) input, shape "
-                         f"({x.shape[0]},), got {values.shape}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} returned NaN or inf")
-    return values
-
-
-def fingerprinting_lemma_mc(f, n, n_draws, rng=None):
-    """Monte-Carlo check of the Bernoulli fingerprinting lemma (chapter 4, Lemma 4.7).
-
-    Draws p ~ U[−1, 1] and x ∈ {±1}ⁿ i.i.d. with mean p, and estimates the
-    correlation term E[f(x)·Σᵢ(xᵢ − p)], the accuracy term 2E|f(x) − p| and
-    their sum, which the lemma bounds below by 2/3. For f = mean the
-    correlation term is exactly E[1 − p²] = 2/3; for f ≡ 0 the sum is
-    2E|p| = 1.
-
-    Parameters
-    ----------
-    f : callable
-        ``f(x)`` maps an (n_draws, n) array of ±1 to n_draws values in [−1, 1]
-        (row-wise; f may be randomised through its own generator).
-    n : int, >= 1
-    n_draws : int, >= 2
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    dict
-        ``correlation``, ``accuracy``, ``total`` and their Monte-Carlo standard
-        errors ``correlation_se``, ``accuracy_se``, ``total_se``.
-
-    Raises
-    ------
-    ValueError, TypeError
-        For bad n, n_draws or rng, a non-callable f, or f values outside [−1, 1].
-        Cost O(n_draws·n) plus the cost of f.
-    """
-    if not callable(f):
-        raise TypeError(f"f must be callable, got {f!r} of type {type(f).__name__}")
-    n = check_int(n, "n", minimum=1)
-    n_draws = check_int(n_draws, "n_draws", minimum=2)
-    check_memory(("n_draws", n_draws), ("n", n))
-    rng = as_rng(rng)
-    p = rng.uniform(-1.0, 1.0, size=n_draws)
-    x = np.where(rng.random((n_draws, n)) < (1 + p[:, None]) / 2, 1.0, -1.0)
-    values = _call_f(f, x)
-    if np.any(np.abs(values) > 1 + 1e-12):
-        raise ValueError(f"f must take values in [-1, 1] (the lemma's hypothesis), found {values[np.abs(values) > 1][0]!r}")
-    correlation = values * (x - p[:, None]).sum(axis=1)
-    accuracy = 2 * np.abs(values - p)
-    total = correlation + accuracy
-    root = math.sqrt(n_draws)
-    return {"correlation": float(correlation.mean()), "accuracy": float(accuracy.mean()),
-            "total": float(total.mean()), "correlation_se": float(correlation.std(ddof=1) / root),
-            "accuracy_se": float(accuracy.std(ddof=1) / root), "total_se": float(total.std(ddof=1) / root)}
-
-
-def gaussian_fingerprinting_mc(f, n, mu, sigma, n_draws, rng=None, step=None):
-    """Monte-Carlo check of the Gaussian fingerprinting lemma (Stein's identity; chapter 4, Lemma 4.8).
-
-    For x₁, …, xₙ i.i.d. N(μ, σ²) and g(μ) = E_μ f(x), Stein's identity says
-    E_μ[f(x)·Σᵢ(xᵢ − μ)] = σ²·g′(μ). Estimates the left side, and g′(μ) by a
-    central difference (g(μ + h) − g(μ − h))/(2h) with common random numbers
-    (the same standard normals shifted by ±h).
-
-    Parameters
-    ----------
-    f : callable
-        ``f(x)`` maps (n_draws, n) to n_draws finite values.
-    n : int, >= 1
-    mu : float, finite
-    sigma : float, > 0
-    n_draws : int, >= 2
-    rng : None, int or numpy.random.Generator
-    step : float or None
-        h > 0 (default σ/√n · 0.05).
-
-    Returns
-    -------
-    dict with ``correlation`` (left side), ``stein`` (σ²·g′(μ)) and the
-    standard error ``correlation_se`` of the left side.
-
-    Raises
-    ------
-    ValueError, TypeError
-        For bad n, μ, σ, n_draws, step or rng, or a non-callable f.
-        Cost O(n_draws·n) plus three calls of f.
-    """
-    if not callable(f):
-        raise TypeError(f"f must be callable, got {f!r} of type {type(f).__name__}")
-    n = check_int(n, "n", minimum=1)
-    mu = float(check_real_array(mu, "mu", ndim=0))
-    sigma = check_positive(sigma, "sigma")
-    n_draws = check_int(n_draws, "n_draws", minimum=2)
-    check_memory(("n_draws", n_draws), ("n", n))
-    step = 0.05 * sigma / math.sqrt(n) if step is None else check_positive(step, "step")
-    rng = as_rng(rng)
-    noise = rng.standard_normal((n_draws, n)) * sigma
-    values = _call_f(f, mu + noise)
-    correlation = values * noise.sum(axis=1)
-    derivative = (_call_f(f, mu + step + noise) - _call_f(f, mu - step + noise)).mean() / (2 * step)
-    try:
-        stein = float(sigma ** 2 * derivative)
-    except OverflowError:  # σ² beyond the floats (σ ≈ 1e300); σ·(σ·f') is the same product, finite when it is
-        stein = float(sigma * (sigma * derivative))
-    return {"correlation": float(correlation.mean()), "stein": stein,
-            "correlation_se": float(correlation.std(ddof=1) / math.sqrt(n_draws))}

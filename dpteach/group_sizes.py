@@ -119,6 +119,11 @@ def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0)
     ValueError
         ε, τ, β, var_phi out of range; unknown rule; rule/randomizer mismatch;
         a group larger than ``MAX_GROUP_SIZE`` = 2^62 users (e.g. ε = 1e-300).
+
+    Examples
+    --------
+    >>> group_size(epsilon=1.0, tau=0.2, beta=0.05)
+    14023
     """
     randomizer = _resolve_randomizer(rule, randomizer)
     return group_size_prechecked(epsilon, tau, beta, rule, randomizer, var_phi)
@@ -180,6 +185,11 @@ def tolerance_for_group(epsilon, m, beta, rule="theorem", randomizer=None, var_p
     ------
     ValueError
         As :func:`group_size`, and for m < 1.
+
+    Examples
+    --------
+    >>> round(tolerance_for_group(epsilon=1.0, m=100, beta=0.05), 4)
+    2.3683
     """
     randomizer = _resolve_randomizer(rule, randomizer)
     return tolerance_for_group_prechecked(epsilon, m, beta, rule, randomizer, var_phi)

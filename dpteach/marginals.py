@@ -37,6 +37,11 @@ def sample_marginal(n, d, marginal, rng=None):
     ------
     ValueError, TypeError
         For n, d < 1, an unknown marginal or a bad rng.
+
+    Examples
+    --------
+    >>> sample_marginal(n=5, d=2, marginal="laplace", rng=0).shape
+    (5, 2)
     """
     check_memory(("n", n), ("d", d))
     if marginal == "uniform":

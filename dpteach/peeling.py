@@ -25,10 +25,10 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import Array, Delta, Epsilon, Options, POSITIVE, POSITIVE_INT, validate_params
-from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_memory, check_positive)
+from ._constraints import Array, Delta, Epsilon, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import as_rng, check_finite_array, check_int, check_memory
 from .composition import advanced_epsilon, pld_epsilon
+from .privacy import privacy_claim
 
 __all__ = ["peeling_noise_scale", "peel", "peeling_epsilon"]
 
@@ -133,18 +133,14 @@ def peeling_epsilon(sparsity, epsilon, delta, accountant="composition"):
         an unknown ``accountant``.
     ImportError
         ``accountant="pld"`` without dp-accounting installed.
+
+    Examples
+    --------
+    >>> round(peeling_epsilon(sparsity=2, epsilon=1.0, delta=1e-5), 4)
+    0.361
     """
     check_memory(("sparsity", sparsity), itemsize=16)  # the 2s per-step ε of the composition, O(s)
     return _certified_epsilon(sparsity, _paper_epsilon_round(sparsity, epsilon, delta), delta, accountant)
-
-
-def peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, calibrate):
-    """:func:`peeling_noise_scale` on validated inputs (DPLasso calls it once per fit)."""
-    if calibrate == "paper":
-        return sensitivity * 2 * math.sqrt(3 * sparsity * math.log(1 / delta)) / epsilon
-    if calibrate == "pld":
-        return 2 * sensitivity / _pld_epsilon_round(sparsity, epsilon, delta)
-    return 2 * sensitivity / _accountant_epsilon_round(sparsity, epsilon, delta)
 
 
 @validate_params({"sparsity": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
@@ -177,8 +173,17 @@ def peeling_noise_scale(sparsity, epsilon, delta, sensitivity, calibrate="paper"
     ------
     TypeError, ValueError
         For out-of-range arguments or an unknown ``calibrate``.
+
+    Examples
+    --------
+    >>> round(peeling_noise_scale(sparsity=2, epsilon=1.0, delta=1e-5, sensitivity=1.0), 4)
+    16.6226
     """
-    return peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, calibrate)
+    if calibrate == "paper":
+        return sensitivity * 2 * math.sqrt(3 * sparsity * math.log(1 / delta)) / epsilon
+    if calibrate == "pld":
+        return 2 * sensitivity / _pld_epsilon_round(sparsity, epsilon, delta)
+    return 2 * sensitivity / _accountant_epsilon_round(sparsity, epsilon, delta)
 
 
 # --- Peeling (Algorithm 5.2) ---------------------------------------------------------------------
@@ -207,7 +212,10 @@ def peel_rows(values, sparsity, scale, rng):
     return released
 
 
-@validate_params({"v": Array(ndim=1)})
+@privacy_claim(theorem="thm-peeling-privacy", epsilon="peeling_epsilon(s, epsilon, delta)", delta="delta")
+@validate_params({"v": Array(ndim=1), "s": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "sensitivity": POSITIVE, "rng": "random_state", "size": OrNone(POSITIVE_INT),
+                  "calibrate": Options(CALIBRATIONS)})
 def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="paper"):
     """Peeling: private top-s selection with noisy values (Algorithm 5.2; the paper's Peeling).
 
@@ -258,16 +266,16 @@ def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="pape
     TypeError, ValueError
         For v empty/not 1-D/non-finite, s < 1 or s > d, ε <= 0, δ not in (0, 1),
         λ <= 0, a bad ``size``, ``calibrate`` or ``rng``.
+
+    Examples
+    --------
+    >>> peel(np.array([0.5, 1.5, -0.2, 0.9]), s=2, epsilon=1.0, delta=1e-5, sensitivity=1.0, rng=0, size=2).shape
+    (2, 4)
     """
-    s = check_int(s, "s", minimum=1, maximum=v.size)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    n_releases = 1 if size is None else check_int(size, "size", minimum=1)
+    s = check_int(s, "s", minimum=1, maximum=v.size)  # s <= d relates s to v
+    n_releases = 1 if size is None else size
     check_memory(("size", n_releases), ("len(v)", v.size))
-    check_choice(calibrate, "calibrate", CALIBRATIONS)
-    rng = as_rng(rng)
-    scale = peeling_noise_scale_prechecked(s, epsilon, delta, sensitivity, calibrate)
+    scale = peeling_noise_scale(s, epsilon, delta, sensitivity, calibrate)
     released = peel_rows(np.broadcast_to(v, (n_releases, v.size)), s, scale, rng)
     return released[0] if size is None else released
 

@@ -38,14 +38,20 @@ def _as_float(value, name):
     return float(value)
 
 
-def _check_guarantee(epsilon, delta):
-    """ε ∈ [0, inf] (0: a step that reads no data; inf: no guarantee) and δ ∈ [0, 1), as floats."""
-    epsilon, delta = _as_float(epsilon, "epsilon"), _as_float(delta, "delta")
+def _check_guarantee_epsilon(epsilon, name):
+    """ε ∈ [0, inf] as a float (0: a step that reads no data; inf: no guarantee)."""
+    epsilon = _as_float(epsilon, name)
     if not epsilon >= 0:  # also refuses NaN
-        raise ValueError(f"epsilon must satisfy 0 <= epsilon <= inf (inf: no guarantee), got {epsilon!r}")
+        raise ValueError(f"{name} must satisfy 0 <= epsilon <= inf (inf: no guarantee), got {epsilon!r}")
+    return epsilon
+
+
+def _check_guarantee_delta(delta, name):
+    """δ ∈ [0, 1) as a float."""
+    delta = _as_float(delta, name)
     if not 0 <= delta < 1:  # also refuses NaN
-        raise ValueError(f"delta must satisfy 0 <= delta < 1, got {delta!r}")
-    return epsilon, delta
+        raise ValueError(f"{name} must satisfy 0 <= delta < 1, got {delta!r}")
+    return delta
 
 
 class _ReadOnlyDict(dict):
@@ -70,21 +76,61 @@ def _check_text(value, name):
     return value
 
 
+def _check_steps(steps, name):
+    """The steps as a tuple of :class:`PrivacyStep` records."""
+    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of PrivacyStep records, got {steps!r}")
+    steps = tuple(steps)
+    for step in steps:
+        if not isinstance(step, PrivacyStep):
+            raise TypeError(f"{name} must hold PrivacyStep records, got {step!r}")
+    return steps
+
+
+def _check_details(details, name):
+    """The learner's extras as a read-only mapping that repeats no field of the receipt."""
+    if not isinstance(details, Mapping):
+        raise TypeError(f"{name} must be a mapping, got {details!r}")
+    clash = sorted(set(details) & {f.name for f in fields(PrivacyReceipt)})
+    if clash:
+        raise ValueError(f"{name} must not repeat a field of the receipt, got key(s) {clash}")
+    return _ReadOnlyDict(details)
+
+
+# The rules of the two records. A receipt is a frozen record whose fields are also *converted* (floats, a tuple
+# of steps, read-only details), so its __post_init__ applies them on every construction, nested or not (unlike
+# check_fields, which skips a record built inside a checked routine): a learner's receipt is frozen the same way.
+_TEXT = Check(_check_text, invalid=[(None, "None"), (1, "1")])
+_EPSILON = Check(_check_guarantee_epsilon, invalid=[(-1, "-1"), (math.nan, "nan"), ("1", "'1'"), (True, "True"),
+                                                    (None, "None")])
+_DELTA = Check(_check_guarantee_delta, invalid=[(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan"),
+                                                ("1", "'1'"), (True, "True"), (None, "None")])
+
+
+def _apply_constraints(record):
+    for name, constraint in type(record)._parameter_constraints.items():
+        object.__setattr__(record, name, constraint.validate(getattr(record, name), name))
+
+
 @dataclass(frozen=True)
 class PrivacyStep:
-    """One step of a fit that reads data: what it releases, which rows, and its own (ε, δ)."""
+    """One step of a fit that reads data: what it releases, which rows, and its own (ε, δ).
+
+    Examples
+    --------
+    >>> PrivacyStep(name="selection", rows="m rows", epsilon=1, delta=0.0)
+    PrivacyStep(name='selection', rows='m rows', epsilon=1.0, delta=0.0)
+    """
 
     name: str
     rows: str
     epsilon: float
     delta: float = 0.0
 
+    _parameter_constraints = {"name": _TEXT, "rows": _TEXT, "epsilon": _EPSILON, "delta": _DELTA}
+
     def __post_init__(self):
-        _check_text(self.name, "name")
-        _check_text(self.rows, "rows")
-        epsilon, delta = _check_guarantee(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
+        _apply_constraints(self)
 
 
 @dataclass(frozen=True)
@@ -105,6 +151,12 @@ class PrivacyReceipt(Mapping):
         The steps that read data (may be empty).
     details : mapping
         Learner-specific extras, read as further keys of the mapping view.
+
+    Examples
+    --------
+    >>> receipt = PrivacyReceipt(epsilon=1.0, delta=1e-5, accountant="zcdp", theorem="Theorem X.Y")
+    >>> receipt["epsilon"], receipt.delta, receipt.is_private
+    (1.0, 1e-05, True)
     """
 
     epsilon: float
@@ -115,23 +167,14 @@ class PrivacyReceipt(Mapping):
     steps: tuple = ()
     details: Mapping = field(default_factory=dict, hash=False)
 
+    _parameter_constraints = {
+        "epsilon": _EPSILON, "delta": _DELTA, "accountant": _TEXT, "theorem": _TEXT, "why": _TEXT,
+        "steps": Check(_check_steps, invalid=[(None, "None"), ([1], "[1]")]),
+        "details": Check(_check_details, invalid=[(None, "None"), ({"epsilon": 1.0}, "{'epsilon': 1.0}")]),
+    }
+
     def __post_init__(self):
-        epsilon, delta = _check_guarantee(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
-        for name in ("accountant", "theorem", "why"):
-            _check_text(getattr(self, name), name)
-        steps = tuple(self.steps)
-        for step in steps:
-            if not isinstance(step, PrivacyStep):
-                raise TypeError(f"steps must hold PrivacyStep records, got {step!r}")
-        object.__setattr__(self, "steps", steps)
-        if not isinstance(self.details, Mapping):
-            raise TypeError(f"details must be a mapping, got {self.details!r}")
-        clash = sorted(set(self.details) & {f.name for f in fields(self)})
-        if clash:
-            raise ValueError(f"details must not repeat a field of the receipt, got key(s) {clash}")
-        object.__setattr__(self, "details", _ReadOnlyDict(self.details))
+        _apply_constraints(self)
 
     @property
     def is_private(self):
@@ -165,7 +208,8 @@ class PrivacyClaim:
     - ``epsilon``, ``delta``: the guarantee, each as the name of the parameter that holds it
       (``"epsilon"``) or as a number (``delta=0.0`` for pure DP), or a short formula in words
       (``"k·epsilon"``);
-    - ``model``: "central", "local" (each report is ε-LDP) or "zcdp" (ρ-zCDP, ``epsilon`` names ρ).
+    - ``model``: "central", "local" (each report is ε-private on its own: local DP) or "zcdp"
+      (ρ-zero-concentrated DP, ``epsilon`` names ρ).
 
     The audit registry (:mod:`dpteach.registry`) and the audit report read the declared claims: a
     routine that declares one is a release whose privacy must be audited or excused.

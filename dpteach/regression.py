@@ -13,8 +13,9 @@ Read top to bottom, the module follows the chapter:
   event E (by default calibrated so that it *is* private on E), and :func:`dp_gradient_descent_ols`, a rigorous
   alternative (noisy gradient descent with clipped per-example gradients).
 
-The non-private baselines (split IHT, the LASSO by ISTA, OLS) are in
-:mod:`dpteach.regression_baselines`; Peeling and its accountant are in
+The steps Algorithm 5.4 shares with its non-private twin (truncation, the block split, one gradient
+step) are in :mod:`dpteach.regression_steps`; the non-private baselines (split IHT, the LASSO by ISTA,
+OLS) are in :mod:`dpteach.regression_baselines`; Peeling and its accountant are in
 :mod:`dpteach.peeling` (their one home).
 
 Neighbouring datasets differ in one replaced record (x_i, y_i). Covariates are
@@ -31,11 +32,13 @@ import numpy as np
 from . import composition
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt
-from ._constraints import Delta, Epsilon, Integral, Interval, POSITIVE, POSITIVE_INT, Real, validate_params
-from ._validation import (as_rng, check_choice, check_delta, check_epsilon, check_finite_array, check_int,
-                          check_positive, check_same_length, check_work)
+from ._constraints import (Array, Check, Delta, Epsilon, Integral, Interval, Options, OrNone, POSITIVE, POSITIVE_INT,
+                           Real, fit_context, validate_params)
+from ._validation import check_finite_array, check_int, check_positive, check_same_length, check_work
 from .mechanisms import gaussian_sigma
-from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale_prechecked
+from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale
+from .privacy import privacy_claim
+from .regression_steps import FLAG, block_indices, check_design, gradient_step, truncate
 
 __all__ = [
     "default_truncation",
@@ -50,19 +53,16 @@ __all__ = [
 ]
 
 
-# --- shared checks --------------------------------------------------------------------------
-
-def check_design(X, y):
-    """Validated (X, y) of a regression: a finite 2-D design and a finite response of the same length (shared with the baselines)."""
-    X = check_finite_array(X, "X", ndim=2)
-    y = check_finite_array(y, "y", ndim=1)
-    check_same_length(X, y, "X", "y")
-    return X, y
+def _check_condition_bound(condition_bound, name="condition_bound"):
+    condition_bound = check_positive(condition_bound, name)
+    if condition_bound < 1.0:
+        raise ValueError(f"{name} must be >= 1 (Λ with 1/Λ < λ_min(Σ_X)), got {condition_bound!r}")
+    return condition_bound
 
 
-def _truncate(y, truncation):
-    """f_T(y): coordinatewise projection onto [−T, T] (the paper's f_T)."""
-    return np.clip(y, -truncation, truncation)
+#: Λ >= 1 of the event E(Λ, c_x, T) on which noisy OLS is private.
+CONDITION_BOUND = Check(_check_condition_bound, invalid=[(0.5, "0.5"), (0, "0"), ("1", "'1'"), (True, "True")],
+                        convert_nested=float)
 
 
 @validate_params({"n_samples": Interval(Integral, 2, None, closed="left"), "noise_std": POSITIVE,
@@ -84,6 +84,11 @@ def default_truncation(n_samples, noise_std=1.0, signal_norm=1.0):
     -------
     float
         T > 0.
+
+    Examples
+    --------
+    >>> round(default_truncation(n_samples=40), 4)
+    3.8413
     """
     return math.sqrt(noise_std ** 2 + signal_norm ** 2) * math.sqrt(2 * math.log(n_samples))
 
@@ -110,22 +115,17 @@ def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
     -------
     float
         λ > 0.
+
+    Examples
+    --------
+    >>> dp_lasso_sensitivity(block_size=10, truncation=2.0)
+    0.8
     """
-    return _sensitivity(block_size, truncation, step_size, x_bound)
-
-
-def _sensitivity(block_size, truncation, step_size, x_bound):
     return 4 * step_size * x_bound * truncation / block_size
 
 
-def gradient_step(X, y, beta, step_size, truncation, clip_residual):
-    """v = β − (η/m) Xᵀ r with r = x'β − f_T(y), clipped to [−2T, 2T] if asked. O(m·d)."""
-    residual = X @ beta - _truncate(y, truncation)
-    if clip_residual:
-        residual = np.clip(residual, -2 * truncation, 2 * truncation)
-    return beta - (step_size / X.shape[0]) * (X.T @ residual)
-
-
+@validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "beta": Array(ndim=1), "step_size": POSITIVE,
+                  "truncation": POSITIVE, "clip_residual": FLAG})
 def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     """Line 5 of Algorithm 5.4 on one block: v = β − (η/m)·Xᵀ Π_{[−2T,2T]}(Xβ − f_T(y)).
 
@@ -155,29 +155,21 @@ def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     ------
     TypeError, ValueError
         For non-finite or mis-shaped arrays, or η, T out of range.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    >>> lasso_gradient_step(X, np.array([0.5, 1.5, -0.2]), beta=np.zeros(2), step_size=1.0, truncation=2.0).round(4)
+    array([0.7333, 0.2667])
     """
-    X, y = check_design(X, y)
-    beta = check_finite_array(beta, "beta", shape=(X.shape[1],))
-    step_size = check_positive(step_size, "step_size")
-    truncation = check_positive(truncation, "truncation")
-    if not isinstance(clip_residual, (bool, np.bool_)):
-        raise TypeError(f"clip_residual must be True or False, got {clip_residual!r}")
-    return gradient_step(X, y, beta, step_size, truncation, bool(clip_residual))
-
-
-def block_indices(n_samples, n_blocks, rng):
-    """A uniformly random split into N₀ disjoint blocks of m = ⌊n/N₀⌋ indices (line 2).
-
-    Drawn independently of the data, so a replaced record lands in the same
-    block in both runs (what parallel composition needs). Left-over rows are dropped.
-    """
-    block_size = n_samples // n_blocks
-    permutation = rng.permutation(n_samples)
-    return permutation[:block_size * n_blocks].reshape(n_blocks, block_size)
+    check_same_length(X, y, "X", "y")
+    beta = check_finite_array(beta, "beta", shape=(X.shape[1],))  # relates beta to X
+    return gradient_step(X, y, beta, step_size, truncation, clip_residual)
 
 
 # --- Algorithm 5.4: the private LASSO ------------------------------------------------------------
 
+@privacy_claim(theorem="thm-dp-lasso-privacy", epsilon="peeling_epsilon(sparsity, epsilon, delta)", delta="delta")
 class DPLasso(Estimator):
     """The private LASSO of Cai, Wang & Zhang (Algorithm 5.4; the paper's Algorithm 4).
 
@@ -236,10 +228,23 @@ class DPLasso(Estimator):
     privacy_ : PrivacyReceipt, (ε', δ) with ε' = ``epsilon_certified_``
 
     Cost: O(n·d) for the whole fit (each record is used once) plus O(N₀·ŝ·d) for Peeling.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(1).choice([-1.0, 1.0], size=(40, 6))
+    >>> y = X[:, 0] - 0.5 * X[:, 1]
+    >>> model = DPLasso(epsilon=1.0, delta=1e-5, sparsity=2, random_state=0).fit(X, y)
+    >>> int(np.count_nonzero(model.coef_)), model.n_iter_
+    (2, 4)
     """
 
     _fitted_attribute = "coef_"
     _estimator_type = "regressor"
+    # sparsity <= d and n_iterations <= n need the data: fit checks them.
+    _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "sparsity": POSITIVE_INT,
+                              "step_size": POSITIVE, "truncation": OrNone(POSITIVE), "n_iterations": OrNone(POSITIVE_INT),
+                              "random_state": "random_state", "clip_residual": FLAG,
+                              "calibrate": Options(("paper", "accountant")), "x_bound": POSITIVE}
 
     def __init__(self, epsilon, delta, sparsity, step_size=1.0, truncation=None, n_iterations=None,
                  random_state=None, clip_residual=True, calibrate="paper", x_bound=1.0):
@@ -254,21 +259,7 @@ class DPLasso(Estimator):
         self.calibrate = calibrate
         self.x_bound = x_bound
 
-    def _validated_parameters(self, n_samples, n_features):
-        epsilon = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta, allow_zero=False)
-        sparsity = check_int(self.sparsity, "sparsity", minimum=1, maximum=n_features)
-        step_size = check_positive(self.step_size, "step_size")
-        truncation = (default_truncation(max(n_samples, 2)) if self.truncation is None
-                      else check_positive(self.truncation, "truncation"))
-        n_blocks = (max(1, math.ceil(math.log(n_samples))) if self.n_iterations is None
-                    else check_int(self.n_iterations, "n_iterations", minimum=1, maximum=n_samples))
-        if not isinstance(self.clip_residual, (bool, np.bool_)):
-            raise TypeError(f"clip_residual must be True or False, got {self.clip_residual!r}")
-        check_choice(self.calibrate, "calibrate", ("paper", "accountant"))
-        x_bound = check_positive(self.x_bound, "x_bound")
-        return epsilon, delta, sparsity, step_size, truncation, n_blocks, x_bound
-
+    @fit_context({"X": Array(ndim=2), "y": Array(ndim=1)})
     def fit(self, X, y):
         """Run Algorithm 5.4 on (X, y) and return ``self``.
 
@@ -278,14 +269,19 @@ class DPLasso(Estimator):
             For NaN/inf or mis-shaped X, y of the wrong length, ŝ < 1 or ŝ > d,
             ε <= 0, δ not in (0, 1), N₀ > n, and other out-of-range parameters.
         """
-        X, y = check_design(X, y)
-        (epsilon, delta, sparsity, step_size, truncation, n_blocks,
-         x_bound) = self._validated_parameters(*X.shape)
-        rng = as_rng(self.random_state, "random_state")
+        check_same_length(X, y, "X", "y")
+        n_samples, n_features = X.shape
+        epsilon, delta, step_size, x_bound = float(self.epsilon), float(self.delta), float(self.step_size), float(
+            self.x_bound)
+        sparsity = check_int(self.sparsity, "sparsity", minimum=1, maximum=n_features)  # needs d
+        truncation = default_truncation(max(n_samples, 2)) if self.truncation is None else float(self.truncation)
+        n_blocks = (max(1, math.ceil(math.log(n_samples))) if self.n_iterations is None
+                    else check_int(self.n_iterations, "n_iterations", minimum=1, maximum=n_samples))  # needs n
+        rng = np.random.default_rng(self.random_state)
         blocks = block_indices(X.shape[0], n_blocks, rng)
         block_size = blocks.shape[1]
-        sensitivity = _sensitivity(block_size, truncation, step_size, x_bound)
-        scale = peeling_noise_scale_prechecked(sparsity, epsilon, delta, sensitivity, self.calibrate)
+        sensitivity = dp_lasso_sensitivity(block_size, truncation, step_size, x_bound)
+        scale = peeling_noise_scale(sparsity, epsilon, delta, sensitivity, self.calibrate)
         beta = np.zeros(X.shape[1])
         supports = []
         for rows in blocks:
@@ -333,7 +329,11 @@ class DPLasso(Estimator):
 
 # --- the classical setting: noisy OLS (Theorem 5.10) and DP gradient descent ---------------------------
 
-@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "truncation": POSITIVE})
+#: Λ and c_x of the event E(Λ, c_x, T), as noisy OLS declares them.
+EVENT = {"condition_bound": CONDITION_BOUND, "x_bound": POSITIVE}
+
+
+@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "truncation": POSITIVE, **EVENT})
 def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0, x_bound=1.0):
     """Δ₂ = 8Λc_x√d·T/n, the ℓ₂ sensitivity of OLS on f_T(y) on the event E(Λ, c_x, T) (Theorem 5.10's proof).
 
@@ -353,25 +353,18 @@ def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0
     Returns
     -------
     float. Cost O(1).
+
+    Examples
+    --------
+    >>> round(noisy_ols_sensitivity(n_samples=40, n_features=6, truncation=2.0), 4)
+    0.9798
     """
-    condition_bound = _check_condition_bound(condition_bound)
-    x_bound = check_positive(x_bound, "x_bound")
-    return _ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound)
-
-
-def _check_condition_bound(condition_bound):
-    condition_bound = check_positive(condition_bound, "condition_bound")
-    if condition_bound < 1.0:
-        raise ValueError(f"condition_bound must be >= 1 (Λ with 1/Λ < λ_min(Σ_X)), got {condition_bound!r}")
-    return condition_bound
-
-
-def _ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound):
     return 8.0 * condition_bound * x_bound * math.sqrt(n_features) * truncation / n_samples
 
 
 @validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
-                  "delta": Delta(allow_zero=False), "truncation": POSITIVE})
+                  "delta": Delta(allow_zero=False), "truncation": POSITIVE, "noise_multiplier": OrNone(POSITIVE),
+                  **EVENT})
 def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier=None,
                         condition_bound=1.0, x_bound=1.0):
     """Per-coordinate standard deviation σ_W of W in noisy OLS.
@@ -402,17 +395,27 @@ def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> round(noisy_ols_noise_std(n_samples=40, n_features=6, epsilon=1.0, delta=1e-5, truncation=2.0), 4)
+    3.6553
     """
     if noise_multiplier is None:
-        condition_bound = _check_condition_bound(condition_bound)
-        x_bound = check_positive(x_bound, "x_bound")
-        return gaussian_sigma(_ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound),
+        return gaussian_sigma(noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound, x_bound),
                               epsilon, delta)
-    noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
     return math.sqrt(noise_multiplier * n_features * truncation ** 2 * math.log(1.25 / delta)) / (
         n_samples * epsilon)
 
 
+#: The parameters of noisy OLS (:func:`noisy_ols` and the audits' releases).
+NOISY_OLS = {"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+             "truncation": POSITIVE, "rng": "random_state", "noise_multiplier": OrNone(POSITIVE), **EVENT}
+
+
+@privacy_claim(theorem="thm-noisy-ols", epsilon="epsilon, on the event E(condition_bound, x_bound, truncation) only",
+               delta="delta")
+@validate_params(NOISY_OLS)
 def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None, condition_bound=1.0,
               x_bound=1.0):
     """Noisy OLS, the estimator of Theorem 5.10 (the paper's Theorem 19): β̂(X̄, f_T(y)) + W; (ε, δ)-DP on an event.
@@ -454,26 +457,32 @@ def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None,
     ------
     TypeError, ValueError
         For bad arrays or parameters, n < d, or a singular X̄ᵀX̄.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(1).choice([-1.0, 1.0], size=(40, 6))
+    >>> noisy_ols(X, X[:, 0], epsilon=1.0, delta=1e-5, truncation=2.0, rng=0).shape
+    (6,)
     """
     return _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound,
                                x_bound, None)
 
 
+@validate_params({**NOISY_OLS, "size": OrNone(POSITIVE_INT)})
 def _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound, x_bound, size):
     """``size`` independent releases of :func:`noisy_ols` (None: one), the same code path (for audits)."""
-    X, y = check_design(X, y)
+    check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
     if n_samples < n_features:
         raise ValueError(f"X must have at least as many rows as columns (n >= d) for OLS, got n={n_samples}, "
                          f"d={n_features}")
     std = noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier,
                               condition_bound, x_bound)
-    rng = as_rng(rng)
-    X = np.clip(X, -check_positive(x_bound, "x_bound"), x_bound)
+    X = np.clip(X, -x_bound, x_bound)
     gram = X.T @ X
     if np.linalg.matrix_rank(gram) < n_features:
         raise ValueError("X must have full column rank (X'X invertible) for OLS, got a singular X'X")
-    beta = np.linalg.solve(gram, X.T @ _truncate(y, truncation))
+    beta = np.linalg.solve(gram, X.T @ truncate(y, truncation))
     return beta + rng.normal(0.0, std, size=n_features if size is None else (size, n_features))
 
 
@@ -487,14 +496,15 @@ def _noisy_ols_paper_variance_broken(X, y, epsilon, delta, truncation, rng=None,
 
 
 def _dp_gd_iterations(n_samples, n_iterations):
-    """K = ⌈ln n⌉ by default (the paper's N₀ ≍ log n), else the checked ``n_iterations``."""
+    """K = ⌈ln n⌉ by default (the paper's N₀ ≍ log n), else the (declared and checked) ``n_iterations``."""
     if n_iterations is None:
         return max(1, math.ceil(math.log(n_samples)))
-    return check_int(n_iterations, "n_iterations", minimum=1)
+    return n_iterations
 
 
 @validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
-                  "delta": Delta(allow_zero=False), "truncation": POSITIVE})
+                  "delta": Delta(allow_zero=False), "truncation": POSITIVE, "n_iterations": OrNone(POSITIVE_INT),
+                  "x_bound": POSITIVE, "accountant": Options(("gaussian", "advanced"))})
 def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations=None, x_bound=1.0,
                               accountant="gaussian"):
     """Per-step noise σ_GD of Algorithm 5.11: the analytic Gaussian σ for sensitivity Δ₂·√K at (ε, δ).
@@ -528,10 +538,14 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> round(dp_gradient_descent_sigma(n_samples=40, n_features=6, epsilon=1.0, delta=1e-5, truncation=2.0,
+    ...                                 n_iterations=3), 4)
+    3.1655
     """
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
-    x_bound = check_positive(x_bound, "x_bound")
-    check_choice(accountant, "accountant", ("gaussian", "advanced"))
     sensitivity = 4 * x_bound * math.sqrt(n_features) * truncation / n_samples
     if accountant == "advanced":
         epsilon_step = composition.advanced_composition_epsilon_per_step(epsilon, n_iterations, delta / 2)
@@ -539,6 +553,10 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     return gaussian_sigma(sensitivity * math.sqrt(n_iterations), epsilon, delta)
 
 
+@privacy_claim(theorem="alg-dp-gd-ols", epsilon="epsilon", delta="delta")
+@validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "truncation": POSITIVE, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
+                  "rng": "random_state", "x_bound": POSITIVE})
 def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None, step_size=1.0, rng=None,
                             x_bound=1.0):
     """Noisy gradient descent for least squares with clipped residuals: rigorously (ε, δ)-DP (Algorithm 5.11).
@@ -575,16 +593,20 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     ------
     TypeError, ValueError
         For bad arrays or parameters.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(1).choice([-1.0, 1.0], size=(40, 6))
+    >>> dp_gradient_descent_ols(X, X[:, 0], epsilon=1.0, delta=1e-5, truncation=2.0, n_iterations=3, rng=0).shape
+    (6,)
     """
-    X, y = check_design(X, y)
+    check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
     check_work(("n_iterations", n_iterations), ("n", n_samples), ("d", n_features))  # a full gradient per step
     sigma = dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations, x_bound)
-    step_size = check_positive(step_size, "step_size")
-    rng = as_rng(rng)
     X = np.clip(X, -x_bound, x_bound)
-    target = _truncate(y, truncation)
+    target = truncate(y, truncation)
     beta = np.zeros(n_features)
     for _ in range(n_iterations):
         residual = np.clip(X @ beta - target, -2 * truncation, 2 * truncation)

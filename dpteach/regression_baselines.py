@@ -14,12 +14,18 @@ import math
 
 import numpy as np
 
-from ._validation import as_rng, check_finite_array, check_int, check_positive, check_second_moments, check_work
-from .regression import block_indices, check_design, gradient_step, default_truncation
+from ._constraints import Array, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._validation import check_int, check_same_length, check_second_moments, check_work
+from .regression import default_truncation
+from .regression_steps import FLAG, block_indices, gradient_step
+
+#: The design (X, y) of a regression, each array alone (fit checks that their lengths agree).
+DESIGN = {"X": Array(ndim=2), "y": Array(ndim=1)}
 
 __all__ = ["hard_threshold", "split_iht", "lasso_ista", "ols"]
 
 
+@validate_params({"v": Array(ndim=1), "s": POSITIVE_INT})
 def hard_threshold(v, s):
     """P_S(v) with S the s largest |v_j| (ties broken by index): Peeling's noiseless limit.
 
@@ -31,19 +37,21 @@ def hard_threshold(v, s):
     Returns
     -------
     ndarray, shape (d,), exactly the s largest-magnitude entries kept. Cost O(d).
+
+    Examples
+    --------
+    >>> hard_threshold(np.array([0.5, 1.5, -0.2, 0.9]), s=2).tolist()
+    [0.0, 1.5, 0.0, 0.9]
     """
-    v = check_finite_array(v, "v", ndim=1)
-    s = check_int(s, "s", minimum=1, maximum=v.size)
-    return _hard_threshold(v, s)
-
-
-def _hard_threshold(v, s):
+    s = check_int(s, "s", minimum=1, maximum=v.size)  # s <= d relates s to v
     keep = np.argsort(-np.abs(v), kind="stable")[:s]
     out = np.zeros_like(v)
     out[keep] = v[keep]
     return out
 
 
+@validate_params({**DESIGN, "sparsity": POSITIVE_INT, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
+                  "truncation": OrNone(POSITIVE), "rng": "random_state", "clip_residual": FLAG})
 def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None, rng=None,
               clip_residual=True):
     """Algorithm 5.4 without privacy: the same split gradient steps, exact top-ŝ thresholding.
@@ -66,25 +74,28 @@ def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None,
     Returns
     -------
     ndarray, shape (d,), at most ŝ nonzeros. Cost O(n·d). Not private.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(1).choice([-1.0, 1.0], size=(40, 6))
+    >>> split_iht(X, X[:, 0] - 0.5 * X[:, 1], sparsity=2, rng=0).round(2).tolist()
+    [1.0, -0.5, 0.0, 0.0, 0.0, 0.0]
     """
-    X, y = check_design(X, y)
+    check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
-    sparsity = check_int(sparsity, "sparsity", minimum=1, maximum=n_features)
+    sparsity = check_int(sparsity, "sparsity", minimum=1, maximum=n_features)  # needs d
     n_blocks = (max(1, math.ceil(math.log(n_samples))) if n_iterations is None
-                else check_int(n_iterations, "n_iterations", minimum=1, maximum=n_samples))
-    step_size = check_positive(step_size, "step_size")
-    truncation = (default_truncation(max(n_samples, 2)) if truncation is None
-                  else check_positive(truncation, "truncation"))
-    if not isinstance(clip_residual, (bool, np.bool_)):
-        raise TypeError(f"clip_residual must be True or False, got {clip_residual!r}")
-    blocks = block_indices(n_samples, n_blocks, as_rng(rng))
+                else check_int(n_iterations, "n_iterations", minimum=1, maximum=n_samples))  # needs n
+    truncation = default_truncation(max(n_samples, 2)) if truncation is None else truncation
+    blocks = block_indices(n_samples, n_blocks, rng)
     beta = np.zeros(n_features)
     for rows in blocks:
-        beta = _hard_threshold(gradient_step(X[rows], y[rows], beta, step_size, truncation,
-                                              bool(clip_residual)), sparsity)
+        beta = hard_threshold(gradient_step(X[rows], y[rows], beta, step_size, truncation, bool(clip_residual)),
+                              sparsity)
     return beta
 
 
+@validate_params({**DESIGN, "penalty": OrNone(POSITIVE), "n_iterations": POSITIVE_INT})
 def lasso_ista(X, y, penalty=None, n_iterations=300):
     """The LASSO argmin (1/2n)‖y − Xβ‖² + λ_reg‖β‖₁ by ISTA (proximal gradient), on the full sample.
 
@@ -103,12 +114,17 @@ def lasso_ista(X, y, penalty=None, n_iterations=300):
     Returns
     -------
     ndarray, shape (d,). Cost O(n·d² + K·d²). Not private.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(1).choice([-1.0, 1.0], size=(40, 6))
+    >>> (lasso_ista(X, X[:, 0] - 0.5 * X[:, 1], n_iterations=5).round(2) + 0.0).tolist()  # + 0.0: no -0.0
+    [0.82, -0.32, 0.0, 0.0, 0.0, 0.0]
     """
-    X, y = check_design(X, y)
+    check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
-    penalty = (0.5 * math.sqrt(2 * math.log(max(n_features, 2)) / n_samples) if penalty is None
-               else check_positive(penalty, "penalty"))
-    n_iterations = check_int(n_iterations, "n_iterations", minimum=1)
+    if penalty is None:
+        penalty = 0.5 * math.sqrt(2 * math.log(max(n_features, 2)) / n_samples)
     check_work(("n_iterations", n_iterations), ("d^2", n_features ** 2))  # a d×d Gram product per step
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, by name
         gram = X.T @ X / n_samples
@@ -124,6 +140,7 @@ def lasso_ista(X, y, penalty=None, n_iterations=300):
     return beta
 
 
+@validate_params(DESIGN)
 def ols(X, y):
     """Ordinary least squares (XᵀX)⁻¹Xᵀy by ``numpy.linalg.lstsq`` (minimum-norm if rank-deficient).
 
@@ -135,6 +152,12 @@ def ols(X, y):
     Returns
     -------
     ndarray, shape (d,). Cost O(n·d²). Not private.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> ols(X, np.array([1.0, 2.0, 3.0])).round(4).tolist()
+    [1.0, 2.0]
     """
-    X, y = check_design(X, y)
+    check_same_length(X, y, "X", "y")
     return np.linalg.lstsq(X, y, rcond=None)[0]

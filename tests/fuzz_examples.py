@@ -403,8 +403,8 @@ add(F + "roc_curve", dict(in_scores=SCORES, out_scores=SCORES - 0.5), arrays={"i
 add(F + "auc", dict(in_scores=SCORES, out_scores=SCORES - 0.5), arrays={"in_scores": 1, "out_scores": 1})
 add(F + "calibrate_threshold", dict(out_scores=SCORES, fpr=0.25), arrays={"out_scores": 1})
 add(F + "dp_roc_envelope", dict(fpr=np.array([0.0, 0.1, 1.0]), epsilon=1.0, delta=1e-5), arrays={"fpr": None})
-add(F + "fingerprinting_lemma_mc", dict(f=lambda x: x.mean(axis=1), n=3, n_draws=20, rng=0))
-add(F + "gaussian_fingerprinting_mc", dict(f=lambda x: x.mean(axis=1), n=3, mu=0.1, sigma=1.0, n_draws=20, rng=0))
+add("dpteach.fingerprinting_lemmas.fingerprinting_lemma_mc", dict(f=lambda x: x.mean(axis=1), n=3, n_draws=20, rng=0))
+add("dpteach.fingerprinting_lemmas.gaussian_fingerprinting_mc", dict(f=lambda x: x.mean(axis=1), n=3, mu=0.1, sigma=1.0, n_draws=20, rng=0))
 D = "dpteach.data.fingerprinting."
 add(D + "uniform_box_mean", dict(d=3, rng=0))
 add(D + "cosine_prior_mean", dict(d=3, rng=0))
@@ -678,10 +678,6 @@ add(X + "structured_noise_runs", dict(epsilons=[1.0], n_reps=1, n=400, d=2, eta=
 # --- chapter 9: DP-SGD logistic regression and the Table 1 runners --------------------------------
 LG = "dpteach.dp_logistic."
 _COEF = np.array([0.3, -0.2])
-add(LG + "logistic_loss", dict(X=X2, y=Y, coef=_COEF, intercept=0.1), arrays={"X": 2, "y": 1, "coef": 1})
-add(LG + "logistic_gradients", dict(X=X2, y=Y, coef=_COEF, intercept=0.1), arrays={"X": 2, "y": 1, "coef": 1})
-add(LG + "clip_gradients", dict(gradients=X2, clip_norm=1.0), arrays={"gradients": 2})
-add(LG + "gradient_sum_sensitivity", dict(clip_norm=1.0))
 add(LG + "dp_sgd_sigma", dict(clip_norm=1.0, n_epochs=2, epsilon=1.0, delta=1e-5, accountant="best"))
 add(LG + "dp_sgd_epsilon", dict(sigma=5.0, clip_norm=1.0, n_epochs=2, delta=1e-5, accountant="best"))
 add(LG + "noisy_clipped_gradient_sum", dict(X=X2, y=Y, coef=_COEF, intercept=0.1, clip_norm=1.0, sigma=1.0, rng=0,

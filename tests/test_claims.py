@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np  # noqa: F401  (used by the chapter sections below)
 import pytest
-from dpteach import dpsas_steps, hypotheses, peeling, randomizers, sq, sq_algorithms
+from dpteach import dpsas_steps, fingerprinting_lemmas, hypotheses, peeling, randomizers, sq, sq_algorithms
 from dpteach.experiments import production_laws, table1_tables
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -802,7 +802,7 @@ def test_ch04_private_mean_trades_accuracy_for_correlation_in_lemma_4_7():
         for epsilon in (0.05, 20.0):
             noise = np.random.default_rng(seed)
             f = lambda x, e=epsilon: np.clip(x.mean(axis=1) + noise.laplace(0, 2 / (5 * e), len(x)), -1, 1)  # noqa
-            results[epsilon] = fp.fingerprinting_lemma_mc(f, 5, 10_000, rng=seed)
+            results[epsilon] = fingerprinting_lemmas.fingerprinting_lemma_mc(f, 5, 10_000, rng=seed)
         small, large = results[0.05], results[20.0]
         assert small["accuracy"] > 4 * (small["correlation"] + 4 * small["correlation_se"])
         assert abs(large["correlation"] - 2 / 3) < 0.06 and large["correlation"] > large["accuracy"]

@@ -8,6 +8,7 @@ from scipy import integrate, stats
 
 from dpteach import audit, composition, dp_erm, mechanisms
 from dpteach import dp_logistic as L
+from dpteach import logistic_loss as LL
 from dpteach._estimator import NotFittedError
 from dpteach.data import gaussian_halfspace_data, rcn_halfspace_error
 
@@ -18,14 +19,14 @@ def test_gradients_match_finite_differences_of_the_loss():
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((40, 3)), np.where(rng.random(40) < 0.5, -1.0, 1.0)
     w, b = rng.standard_normal(3), 0.3
-    mean_gradient = L.logistic_gradients(X, y, w, b).mean(axis=0)
+    mean_gradient = LL.logistic_gradients(X, y, w, b).mean(axis=0)
     h = 1e-6
     numeric = []
     for k in range(4):
         shift = np.zeros(4)
         shift[k] = h
-        plus = L.logistic_loss(X, y, w + shift[:3], b + shift[3])
-        minus = L.logistic_loss(X, y, w - shift[:3], b - shift[3])
+        plus = LL.logistic_loss(X, y, w + shift[:3], b + shift[3])
+        minus = LL.logistic_loss(X, y, w - shift[:3], b - shift[3])
         numeric.append((plus - minus) / (2 * h))
     # Central differences are accurate to O(h²)·third derivative ≈ 1e-12; 1e-7 leaves room for rounding.
     np.testing.assert_allclose(mean_gradient, numeric, atol=1e-7)
@@ -33,7 +34,7 @@ def test_gradients_match_finite_differences_of_the_loss():
 
 def test_loss_does_not_overflow_at_huge_margins():
     X = np.array([[1e6], [-1e6]])
-    assert L.logistic_loss(X, [1.0, 1.0], [1.0], 0.0) == pytest.approx(0.5e6)
+    assert LL.logistic_loss(X, [1.0, 1.0], [1.0], 0.0) == pytest.approx(0.5e6)
 
 
 def test_clipping_bounds_norms_and_keeps_directions():
@@ -41,7 +42,7 @@ def test_clipping_bounds_norms_and_keeps_directions():
     G = rng.standard_normal((500, 4)) * rng.exponential(2.0, (500, 1))
     G[0] = 0.0
     C = 1.5
-    clipped = L.clip_gradients(G, C)
+    clipped = LL.clip_gradients(G, C)
     norms, clipped_norms = np.linalg.norm(G, axis=1), np.linalg.norm(clipped, axis=1)
     assert np.all(clipped_norms <= C * (1 + 1e-12))
     short = norms <= C
@@ -57,21 +58,21 @@ def test_sum_sensitivity_is_two_c_and_attained():
     C = 1.0
     X, y = rng.standard_normal((30, 3)) * 3, np.where(rng.random(30) < 0.5, -1.0, 1.0)
     w, b = rng.standard_normal(3), 0.1
-    base = L.clip_gradients(L.logistic_gradients(X, y, w, b), C).sum(axis=0)
+    base = LL.clip_gradients(LL.logistic_gradients(X, y, w, b), C).sum(axis=0)
     worst = 0.0
     for _ in range(300):
         X2, y2 = X.copy(), y.copy()
         X2[0] = rng.standard_normal(3) * rng.exponential(10.0)
         y2[0] = rng.choice([-1.0, 1.0])
-        other = L.clip_gradients(L.logistic_gradients(X2, y2, w, b), C).sum(axis=0)
+        other = LL.clip_gradients(LL.logistic_gradients(X2, y2, w, b), C).sum(axis=0)
         worst = max(worst, np.linalg.norm(other - base))
-    assert worst <= L.gradient_sum_sensitivity(C) * (1 + 1e-12)
+    assert worst <= LL.gradient_sum_sensitivity(C) * (1 + 1e-12)
     # At θ = 0 the gradient is −y·(x, 1)/2: flipping y at ‖(x, 1)‖ ≫ C moves the clipped sum by exactly 2C.
     Xf = np.zeros((2, 3))
     Xf[0, 0] = 50.0
     zero = np.zeros(3)
-    a = L.clip_gradients(L.logistic_gradients(Xf, [1.0, 1.0], zero, 0.0), C).sum(axis=0)
-    c = L.clip_gradients(L.logistic_gradients(Xf, [-1.0, 1.0], zero, 0.0), C).sum(axis=0)
+    a = LL.clip_gradients(LL.logistic_gradients(Xf, [1.0, 1.0], zero, 0.0), C).sum(axis=0)
+    c = LL.clip_gradients(LL.logistic_gradients(Xf, [-1.0, 1.0], zero, 0.0), C).sum(axis=0)
     assert np.linalg.norm(a - c) == pytest.approx(2 * C)
 
 
@@ -199,7 +200,7 @@ def test_noise_is_gaussian_with_sigma_and_a_30_percent_error_is_rejected():
     X, y = rng.standard_normal((20, 2)), np.ones(20)
     w = np.array([0.3, -0.2])
     sigma = 2.5
-    exact = L.clip_gradients(L.logistic_gradients(X, y, w, 0.0), 1.0).sum(axis=0)
+    exact = LL.clip_gradients(LL.logistic_gradients(X, y, w, 0.0), 1.0).sum(axis=0)
     draws = L.noisy_clipped_gradient_sum(X, y, w, 0.0, 1.0, sigma, rng=4, size=20_000)
     z = ((draws - exact) / sigma).ravel()
     assert stats.kstest(z, "norm").pvalue > 1e-6
@@ -301,19 +302,36 @@ def test_same_seed_same_result_and_not_fitted_error():
     assert "epsilon=1.0" in repr(a)
 
 
+def test_fit_releases_through_the_audited_step(monkeypatch):
+    # Issue 23: every step of fit is a call of the audited noisy_clipped_gradient_sum (not a copy of it), with the
+    # σ of the accountant and the clip norm C; one call per step.
+    calls = []
+    audited = L.noisy_clipped_gradient_sum
+
+    def counted(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
+        calls.append((len(X), clip_norm, sigma))
+        return audited(X, y, coef, intercept, clip_norm, sigma, rng, size)
+
+    monkeypatch.setattr(L, "noisy_clipped_gradient_sum", counted)
+    X, y, _ = gaussian_halfspace_data(200, 2, noise_rate=0.1, rng=8)
+    model = L.DPSGDLogisticRegression(1.0, 1e-5, n_epochs=2, batch_size=20, random_state=3).fit(X, y)
+    assert len(calls) == model.n_steps_ == 2 * (200 // 20)
+    assert set(calls) == {(20, model.clip_norm_, model.sigma_)}
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 X3, Y3 = np.ones((3, 2)), np.array([1.0, -1.0, 1.0])
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: L.logistic_loss(X3, [1, 0, 1], np.zeros(2)), "y"),
-    (lambda: L.logistic_loss(X3, Y3, np.zeros(3)), "coef"),
-    (lambda: L.logistic_gradients(X3, Y3, np.zeros(2), np.nan), "intercept"),
-    (lambda: L.logistic_gradients([[np.inf, 1]] * 3, Y3, np.zeros(2)), "X"),
-    (lambda: L.clip_gradients(X3, 0.0), "clip_norm"),
-    (lambda: L.clip_gradients(np.ones(3), 1.0), "gradients"),
-    (lambda: L.gradient_sum_sensitivity(-1), "clip_norm"),
+    (lambda: LL.logistic_loss(X3, [1, 0, 1], np.zeros(2)), "y"),
+    (lambda: LL.logistic_loss(X3, Y3, np.zeros(3)), "coef"),
+    (lambda: LL.logistic_gradients(X3, Y3, np.zeros(2), np.nan), "intercept"),
+    (lambda: LL.logistic_gradients([[np.inf, 1]] * 3, Y3, np.zeros(2)), "X"),
+    (lambda: LL.clip_gradients(X3, 0.0), "clip_norm"),
+    (lambda: LL.clip_gradients(np.ones(3), 1.0), "gradients"),
+    (lambda: LL.gradient_sum_sensitivity(-1), "clip_norm"),
     (lambda: L.dp_sgd_sigma(1.0, 0, 1.0, 1e-5), "n_epochs"),
     (lambda: L.dp_sgd_sigma(1.0, 1, 0.0, 1e-5), "epsilon"),
     (lambda: L.dp_sgd_sigma(1.0, 1, "1", 1e-5), "epsilon"),

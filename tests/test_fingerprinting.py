@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpteach import attack_targets, audit, bounds, data
+from dpteach import attack_targets, audit, bounds, data, fingerprinting_lemmas
 from dpteach import fingerprinting as fp
 from dpteach.experiments import fingerprinting as ex
 from dpteach.mechanisms import gaussian_sigma
@@ -320,10 +320,10 @@ def test_score_attack_power_follows_the_predicted_auc():
 
 def test_bernoulli_lemma_mean_gives_two_thirds_and_zero_gives_one():
     n, draws = 5, 400_000
-    res = fp.fingerprinting_lemma_mc(lambda x: x.mean(axis=1), n, draws, rng=9)
+    res = fingerprinting_lemmas.fingerprinting_lemma_mc(lambda x: x.mean(axis=1), n, draws, rng=9)
     # |f| <= 1, so E[corr²] <= E[(Σ(x_i − p))²] = n·E[1 − p²] = 2n/3: sd <= √(2n/3/draws) = 0.0029.
     assert res["correlation"] == pytest.approx(2 / 3, abs=6 * math.sqrt(2 * n / 3 / draws))
-    zero = fp.fingerprinting_lemma_mc(lambda x: np.zeros(len(x)), n, draws, rng=10)
+    zero = fingerprinting_lemmas.fingerprinting_lemma_mc(lambda x: np.zeros(len(x)), n, draws, rng=10)
     # total = 2|p| with E = 1, Var = 4/3 − 1 = 1/3
     assert zero["correlation"] == 0 and zero["total"] == pytest.approx(1.0, abs=6 * math.sqrt(1 / 3 / draws))
 
@@ -337,25 +337,25 @@ def test_bernoulli_lemma_mean_gives_two_thirds_and_zero_gives_one():
 @pytest.mark.parametrize("n", [1, 20])
 def test_bernoulli_lemma_lower_bound_holds(name, f, n):
     draws = 200_000
-    res = fp.fingerprinting_lemma_mc(f, n, draws, rng=11)
+    res = fingerprinting_lemmas.fingerprinting_lemma_mc(f, n, draws, rng=11)
     # |total| <= 2n + 4, a crude bound on the sd: (2n + 4)/√draws.
     assert res["total"] >= 2 / 3 - 6 * (2 * n + 4) / math.sqrt(draws), name
 
 
 def test_bernoulli_lemma_refuses_values_outside_the_unit_interval():
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
-        fp.fingerprinting_lemma_mc(lambda x: 2 * x.mean(axis=1) + 1.5, 3, 100)
+        fingerprinting_lemmas.fingerprinting_lemma_mc(lambda x: 2 * x.mean(axis=1) + 1.5, 3, 100)
 
 
 def test_gaussian_stein_identity():
     draws, sigma = 200_000, 1.5
-    res = fp.gaussian_fingerprinting_mc(lambda x: x.mean(axis=1), 4, 0.3, sigma, draws, rng=12)
+    res = fingerprinting_lemmas.gaussian_fingerprinting_mc(lambda x: x.mean(axis=1), 4, 0.3, sigma, draws, rng=12)
     # f = mean: g′ = 1; corr = x̄·S with Var = E[S⁴]/n² + ... = 2σ⁴ around mean σ² (μ-part adds μ²nσ²).
     sd = math.sqrt(2 * sigma ** 4 + 0.3 ** 2 * 4 * sigma ** 2) / math.sqrt(draws)
     assert res["stein"] == pytest.approx(sigma ** 2, rel=1e-9)  # common random numbers: exact
     assert res["correlation"] == pytest.approx(sigma ** 2, abs=6 * sd)
-    clipped = fp.gaussian_fingerprinting_mc(lambda x: np.clip(x.mean(axis=1), -0.5, 0.5), 4, 0.3, sigma, draws,
-                                            rng=13)
+    clipped = fingerprinting_lemmas.gaussian_fingerprinting_mc(lambda x: np.clip(x.mean(axis=1), -0.5, 0.5), 4, 0.3,
+                                                               sigma, draws, rng=13)
     # |f| <= 0.5: corr sd <= 0.5·σ√n/√draws; the difference quotient lies in [0, 1]: sd <= σ²/(2√draws).
     tol = 6 * (0.5 * sigma * 2 + sigma ** 2 / 2) / math.sqrt(draws)
     assert clipped["correlation"] == pytest.approx(clipped["stein"], abs=tol)
@@ -457,10 +457,10 @@ def test_runners_return_the_documented_shapes():
     (lambda: fp.membership_scores(None, attack_targets.exact_mean, fp.score_statistic, 3, 2), TypeError, "sample"),
     (lambda: fp.membership_scores(data.gaussian_records, attack_targets.exact_mean, fp.score_statistic, 0, 2),
      ValueError, "n must"),
-    (lambda: fp.fingerprinting_lemma_mc(np.mean, 0, 10), ValueError, "n must"),
-    (lambda: fp.fingerprinting_lemma_mc(np.mean, 3, 1), ValueError, "n_draws"),
-    (lambda: fp.fingerprinting_lemma_mc("mean", 3, 10), TypeError, "f must"),
-    (lambda: fp.gaussian_fingerprinting_mc(np.mean, 3, np.nan, 1.0, 10), ValueError, "mu"),
+    (lambda: fingerprinting_lemmas.fingerprinting_lemma_mc(np.mean, 0, 10), ValueError, "n must"),
+    (lambda: fingerprinting_lemmas.fingerprinting_lemma_mc(np.mean, 3, 1), ValueError, "n_draws"),
+    (lambda: fingerprinting_lemmas.fingerprinting_lemma_mc("mean", 3, 10), TypeError, "f must"),
+    (lambda: fingerprinting_lemmas.gaussian_fingerprinting_mc(np.mean, 3, np.nan, 1.0, 10), ValueError, "mu"),
     (lambda: fp.printed_threshold_classical(0, 0.1), ValueError, "d must"),
     (lambda: fp.printed_threshold_sparse(3, 0.0), ValueError, "delta"),
     (lambda: attack_targets.noisy_mean(np.zeros((3, 2)), -1.0), ValueError, "noise_sd"),

@@ -222,7 +222,6 @@ CHECKED_IN_BODY = {
     "dpteach.hermite.hermite_feature_sum": {"weights", "radius", "chunk_size"},
     "dpteach.hermite.iter_hermite_features": {"chunk_size"},
     "dpteach.hermite.halfspace_hermite_coefficients": {"threshold", "degree"},
-    "dpteach.peeling.peel": {"s", "epsilon", "delta", "sensitivity", "rng", "size", "calibrate"},
     "dpteach.dpsas_steps.dpsas_noise_sigma": {"delta", "epsilon"},
     "dpteach.dpsas_steps.private_threshold": {"epsilon", "kappa", "rng"},
     "dpteach.dpsas_steps.ramp": {"b"}, "dpteach.dpsas_steps.ramp_derivative": {"b"},
@@ -230,9 +229,6 @@ CHECKED_IN_BODY = {
     "dpteach.dpsas_steps.step_size": {"step_size_scale", "tau"},
     "dpteach.local_to_sq.rejection_output_law": {"answers"},
     "dpteach.local_to_sq.worst_case_rejection_tv": {"randomizer", "reference", "value_probabilities", "values"},
-    "dpteach.regression.dp_gradient_descent_sigma": {"accountant", "n_iterations", "x_bound"},
-    "dpteach.regression.noisy_ols_noise_std": {"condition_bound", "noise_multiplier", "x_bound"},
-    "dpteach.regression.noisy_ols_sensitivity": {"condition_bound", "x_bound"},
 }
 
 

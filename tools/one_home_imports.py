@@ -70,8 +70,11 @@ MOVED = {
                                     "private_initial_direction", "private_threshold", "projected_gaussian_noise",
                                     "ramp", "ramp_derivative", "ramp_loss", "ramp_loss_gradient", "round_schedule",
                                     "step_size"], _DS),
-    "dpteach.fingerprinting": dict.fromkeys(["accuracy_noise_sd", "clipped_gaussian_mean", "exact_mean",
-                                             "noisy_mean", "noisy_ols", "ols_estimate"], _AT),
+    "dpteach.fingerprinting": {
+        **dict.fromkeys(["accuracy_noise_sd", "clipped_gaussian_mean", "exact_mean", "noisy_mean", "noisy_ols",
+                         "ols_estimate"], _AT),
+        **dict.fromkeys(["fingerprinting_lemma_mc", "gaussian_fingerprinting_mc"], "dpteach.fingerprinting_lemmas"),
+    },
     "dpteach.regression": dict.fromkeys(["peel", "peeling_epsilon", "peeling_noise_scale"], "dpteach.peeling"),
     "dpteach.logconcave": dict.fromkeys(["MARGINALS", "sample_marginal"], "dpteach.marginals"),
     "dpteach.experiments.table1": {
@@ -107,12 +110,12 @@ RENAMED = {
         '_clipped_features': ('dpteach.hermite', 'clip_features_prechecked'),
     },
     'dpteach.regression': {
-        '_block_indices': ('dpteach.regression', 'block_indices'),
-        '_check_design': ('dpteach.regression', 'check_design'),
-        '_gradient_step': ('dpteach.regression', 'gradient_step'),
+        '_block_indices': ('dpteach.regression_steps', 'block_indices'),
+        '_check_design': ('dpteach.regression_steps', 'check_design'),
+        '_gradient_step': ('dpteach.regression_steps', 'gradient_step'),
     },
     'dpteach.peeling': {
-        '_noise_scale': ('dpteach.peeling', 'peeling_noise_scale_prechecked'),
+        '_noise_scale': ('dpteach.peeling', 'peeling_noise_scale'),
         '_peel_rows': ('dpteach.peeling', 'peel_rows'),
         '_peel_forgotten_sqrt_s': ('dpteach.peeling', 'broken_peel_forgotten_sqrt_s'),
     },
@@ -161,6 +164,9 @@ RENAMED = {
         '_clip_rows': ('dpteach.attack_targets', 'clip_rows'),
         '_records': ('dpteach.attack_targets', 'check_records'),
         '_responses': ('dpteach.attack_targets', 'check_responses'),
+    },
+    'dpteach.experiments.production': {
+        '_seed': ('dpteach.experiments.production', 'diffprivlib_seed'),
     },
 }
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
-from .._validation import (check_epsilon, check_epsilon_array, check_int, check_positive, check_probability,
-                           scalar_or_array)
+import numpy as np
+
+from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Epsilon, OrNone, validate_params
+from .._validation import check_epsilon_array, scalar_or_array
 
 __all__ = [
     "laplace_expected_absolute_error",
@@ -14,6 +16,7 @@ __all__ = [
 ]
 
 
+@validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon()})
 def laplace_expected_absolute_error(sensitivity, epsilon):
     """E|Lap(Δ/ε)| = Δ/ε: the expected error of the Laplace mechanism (chapter 1, Theorem 1.7).
 
@@ -32,10 +35,16 @@ def laplace_expected_absolute_error(sensitivity, epsilon):
     ------
     ValueError, TypeError
         Δ or ε not a finite positive number.
+
+    Examples
+    --------
+    >>> laplace_expected_absolute_error(sensitivity=1.0, epsilon=1.0)
+    1.0
     """
-    return check_positive(sensitivity, "sensitivity") / check_epsilon(epsilon)
+    return sensitivity / epsilon
 
 
+@validate_params({"beta": OPEN_UNIT, "sensitivity": POSITIVE, "epsilon": Epsilon()})
 def laplace_tail_bound(sensitivity, epsilon, beta):
     """The t with Pr[|Lap(Δ/ε)| > t] = β, i.e. t = (Δ/ε) ln(1/β) (chapter 1, Theorem 1.7, accuracy part).
 
@@ -56,11 +65,23 @@ def laplace_tail_bound(sensitivity, epsilon, beta):
     ------
     ValueError, TypeError
         Δ, ε or β outside the ranges above.
+
+    Examples
+    --------
+    >>> round(laplace_tail_bound(sensitivity=1.0, epsilon=1.0, beta=0.05), 4)
+    2.9957
     """
-    beta = check_probability(beta, "beta")
     return laplace_expected_absolute_error(sensitivity, epsilon) * math.log(1 / beta)
 
 
+def _as_float_array(epsilon):
+    """ε as a float array (0-d for a scalar): :func:`check_epsilon_array`'s conversion, without its checks."""
+    return np.asarray(epsilon, dtype=float)
+
+
+@validate_params({"n_candidates": POSITIVE_INT, "sensitivity": POSITIVE, "t": OrNone(POSITIVE),
+                  "epsilon": Check(check_epsilon_array, array_ndim=None, convert_nested=_as_float_array,
+                                   invalid=Epsilon().invalid_values())})
 def exponential_mechanism_utility_bound(n_candidates, sensitivity, epsilon, t=None):
     """Utility of the exponential mechanism (chapter 1, Theorem 1.22; Dwork–Roth Thm 3.11).
 
@@ -88,10 +109,12 @@ def exponential_mechanism_utility_bound(n_candidates, sensitivity, epsilon, t=No
     ------
     ValueError, TypeError
         R < 1, Δ <= 0, t <= 0, or an ε outside (0, inf).
+
+    Examples
+    --------
+    >>> round(exponential_mechanism_utility_bound(n_candidates=10, sensitivity=1.0, epsilon=1.0), 4)
+    6.6052
     """
-    n_candidates = check_int(n_candidates, "n_candidates", minimum=1)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    slack = 1.0 if t is None else check_positive(t, "t")
-    epsilon = check_epsilon_array(epsilon)
+    slack = 1.0 if t is None else t
     value = 2 * sensitivity / epsilon * (math.log(n_candidates) + slack)
     return scalar_or_array(value)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (check_count_array, check_delta, check_epsilon_array, check_int, check_positive,
-                           check_positive_array, scalar_or_array)
+import math
+
+from .._constraints import Check, Delta, Integral, Interval, POSITIVE, POSITIVE_INT, validate_params
+from .._validation import check_count_array, check_epsilon_array, check_int, scalar_or_array
 
 __all__ = [
     "sparse_regression_upper_rate",
@@ -21,16 +23,29 @@ __all__ = [
 ]
 
 
-def _common(n, epsilon, delta, noise_std):
-    n = check_count_array(n, "n")
+def _check_n(n, name="n"):
+    """n (a scalar or an array, for plotting) as a float ndarray of counts >= 2 (the rates contain log n)."""
+    n = check_count_array(n, name)
     if np.any(n < 2):
-        raise ValueError(f"n must be >= 2 (the rates contain log n), got {n.min()!r}")
-    epsilon = check_epsilon_array(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    noise_std = check_positive(noise_std, "noise_std")
-    return n, epsilon, delta, noise_std
+        raise ValueError(f"{name} must be >= 2 (the rates contain log n), got {n.min()!r}")
+    return n
 
 
+def _as_float_array(value):
+    return np.asarray(value, dtype=float)
+
+
+#: The parameters every rate shares: n and ε are scalars or arrays (the x-axis of a figure), broadcast together.
+COMMON = {"n": Check(_check_n, invalid=[(1, "1"), (2.5, "2.5"), ("a", "'a'"), (True, "True")],
+                     convert_nested=_as_float_array, array_ndim=None),
+          "epsilon": Check(check_epsilon_array, invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf"), ("1", "'1'")],
+                           convert_nested=_as_float_array, array_ndim=None),
+          "delta": Delta(allow_zero=False), "noise_std": POSITIVE}
+#: d >= 2 (the sparse rates contain log d).
+D_SPARSE = Interval(Integral, 2, None, closed="left")
+
+
+@validate_params({**COMMON, "d": D_SPARSE, "s": POSITIVE_INT})
 def sparse_regression_upper_rate(n, d, s, epsilon, delta, noise_std=1.0):
     """Shape only: Theorem 5.7 (the paper's Theorem 17), the private LASSO's error bound.
 
@@ -48,30 +63,38 @@ def sparse_regression_upper_rate(n, d, s, epsilon, delta, noise_std=1.0):
     Returns
     -------
     float or ndarray (broadcast over n and ε)
+
+    Examples
+    --------
+    >>> round(sparse_regression_upper_rate(n=1000, d=10, s=2, epsilon=1.0, delta=1e-5), 4)
+    0.462
     """
-    n, epsilon, delta, noise_std = _common(n, epsilon, delta, noise_std)
-    d = check_int(d, "d", minimum=2)
-    s = check_int(s, "s", minimum=1, maximum=d)
+    s = check_int(s, "s", minimum=1, maximum=d)  # s <= d relates s to d
     statistical = np.sqrt(s * np.log(d) * np.log(n) / n)
     privacy = s * np.sqrt(np.log(1 / delta)) * np.log(d) * np.log(n) ** 1.5 / (n * epsilon)
     return scalar_or_array(noise_std * (statistical + privacy))
 
 
+@validate_params({**COMMON, "d": D_SPARSE, "s": POSITIVE_INT})
 def sparse_regression_lower_rate(n, d, s, epsilon, delta, noise_std=1.0):
     """Shape only: Theorem 5.8 (the paper's Theorem 16), the minimax lower bound for sparse regression.
 
     σ·( √(s·log d / n) + min(s·log(d/s)·√(log(1/δ)) / (n ε), 1) ). The cap "∧ 1"
     is read as applying to the privacy term (the paper's bracket is ambiguous).
     Parameters as in :func:`sparse_regression_upper_rate` (here s < d, so log(d/s) > 0).
+
+    Examples
+    --------
+    >>> round(sparse_regression_lower_rate(n=1000, d=10, s=2, epsilon=1.0, delta=1e-5), 4)
+    0.0788
     """
-    n, epsilon, delta, noise_std = _common(n, epsilon, delta, noise_std)
-    d = check_int(d, "d", minimum=2)
-    s = check_int(s, "s", minimum=1, maximum=d - 1)
+    s = check_int(s, "s", minimum=1, maximum=d - 1)  # s < d relates s to d
     statistical = np.sqrt(s * np.log(d) / n)
     privacy = np.minimum(s * np.log(d / s) * np.sqrt(np.log(1 / delta)) / (n * epsilon), 1.0)
     return scalar_or_array(noise_std * (statistical + privacy))
 
 
+@validate_params({**COMMON, "d": POSITIVE_INT})
 def classical_regression_upper_rate(n, d, epsilon, delta, noise_std=1.0):
     """Shape only: Theorem 5.10 (the paper's Theorem 19), noisy OLS.
 
@@ -84,20 +107,27 @@ def classical_regression_upper_rate(n, d, epsilon, delta, noise_std=1.0):
     epsilon : float or array, 0 < ε < inf
     delta : float, 0 < δ < 1
     noise_std : float, σ > 0
+
+    Examples
+    --------
+    >>> round(classical_regression_upper_rate(n=1000, d=5, epsilon=1.0, delta=1e-5), 4)
+    0.1153
     """
-    n, epsilon, delta, noise_std = _common(n, epsilon, delta, noise_std)
-    d = check_int(d, "d", minimum=1)
     return scalar_or_array(noise_std * (np.sqrt(d / n) + d * np.sqrt(np.log(1 / delta) * np.log(n))
                                         / (n * epsilon)))
 
 
+@validate_params({**COMMON, "d": POSITIVE_INT})
 def classical_regression_lower_rate(n, d, epsilon, delta, noise_std=1.0):
     """Shape only: Theorem 5.9 (the paper's Theorem 18).
 
     σ·( √(d/n) + min(d·√(log(1/δ)) / (n ε), 1) ). Parameters as in
     :func:`classical_regression_upper_rate`.
+
+    Examples
+    --------
+    >>> round(classical_regression_lower_rate(n=1000, d=5, epsilon=1.0, delta=1e-5), 4)
+    0.0877
     """
-    n, epsilon, delta, noise_std = _common(n, epsilon, delta, noise_std)
-    d = check_int(d, "d", minimum=1)
     return scalar_or_array(noise_std * (np.sqrt(d / n)
                                         + np.minimum(d * np.sqrt(np.log(1 / delta)) / (n * epsilon), 1.0)))

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_bits, check_finite_array, check_int, check_memory, check_probability
+from .._constraints import POSITIVE_INT, Array, Check, Integral, Interval, Real, validate_params
+from .._validation import check_bits, check_finite_array, check_int, check_memory
 
 __all__ = ["bernoulli_bits", "replace_one", "vote_counts"]
 
+
+@validate_params({"n": POSITIVE_INT, "p": Interval(Real, 0, 1, closed="both"), "rng": "random_state"})
 def bernoulli_bits(n, p, rng=None):
     """n i.i.d. Bernoulli(p) bits (int 0/1): the "smokers" survey of chapter 1.
 
@@ -25,13 +28,41 @@ def bernoulli_bits(n, p, rng=None):
     ------
     ValueError, TypeError
         n < 1, n beyond the memory limit (``MAX_MEMORY_BYTES``), p outside [0, 1], a bad ``rng``.
+
+    Examples
+    --------
+    >>> bernoulli_bits(n=5, p=0.3, rng=0)
+    array([0, 1, 1, 1, 0])
     """
-    n = check_int(n, "n", minimum=1)
     check_memory(("n", n))
-    p = check_probability(p, "p", low_open=False, high_open=False)
-    return (as_rng(rng).random(n) < p).astype(int)
+    return (rng.random(n) < p).astype(int)
 
 
+def _check_records(data, name):
+    """A copy of ``data`` as an array of numbers or booleans, non-empty, finite (its dtype kept)."""
+    data = np.array(data, copy=True)
+    if data.dtype.kind not in "iufb":
+        raise TypeError(f"{name} must be an array of numbers or booleans, got dtype {data.dtype}")
+    if data.ndim == 0 or data.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty array of records, got shape {data.shape}")
+    if data.dtype.kind in "fc" and not np.all(np.isfinite(data)):
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf), found "
+                         f"{data[~np.isfinite(data)][0]!r}")
+    return data
+
+
+def _check_record_values(new_record, name):
+    """``new_record`` unchanged once it holds booleans or finite numbers (whether it fits ``data`` is a relation)."""
+    if np.asarray(new_record).dtype != bool:
+        check_finite_array(new_record, name)
+    return new_record
+
+
+@validate_params({"data": Check(_check_records, array_ndim=(1, 2, 3), convert_nested=lambda data: np.array(data),
+                                invalid=[(None, "None"), ([], "[]")]),
+                  "index": Interval(Integral, None, None),
+                  "new_record": Check(_check_record_values, invalid=[("1", "'1'"), (None, "None"),
+                                                                     (float("nan"), "nan")])})
 def replace_one(data, index, new_record):
     """A replace-one neighbour: a copy of ``data`` with row ``index`` set to ``new_record``.
 
@@ -51,15 +82,14 @@ def replace_one(data, index, new_record):
     ------
     ValueError, TypeError
         Empty ``data`` or with NaN/inf, an index out of range, or a record of the wrong shape.
+
+    Examples
+    --------
+    >>> bits = np.array([0, 1, 1, 0, 1])
+    >>> replace_one(data=bits, index=1, new_record=0)
+    array([0, 0, 1, 0, 1])
     """
-    data = np.array(data, copy=True)
-    if data.dtype.kind not in "iufb":
-        raise TypeError(f"data must be an array of numbers or booleans, got dtype {data.dtype}")
-    if data.ndim == 0 or data.shape[0] == 0:
-        raise ValueError(f"data must be a non-empty array of records, got shape {data.shape}")
-    if data.dtype.kind in "fc" and not np.all(np.isfinite(data)):
-        raise ValueError(f"data must contain only finite values (no NaN or inf), found {data[~np.isfinite(data)][0]!r}")
-    index = check_int(index, "index", minimum=-len(data), maximum=len(data) - 1)
+    index = check_int(index, "index", minimum=-len(data), maximum=len(data) - 1)  # a relation: needs len(data)
     data[index] = _check_new_record(new_record, data)
     return data
 
@@ -80,6 +110,17 @@ def _check_new_record(new_record, data):
     return record
 
 
+def _check_preferences(preferences, name):
+    """Candidate probabilities: a non-empty finite 1-D array, non-negative, summing to 1."""
+    prefs = check_finite_array(preferences, name, ndim=1)
+    if np.any(prefs < 0) or not np.isclose(prefs.sum(), 1.0):
+        raise ValueError(f"{name} must be non-negative and sum to 1, got sum {prefs.sum()!r}")
+    return prefs
+
+
+@validate_params({"n_voters": POSITIVE_INT, "rng": "random_state",
+                  "preferences": Check(_check_preferences, array_ndim=1, convert_nested=Array.convert_nested,
+                                       invalid=[([0.5, 0.6], "sum 1.1"), ([-0.5, 1.5], "negative"), (None, "None")])})
 def vote_counts(n_voters, preferences, rng=None):
     """Votes of ``n_voters`` for candidates drawn with probabilities ``preferences``.
 
@@ -101,9 +142,10 @@ def vote_counts(n_voters, preferences, rng=None):
     ------
     ValueError, TypeError
         n_voters < 1, preferences empty, negative, non-finite or not summing to 1.
+
+    Examples
+    --------
+    >>> vote_counts(n_voters=10, preferences=[0.2, 0.3, 0.5], rng=0)
+    array([2, 2, 6])
     """
-    n_voters = check_int(n_voters, "n_voters", minimum=1)
-    prefs = check_finite_array(preferences, "preferences", ndim=1)
-    if np.any(prefs < 0) or not np.isclose(prefs.sum(), 1.0):
-        raise ValueError(f"preferences must be non-negative and sum to 1, got sum {prefs.sum()!r}")
-    return as_rng(rng).multinomial(n_voters, prefs)
+    return rng.multinomial(n_voters, preferences)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_rng, check_int, check_memory, check_positive
+from .._constraints import Interval, POSITIVE_INT, Real, validate_params
+from .._validation import check_int, check_memory
+
+#: The sample's size and the noise level σ >= 0 (σ = 0: noiseless responses).
+SAMPLE = {"n": POSITIVE_INT, "d": POSITIVE_INT, "noise_std": Interval(Real, 0, None, closed="left"),
+          "rng": "random_state"}
 
 __all__ = ["sparse_regression_data", "linear_regression_data"]
 
@@ -14,6 +19,7 @@ def _rademacher(rng, n, d):
     return rng.integers(0, 2, size=(n, d), dtype=np.int8).astype(float) * 2.0 - 1.0
 
 
+@validate_params({**SAMPLE, "s": POSITIVE_INT})
 def sparse_regression_data(n, d, s, noise_std=1.0, rng=None):
     """n draws of y = x'β + ξ with a Rademacher design and an s-sparse β, ‖β‖₂ = 1 (chapter 5, class P(σ, d, s)).
 
@@ -35,13 +41,15 @@ def sparse_regression_data(n, d, s, noise_std=1.0, rng=None):
     beta : ndarray (d,), s nonzeros, unit ℓ₂ norm
 
     Cost O(n·d); X takes 8·n·d bytes, refused up front beyond ``dpteach._validation.MAX_MEMORY_BYTES``.
+
+    Examples
+    --------
+    >>> X, y, beta = sparse_regression_data(n=5, d=4, s=2, rng=0)
+    >>> X.shape, int(np.count_nonzero(beta)), round(float(np.linalg.norm(beta)), 6)
+    ((5, 4), 2, 1.0)
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
     check_memory(("n", n), ("d", d))
-    s = check_int(s, "s", minimum=1, maximum=d)
-    noise_std = check_positive(noise_std, "noise_std", allow_zero=True)
-    rng = as_rng(rng)
+    s = check_int(s, "s", minimum=1, maximum=d)  # s <= d relates s to d
     beta = np.zeros(d)
     support = rng.choice(d, size=s, replace=False)
     beta[support] = rng.choice([-1.0, 1.0], size=s) * rng.uniform(0.5, 1.0, size=s)
@@ -51,6 +59,7 @@ def sparse_regression_data(n, d, s, noise_std=1.0, rng=None):
     return X, y, beta
 
 
+@validate_params(SAMPLE)
 def linear_regression_data(n, d, noise_std=1.0, rng=None):
     """n draws of y = x'β + ξ with a Rademacher design and a dense β, ‖β‖₂ = 1 (chapter 5, class P(σ, d)).
 
@@ -68,12 +77,14 @@ def linear_regression_data(n, d, noise_std=1.0, rng=None):
     X : ndarray (n, d) of ±1
     y : ndarray (n,)
     beta : ndarray (d,), unit ℓ₂ norm
+
+    Examples
+    --------
+    >>> X, y, beta = linear_regression_data(n=5, d=2, rng=0)
+    >>> X.shape, y.shape, beta.shape
+    ((5, 2), (5,), (2,))
     """
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=1)
     check_memory(("n", n), ("d", d))
-    noise_std = check_positive(noise_std, "noise_std", allow_zero=True)
-    rng = as_rng(rng)
     beta = rng.normal(size=d)
     beta /= np.linalg.norm(beta)
     X = _rademacher(rng, n, d)

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from .._validation import (as_rng, check_callable, check_delta, check_epsilon, check_epsilon_sweep, check_int,
-                           check_memory, check_real_array, check_sizes)
+from .._constraints import POSITIVE_INT, Array, Check, Delta, Epsilon, Integral, Interval, Unchecked, validate_params
+from .._validation import check_callable, check_epsilon_sweep, check_memory, check_sizes, check_work
 from ..audit import audit
 from ..composition import advanced_composition_epsilon_per_step
 from ..mechanisms import gaussian_sigma
@@ -23,6 +23,43 @@ MAX_COMPOSED_STEPS = 10 ** 6
 MAX_RECORDS = 10 ** 12
 
 
+def _check_setups(setups, name):
+    """A non-empty dict name -> (mechanism, dataset, neighbour, events); each audit checks its own entries."""
+    if not isinstance(setups, dict) or not setups:
+        raise TypeError(f"{name} must be a non-empty dict name -> (mechanism, dataset, neighbour, events), "
+                        f"got {type(setups).__name__}")
+    return setups
+
+
+def _check_ks(ks, name):
+    """The numbers of composed steps: whole numbers in [1, MAX_COMPOSED_STEPS], as a list of ints."""
+    ks = check_sizes(ks, name)
+    if max(ks) > MAX_COMPOSED_STEPS:
+        raise ValueError(f"{name} must be at most MAX_COMPOSED_STEPS = {MAX_COMPOSED_STEPS}, got {max(ks)}")
+    return ks
+
+
+def _int_list(values):
+    """A scalar or 1-D sweep as a list of ints (the conversion of :func:`check_sizes`, without its checks)."""
+    return [int(v) for v in np.atleast_1d(values).tolist()]
+
+
+def _float_list(values):
+    """A scalar or 1-D sweep as a list of floats (the conversion of :func:`check_epsilon_sweep`, without its checks)."""
+    return [float(v) for v in np.atleast_1d(values).tolist()]
+
+
+_SWEEP_INVALID = [(0, "0"), (-1.0, "-1"), (math.inf, "inf"), (None, "None"), ("1", "'1'"), (True, "True")]
+
+
+# The audits run the caller's mechanisms (a student's, perhaps): the routines those call check their own
+# arguments (skip_nested=False), as if called from the top.
+@validate_params({"n_trials": Check(check_repetitions, convert_nested=int,
+                                    invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), ("1", "'1'")]),
+                  "claimed_epsilons": Check(check_epsilon_sweep, array_ndim=(0, 1), convert_nested=_float_list,
+                                            invalid=_SWEEP_INVALID),
+                  "setups": Check(_check_setups, invalid=[({}, "{}"), (None, "None"), ([1], "[1]")]),
+                  "rng": "random_state"}, skip_nested=False)
 def audit_sweep(setups, claimed_epsilons, n_trials, rng=None):
     """Audit each mechanism at each claimed ε (chapter 1, the audit figure).
 
@@ -42,13 +79,17 @@ def audit_sweep(setups, claimed_epsilons, n_trials, rng=None):
     -------
     dict
         name → list of :class:`dpteach.audit.AuditResult`, one per claimed ε.
+
+    Examples
+    --------
+    >>> from dpteach.audit import threshold_events
+    >>> def laplace(data, n_trials, rng, epsilon):
+    ...     return float(np.sum(data)) + rng.laplace(0.0, 1.0 / epsilon, size=n_trials)
+    >>> setups = {"laplace": (laplace, np.zeros(2), np.array([0.0, 1.0]), threshold_events([0.5]))}
+    >>> results = audit_sweep(setups=setups, claimed_epsilons=[1.0], n_trials=20, rng=0)
+    >>> [result.epsilon_lower <= 1.0 for result in results["laplace"]]
+    [True]
     """
-    n_trials = check_repetitions(n_trials, "n_trials")
-    claimed_epsilons = check_epsilon_sweep(claimed_epsilons, "claimed_epsilons")
-    if not isinstance(setups, dict) or not setups:
-        raise TypeError(f"setups must be a non-empty dict name -> (mechanism, dataset, neighbour, events), "
-                        f"got {type(setups).__name__}")
-    rng = as_rng(rng)
     results = {name: [] for name in setups}
     for epsilon in progress(claimed_epsilons, "audits"):
         for name, (mechanism, data, neighbour, events) in setups.items():
@@ -57,6 +98,14 @@ def audit_sweep(setups, claimed_epsilons, n_trials, rng=None):
     return results
 
 
+_DATA = Unchecked("the mechanism's input, whatever it accepts: the runner only passes it on")
+
+
+@validate_params({"n_runs": POSITIVE_INT,
+                  "mechanism": Check(check_callable, "mechanism(data, n_runs, rng, epsilon) -> n_runs outputs",
+                                     invalid=[(None, "None")]),
+                  "epsilon": Epsilon(), "min_count": Interval(Integral, 0, None, closed="left"), "rng": "random_state",
+                  "thresholds": Array(ndim=(0, 1)), "dataset": _DATA, "neighbour": _DATA}, skip_nested=False)
 def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_runs, min_count=400, rng=None):
     """Plug-in estimates of ln(P[Y > t | D′] / P[Y > t | D]) over thresholds t, from fresh runs.
 
@@ -66,14 +115,16 @@ def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_run
     Returns
     -------
     ndarray, shape (len(thresholds),)
+
+    Examples
+    --------
+    >>> def laplace(data, n_runs, rng, epsilon):
+    ...     return float(np.sum(data)) + rng.laplace(0.0, 1.0 / epsilon, size=n_runs)
+    >>> plug_in_log_ratios(mechanism=laplace, dataset=np.zeros(2), neighbour=np.array([0.0, 1.0]), epsilon=1.0,
+    ...                    thresholds=[0.0, 0.5], n_runs=50, min_count=5, rng=0).round(3)
+    array([0.37 , 0.903])
     """
-    n_runs = check_int(n_runs, "n_runs", minimum=1)
-    check_callable(mechanism, "mechanism", "mechanism(data, n_runs, rng, epsilon) -> n_runs outputs")
     check_memory(("n_runs", n_runs))  # the mechanism returns n_runs outputs at once
-    epsilon = check_epsilon(epsilon)
-    min_count = check_int(min_count, "min_count", minimum=0)
-    rng = as_rng(rng)
-    thresholds = check_real_array(thresholds, "thresholds", ndim=(0, 1))
 
     def survival(data):
         outputs = np.sort(mechanism(data, n_runs, rng, epsilon))
@@ -85,6 +136,12 @@ def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_run
         return np.where(enough, np.log(above_neighbour / above_d), np.nan)
 
 
+@validate_params({"ks": Check(_check_ks, array_ndim=(0, 1), convert_nested=_int_list,
+                              invalid=[(0, "0"), (2.5, "2.5"), (None, "None"), ("1", "'1'"),
+                                       (MAX_COMPOSED_STEPS + 1, "MAX_COMPOSED_STEPS + 1")]),
+                  "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "n": Interval(Integral, 1, MAX_RECORDS, closed="both"), "n_reps": POSITIVE_INT,
+                  "rng": "random_state"})
 def composition_noise_sweep(ks, epsilon=1.0, delta=1e-5, n=1000, n_reps=1000, rng=None):
     """Noise needed for k Gaussian counting queries at a total (ε, δ): textbook composition against exact (chapter 1).
 
@@ -120,16 +177,17 @@ def composition_noise_sweep(ks, epsilon=1.0, delta=1e-5, n=1000, n_reps=1000, rn
     ------
     TypeError, ValueError
         For a k, n or n_reps out of range, ε or δ out of range, a bad rng.
+
+    Examples
+    --------
+    >>> out = composition_noise_sweep(ks=[1, 3], epsilon=1.0, delta=1e-5, n=10, n_reps=2, rng=0)
+    >>> out["sigma_tight"].round(3)
+    array([3.731, 6.462])
     """
-    ks = check_sizes(ks, "ks")
-    if max(ks) > MAX_COMPOSED_STEPS:
-        raise ValueError(f"ks must be at most MAX_COMPOSED_STEPS = {MAX_COMPOSED_STEPS}, got {max(ks)}")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    n = check_int(n, "n", minimum=1, maximum=MAX_RECORDS)
-    n_reps = check_repetitions(n_reps, per_repetition=[("sum(ks)", sum(ks))])
+    # n_reps times the work of one repetition (Σ k draws): a limit on the two together, checked here.
+    check_work(("n_reps", n_reps), ("sum(ks)", sum(ks)))
+    check_memory(("n_reps", n_reps))
     check_memory(("n_reps", n_reps), ("max(ks)", max(ks)))
-    rng = as_rng(rng)
     out = {"ks": np.array(ks), "sigma_textbook": [], "sigma_tight": [], "rmse_textbook": [], "rmse_tight": []}
     for k in ks:
         per_step = advanced_composition_epsilon_per_step(epsilon, k, delta / 2)

@@ -27,19 +27,20 @@ from ``rng``.
 
 from __future__ import annotations
 
-import importlib
 import math
 import warnings
+from numbers import Integral
 
 import numpy as np
 from scipy import special, stats
 
-from .._validation import as_rng, check_delta, check_epsilon, check_int, check_positive, check_real_array
+from .._constraints import POSITIVE, Array, Check, Delta, Epsilon, Interval, validate_params
+from .._validation import check_epsilon
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
-from ._progress import check_repetitions
-# The reference laws have their own home, production_laws (module size).
-from .production_laws import FALSE_ALARM, discrete_laplace_pmf, permute_and_flip_probabilities
+# The reference laws and the χ² cells of the integer releases have their own home, production_laws (module size).
+from .production_laws import (FALSE_ALARM, discrete_laplace_cells, integer_counts, permute_and_flip_probabilities,
+                              pool_small_cells)
 
 __all__ = [
     "MAX_SAMPLES",
@@ -62,6 +63,7 @@ _INSTALL_HINT = ("the appendix's comparisons need OpenDP and diffprivlib: "
                  "pip install opendp diffprivlib (both are in requirements.txt)")
 
 
+@validate_params({})
 def require_libraries():
     """Import OpenDP (with the "contrib" features enabled) and diffprivlib, or raise a clear ImportError.
 
@@ -74,6 +76,12 @@ def require_libraries():
     ------
     ImportError
         If either library is missing, with the command that installs both.
+
+    Examples
+    --------
+    >>> dp, dpl = require_libraries()
+    >>> dp.__name__, dpl.__name__
+    ('opendp.prelude', 'diffprivlib')
     """
     try:
         import diffprivlib
@@ -86,8 +94,15 @@ def require_libraries():
     return dp, diffprivlib
 
 
+@validate_params({})
 def library_versions():
-    """The versions of numpy and the two production libraries (None where missing), for the appendix's tables."""
+    """The versions of numpy and the two production libraries (None where missing), for the appendix's tables.
+
+    Examples
+    --------
+    >>> sorted(library_versions())
+    ['diffprivlib', 'numpy', 'opendp']
+    """
     from importlib import metadata
 
     versions = {"numpy": np.__version__}
@@ -112,7 +127,7 @@ def _chi2_row(release, library, call, observed, probabilities, expect_reject=Fal
     """χ² goodness of fit; cells with expected count < 5 are pooled into their neighbour first."""
     counts = np.asarray(observed, dtype=float)
     probabilities = np.asarray(probabilities, dtype=float)
-    observed, expected = _pool_small_cells(counts, probabilities * counts.sum())
+    observed, expected = pool_small_cells(counts, probabilities * counts.sum())
     statistic, p_value = stats.chisquare(observed, expected)
     return {"release": release, "library": library, "call": call, "test": f"χ² ({observed.size - 1} df)",
             "n": int(observed.sum()), "statistic": float(statistic), "p_value": float(p_value),
@@ -120,47 +135,25 @@ def _chi2_row(release, library, call, observed, probabilities, expect_reject=Fal
             "counts": counts, "probabilities": probabilities}
 
 
-def _pool_small_cells(observed, expected, minimum=5.0):
-    # Pool from both ends towards the middle so that the tails (where the
-    # expected counts are small) merge and the χ² approximation holds.
-    observed, expected = list(observed), list(expected)
-    while len(expected) > 2 and expected[0] < minimum:
-        first_expected, first_observed = expected.pop(0), observed.pop(0)
-        expected[0] += first_expected
-        observed[0] += first_observed
-    while len(expected) > 2 and expected[-1] < minimum:
-        last_expected, last_observed = expected.pop(), observed.pop()
-        expected[-1] += last_expected
-        observed[-1] += last_observed
-    return np.array(observed), np.array(expected)
+#: A number of releases per library: 1 <= n_samples <= MAX_SAMPLES.
+SAMPLES = Interval(Integral, 1, MAX_SAMPLES, closed="both")
+_EPSILON_BAD = Epsilon().invalid_values()
 
 
-def _integer_counts(samples, centre, half_width):
-    """Counts of integer samples in the cells ≤ c−w, c−w+1, …, c+w−1, ≥ c+w (the tails pooled)."""
-    clipped = np.clip(np.rint(samples).astype(np.int64) - centre, -half_width, half_width)
-    return np.bincount(clipped + half_width, minlength=2 * half_width + 1)
+def _keep_epsilon(epsilon, name="epsilon"):
+    """0 < ε <= 36: beyond it e^ε/(1 + e^ε) rounds to 1 as a double and OpenDP's privacy map is infinite."""
+    epsilon = check_epsilon(epsilon, name)
+    if epsilon > 36.0:
+        raise ValueError(f"{name} must be at most 36 here (valid range: 0 < {name} <= 36; beyond it "
+                         f"e^ε/(1 + e^ε) rounds to 1 and randomized response never flips), got {epsilon!r}")
+    return epsilon
 
 
-def _discrete_laplace_cells(scale, half_width):
-    """Cell probabilities matching :func:`_integer_counts` (the two end cells hold the tails)."""
-    k = np.arange(-half_width, half_width + 1)
-    probabilities = discrete_laplace_pmf(k, scale)
-    # P[Z >= w] = e^{-w/b}/(1 + e^{-1/b}) for the discrete Laplace law.
-    tail = math.exp(-half_width / scale) / (1 + math.exp(-1 / scale))
-    probabilities[0] = probabilities[-1] = tail
-    return probabilities
-
-
-def _check_samples(n_samples):
-    """``n_samples`` as an int in [1, MAX_SAMPLES], or an error naming it."""
-    return check_int(check_repetitions(n_samples, "n_samples"), "n_samples", maximum=MAX_SAMPLES)
+KEEP_EPSILON = Check(_keep_epsilon, convert_nested=float, invalid=_EPSILON_BAD + [(37.0, "37.0")])
 
 
 def _keep_probability(epsilon):
-    """e^ε/(1 + e^ε) for a validated ε <= 36: beyond it the double rounds to 1 and OpenDP's privacy map is infinite."""
-    if epsilon > 36.0:
-        raise ValueError(f"epsilon must be at most 36 here (valid range: 0 < epsilon <= 36; beyond it "
-                         f"e^ε/(1 + e^ε) rounds to 1 and randomized response never flips), got {epsilon!r}")
+    """e^ε/(1 + e^ε) for a checked ε <= 36 (:func:`_keep_epsilon`)."""
     return float(special.expit(epsilon))
 
 
@@ -169,8 +162,9 @@ def _keep_probability(epsilon):
 _MAX_GAUSSIAN_EPSILON = math.log(np.finfo(float).max)
 
 
-def _gaussian_epsilon(epsilon):
-    """A validated ε <= 709.78, or an error naming epsilon: diffprivlib's analytic σ needs e^ε as a float."""
+def _gaussian_epsilon(epsilon, name="epsilon"):
+    """0 < ε <= 709.78, or an error naming epsilon: diffprivlib's analytic σ needs e^ε as a float."""
+    epsilon = check_epsilon(epsilon, name)
     if epsilon > _MAX_GAUSSIAN_EPSILON:
         raise ValueError(f"epsilon must be at most {_MAX_GAUSSIAN_EPSILON:.2f} here (valid range: 0 < epsilon <= "
                          f"{_MAX_GAUSSIAN_EPSILON:.2f}; beyond it e^ε overflows inside diffprivlib's "
@@ -178,13 +172,30 @@ def _gaussian_epsilon(epsilon):
     return epsilon
 
 
-def _seed(rng):
-    """A seed for diffprivlib's legacy ``random_state`` drawn from our generator (so runs stay reproducible)."""
+GAUSSIAN_EPSILON = Check(_gaussian_epsilon, convert_nested=float, invalid=_EPSILON_BAD + [(800.0, "800.0")])
+
+
+def diffprivlib_seed(rng):
+    """A seed for diffprivlib's legacy ``random_state``, drawn from our generator (so runs stay reproducible).
+
+    diffprivlib takes a seed, not a numpy Generator: one draw from ``rng`` (an int in [0, 2³¹ − 1))
+    seeds each of its mechanisms. Shared with :mod:`dpteach.experiments.production_attack`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    int
+    """
     return int(rng.integers(2 ** 31 - 1))
 
 
 # ---------------------------------------------------------------- the four releases
 
+@validate_params({"count": Interval(Integral, None, None), "epsilon": Epsilon(), "n_samples": SAMPLES,
+                  "rng": "random_state"})
 def laplace_count_rows(count, epsilon, n_samples, rng=None):
     """A count released with Laplace noise by the three libraries, each against its exact law (appendix A, first table).
 
@@ -225,11 +236,13 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
         For a non-integer count, or one whose noisy releases would leave
         32-bit integers, bad ε, ``n_samples`` or ``rng``; ImportError without
         OpenDP or diffprivlib.
+
+    Examples
+    --------
+    >>> rows = laplace_count_rows(count=3, epsilon=1.0, n_samples=20, rng=0)
+    >>> len(rows), rows[0]["library"], rows[0]["test"], rows[0]["n"]
+    (7, 'dpteach', 'KS', 20)
     """
-    count = check_int(count, "count")
-    epsilon = check_epsilon(epsilon)
-    n_samples = _check_samples(n_samples)
-    rng = as_rng(rng)
     scale = 1.0 / epsilon
     # OpenDP adds integer noise in 32 bits and saturates: the noisy counts must stay inside. With
     # P[|Z| > t] <= 2e^{-t/b} per release, t = b·ln(2n/FALSE_ALARM) bounds all n of them but for FALSE_ALARM.
@@ -249,27 +262,29 @@ def laplace_count_rows(count, epsilon, n_samples, rng=None):
                                       dp.l1_distance(T=float), scale=scale)
     rows.append(_ks_row(release, "OpenDP", "make_laplace(float, scale=1/ε)", float_laplace(list(exact)),
                         reference))
-    mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0, random_state=_seed(rng))
+    mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=1.0, random_state=diffprivlib_seed(rng))
     rows.append(_ks_row(release, "diffprivlib", "Laplace(ε, sensitivity=1)",
                         [mechanism.randomise(float(count)) for _ in range(n_samples)], reference))
     rows.append(_ks_row(release, "dpteach, scale ×1.3 (deliberately wrong)", "laplace_mechanism(count, 1.3, ε)",
                         laplace_mechanism(exact, 1.3, epsilon, rng), reference, expect_reject=True))
 
     half_width = max(2, math.ceil(scale * math.log(n_samples / 5.0)))
-    cells = _discrete_laplace_cells(scale, half_width)
+    cells = discrete_laplace_cells(scale, half_width)
     int_laplace = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=scale)
     rows.append(_chi2_row(release, "OpenDP", "make_laplace(int, scale=1/ε)",
-                          _integer_counts(np.asarray(int_laplace([count] * n_samples)), count, half_width), cells))
-    geometric = dpl.mechanisms.Geometric(epsilon=epsilon, sensitivity=1, random_state=_seed(rng))
+                          integer_counts(np.asarray(int_laplace([count] * n_samples)), count, half_width), cells))
+    geometric = dpl.mechanisms.Geometric(epsilon=epsilon, sensitivity=1, random_state=diffprivlib_seed(rng))
     rows.append(_chi2_row(release, "diffprivlib", "Geometric(ε, sensitivity=1)",
-                          _integer_counts(np.array([geometric.randomise(count) for _ in range(n_samples)]),
+                          integer_counts(np.array([geometric.randomise(count) for _ in range(n_samples)]),
                                           count, half_width), cells))
     rows.append(_chi2_row(release, "dpteach rounded (not the discrete law)", "round(laplace_mechanism(...))",
-                          _integer_counts(laplace_mechanism(exact, 1.0, epsilon, rng), count, half_width), cells,
+                          integer_counts(laplace_mechanism(exact, 1.0, epsilon, rng), count, half_width), cells,
                           expect_reject=True))
     return rows
 
 
+@validate_params({"data": Array(ndim=1), "epsilon": GAUSSIAN_EPSILON, "delta": Delta(allow_zero=False),
+                  "n_samples": SAMPLES, "rng": "random_state"})
 def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     """The mean of data in [0, 1] released with the Gaussian mechanism by the three libraries (appendix A).
 
@@ -293,15 +308,16 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     -------
     (list of dict, float)
         The rows (as in :func:`laplace_count_rows`) and σ.
+
+    Examples
+    --------
+    >>> rows, sigma = gaussian_mean_rows(np.linspace(0.05, 0.95, 8), epsilon=1.0, delta=1e-5, n_samples=20, rng=0)
+    >>> len(rows), round(sigma, 4)
+    (4, 0.4663)
     """
-    data = check_real_array(data, "data", ndim=1)
     if np.any((data < 0) | (data > 1)):
         raise ValueError("data must lie in [0, 1] (the mean's sensitivity 1/n assumes it), "
                          f"found {data[(data < 0) | (data > 1)][0]!r}")
-    epsilon = _gaussian_epsilon(check_epsilon(epsilon))
-    delta = check_delta(delta, allow_zero=False)
-    n_samples = _check_samples(n_samples)
-    rng = as_rng(rng)
     dp, dpl = require_libraries()
     n_records = data.size
     sensitivity = 1.0 / n_records
@@ -317,7 +333,7 @@ def gaussian_mean_rows(data, epsilon, delta, n_samples, rng=None):
     rows.append(_ks_row(release, "OpenDP", "mean >> then_gaussian(scale=σ)",
                         [chain(records) for _ in range(n_samples)], reference))
     mechanism = dpl.mechanisms.GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=sensitivity,
-                                                random_state=_seed(rng))
+                                                random_state=diffprivlib_seed(rng))
     rows.append(_ks_row(release, "diffprivlib", "GaussianAnalytic(ε, δ, 1/n)",
                         [mechanism.randomise(mean) for _ in range(n_samples)], reference))
     rows.append(_ks_row(release, "dpteach, σ ×1.3 (deliberately wrong)", "mean + N(0, (1.3σ)²)",
@@ -348,6 +364,8 @@ def _opendp_mean_chain(dp, n_records, sigma):
     return space >> dp.t.then_mean() >> dp.m.then_gaussian(scale=sigma)
 
 
+@validate_params({"scores": Array(ndim=1), "sensitivity": POSITIVE, "epsilon": Epsilon(), "n_samples": SAMPLES,
+                  "rng": "random_state"})
 def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None):
     """The exponential mechanism done three ways, and OpenDP's pure-DP noisy max, each against its exact law (appendix A).
 
@@ -377,12 +395,14 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
         Rows as in :func:`laplace_count_rows` (NaN statistics for a point-mass law, at a
         huge ε or a tiny sensitivity). OpenDP and diffprivlib draw one
         selection per call: cost O(n_samples·R) in Python calls.
+
+    Examples
+    --------
+    >>> scores = np.array([0.5, 1.5, -0.2, 0.9])
+    >>> rows = exponential_mechanism_rows(scores, sensitivity=1.0, epsilon=1.0, n_samples=20, rng=0)
+    >>> rows[0]["library"], rows[0]["counts"]
+    ('dpteach', array([3., 6., 2., 9.]))
     """
-    scores = check_real_array(scores, "scores", ndim=1)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    epsilon = check_epsilon(epsilon)
-    n_samples = _check_samples(n_samples)
-    rng = as_rng(rng)
     dp, dpl = require_libraries()
     n_candidates = scores.size
     exponential = exponential_mechanism_probabilities(scores, sensitivity, epsilon)
@@ -400,7 +420,7 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
     rows.append(_chi2_row(release, "OpenDP", "make_noisy_max(zCDP, scale=2Δ/ε)",
                           counts([gumbel(as_list) for _ in range(n_samples)]), exponential))
     mechanism = dpl.mechanisms.Exponential(epsilon=epsilon, sensitivity=sensitivity, utility=as_list,
-                                           random_state=_seed(rng))
+                                           random_state=diffprivlib_seed(rng))
     rows.append(_chi2_row(release, "diffprivlib", "Exponential(ε, Δ, utility)",
                           counts([mechanism.randomise() for _ in range(n_samples)]), exponential))
     rows.append(_chi2_row(release, "dpteach, ε ×1.3 (deliberately wrong)", "exponential_mechanism(q, Δ, 1.3ε)",
@@ -429,6 +449,7 @@ def exponential_mechanism_rows(scores, sensitivity, epsilon, n_samples, rng=None
     return rows
 
 
+@validate_params({"epsilon": KEEP_EPSILON, "n_samples": SAMPLES, "rng": "random_state"})
 def randomized_response_rows(epsilon, n_samples, rng=None):
     """Randomized response on one bit (the true answer 1) by the three libraries (appendix A).
 
@@ -455,10 +476,13 @@ def randomized_response_rows(epsilon, n_samples, rng=None):
     ValueError, TypeError
         For ε outside (0, 36], bad ``n_samples`` or ``rng``; ImportError
         without OpenDP or diffprivlib.
+
+    Examples
+    --------
+    >>> rows = randomized_response_rows(epsilon=1.0, n_samples=20, rng=0)
+    >>> rows[0]["library"], rows[0]["counts"]
+    ('dpteach', array([ 6., 14.]))
     """
-    epsilon = check_epsilon(epsilon)
-    n_samples = _check_samples(n_samples)
-    rng = as_rng(rng)
     keep = _keep_probability(epsilon)
     dp, dpl = require_libraries()
     cells = np.array([1 - keep, keep])
@@ -474,7 +498,7 @@ def randomized_response_rows(epsilon, n_samples, rng=None):
     opendp_rr = dp.m.make_randomized_response_bool(prob=keep)
     rows.append(_chi2_row(release, "OpenDP", "make_randomized_response_bool(prob=e^ε/(1+e^ε))",
                           counts([opendp_rr(True) for _ in range(n_samples)]), cells))
-    binary = dpl.mechanisms.Binary(epsilon=epsilon, value0="0", value1="1", random_state=_seed(rng))
+    binary = dpl.mechanisms.Binary(epsilon=epsilon, value0="0", value1="1", random_state=diffprivlib_seed(rng))
     rows.append(_chi2_row(release, "diffprivlib", "Binary(ε, '0', '1')",
                           counts([binary.randomise("1") == "1" for _ in range(n_samples)]), cells))
     rows.append(_chi2_row(release, "dpteach, ε ×1.3 (deliberately wrong)", "randomized_response(1, 1.3ε)",
@@ -482,6 +506,8 @@ def randomized_response_rows(epsilon, n_samples, rng=None):
     return rows
 
 
+@validate_params({"epsilon": KEEP_EPSILON, "delta": Delta(allow_zero=False),
+                  "n_records": Interval(Integral, 1, _MAX_INT32, closed="both"), "scores_sensitivity": POSITIVE})
 def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
     """What each library's own accounting says about the same four releases (appendix A, the API table).
 
@@ -502,11 +528,13 @@ def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
     -------
     list of dict
         release, dpteach, OpenDP, diffprivlib: strings for a table.
+
+    Examples
+    --------
+    >>> rows = privacy_claims(epsilon=1.0, delta=1e-5, n_records=10, scores_sensitivity=1.0)
+    >>> rows[0]["OpenDP"]
+    'map(1) = 1 (add/remove); map(2) = 2 (replace-one)'
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    n_records = check_int(n_records, "n_records", minimum=1, maximum=_MAX_INT32)
-    scores_sensitivity = check_positive(scores_sensitivity, "scores_sensitivity")
     keep = _keep_probability(epsilon)
     dp, dpl = require_libraries()
     rows = []

@@ -13,20 +13,21 @@ libraries (through :func:`dpteach.experiments.production.require_libraries`).
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import numpy as np
 
-from .._validation import as_rng, check_epsilon, check_finite_scalar, check_int, check_probability
+from .._constraints import OPEN_UNIT, Check, Epsilon, Interval, OrNone, validate_params
+from .._progress import progress
 from ..audit import epsilon_lower_bound
 from ..float_attack import max_guess_success, reachable_outputs, support_attack
 from ..mechanisms import laplace_mechanism
-from ._progress import check_repetitions
-from .._progress import progress
-from .production import MAX_SAMPLES, _seed, require_libraries
+from .production import SAMPLES, diffprivlib_seed, require_libraries
 
 __all__ = ["attack_samplers", "floating_point_attack"]
 
 
+@validate_params({})
 def attack_samplers():
     """The Laplace samplers the attack is run against: name → ``sample(value, sensitivity, epsilon, n, rng)``.
 
@@ -36,6 +37,11 @@ def attack_samplers():
       2⁻¹⁰⁷⁴ grid, then rounded), if installed;
     - "diffprivlib": ``Laplace`` (four uniforms per draw, Holohan & Braghin
       2021), if installed.
+
+    Examples
+    --------
+    >>> sorted(attack_samplers())
+    ['OpenDP', 'diffprivlib', 'dpteach']
     """
     def ours(value, sensitivity, epsilon, n_samples, rng):
         return laplace_mechanism(np.full(n_samples, value), sensitivity, epsilon, rng)
@@ -52,7 +58,7 @@ def attack_samplers():
         return np.asarray(measurement([float(value)] * n_samples))
 
     def diffprivlib_sampler(value, sensitivity, epsilon, n_samples, rng):
-        mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=_seed(rng))
+        mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=diffprivlib_seed(rng))
         return np.array([mechanism.randomise(float(value)) for _ in range(n_samples)])
 
     samplers["OpenDP"] = opendp_sampler
@@ -60,6 +66,21 @@ def attack_samplers():
     return samplers
 
 
+def _check_samplers(samplers, name):
+    """A non-empty dict of name → sampler callable, or a TypeError naming ``name``."""
+    if not isinstance(samplers, dict) or not samplers or not all(callable(s) for s in samplers.values()):
+        raise TypeError(f"{name} must be a non-empty dict of name → callable, got {samplers!r}")
+    return samplers
+
+
+_ANSWER = Interval(Real, None, None)
+
+
+# It runs the caller's samplers (a student's, perhaps): the routines they call check their own arguments
+# (skip_nested=False), as if called from the top.
+@validate_params({"epsilon": Epsilon(), "n_trials": SAMPLES, "value0": _ANSWER, "value1": _ANSWER,
+                  "samplers": OrNone(Check(_check_samplers, invalid=[({}, "{}"), ({"x": 1}, "{'x': 1}")])),
+                  "confidence": OPEN_UNIT, "rng": "random_state"}, skip_nested=False)
 def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=None, confidence=0.95, rng=None):
     """Run the support attack (Algorithm A.3) against each sampler and audit it (appendix A).
 
@@ -92,19 +113,17 @@ def floating_point_attack(epsilon, n_trials, value0=0.0, value1=1.0, samplers=No
         ``bound`` (e^ε/(1 + e^ε)), ``reach_0`` and ``reach_1`` (the fraction of
         releases of value0 / value1 reachable from value0) and ``audit``
         (an :class:`~dpteach.audit.AuditResult`). Cost O(n_trials) per sampler.
+
+    Examples
+    --------
+    >>> result = floating_point_attack(epsilon=1.0, n_trials=20, value0=0.0, value1=1.0, confidence=0.9, rng=0)
+    >>> sorted(result), round(result["dpteach"]["bound"], 4)
+    (['OpenDP', 'diffprivlib', 'dpteach'], 0.7311)
     """
-    epsilon = check_epsilon(epsilon)
-    n_trials = check_int(check_repetitions(n_trials, "n_trials"), "n_trials", maximum=MAX_SAMPLES)
-    value0 = check_finite_scalar(value0, "value0")
-    value1 = check_finite_scalar(value1, "value1")
     if value0 == value1:
         raise ValueError(f"value0 and value1 must differ (two neighbouring answers), got {value0!r} twice")
-    confidence = check_probability(confidence, "confidence")
-    rng = as_rng(rng)
     if samplers is None:
         samplers = attack_samplers()
-    if not isinstance(samplers, dict) or not samplers or not all(callable(s) for s in samplers.values()):
-        raise TypeError(f"samplers must be a non-empty dict of name → callable, got {samplers!r}")
     sensitivity = abs(value1 - value0)
     # The attacker recomputes the scale exactly as laplace_mechanism does.
     scale = sensitivity / epsilon

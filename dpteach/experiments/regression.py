@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from .. import audit, fingerprinting
-from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_int, check_memory,
-                           check_sizes, check_sweep)
+from .._constraints import Check, Delta, Epsilon, Integral, Interval, OPEN_UNIT, POSITIVE_INT, validate_params
+from .._validation import check_epsilon_sweep, check_int, check_memory, check_sizes, check_sweep
 from ..data import linear_regression_data, regression_records, sparse_regression_data
 from ..peeling import broken_peel_forgotten_sqrt_s, peel, peel_rows, peeling_epsilon, peeling_noise_scale
 from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
@@ -38,19 +38,32 @@ __all__ = [
 ]
 
 
+@validate_params({"n": POSITIVE_INT})
 def default_delta(n):
-    """δ = min(10⁻⁵, n^{−1.1}): inside Theorem 5.8's range δ <= n^{−(1+τ)} (τ = 0.1)."""
-    n = check_int(n, "n", minimum=1)
+    """δ = min(10⁻⁵, n^{−1.1}): inside Theorem 5.8's range δ <= n^{−(1+τ)} (τ = 0.1).
+
+    Examples
+    --------
+    >>> default_delta(n=100)
+    1e-05
+    """
     return min(1e-5, n ** -1.1)
 
 
-def _grid(values, name, minimum=1):
-    """A list of ints from a scalar or a non-empty 1-D sequence (whole floats such as 1e4 are accepted)."""
-    return check_sizes(values, name, minimum=minimum)
+def sizes(minimum=1):
+    """The constraint of a sweep of sizes (n, d or s): a scalar or a non-empty 1-D sequence of whole numbers >= minimum.
+
+    Checked by ``check_sizes`` (whole floats such as 1e4 are accepted) and returned as a list of ints.
+    """
+    return Check(check_sizes, minimum=minimum, array_ndim=(0, 1),
+                 invalid=[(minimum - 1, repr(minimum - 1)), (2.5, "2.5"), ("a", "'a'"), (None, "None")])
 
 
-def _epsilons(epsilons):
-    return check_epsilon_sweep(epsilons, "epsilons")
+#: A sweep of privacy parameters, each 0 < ε < inf (``check_epsilon_sweep``), returned as a list of floats.
+EPSILONS = Check(check_epsilon_sweep, array_ndim=(0, 1),
+                 invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf"), (None, "None"), ("1", "'1'")])
+#: Repetitions n_reps >= 1 (their work against the sweep's size is checked in the body, by ``check_repetitions``).
+REPS = POSITIVE_INT
 
 
 def _error(estimate, beta):
@@ -78,6 +91,9 @@ def _private_and_iht_errors(n, d, s, epsilons, delta, rng):
     return errors, support, _error(split_iht(X, y, 2 * s, rng=seed), beta), (X, y, beta)
 
 
+@validate_params({"ns": sizes(20), "epsilons": EPSILONS, "d": Interval(Integral, 2, None, closed="left"),
+                  "s": POSITIVE_INT, "n_reps": REPS, "lasso_max_n": Interval(Integral, 0, None, closed="left"),
+                  "rng": "random_state"})
 def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None):
     """E1 (and E2): ‖β̂ − β‖₂ of the private LASSO (ŝ = 2s) against n, for each ε, with the baselines.
 
@@ -96,15 +112,16 @@ def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None)
         ``"dp"``: array (len(epsilons), len(ns), n_reps); ``"iht"``, ``"lasso"``: arrays
         (len(ns), n_reps) (NaN where the LASSO was skipped); ``"support"``: fraction of the
         true support recovered by the private LASSO, shaped like ``"dp"``; plus the grids.
+
+    Examples
+    --------
+    >>> out = error_vs_n(ns=[20], epsilons=[1.0], d=4, s=1, n_reps=1, lasso_max_n=20, rng=0)
+    >>> out["dp"].shape, out["lasso"].shape
+    ((1, 1, 1), (1, 1))
     """
-    ns = _grid(ns, "ns", minimum=20)
-    epsilons = _epsilons(epsilons)
-    d = check_int(d, "d", minimum=2)
-    s = check_int(s, "s", minimum=1, maximum=d - 1)
+    s = check_int(s, "s", minimum=1, maximum=d - 1)  # s < d relates s to d
     n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("len(epsilons)", len(epsilons)),
                                                        ("ns", max(ns)), ("d", d)])
-    lasso_max_n = check_int(lasso_max_n, "lasso_max_n", minimum=0)
-    rng = as_rng(rng)
     dp = np.full((len(epsilons), len(ns), n_reps), np.nan)
     support = np.full_like(dp, np.nan)
     iht = np.full((len(ns), n_reps), np.nan)
@@ -120,21 +137,23 @@ def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None)
             "lasso": lasso, "d": d, "s": s}
 
 
+@validate_params({"sparsities": sizes(), "epsilons": EPSILONS, "n": Interval(Integral, 20, None, closed="left"),
+                  "d": Interval(Integral, 2, None, closed="left"), "n_reps": REPS, "rng": "random_state"})
 def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None):
     """E3: error and support recovery |Ŝ ∩ S|/s of the private LASSO (ŝ = 2s) against s, per ε.
 
     Returns a dict with ``"dp"`` and ``"support"`` of shape (len(epsilons), len(sparsities), n_reps)
     and ``"iht"`` of shape (len(sparsities), n_reps).
+
+    Examples
+    --------
+    >>> error_vs_sparsity(sparsities=[1], epsilons=[1.0], n=20, d=4, n_reps=1, rng=0)["dp"].shape
+    (1, 1, 1)
     """
-    sparsities = _grid(sparsities, "sparsities")
-    epsilons = _epsilons(epsilons)
-    n = check_int(n, "n", minimum=20)
-    d = check_int(d, "d", minimum=2)
     if max(sparsities) >= d / 2:
         raise ValueError(f"sparsities must all be < d/2 = {d / 2} (ŝ = 2s <= d), got {max(sparsities)}")
     n_reps = check_repetitions(n_reps, per_repetition=[("len(sparsities)", len(sparsities)),
                                                        ("len(epsilons)", len(epsilons)), ("n", n), ("d", d)])
-    rng = as_rng(rng)
     delta = default_delta(n)
     dp = np.full((len(epsilons), len(sparsities), n_reps), np.nan)
     support = np.full_like(dp, np.nan)
@@ -147,21 +166,23 @@ def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None)
             "iht": iht, "n": n, "d": d}
 
 
+@validate_params({"dimensions": sizes(2), "epsilons": EPSILONS, "n": Interval(Integral, 20, None, closed="left"),
+                  "s": POSITIVE_INT, "n_reps": REPS, "rng": "random_state"})
 def error_vs_dimension(dimensions, epsilons, n=30_000, s=5, n_reps=2, rng=None):
     """E4: error of the private LASSO (ŝ = 2s) against d, per ε (only log d is predicted).
 
     Returns a dict with ``"dp"`` (len(epsilons), len(dimensions), n_reps) and ``"iht"``.
+
+    Examples
+    --------
+    >>> error_vs_dimension(dimensions=[4], epsilons=[1.0], n=20, s=1, n_reps=1, rng=0)["dp"].shape
+    (1, 1, 1)
     """
-    dimensions = _grid(dimensions, "dimensions", minimum=2)
-    epsilons = _epsilons(epsilons)
-    n = check_int(n, "n", minimum=20)
-    s = check_int(s, "s", minimum=1)
     if 2 * s > min(dimensions):
         raise ValueError(f"dimensions must all be >= 2 * s = {2 * s} (s={s}), got {min(dimensions)}")
     n_reps = check_repetitions(n_reps, per_repetition=[("len(dimensions)", len(dimensions)),
                                                        ("len(epsilons)", len(epsilons)), ("n", n),
                                                        ("dimensions", max(dimensions))])
-    rng = as_rng(rng)
     delta = default_delta(n)
     dp = np.full((len(epsilons), len(dimensions), n_reps), np.nan)
     iht = np.full((len(dimensions), n_reps), np.nan)
@@ -172,18 +193,21 @@ def error_vs_dimension(dimensions, epsilons, n=30_000, s=5, n_reps=2, rng=None):
             "n": n, "s": s}
 
 
+@validate_params({"n": Interval(Integral, 100, None, closed="left"), "d": Interval(Integral, 2, None, closed="left"),
+                  "s": POSITIVE_INT, "epsilon": Epsilon(), "n_reps": REPS, "rng": "random_state"})
 def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
     """E5: the private LASSO's error as one tuning choice varies, the others at their defaults.
 
     Varies ŝ/s ∈ {1, 2, 4}; N₀ ∈ {2, 5, ⌈ln n⌉, 2⌈ln n⌉}; T ∈ {0.5, 1, 2} × default;
     residual clipping on/off. Returns ``{name: (labels, errors (len(labels), n_reps))}``.
+
+    Examples
+    --------
+    >>> sorted(ablations(n=100, d=8, s=2, epsilon=1.0, n_reps=1, rng=0))
+    ['N₀', 'T / default', 'residual clipping', 'ŝ / s']
     """
-    n = check_int(n, "n", minimum=100)
-    d = check_int(d, "d", minimum=2)
-    s = check_int(s, "s", minimum=1, maximum=d // 4)
-    epsilon = check_epsilon(epsilon)
+    s = check_int(s, "s", minimum=1, maximum=d // 4)  # ŝ = 4s <= d relates s to d
     n_reps = check_repetitions(n_reps, per_repetition=[("n", n), ("d", d)])
-    rng = as_rng(rng)
     delta = default_delta(n)
     log_n = math.ceil(math.log(n))
     T = default_truncation(n)
@@ -206,24 +230,29 @@ def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
     return results
 
 
+@validate_params({"ns": sizes(2), "epsilons": EPSILONS, "d": POSITIVE_INT,
+                  "noise_multipliers": Check(check_sweep, array_ndim=(0, 1), invalid=[("a", "'a'"), (None, "None")]),
+                  "n_reps": REPS, "rng": "random_state"})
 def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0), n_reps=3, rng=None):
     """E6: noisy OLS (several c_W), DP gradient descent and OLS against n, per ε (dense β, ‖β‖₂ = 1).
 
     Returns a dict with ``"noisy_ols"`` (len(noise_multipliers), len(epsilons), len(ns), n_reps),
     ``"dp_gd"`` (len(epsilons), len(ns), n_reps) and ``"ols"`` (len(ns), n_reps).
+
+    Examples
+    --------
+    >>> out = classical_experiment(ns=[10], epsilons=[1.0], d=2, noise_multipliers=[1.0], n_reps=1, rng=0)
+    >>> out["noisy_ols"].shape, out["dp_gd"].shape
+    ((1, 1, 1, 1), (1, 1, 1))
     """
-    ns = _grid(ns, "ns", minimum=2)
-    epsilons = _epsilons(epsilons)
-    d = check_int(d, "d", minimum=1)
     if min(ns) < d:
         raise ValueError(f"ns must all be >= d = {d} for OLS, got {min(ns)}")
-    multipliers = check_sweep(noise_multipliers, "noise_multipliers")
+    multipliers = noise_multipliers
     if min(multipliers) <= 0:
         raise ValueError(f"noise_multipliers must all be > 0, got {noise_multipliers!r}")
     # OLS costs n·d² per fit.
     n_reps = check_repetitions(n_reps, per_repetition=[("len(ns)", len(ns)), ("len(epsilons)", len(epsilons)),
                                                        ("ns", max(ns)), ("d^2", d * d)])
-    rng = as_rng(rng)
     noisy = np.full((len(multipliers), len(epsilons), len(ns), n_reps), np.nan)
     gd = np.full((len(epsilons), len(ns), n_reps), np.nan)
     plain = np.full((len(ns), n_reps), np.nan)
@@ -241,6 +270,9 @@ def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0)
             "noisy_ols": noisy, "dp_gd": gd, "ols": plain, "d": d}
 
 
+@validate_params({"sparsities": sizes(), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "n_trials": Interval(Integral, 10, None, closed="left"), "confidence": OPEN_UNIT,
+                  "rng": "random_state"})
 def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000, confidence=0.95, rng=None):
     """E7: audited lower bounds on ε for Peeling and for its forgotten-√s variant, against s.
 
@@ -250,14 +282,15 @@ def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000
     A, and :func:`dpteach.audit.audit` picks the best event {count > k} on ``n_trials`` runs and
     certifies it on fresh ones. Returns a dict with ``"right"``, ``"broken"`` (lower bounds),
     ``"certified"`` (peeling_epsilon of the right one) and the AuditResults.
+
+    Examples
+    --------
+    >>> out = peeling_audit_experiment(sparsities=[1], epsilon=1.0, delta=1e-3, n_trials=20, rng=0)
+    >>> out["right"].shape, out["certified"].shape
+    ((1,), (1,))
     """
-    sparsities = _grid(sparsities, "sparsities")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    n_trials = check_int(n_trials, "n_trials", minimum=10)
     # Each audit releases n_trials vectors of 2s + 1 <= 3s coordinates at once.
     check_memory(("n_trials", n_trials), ("sparsities", max(sparsities)), itemsize=24)
-    rng = as_rng(rng)
     out = {"sparsities": np.array(sparsities), "right": [], "broken": [], "certified": [], "results": []}
     for s in progress(sparsities, "E7: s"):
         lam = 1.0
@@ -285,6 +318,9 @@ MIN_ACCOUNTING_EPSILON, MAX_ACCOUNTING_EPSILON = 1e-3, 20.0
 MAX_ACCOUNTING_RECORDS = 10 ** 12
 
 
+@validate_params({"sparsities": sizes(), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+                  "n": Interval(Integral, 1, MAX_ACCOUNTING_RECORDS, closed="both"), "d": POSITIVE_INT, "n_reps": REPS,
+                  "rng": "random_state"})
 def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, n_reps=400, rng=None):
     """Peeling's noise scale at one (ε, δ) by the composition theorems and by the tight (PLD) accountant (chapter 5).
 
@@ -317,22 +353,22 @@ def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, 
         For sizes out of range, ε or δ out of range, a bad rng.
     ImportError
         Without dp-accounting (the tight accountant needs it).
+
+    Examples
+    --------
+    >>> out = peeling_accounting_sweep(sparsities=[1], epsilon=1.0, delta=1e-3, n=10, d=3, n_reps=2, rng=0)
+    >>> len(out["scale_tight"])
+    1
     """
-    sparsities = _grid(sparsities, "sparsities")
-    d = check_int(d, "d", minimum=1)
     if max(sparsities) > min(d, MAX_ACCOUNTING_SPARSITY):
         raise ValueError(f"sparsities must be at most min(d, MAX_ACCOUNTING_SPARSITY) = "
                          f"{min(d, MAX_ACCOUNTING_SPARSITY)}, got {max(sparsities)}")
-    epsilon = check_epsilon(epsilon)
     if not MIN_ACCOUNTING_EPSILON <= epsilon <= MAX_ACCOUNTING_EPSILON:
         raise ValueError(f"epsilon = {epsilon!r} is outside the stated range {MIN_ACCOUNTING_EPSILON} <= epsilon <= "
                          f"{MAX_ACCOUNTING_EPSILON} of this sweep (the PLD grid has width 1e-4, and its pure steps "
                          f"must stay <= 50)")
-    delta = check_delta(delta, allow_zero=False)
-    n = check_int(n, "n", minimum=1, maximum=MAX_ACCOUNTING_RECORDS)
     n_reps = check_repetitions(n_reps, per_repetition=[("sum(sparsities)", sum(sparsities)), ("d", d)])
     check_memory(("n_reps", n_reps), ("d", d))
-    rng = as_rng(rng)
     out = {"sparsities": np.array(sparsities), "scale_textbook": [], "scale_tight": [], "error_textbook": [],
            "error_tight": []}
     for s in progress(sparsities, "Peeling accounting: s"):
@@ -402,6 +438,7 @@ def _tracing_setup(kind, epsilon, rng):
     return n, sample, estimators, statistics
 
 
+@validate_params({"epsilon": Epsilon(), "n_reps": REPS, "rng": "random_state"})
 def tracing_experiment(epsilon=1.0, n_reps=40, rng=None):
     """Chapter 4's tracing attacks run against OLS / LASSO and their private versions.
 
@@ -425,12 +462,15 @@ def tracing_experiment(epsilon=1.0, n_reps=40, rng=None):
     dict {estimator name: {statistic: AUC}}, with statistics "classical" and "score" for
     OLS, noisy OLS and DP-GD, and "classical", "sparse", "sparse_sign" for the (private)
     LASSO; 0.5 means the attack learns nothing. Cost O(n_reps·(n·d² + d³)) per estimator.
+
+    Examples
+    --------
+    >>> sorted(tracing_experiment(epsilon=1.0, n_reps=1, rng=0))
+    ['DP-GD (ε = 1)', 'LASSO', 'OLS', 'noisy OLS (ε = 1)', 'private LASSO (ε = 1)']
     """
-    epsilon = check_epsilon(epsilon)
     # Each repetition scores 2n records of dimension d in both settings.
     entries = sum(2 * n * d for n, d in _TRACING_SIZES.values())
     n_reps = check_repetitions(n_reps, per_repetition=[("record entries per repetition", entries)])
-    rng = as_rng(rng)
     out = {}
     for kind in progress(("classical", "sparse"), "tracing"):
         n, sample, estimators, statistics = _tracing_setup(kind, epsilon, rng)

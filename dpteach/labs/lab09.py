@@ -89,7 +89,7 @@ def check_clipping(fn):
     row to norm C, NaN on zero rows, and clipping each coordinate.
     """
     task = "Task 1 (per-example clipping)"
-    require_own_code(fn, ("clip_gradients", "_clip", "clip_features", "_clip_scale", "clip_scale"), task)
+    require_own_code(fn, ("clip_gradients", "_clip", "clip_per_example", "clip_features", "_clip_scale", "clip_scale"), task)
     for G, C in _clip_cases():
         where = f"with {G.shape[0]} gradients of dimension {G.shape[1]} and C = {C}"
         out = _call_clip(fn, G.copy(), C, task)
