@@ -17,16 +17,23 @@ import math
 
 import numpy as np
 
+from ._constraints import Array, Epsilon, Labels, OrNone, POSITIVE_INT, fit_context, validate_params
 from ._estimator import Estimator
-from .privacy import PrivacyReceipt
-from ._constraints import Array, validate_params
-from ._validation import as_rng, check_epsilon
-from .hypotheses import check_class
+from .hypotheses import HYPOTHESIS_CLASS
 from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors
+from .privacy import PrivacyReceipt, privacy_claim
 
 __all__ = ["generic_private_learner", "GenericPrivateLearner", "erm", "select_hypotheses"]
 
+# The data of every routine here: n points X (on the line: shape (n,) or (n, 1); in R^d: (n, d)) and ±1 labels y.
+DATA = {"X": Array(ndim=(1, 2)), "y": Labels()}
+# The contract of the learner and of its broken variant (the same inputs, so the audit compares like with like).
+LEARNER = {"hypotheses": HYPOTHESIS_CLASS, **DATA, "epsilon": Epsilon(), "rng": "random_state",
+           "size": OrNone(POSITIVE_INT)}
 
+
+@privacy_claim(theorem="thm-generic-privacy", epsilon="epsilon", delta=0.0)
+@validate_params(LEARNER)
 def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
     """The generic private learner A_q of Kasiviswanathan et al. (chapter 2, Algorithm 2.4).
 
@@ -62,13 +69,19 @@ def generic_private_learner(hypotheses, X, y, epsilon, rng=None, size=None):
         different lengths.
 
     Cost: one :meth:`~HypothesisClass.error_counts` call plus O(|H|) per sample.
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> X, y = np.linspace(0.05, 0.95, 8), np.array([1.0, -1.0] * 4)
+    >>> generic_private_learner(hypotheses=thresholds(np.linspace(0, 1, 5)), X=X, y=y, epsilon=1.0, rng=0)
+    3
     """
-    hypotheses = check_class(hypotheses)
-    epsilon = check_epsilon(epsilon)
     errors = hypotheses.error_counts(X, y)
     return exponential_mechanism_on_errors(errors, epsilon, rng=rng, size=size)  # score −errors, sensitivity 1
 
 
+@validate_params(LEARNER)
 def broken_generic_learner_no_factor_2(hypotheses, X, y, epsilon, rng=None, size=None):
     """DELIBERATELY BROKEN (for audit demonstrations and tests): weights exp(−ε·errors), the factor 2 dropped.
 
@@ -78,11 +91,11 @@ def broken_generic_learner_no_factor_2(hypotheses, X, y, epsilon, rng=None, size
     (Theorem 2.5's proof needs the 2). Chapter 2's audit catches it. Never use
     it to release data; not in ``__all__``.
     """
-    hypotheses = check_class(hypotheses)
     errors = hypotheses.error_counts(X, y)
-    return exponential_mechanism(-errors, sensitivity=0.5, epsilon=check_epsilon(epsilon), rng=rng, size=size)
+    return exponential_mechanism(-errors, sensitivity=0.5, epsilon=epsilon, rng=rng, size=size)
 
 
+@privacy_claim(theorem="thm-generic-privacy", epsilon="epsilon", delta=0.0)
 class GenericPrivateLearner(Estimator):
     """Estimator form of the generic private learner (Algorithm 2.4), ε-DP.
 
@@ -110,19 +123,29 @@ class GenericPrivateLearner(Estimator):
         ``predict``/``score`` before ``fit``.
     ValueError, TypeError
         At ``fit``: as :func:`generic_private_learner`.
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> X, y = np.linspace(0.05, 0.95, 8), np.array([1.0, -1.0] * 4)
+    >>> model = GenericPrivateLearner(thresholds(np.linspace(0, 1, 5)), epsilon=1.0, random_state=0).fit(X, y)
+    >>> model.index_, model.predict(X).tolist()
+    (3, [-1, -1, -1, -1, -1, -1, 1, 1])
     """
 
     _fitted_attribute = "index_"
+    _parameter_constraints = {"hypotheses": HYPOTHESIS_CLASS, "epsilon": Epsilon(), "random_state": "random_state"}
 
     def __init__(self, hypotheses, epsilon, random_state=None):
         self.hypotheses = hypotheses
         self.epsilon = epsilon
         self.random_state = random_state
 
+    @fit_context(DATA)
     def fit(self, X, y):
         """Choose h ∈ H with probability ∝ exp(−ε·errors(h)/2); returns self. Cost: one error count pass."""
         self.index_ = int(generic_private_learner(self.hypotheses, X, y, self.epsilon,
-                                                  rng=as_rng(self.random_state, "random_state")))
+                                                  rng=np.random.default_rng(self.random_state)))
         self.hypothesis_ = self.hypotheses[self.index_]
         self.privacy_ = PrivacyReceipt(float(self.epsilon), 0.0, accountant="exponential mechanism",
                                        theorem="Theorem 2.5",
@@ -135,17 +158,24 @@ class GenericPrivateLearner(Estimator):
         return self.hypotheses.predict(self.index_, X)
 
 
+@validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA, "rng": "random_state"})
 def erm(hypotheses, X, y, rng=None):
     """Non-private empirical risk minimisation over H: an h with the fewest training errors.
 
     Ties are broken uniformly at random (so ERM is the ε → ∞ limit of the
     generic learner). Not private. Cost as :meth:`~HypothesisClass.error_counts`.
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> X, y = np.linspace(0.05, 0.95, 8), np.array([1.0, -1.0] * 4)
+    >>> erm(hypotheses=thresholds(np.linspace(0, 1, 5)), X=X, y=y, rng=0)
+    3
     """
-    hypotheses = check_class(hypotheses)
     return int(select_hypotheses(hypotheses.error_counts(X, y)[None], math.inf, rng)[0])
 
 
-@validate_params({"error_counts": Array(ndim=(1, 2, 3, 4)), "rng": "random_state"})
+@validate_params({"error_counts": Array(ndim=(1, 2, 3, 4)), "epsilon": Epsilon(allow_inf=True), "rng": "random_state"})
 def select_hypotheses(error_counts, epsilon, rng=None):
     """Run the learner's selection step on each row of an array of error counts.
 
@@ -164,9 +194,15 @@ def select_hypotheses(error_counts, epsilon, rng=None):
     -------
     ndarray of int, shape (...)
         The chosen index per row. Cost O(|H|) per row.
+
+    Examples
+    --------
+    >>> select_hypotheses(error_counts=np.array([3, 1, 2]), epsilon=1.0, rng=0)
+    array(2)
+    >>> select_hypotheses(np.array([[3, 1, 2], [0, 4, 4]]), epsilon=np.inf, rng=0).tolist()   # ERM
+    [1, 0]
     """
     counts = error_counts
     rows = counts.reshape(-1, counts.shape[-1])
-    epsilon = check_epsilon(epsilon, allow_inf=True)
     chosen = np.array([exponential_mechanism_on_errors(row, epsilon, rng) for row in rows], dtype=np.int64)
     return chosen.reshape(counts.shape[:-1])

@@ -17,27 +17,38 @@ value becomes a label.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 
-from ._validation import (check_bits, check_finite_array, check_int, check_labels, check_memory, check_positive,
-                          check_probability, check_same_length)
+from ._constraints import Array, Check, Interval, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._validation import (check_bits, check_finite_array, check_int, check_labels, check_memory, check_probability,
+                          check_same_length)
+from .fast_counts import halfspace_errors, interval_errors, line_points, naive_error_counts, threshold_class_errors
 
 __all__ = ["Hypothesis", "HypothesisClass", "Thresholds", "Intervals", "Halfspaces", "Parities",
            "thresholds", "intervals", "halfspaces", "parities", "public_directions", "walsh_hadamard",
            "check_class"]
 
-# Entries of a chunk of the |H| × n prediction matrix held in memory at once (int8: 16 MB).
-_CHUNK_ENTRIES = 1 << 24
-
-
 @dataclass(frozen=True, eq=False)
 class Hypothesis:
-    """One member of a finite class: ``H[index]``. Calling it on X predicts ±1 labels."""
+    """One member of a finite class: ``H[index]``. Calling it on X predicts ±1 labels.
+
+    Examples
+    --------
+    >>> H = thresholds(4)
+    >>> h = Hypothesis(H, 1, H.describe(1))   # what H[1] builds
+    >>> h(np.array([0.1, 0.6])).tolist()
+    [-1, 1]
+    """
 
     hypotheses: "HypothesisClass" = field(repr=False)
     index: int
     params: dict
+
+    _parameter_constraints = dict.fromkeys(
+        ("hypotheses", "index", "params"),
+        Unchecked("a record HypothesisClass.__getitem__ fills in from an index it has checked"))
 
     def __call__(self, X):
         return self.hypotheses.predict(self.index, X)
@@ -52,9 +63,18 @@ class HypothesisClass:
     points), ``_predict(indices, points)`` (the ±1 predictions of the given
     hypotheses, shape (len(indices), n)), ``_batch_error_counts(points, y)``
     (the fast path, shape (S, |H|)) and ``describe(index)``.
+
+    Examples
+    --------
+    >>> HypothesisClass().name   # the base; a subclass such as Thresholds declares its own parameters
+    'hypothesis class'
     """
 
     name = "hypothesis class"
+
+    @validate_params({})
+    def __init__(self):
+        """The base class takes no parameters (each subclass declares its public grid, net or dimension)."""
 
     def __len__(self):
         return self.size
@@ -126,7 +146,7 @@ class HypothesisClass:
         labels = check_labels(y, "y")
         check_same_length(points, labels, "X", "y")
         if method == "naive":
-            return self._naive_error_counts(points, labels)
+            return naive_error_counts(self._predict, len(self), points, labels)
         return self._batch_error_counts(points[None], labels[None])[0]
 
     def batch_error_counts(self, X, y):
@@ -143,58 +163,29 @@ class HypothesisClass:
                              f"{points.shape[:2]}, got {labels.shape}")
         return self._batch_error_counts(points, labels)
 
-    def _naive_error_counts(self, points, labels):
-        counts = np.empty(len(self), dtype=np.int64)
-        step = max(1, _CHUNK_ENTRIES // max(len(labels), 1))
-        for start in range(0, len(self), step):
-            indices = np.arange(start, min(start + step, len(self)))
-            counts[indices] = (self._predict(indices, points) != labels).sum(axis=1)
-        return counts
 
-
-def _one_dimensional_points(X, batched):
-    """X as floats of shape (n,) or, batched, (S, n); a trailing axis of length 1 is dropped."""
-    arr = check_finite_array(X, "X", ndim=(2, 3) if batched else (1, 2))
-    if arr.ndim == (3 if batched else 2):
-        if arr.shape[-1] != 1:
-            raise ValueError(f"X must have shape {'(S, n)' if batched else '(n,)'} or "
-                             f"{'(S, n, 1)' if batched else '(n, 1)'} for a class on the line, "
-                             f"got {arr.shape}")
-        arr = arr[..., 0]
-    return arr
+def _grid_points(grid):
+    """The points of a public grid: an int N gives the N + 1 points k/N of [0, 1], an array its entries as floats."""
+    if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
+        return np.linspace(0.0, 1.0, int(grid) + 1)
+    return np.asarray(grid, dtype=float)
 
 
 def _check_grid(grid, name="grid"):
+    """The rule of :data:`GRID`: an int N >= 1 (within the memory limit) or a strictly increasing finite 1-D array."""
     if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
         n_cells = check_int(grid, name, minimum=1)
         check_memory((name, n_cells))
-        return np.linspace(0.0, 1.0, n_cells + 1)
+        return _grid_points(n_cells)
     arr = check_finite_array(grid, name, ndim=1)
     if np.any(np.diff(arr) <= 0):
         raise ValueError(f"{name} must be strictly increasing, got {arr!r}")
     return arr
 
 
-def _label_histogram(bins, labels, n_bins):
-    """Counts of (dataset, label, bin): int64 array (S, 2, n_bins); label axis 0 = −1, 1 = +1."""
-    n_datasets = bins.shape[0]
-    dataset = np.arange(n_datasets).reshape((-1,) + (1,) * (bins.ndim - 1))
-    flat = ((dataset * 2 + (labels > 0)) * n_bins + bins).ravel()
-    return np.bincount(flat, minlength=n_datasets * 2 * n_bins).reshape(n_datasets, 2, n_bins)
-
-
-def _threshold_errors(bins, labels, n_cuts):
-    """Errors of "predict +1 iff cut index j < bin" for j = 0..n_cuts−1 (shape (S, n_cuts)).
-
-    ``bins[s, i]`` is the number of cuts at or below x_i, so x_i is labelled
-    +1 by cut j exactly when j < bins[s, i]. A positive example is an error for
-    the cuts j >= bin, a negative one for j < bin: two prefix sums.
-    """
-    hist = _label_histogram(bins, labels, n_cuts + 1)
-    below = np.cumsum(hist, axis=-1)[..., :n_cuts]          # examples with bin <= j
-    positives_missed = below[:, 1]
-    negatives_hit = hist[:, 0].sum(axis=-1, keepdims=True) - below[:, 0]
-    return positives_missed + negatives_hit
+#: A public grid (an int N or a strictly increasing array), returned as its points; nested calls only convert.
+GRID = Check(_check_grid, array_ndim=1, convert_nested=_grid_points,
+             invalid=[(0, "0"), (True, "True"), ("a", "'a'"), (None, "None"), (np.array([0.5, 0.2]), "decreasing")])
 
 
 class Thresholds(HypothesisClass):
@@ -204,12 +195,18 @@ class Thresholds(HypothesisClass):
     |H| = 2(N + 1). Index k is h_{k,+} and index N + 1 + k is h_{k,−}.
     Error counts: one ``searchsorted`` of the points into the grid and two
     prefix sums, O(n log N + N).
+
+    Examples
+    --------
+    >>> len(Thresholds(np.linspace(0, 1, 5)))
+    10
     """
 
     name = "thresholds"
 
+    @validate_params({"grid": GRID})
     def __init__(self, grid):
-        self.grid = _check_grid(grid)
+        self.grid = grid
 
     @property
     def size(self):
@@ -221,7 +218,7 @@ class Thresholds(HypothesisClass):
         return {"class": self.name, "cut": float(self.grid[k]), "sign": sign}
 
     def _prepare(self, X, batched):
-        return _one_dimensional_points(X, batched)
+        return line_points(X, batched)
 
     def _predict(self, indices, points):
         k = indices % self.grid.size
@@ -230,9 +227,7 @@ class Thresholds(HypothesisClass):
         return np.where(above, sign[:, None], -sign[:, None]).astype(np.int8)
 
     def _batch_error_counts(self, points, labels):
-        bins = np.searchsorted(self.grid, points, side="right")
-        plus = _threshold_errors(bins, labels, self.grid.size)
-        return np.concatenate([plus, labels.shape[1] - plus], axis=1)
+        return threshold_class_errors(self.grid, points, labels)
 
     def true_errors_uniform(self, theta, noise_rate=0.0):
         """True errors under x ~ U[0, 1], clean label +1 iff x >= θ, each label flipped w.p. η.
@@ -255,12 +250,18 @@ class Intervals(HypothesisClass):
     ``numpy.triu_indices(N + 1)``; the last index is h_∅ ≡ −1.
     |H| = (N + 1)(N + 2)/2 + 1. Error counts: a 2-D histogram of
     (#grid points <= x, #grid points < x) and 2-D prefix sums, O(n log N + N²).
+
+    Examples
+    --------
+    >>> len(Intervals(np.linspace(0, 1, 5)))
+    16
     """
 
     name = "intervals"
 
+    @validate_params({"grid": GRID})
     def __init__(self, grid):
-        self.grid = _check_grid(grid)
+        self.grid = grid
         # The (N+1)(N+2)/2 end-point pairs are two index arrays: refuse a grid whose pairs exceed the budget.
         check_memory(("grid points", self.grid.size), ("grid points", self.grid.size))
         self._lower, self._upper = np.triu_indices(self.grid.size)
@@ -277,7 +278,7 @@ class Intervals(HypothesisClass):
                 "high": float(self.grid[self._upper[index]])}
 
     def _prepare(self, X, batched):
-        return _one_dimensional_points(X, batched)
+        return line_points(X, batched)
 
     def _predict(self, indices, points):
         pairs = np.minimum(indices, self._lower.size - 1)
@@ -287,17 +288,7 @@ class Intervals(HypothesisClass):
         return np.where(inside, 1, -1).astype(np.int8)
 
     def _batch_error_counts(self, points, labels):
-        m = self.grid.size
-        at_or_below = np.searchsorted(self.grid, points, side="right")   # r: x >= g_a iff a < r
-        below = np.searchsorted(self.grid, points, side="left")          # l: x <= g_b iff b >= l
-        hist = _label_histogram(at_or_below * (m + 1) + below, labels, (m + 1) ** 2)
-        hist = hist.reshape(labels.shape[0], 2, m + 1, m + 1)
-        # inside(a, b) = #{i : r_i > a and l_i <= b}: suffix sum over r, prefix sum over l.
-        inside = np.cumsum(np.cumsum(hist[:, :, ::-1], axis=2)[:, :, ::-1], axis=3)
-        inside = inside[:, :, 1:, :m][:, :, self._lower, self._upper]   # (S, 2, pairs)
-        positives = labels.shape[1] - hist[:, 0].sum(axis=(1, 2))
-        errors = positives[:, None] - inside[:, 1] + inside[:, 0]
-        return np.concatenate([errors, positives[:, None]], axis=1)
+        return interval_errors(self.grid, self._lower, self._upper, points, labels)
 
     def true_errors_uniform(self, low, high, noise_rate=0.0):
         """True errors under x ~ U[0, 1], clean label +1 iff low <= x <= high, noise η.
@@ -316,6 +307,12 @@ class Intervals(HypothesisClass):
         return noise_rate + (1 - 2 * noise_rate) * difference
 
 
+#: The size of a net of directions: at least 2 (d = 1 has exactly the two directions ±1).
+N_DIRECTIONS = OrNone(Interval(Integral, 2, None, closed="left"))
+SEED = Interval(Integral, 0, None, closed="left")
+
+
+@validate_params({"d": POSITIVE_INT, "n_directions": N_DIRECTIONS, "seed": SEED})
 def public_directions(d, n_directions=None, seed=0):
     """A fixed public set of unit normals in R^d (the discretised sphere of :func:`halfspaces`).
 
@@ -324,17 +321,19 @@ def public_directions(d, n_directions=None, seed=0):
     ``numpy.random.default_rng(seed)``: a fixed seed that never sees the data,
     so the net is public. The default size 2·4^{d−1} grows exponentially
     in d, like a γ-net of the sphere, which needs about (1 + 2/γ)^d points.
+
+    Examples
+    --------
+    >>> public_directions(d=2, n_directions=4).round(3).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [-0.0, -1.0]]
     """
-    d = check_int(d, "d", minimum=1)
     size_name = "n_directions"
     if n_directions is None:
         # The default 2·4^(d−1) grows exponentially, and 4**(10**18) alone would never finish: the exponent
         # is capped at 40, a net already far beyond the memory limit, which check_memory refuses below.
         n_directions = 2 * 4 ** min(d - 1, 40)
         size_name = "n_directions (the default 2·4^(d-1), at least)"
-    n_directions = check_int(n_directions, "n_directions", minimum=2)
     check_memory((size_name, n_directions), ("d", d))
-    seed = check_int(seed, "seed", minimum=0)
     if d == 1:
         if n_directions != 2:
             raise ValueError(f"n_directions must be 2 for d=1 (the sphere S^0 is {{-1, +1}}), "
@@ -354,16 +353,22 @@ class Halfspaces(HypothesisClass):
     values) are public. Index k·B + j is h_{w_k, b_j}; |H| = K·B.
     Error counts: the projections P = X Wᵀ, then per direction the
     threshold prefix sums over the offsets, O(n·K·d + n·K·log B + K·B).
+
+    Examples
+    --------
+    >>> len(Halfspaces(directions=np.eye(2), offsets=np.array([-0.5, 0.0, 0.5])))
+    6
     """
 
     name = "halfspaces"
 
+    @validate_params({"directions": Array(ndim=2), "offsets": GRID})
     def __init__(self, directions, offsets):
-        self.directions = check_finite_array(directions, "directions", ndim=2)
+        self.directions = directions
         norms = np.linalg.norm(self.directions, axis=1)
         if not np.allclose(norms, 1.0):
             raise ValueError(f"directions must be unit vectors, found a norm of {norms[~np.isclose(norms, 1)][0].item()!r}")
-        self.offsets = _check_grid(offsets, "offsets")
+        self.offsets = offsets
         self.d = self.directions.shape[1]
 
     @property
@@ -388,22 +393,22 @@ class Halfspaces(HypothesisClass):
         return np.where(above, 1, -1).astype(np.int8)
 
     def _batch_error_counts(self, points, labels):
-        n_datasets, n = labels.shape
-        n_directions = self.directions.shape[0]
-        counts = np.empty((n_datasets, self.size), dtype=np.int64)
-        step = max(1, (1 << 22) // max(n * n_directions, 1))      # bound the (S, n, K) arrays
-        for start in range(0, n_datasets, step):
-            part = slice(start, min(start + step, n_datasets))
-            projections = points[part] @ self.directions.T        # (s, n, K)
-            bins = np.searchsorted(self.offsets, projections, side="right")
-            # Treat each (dataset, direction) pair as one dataset of a threshold problem.
-            bins = bins.transpose(0, 2, 1).reshape(-1, n)
-            pair_labels = np.repeat(labels[part], n_directions, axis=0)
-            errors = _threshold_errors(bins, pair_labels, self.offsets.size)
-            counts[part] = errors.reshape(-1, self.size)
-        return counts
+        return halfspace_errors(self.directions, self.offsets, points, labels)
 
 
+def _check_transform_values(values, name):
+    """The rule of :func:`walsh_hadamard`'s input: a finite array of >= 1 dimension whose last axis has length 2^d."""
+    arr = check_finite_array(values, name)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have at least 1 dimension (a length-2^d last axis), got {values!r}")
+    size = arr.shape[-1]
+    if size & (size - 1):
+        raise ValueError(f"{name} must have a power-of-two last axis, got length {size}")
+    return arr
+
+
+@validate_params({"values": Check(_check_transform_values, array_ndim=(1, 2, 3), convert_nested=Array.convert_nested,
+                                  invalid=[(None, "None"), (3.0, "3.0"), (np.zeros(3), "length 3")])})
 def walsh_hadamard(values):
     """The (unnormalised) Walsh–Hadamard transform along the last axis.
 
@@ -415,14 +420,13 @@ def walsh_hadamard(values):
     ------
     ValueError
         If the last axis is not a power of two, or the values are not finite.
+
+    Examples
+    --------
+    >>> walsh_hadamard(np.arange(8.0)).tolist()
+    [28.0, -4.0, -8.0, 0.0, -16.0, 0.0, 0.0, 0.0]
     """
-    arr = check_finite_array(values, "values").copy()
-    if arr.ndim == 0:
-        raise ValueError(f"values must have at least 1 dimension (a length-2^d last axis), got {values!r}")
-    size = arr.shape[-1]
-    if size & (size - 1):
-        raise ValueError(f"values must have a power-of-two last axis, got length {size}")
-    return walsh_hadamard_butterfly(arr)
+    return walsh_hadamard_butterfly(values.copy())
 
 
 def walsh_hadamard_butterfly(arr):
@@ -443,12 +447,18 @@ class Parities(HypothesisClass):
     c[u] = Σ_{i : x_i = u} y_i, Σ_i y_i h_r(x_i) = WHT(c)[r], so
     errors(r) = (n − WHT(c)[r])/2. Cost O(n·d + d·2^d) instead of the naive
     O(n·d·2^d).
+
+    Examples
+    --------
+    >>> len(Parities(d=3))
+    8
     """
 
     name = "parities"
 
+    @validate_params({"d": Interval(Integral, 1, 30, closed="both")})
     def __init__(self, d):
-        self.d = check_int(d, "d", minimum=1, maximum=30)
+        self.d = d
 
     @property
     def size(self):
@@ -495,23 +505,37 @@ class Parities(HypothesisClass):
         return errors
 
 
+@validate_params({"grid": GRID})
 def thresholds(grid):
     """The class of thresholds on a public grid (see :class:`Thresholds`).
 
     ``grid`` is an int N (the grid k/N, k = 0..N, of [0, 1]) or a strictly
     increasing array. |H| = 2·len(grid).
+
+    Examples
+    --------
+    >>> thresholds(grid=np.linspace(0, 1, 5))
+    Thresholds(|H|=10)
     """
     return Thresholds(grid)
 
 
+@validate_params({"grid": GRID})
 def intervals(grid):
     """The class of intervals with end points on a public grid (see :class:`Intervals`).
 
     ``grid`` as in :func:`thresholds`; |H| = (N + 1)(N + 2)/2 + 1 for N + 1 grid points.
+
+    Examples
+    --------
+    >>> intervals(grid=np.linspace(0, 1, 5))
+    Intervals(|H|=16)
     """
     return Intervals(grid)
 
 
+@validate_params({"d": POSITIVE_INT, "n_directions": N_DIRECTIONS, "n_offsets": POSITIVE_INT,
+                  "max_offset": Interval(Real, 0, None, closed="left"), "seed": SEED})
 def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     """Halfspaces over a discretised sphere × a threshold grid (see :class:`Halfspaces`).
 
@@ -519,10 +543,13 @@ def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     fixed public set that does not depend on the data; the offsets are
     ``n_offsets`` equally spaced values in [−max_offset, max_offset].
     |H| = n_directions·n_offsets.
+
+    Examples
+    --------
+    >>> halfspaces(d=2, n_directions=4, n_offsets=3)
+    Halfspaces(|H|=12)
     """
-    n_offsets = check_int(n_offsets, "n_offsets", minimum=1)
     check_memory(("n_offsets", n_offsets))
-    max_offset = check_positive(max_offset, "max_offset", allow_zero=True)
     if max_offset == 0 and n_offsets > 1:  # the offsets would all be 0, a class with repeated members
         raise ValueError(f"max_offset must be > 0 when n_offsets = {n_offsets} > 1 (valid range: 0 < max_offset "
                          f"< inf; max_offset = 0 only with n_offsets = 1), got {max_offset!r}")
@@ -530,21 +557,47 @@ def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     return Halfspaces(public_directions(d, n_directions, seed), offsets)
 
 
+@validate_params({"d": Interval(Integral, 1, 30, closed="both")})
 def parities(d):
-    """The 2^d parities on {0, 1}^d (see :class:`Parities`)."""
+    """The 2^d parities on {0, 1}^d (see :class:`Parities`).
+
+    Examples
+    --------
+    >>> parities(d=3)
+    Parities(|H|=8)
+    """
     return Parities(d)
 
 
-def check_class(hypotheses):
-    """Return ``hypotheses`` after checking it is a non-empty finite class with ``error_counts``."""
+def _check_class_rule(hypotheses, name="hypotheses"):
+    """The rule of :data:`HYPOTHESIS_CLASS`: a non-empty finite class with ``error_counts``."""
     try:
         size = len(hypotheses)
     except TypeError:
-        raise TypeError(f"hypotheses must be a finite hypothesis class (e.g. dpteach.hypotheses.thresholds(...)), "
+        raise TypeError(f"{name} must be a finite hypothesis class (e.g. dpteach.hypotheses.thresholds(...)), "
                         f"got {type(hypotheses).__name__}") from None
     if size == 0:
-        raise ValueError("hypotheses must contain at least one hypothesis, got an empty class (|H| = 0)")
+        raise ValueError(f"{name} must contain at least one hypothesis, got an empty class (|H| = 0)")
     if not hasattr(hypotheses, "error_counts"):
-        raise TypeError(f"hypotheses must provide error_counts(X, y) (a dpteach.generic hypothesis class), "
+        raise TypeError(f"{name} must provide error_counts(X, y) (a dpteach.generic hypothesis class), "
                         f"got {type(hypotheses).__name__}")
+    return hypotheses
+
+
+#: The constraint of a parameter that takes a finite hypothesis class (chapters 2, 7 and 8 declare it).
+HYPOTHESIS_CLASS = Check(_check_class_rule, invalid=[(None, "None"), (3, "3"), ([], "[]"), ("abc", "'abc'")])
+
+
+@validate_params({"hypotheses": HYPOTHESIS_CLASS})
+def check_class(hypotheses):
+    """Return ``hypotheses`` after checking it is a non-empty finite class with ``error_counts``.
+
+    The check is the declared constraint :data:`HYPOTHESIS_CLASS`, which the routines that take a
+    class declare for their own ``hypotheses`` parameter.
+
+    Examples
+    --------
+    >>> check_class(hypotheses=thresholds(4))
+    Thresholds(|H|=10)
+    """
     return hypotheses

@@ -39,7 +39,7 @@ SHARED = {"dpteach.marginals"}
 PRESENTATION = {"dpteach.widgets", "dpteach.plotting", "dpteach.listing"}
 REGISTRY = {"dpteach.registry"}
 CHAPTER_1 = {"dpteach.mechanisms", "dpteach.composition", "dpteach.audit"}
-CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "randomizers", "sq", "sq_algorithms",
+CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "fast_counts", "randomizers", "sq", "sq_algorithms",
                                          "group_sizes", "local", "local_to_sq", "local_learners",
                                          "sq_lower_bounds")}
 CHAPTERS_4_9 = {f"dpteach.{m}" for m in ("attack_targets", "fingerprinting", "fingerprinting_lemmas", "peeling",

@@ -221,7 +221,6 @@ CHECKED_IN_BODY = {
     "dpteach.dpsas_steps.ramp": {"b"}, "dpteach.dpsas_steps.ramp_derivative": {"b"},
     "dpteach.dpsas_steps.round_schedule": {"step_size_scale", "tau"},
     "dpteach.dpsas_steps.step_size": {"step_size_scale", "tau"},
-    "dpteach.generic.select_hypotheses": {"epsilon"},
 }
 
 

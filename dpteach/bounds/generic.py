@@ -9,11 +9,12 @@ arrays for plotting.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import (check_count_array, check_epsilon_array, check_int, check_positive, check_positive_array,
-                           check_probability, scalar_or_array)
+from .._constraints import Check, Epsilon, Interval, OPEN_UNIT, Options, validate_params
+from .._validation import check_count_array, check_epsilon_array, check_positive_array, scalar_or_array
 
 __all__ = [
     "generic_learner_sample_complexity",
@@ -25,14 +26,37 @@ __all__ = [
 ]
 
 
-def _chapter2_inputs(n_hypotheses, beta):
-    """Validate |H| (a real number >= 1, as |H| = 2^d overflows an int in plots) and β."""
-    size = float(check_count_array(n_hypotheses, "n_hypotheses"))
+def _check_class_size(n_hypotheses, name):
+    """|H|: one whole number >= 1, as a float (|H| = 2^d overflows an int in plots)."""
+    size = float(check_count_array(n_hypotheses, name))
     if size < 1:
-        raise ValueError(f"n_hypotheses must be >= 1 (the size |H| of a non-empty class), got {n_hypotheses!r}")
-    return size, check_probability(beta, "beta")
+        raise ValueError(f"{name} must be >= 1 (the size |H| of a non-empty class), got {n_hypotheses!r}")
+    return size
 
 
+def _as_float_array(values):
+    """A checked scalar or array of reals as a float ndarray (as the array rules return it; nested calls convert)."""
+    return np.asarray(values, dtype=float)
+
+
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
+#: |H|, a real number >= 1.
+CLASS_SIZE = Check(_check_class_size, convert_nested=float,
+                   invalid=[(0.5, "0.5"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
+#: ε, a scalar or an array of them (for plotting), each 0 < ε < inf.
+EPSILONS = Check(check_epsilon_array, array_ndim=None, convert_nested=_as_float_array,
+                 invalid=Epsilon().invalid_values())
+#: n, a whole number > 0 or an array of them (a plotted axis may be fractional); ``ZERO_COUNTS``: n >= 0.
+COUNTS = Check(check_count_array, array_ndim=None, convert_nested=_as_float_array,
+               invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
+ZERO_COUNTS = Check(check_count_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
+                    invalid=[(-1, "-1"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
+FORMS = Options(("exact", "slide", "realizable"))
+REALIZABLE = Options((False, True))
+
+
+@validate_params({"n_hypotheses": CLASS_SIZE, "epsilon": EPSILONS, "alpha": OPEN_UNIT, "beta": OPEN_UNIT,
+                  "form": FORMS})
 @np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def generic_learner_sample_complexity(n_hypotheses, epsilon, alpha, beta, form="exact"):
     """Examples the generic private learner needs for excess error <= α w.p. >= 1 − β (chapter 2, Theorem 2.6).
@@ -68,22 +92,24 @@ def generic_learner_sample_complexity(n_hypotheses, epsilon, alpha, beta, form="
     ------
     ValueError, TypeError
         |H| < 1, an ε outside (0, inf), α or β outside (0, 1), an unknown ``form``.
+
+    Examples
+    --------
+    >>> generic_learner_sample_complexity(n_hypotheses=100, epsilon=1.0, alpha=0.1, beta=0.05)
+    4045
     """
-    size, beta = _chapter2_inputs(n_hypotheses, beta)
-    eps = check_epsilon_array(epsilon)
-    alpha = np.float64(check_probability(alpha, "alpha"))
+    size, eps, alpha = n_hypotheses, epsilon, np.float64(alpha)
     if form == "exact":
         n = np.maximum(9 / (2 * alpha ** 2) * (math.log(size) + math.log(4 / beta)),
                        6 / (eps * alpha) * (math.log(size) + math.log(2 / beta)))
     elif form == "slide":
         n = 6 * (math.log(size) + math.log(1 / beta)) * np.maximum(1 / (eps * alpha), 1 / alpha ** 2)
-    elif form == "realizable":
+    else:  # "realizable"
         n = np.maximum(8 / alpha, 4 / (eps * alpha)) * (math.log(size) + math.log(2 / beta))
-    else:
-        raise ValueError(f"form must be one of 'exact', 'slide', 'realizable', got {form!r}")
     return scalar_or_array(n, as_int=True)
 
 
+@validate_params({"n_hypotheses": CLASS_SIZE, "epsilon": EPSILONS, "alpha": OPEN_UNIT, "n": COUNTS})
 def generic_learner_failure_bound(n_hypotheses, epsilon, alpha, n):
     """The failure probability bound of the utility proof: 2|H| e^{−2nα²/9} + |H| e^{−εnα/6} (chapter 2, the proof of Theorem 2.6).
 
@@ -105,15 +131,18 @@ def generic_learner_failure_bound(n_hypotheses, epsilon, alpha, n):
     ------
     ValueError, TypeError
         Any argument outside the ranges above.
+
+    Examples
+    --------
+    >>> round(generic_learner_failure_bound(n_hypotheses=100, epsilon=1.0, alpha=0.1, n=1000), 4)
+    21.6736
     """
-    size, _ = _chapter2_inputs(n_hypotheses, 0.5)  # |H| >= 1 as everywhere in this module (no β here)
-    eps = check_epsilon_array(epsilon)
-    alpha = check_probability(alpha, "alpha")
-    n = check_count_array(n, "n")
+    size, eps = n_hypotheses, epsilon
     value = 2 * size * np.exp(-2 * n * alpha ** 2 / 9) + size * np.exp(-eps * n * alpha / 6)
     return scalar_or_array(value)
 
 
+@validate_params({"n_hypotheses": CLASS_SIZE, "epsilon": EPSILONS, "n": COUNTS, "beta": OPEN_UNIT, "form": FORMS})
 def generic_learner_accuracy(n_hypotheses, epsilon, n, beta, form="exact"):
     """The excess error α that Theorem 2.6 (chapter 2) guarantees with n examples (w.p. >= 1 − β).
 
@@ -142,23 +171,25 @@ def generic_learner_accuracy(n_hypotheses, epsilon, n, beta, form="exact"):
     ------
     ValueError, TypeError
         |H| < 1, an ε outside (0, inf), n <= 0, β outside (0, 1), an unknown ``form``.
+
+    Examples
+    --------
+    >>> round(generic_learner_accuracy(n_hypotheses=100, epsilon=1.0, n=1000, beta=0.05), 4)
+    0.2011
     """
-    size, beta = _chapter2_inputs(n_hypotheses, beta)
-    eps = check_epsilon_array(epsilon)
-    n = check_count_array(n, "n")
+    size, eps = n_hypotheses, epsilon
     if form == "exact":
         alpha = np.maximum(np.sqrt(9 * (math.log(size) + math.log(4 / beta)) / (2 * n)),
                            6 * (math.log(size) + math.log(2 / beta)) / (eps * n))
     elif form == "slide":
         log_term = math.log(size) + math.log(1 / beta)
         alpha = np.maximum(np.sqrt(6 * log_term / n), 6 * log_term / (eps * n))
-    elif form == "realizable":
+    else:  # "realizable"
         alpha = np.maximum(8.0, 4 / eps) * (math.log(size) + math.log(2 / beta)) / n
-    else:
-        raise ValueError(f"form must be one of 'exact', 'slide', 'realizable', got {form!r}")
     return scalar_or_array(alpha)
 
 
+@validate_params({"n_hypotheses": CLASS_SIZE, "alpha": OPEN_UNIT, "beta": OPEN_UNIT, "realizable": REALIZABLE})
 @np.errstate(over="ignore", divide="ignore")  # α = 1e-300: the bound is inf (numpy), not a ZeroDivisionError
 def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
     """Examples that non-private ERM over a finite class needs (chapter 2, Theorem 2.3).
@@ -183,9 +214,13 @@ def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
     ------
     ValueError, TypeError
         |H| < 1, α or β outside (0, 1).
+
+    Examples
+    --------
+    >>> erm_sample_complexity(n_hypotheses=100, alpha=0.1, beta=0.05)
+    1659
     """
-    size, beta = _chapter2_inputs(n_hypotheses, beta)
-    alpha = np.float64(check_probability(alpha, "alpha"))
+    size, alpha = n_hypotheses, np.float64(alpha)
     if realizable:
         n = (math.log(size) + math.log(1 / beta)) / alpha
     else:
@@ -193,6 +228,7 @@ def erm_sample_complexity(n_hypotheses, alpha, beta, realizable=False):
     return scalar_or_array(np.asarray(n), as_int=True)
 
 
+@validate_params({"n_hypotheses": CLASS_SIZE, "n": COUNTS, "beta": OPEN_UNIT, "realizable": REALIZABLE})
 def erm_accuracy(n_hypotheses, n, beta, realizable=False):
     """The excess error ERM guarantees with n examples: √(2 ln(2|H|/β)/n), or ln(|H|/β)/n if realizable (Theorem 2.3).
 
@@ -211,13 +247,18 @@ def erm_accuracy(n_hypotheses, n, beta, realizable=False):
     ------
     ValueError, TypeError
         |H| < 1, n <= 0, β outside (0, 1).
+
+    Examples
+    --------
+    >>> round(erm_accuracy(n_hypotheses=100, n=1000, beta=0.05), 4)
+    0.1288
     """
-    size, beta = _chapter2_inputs(n_hypotheses, beta)
-    n = check_count_array(n, "n")
+    size = n_hypotheses
     value = (math.log(size) + math.log(1 / beta)) / n if realizable else np.sqrt(2 * (math.log(size) + math.log(2 / beta)) / n)
     return scalar_or_array(value)
 
 
+@validate_params({"d": Interval(Integral, 1, 1000, closed="both"), "n": ZERO_COUNTS, "epsilon": EPSILONS})
 def parity_success_lower_bound(d, n, epsilon):
     """Lower bound on Pr[the generic learner outputs the right parity] (the Jensen bound of chapter 2's running-time section).
 
@@ -240,10 +281,13 @@ def parity_success_lower_bound(d, n, epsilon):
     ------
     ValueError, TypeError
         Any argument outside the ranges above.
+
+    Examples
+    --------
+    >>> round(parity_success_lower_bound(d=5, n=100, epsilon=1.0), 4)
+    1.0
     """
-    d = check_int(d, "d", minimum=1, maximum=1000)
-    eps = check_epsilon_array(epsilon)
-    n = check_count_array(n, "n", allow_zero=True)
+    eps = epsilon
     log_wrong = (d * math.log(2.0) + math.log1p(-2.0 ** -d)) + n * np.log((1 + np.exp(-eps / 2)) / 2)
     return scalar_or_array(1 / (1 + np.exp(log_wrong)))
 
@@ -253,16 +297,22 @@ def parity_success_lower_bound(d, n, epsilon):
 __all__ += ["packing_log_growth", "packing_success_upper_bound", "packing_sample_lower_bound"]
 
 
-def _packing_inputs(n_hypotheses, epsilon, mass):
-    """Validate M (real numbers >= 1, scalar or array), ε (scalar or array) and the differing mass w ∈ (0, 1]."""
-    size = check_count_array(n_hypotheses, "n_hypotheses")
+def _check_packing_sizes(n_hypotheses, name):
+    """M: real numbers >= 1, a scalar or an array (a whole number if a scalar)."""
+    size = check_count_array(n_hypotheses, name)
     if np.any(size < 1):
-        raise ValueError(f"n_hypotheses must be >= 1 (the number M of packed hypotheses), got {n_hypotheses!r}")
-    eps = check_epsilon_array(epsilon)
-    mass = check_probability(mass, "mass", high_open=False)
-    return size, eps, mass
+        raise ValueError(f"{name} must be >= 1 (the number M of packed hypotheses), got {n_hypotheses!r}")
+    return size
 
 
+#: M, the size of a packing: a scalar or an array of real numbers >= 1.
+PACKING_SIZES = Check(_check_packing_sizes, array_ndim=None, convert_nested=_as_float_array,
+                      invalid=[(0.5, "0.5"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
+#: w, the mass on which neighbouring distributions differ: 0 < w <= 1.
+MASS = Interval(Real, 0, 1, closed="right")
+
+
+@validate_params({"epsilon": EPSILONS, "mass": MASS})
 def packing_log_growth(epsilon, mass=1.0):
     """ln(1 + w(e^ε − 1)): the exponent per example in the packing bound (chapter 2, Theorem 2.12).
 
@@ -286,10 +336,13 @@ def packing_log_growth(epsilon, mass=1.0):
     ------
     ValueError, TypeError
         ε outside (0, inf) or w outside (0, 1].
+
+    Examples
+    --------
+    >>> packing_log_growth(epsilon=1.0)
+    1.0
     """
-    eps = check_epsilon_array(epsilon)
-    mass = check_probability(mass, "mass", high_open=False)
-    return scalar_or_array(_log_growth(eps, mass))
+    return scalar_or_array(_log_growth(epsilon, mass))
 
 
 def _log_growth(eps, mass):
@@ -298,6 +351,12 @@ def _log_growth(eps, mass):
     return np.where(eps < 1.0, small, large)
 
 
+#: n for the packing bound: real numbers >= 0 (the proof's bound is continuous in n).
+REAL_COUNTS = Check(check_positive_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
+                    invalid=[(-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER)
+
+
+@validate_params({"n_hypotheses": PACKING_SIZES, "epsilon": EPSILONS, "n": REAL_COUNTS, "mass": MASS})
 def packing_success_upper_bound(n_hypotheses, epsilon, n, mass=1.0):
     """Average success of any ε-DP algorithm on a packing: min{1, (1 + w(e^ε − 1))^n / M} (chapter 2, Theorem 2.12).
 
@@ -323,13 +382,17 @@ def packing_success_upper_bound(n_hypotheses, epsilon, n, mass=1.0):
     ------
     ValueError, TypeError
         Any argument outside the ranges above.
+
+    Examples
+    --------
+    >>> round(packing_success_upper_bound(n_hypotheses=100, epsilon=1.0, n=10), 4)
+    1.0
     """
-    size, eps, mass = _packing_inputs(n_hypotheses, epsilon, mass)
-    n = check_positive_array(n, "n", allow_zero=True)  # real n: the proof's bound is continuous in n
-    log_bound = n * _log_growth(eps, mass) - np.log(size)
+    log_bound = n * _log_growth(epsilon, mass) - np.log(n_hypotheses)
     return scalar_or_array(np.exp(np.minimum(log_bound, 0.0)))
 
 
+@validate_params({"n_hypotheses": PACKING_SIZES, "epsilon": EPSILONS, "beta": OPEN_UNIT, "mass": MASS})
 def packing_sample_lower_bound(n_hypotheses, epsilon, beta, mass=1.0):
     """Examples every ε-DP learner needs on a packing of M hypotheses (chapter 2, Theorem 2.12).
 
@@ -359,8 +422,11 @@ def packing_sample_lower_bound(n_hypotheses, epsilon, beta, mass=1.0):
     ------
     ValueError, TypeError
         Any argument outside the ranges above.
+
+    Examples
+    --------
+    >>> round(packing_sample_lower_bound(n_hypotheses=100, epsilon=1.0, beta=0.05), 4)
+    4.5539
     """
-    size, eps, mass = _packing_inputs(n_hypotheses, epsilon, mass)
-    beta = check_probability(beta, "beta")
-    numerator = np.maximum(np.log(size) + math.log1p(-beta), 0.0)
-    return scalar_or_array(numerator / _log_growth(eps, mass))
+    numerator = np.maximum(np.log(n_hypotheses) + math.log1p(-beta), 0.0)
+    return scalar_or_array(numerator / _log_growth(epsilon, mass))

@@ -7,26 +7,45 @@ hundreds of seeds in one vectorised call).
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from .._validation import as_rng, check_finite_array, check_int, check_memory, check_probability, check_real_array
+from .._constraints import Array, Check, Interval, Options, OrNone, POSITIVE_INT, validate_params
+from .._validation import check_int, check_memory, check_real_array
 
 __all__ = ["threshold_data", "halfspace_data", "parity_data", "flip_labels"]
 
+# Shared by the generators: a label noise rate η ∈ [0, 1), None or a number of datasets, a point of [0, 1].
+NOISE_RATE = Interval(Real, 0, 1, closed="left")
+N_DATASETS = OrNone(POSITIVE_INT)
+UNIT_CLOSED = Interval(Real, 0, 1, closed="both")
+
 
 def _chapter2_shape(n, n_datasets, d=None):
-    """Validate n (and n_datasets) and return the leading shape (n,) or (n_datasets, n).
+    """The leading shape (n,) or (n_datasets, n) of the checked sizes, refused if the arrays would not fit.
 
-    ``d`` (already validated) is the number of features per point: the (n_datasets, n, d) array is
-    refused up front when it would exceed the memory limit.
+    ``d`` is the number of features per point: the (n_datasets, n, d) array is refused up front when
+    it would exceed the memory limit.
     """
-    n = check_int(n, "n", minimum=1)
-    shape = (n,) if n_datasets is None else (check_int(n_datasets, "n_datasets", minimum=1), n)
+    shape = (n,) if n_datasets is None else (n_datasets, n)
     names = ("n",) if n_datasets is None else ("n_datasets", "n")
     check_memory(*zip(names, shape), *([("d", d)] if d is not None else []))
     return shape
 
 
+def _check_pm_labels(labels, name):
+    """The rule of :func:`flip_labels`' labels: a non-empty 1-D or 2-D array of ±1, returned with its own dtype."""
+    arr = check_real_array(labels, name, ndim=(1, 2))
+    bad = ~np.isin(arr, (-1.0, 1.0))
+    if np.any(bad):
+        raise ValueError(f"{name} must contain only -1 and +1, found {arr[bad][0].item()!r}")
+    return np.asarray(labels)
+
+
+@validate_params({"labels": Check(_check_pm_labels, array_ndim=(1, 2), convert_nested=np.asarray,
+                                  invalid=[(None, "None"), ([0.5], "[0.5]"), ([[[1.0]]], "3-D")]),
+                  "noise_rate": NOISE_RATE, "rng": "random_state"})
 def flip_labels(labels, noise_rate, rng):
     """Flip each ±1 label independently with probability η (random classification noise).
 
@@ -44,20 +63,22 @@ def flip_labels(labels, noise_rate, rng):
     ------
     ValueError, TypeError
         Labels other than ±1 (or NaN, empty, more than 2 dimensions), η outside [0, 1), a bad ``rng``.
+
+    Examples
+    --------
+    >>> flip_labels(labels=np.array([1.0, -1.0] * 6), noise_rate=0.1, rng=0).tolist()
+    [1.0, -1.0, -1.0, 1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, 1.0]
     """
-    arr = check_real_array(labels, "labels", ndim=(1, 2))
-    bad = ~np.isin(arr, (-1.0, 1.0))
-    if np.any(bad):
-        raise ValueError(f"labels must contain only -1 and +1, found {arr[bad][0].item()!r}")
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False)
-    return flip_labels_prechecked(np.asarray(labels), noise_rate, as_rng(rng))
+    return flip_labels_prechecked(labels, noise_rate, rng)
 
 
 def flip_labels_prechecked(labels, noise_rate, rng):
-    """:func:`flip_labels` on inputs its caller has validated (the generators below)."""
+    """:func:`flip_labels` on an ndarray of ±1, η and a Generator its caller checked (the one home of the flip)."""
     return np.where(rng.random(labels.shape) < noise_rate, -labels, labels)
 
 
+@validate_params({"n": POSITIVE_INT, "theta": UNIT_CLOSED, "noise_rate": NOISE_RATE,
+                  "n_datasets": N_DATASETS, "rng": "random_state"})
 def threshold_data(n, theta=0.37, noise_rate=0.1, n_datasets=None, rng=None):
     """x ~ U[0, 1], label +1 iff x >= θ, each label flipped w.p. η (chapter 2's threshold experiments).
 
@@ -81,15 +102,20 @@ def threshold_data(n, theta=0.37, noise_rate=0.1, n_datasets=None, rng=None):
     ------
     ValueError, TypeError
         Any argument outside the ranges above.
+
+    Examples
+    --------
+    >>> X, y = threshold_data(n=5, rng=0)
+    >>> X.round(2).tolist(), y.tolist()
+    ([0.64, 0.27, 0.04, 0.02, 0.81], [1, -1, -1, -1, 1])
     """
-    shape = _chapter2_shape(n, n_datasets)
-    theta = check_probability(theta, "theta", low_open=False, high_open=False)
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    rng = as_rng(rng)
-    X = rng.random(shape)
+    X = rng.random(_chapter2_shape(n, n_datasets))
     return X, flip_labels_prechecked(np.where(X >= theta, 1, -1), noise_rate, rng)
 
 
+@validate_params({"n": POSITIVE_INT, "normal": Array(ndim=1), "offset": Interval(Real, None, None),
+                  "noise_rate": NOISE_RATE, "n_datasets": N_DATASETS, "rng": "random_state",
+                  "clean": Options((False, True))})
 def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=None, clean=False):
     """x ~ U[−1, 1]^d, label +1 iff ⟨w*, x⟩ >= b*, flipped w.p. η (chapter 2's halfspace experiments).
 
@@ -117,16 +143,21 @@ def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=N
     ------
     ValueError, TypeError
         Any argument outside the ranges above.
+
+    Examples
+    --------
+    >>> X, y = halfspace_data(n=5, normal=np.array([1.0, 0.0]), rng=0)
+    >>> X.shape, y.tolist()
+    ((5, 2), [1, -1, 1, 1, 1])
     """
-    normal = check_finite_array(normal, "normal", ndim=1)
-    offset = float(check_finite_array(offset, "offset", ndim=0))
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    rng = as_rng(rng)
     X = rng.uniform(-1.0, 1.0, _chapter2_shape(n, n_datasets, normal.size) + (normal.size,))
     labels = np.where(X @ normal >= offset, 1, -1)
     return X, (labels if clean else flip_labels_prechecked(labels, noise_rate, rng))
 
 
+@validate_params({"n": POSITIVE_INT, "d": Interval(Integral, 1, 30, closed="both"),
+                  "secret": Interval(Integral, 0, None, closed="left"), "noise_rate": NOISE_RATE,
+                  "n_datasets": N_DATASETS, "rng": "random_state"})
 def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
     """x ~ U{0,1}^d (int 0/1), label (−1)^{⟨r*, x⟩ mod 2} for the secret r* (bit j of ``secret`` is r*_j), noise η.
 
@@ -148,11 +179,14 @@ def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
     ------
     ValueError, TypeError
         Any argument outside the ranges above.
+
+    Examples
+    --------
+    >>> X, y = parity_data(n=5, d=3, secret=5, rng=0)
+    >>> X.tolist(), y.tolist()
+    ([[1, 1, 1], [0, 0, 0], [0, 0, 0], [1, 1, 1], [1, 1, 1]], [1, 1, 1, 1, 1])
     """
-    d = check_int(d, "d", minimum=1, maximum=30)
-    secret = check_int(secret, "secret", minimum=0, maximum=2 ** d - 1)
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    rng = as_rng(rng)
+    check_int(secret, "secret", minimum=0, maximum=2 ** d - 1)  # its range depends on d
     X = rng.integers(0, 2, size=_chapter2_shape(n, n_datasets, d) + (d,))
     secret_bits = (secret >> np.arange(d)) & 1
     labels = 1 - 2 * ((X @ secret_bits) & 1)

@@ -10,15 +10,18 @@ from __future__ import annotations
 import math
 import time
 from functools import partial
+from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import (as_rng, check_callable, check_epsilon, check_epsilon_sweep, check_finite_array, check_int,
-                           check_labels, check_memory, check_positive, check_probability, check_real_array,
+from .._constraints import (Array, Check, Count, Epsilon, Interval, Options, POSITIVE, POSITIVE_INT,
+                            validate_params)
+from .._validation import (check_callable, check_epsilon_sweep, check_finite_array, check_memory, check_positive,
                            check_same_length, check_sequence, check_size, check_sizes, check_sweep, check_work)
 from ..data import halfspace_data, parity_data, threshold_data
-from ..generic import select_hypotheses
-from ..hypotheses import check_class, halfspaces, parities, thresholds
+from ..data.generic import NOISE_RATE, UNIT_CLOSED
+from ..generic import DATA, select_hypotheses
+from ..hypotheses import HYPOTHESIS_CLASS, halfspaces, parities, thresholds
 from ..mechanisms import exponential_mechanism, exponential_mechanism_probabilities
 from ._progress import check_repetitions
 from .._progress import progress as _progress_bar
@@ -29,10 +32,75 @@ __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "paddin
            "parity_timings", "parity_tables"]
 
 
+# --- the declared contracts of the runners -------------------------------------------------------------
+_NOT_NUMBERS = [(None, "None"), ("a", "'a'")]
+
+
+def _as_ints(values):
+    """A checked sweep of whole numbers as a list of ints (nested calls only convert)."""
+    return [int(v) for v in np.atleast_1d(np.asarray(values, dtype=object)).tolist()]
+
+
+def _as_floats(values):
+    """A checked sweep of reals as a list of floats (nested calls only convert)."""
+    return [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
+
+
+def _check_parity_dimensions(values, name, minimum=1):
+    """A sweep of dimensions d of the parities on {0, 1}^d: whole numbers in [minimum, 30]."""
+    return [check_size(d, name, minimum=minimum, maximum=30) for d in check_sizes(values, name)]
+
+
+def _check_noise_rates(values, name):
+    """A sweep of label noise rates, each 0 <= η < 1."""
+    rates = check_sweep(values, name)
+    for eta in rates:
+        NOISE_RATE.validate(eta, name)
+    return rates
+
+
+def _check_sensitivities(values, name):
+    """A sweep of assumed sensitivities, each finite and > 0."""
+    sensitivities = check_sweep(values, name)
+    for s in sensitivities:  # each reported under the plural name the caller used
+        check_positive(s, name)
+    return sensitivities
+
+
+def _check_count_table(table, name):
+    """An :func:`error_count_table`: a sequence of finite arrays of error counts, shape (..., |H|)."""
+    table = check_sequence(table, name, "error-count arrays (one per sample size)")
+    return [check_finite_array(counts, f"{name}[{i}]", ndim=(1, 2, 3, 4)) for i, counts in enumerate(table)]
+
+
+def _check_group_sizes(group_sizes, name):
+    """Multiplicities c_k >= 0 of the error counts k = 0..n along the last axis (at least 1 dimension)."""
+    sizes = check_finite_array(group_sizes, name)
+    if sizes.ndim < 1 or np.any(sizes < 0):
+        raise ValueError(f"{name} must be non-negative counts with a last axis k = 0..n, got shape {sizes.shape}")
+    return sizes
+
+
+#: A sweep of sample sizes (or dimensions, or class sizes): a whole number >= 1 or a 1-D sequence of them.
+SIZE_SWEEP = Check(check_sizes, array_ndim=(0, 1), convert_nested=_as_ints,
+                   invalid=[(0, "0"), (2.5, "2.5"), (True, "True")] + _NOT_NUMBERS)
+PARITY_DIMENSIONS = Check(_check_parity_dimensions, array_ndim=(0, 1), convert_nested=_as_ints,
+                          invalid=[(0, "0"), (31, "31"), (2.5, "2.5")] + _NOT_NUMBERS)
+#: The repetitions (datasets) of a runner: an int >= 1 within the work and memory limits.
+REPETITIONS = Check(check_repetitions, convert_nested=int, invalid=POSITIVE_INT.invalid_values())
+SAMPLER = Check(check_callable, "sample(n, n_datasets=..., rng=...) -> (X, y)", invalid=[(None, "None"), (3, "3")])
+
+
+@validate_params({"indices": Array(), "true_errors": Array(ndim=1)})
 def excess_errors(indices, true_errors):
-    """err(h) − OPT for the chosen indices, with OPT = min_{h ∈ H} err(h) (the agnostic benchmark)."""
-    true_errors = check_finite_array(true_errors, "true_errors", ndim=1)
-    chosen = check_real_array(indices, "indices")
+    """err(h) − OPT for the chosen indices, with OPT = min_{h ∈ H} err(h) (the agnostic benchmark).
+
+    Examples
+    --------
+    >>> excess_errors(indices=np.array([0, 1]), true_errors=np.array([0.3, 0.1, 0.2, 0.35, 0.45])).round(2).tolist()
+    [0.2, 0.0]
+    """
+    chosen = indices
     bad = (chosen != np.round(chosen)) | (chosen < 0) | (chosen >= true_errors.size)
     if np.any(bad):
         raise ValueError(f"indices must be whole numbers in [0, {true_errors.size - 1}] (indices into true_errors), "
@@ -40,6 +108,10 @@ def excess_errors(indices, true_errors):
     return true_errors[chosen.astype(np.int64)] - true_errors.min()
 
 
+# ``sample`` is the caller's code (a data generator with its own parameters): the routines it calls check theirs.
+@validate_params({"hypotheses": HYPOTHESIS_CLASS, "sample": SAMPLER, "n_values": SIZE_SWEEP,
+                  "n_datasets": POSITIVE_INT, "rng": "random_state", "progress": Options((False, True))},
+                 skip_nested=False)
 def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progress=False):
     """Error counts of every h ∈ H on ``n_datasets`` fresh datasets for each sample size n.
 
@@ -48,12 +120,15 @@ def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progre
     (n_datasets, |H|): the slider-independent part of an experiment, so a
     figure only has to call :func:`select_hypotheses` when ε changes.
     Cost: Σ_n n_datasets × (one fast error-count pass of size n).
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> sample = partial(threshold_data, theta=0.37)
+    >>> table = error_count_table(thresholds(np.linspace(0, 1, 5)), sample, n_values=[5], n_datasets=2, rng=0)
+    >>> [counts.tolist() for counts in table]
+    [[[1, 1, 2, 3, 4, 4, 4, 3, 2, 1], [0, 0, 0, 3, 5, 5, 5, 5, 2, 0]]]
     """
-    hypotheses = check_class(hypotheses)
-    check_callable(sample, "sample", "sample(n, n_datasets=..., rng=...) -> (X, y)")
-    n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
-    rng = as_rng(rng)
-    n_values = check_sizes(n_values, "n_values")
     # Per n: n_datasets samples of n points and an (n_datasets, |H|) int64 table, refused before drawing.
     check_memory(("n_datasets", n_datasets), ("n_values", max(n_values)))
     check_memory(("n_datasets", n_datasets), ("|H|", len(hypotheses)))
@@ -65,22 +140,32 @@ def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progre
     return table
 
 
+@validate_params({"count_table": Check(_check_count_table, convert_nested=list, invalid=[(None, "None"), (3, "3"),
+                                                                                         ([[np.nan]], "[[nan]]")]),
+                  "true_errors": Array(ndim=1), "epsilon": Epsilon(allow_inf=True), "rng": "random_state",
+                  "quantile": UNIT_CLOSED})
 def excess_error_summary(count_table, true_errors, epsilon, rng=None, quantile=0.9):
     """Mean and ``quantile`` of the learner's excess error for each entry of an :func:`error_count_table`.
 
     Runs :func:`select_hypotheses` (ε = inf: ERM) on every dataset and
     returns two arrays (one value per sample size): the mean of
     err(h) − OPT over datasets and its empirical ``quantile``, which a
-    theorem with failure probability β = 1 − quantile bounds.
+    theorem with failure probability β = 1 − quantile bounds. ε = inf gives ERM's.
+
+    Examples
+    --------
+    >>> table = [np.array([[3, 1, 2, 4, 5], [2, 2, 1, 3, 4]])]
+    >>> mean, quantile = excess_error_summary(table, np.array([0.3, 0.1, 0.2, 0.35, 0.45]), epsilon=1.0, rng=0)
+    >>> mean.round(3).tolist(), quantile.round(3).tolist()
+    ([0.1], [0.1])
     """
-    quantile = check_probability(quantile, "quantile", low_open=False, high_open=False)
-    rng = as_rng(rng)
-    count_table = check_sequence(count_table, "count_table", "error-count arrays (one per sample size)")
     excess = [excess_errors(select_hypotheses(counts, epsilon, rng), true_errors) for counts in count_table]
     return (np.array([e.mean() for e in excess]),
             np.array([np.quantile(e, quantile) for e in excess]))
 
 
+@validate_params({"n": POSITIVE_INT, "n_padding": Interval(Integral, 0, None, closed="left"),
+                  "n_datasets": POSITIVE_INT, "rng": "random_state"})
 def padding_group_sizes(n, n_padding, n_datasets, rng=None):
     """How many of M useless public hypotheses make k = 0..n errors, for each of S datasets (padding experiment).
 
@@ -90,17 +175,21 @@ def padding_group_sizes(n, n_padding, n_datasets, rng=None):
     hypotheses. The multiplicities (c_0, …, c_n) are therefore
     Multinomial(M; Bin(n, 1/2)): an int array of shape (S, n + 1). They do not
     depend on ε, so a figure draws them once.
+
+    Examples
+    --------
+    >>> padding_group_sizes(n=4, n_padding=10, n_datasets=2, rng=0).tolist()
+    [[1, 2, 6, 1, 0], [1, 4, 2, 2, 1]]
     """
     from scipy import stats
 
-    n = check_int(n, "n", minimum=1)
-    n_padding = check_int(n_padding, "n_padding", minimum=0)
-    n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
     check_memory(("n_datasets", n_datasets), ("n", n + 1))  # the (S, n + 1) table of counts
     probabilities = stats.binom.pmf(np.arange(n + 1), n, 0.5)
-    return as_rng(rng).multinomial(n_padding, probabilities / probabilities.sum(), size=n_datasets)
+    return rng.multinomial(n_padding, probabilities / probabilities.sum(), size=n_datasets)
 
 
+@validate_params({"error_counts": Array(ndim=2), "group_sizes": Array(ndim=2), "epsilon": Epsilon(),
+                  "rng": "random_state"})
 def select_with_padding(error_counts, group_sizes, epsilon, rng=None):
     """The learner's selection over H plus M useless public hypotheses (chapter 2, padding experiment).
 
@@ -125,14 +214,17 @@ def select_with_padding(error_counts, group_sizes, epsilon, rng=None):
     ndarray of int, shape (S,)
         The chosen index in H, or −1 where a padding hypothesis was chosen.
         Cost O(|H| + n) per dataset, whatever M.
+
+    Examples
+    --------
+    >>> counts = np.array([[3, 1, 2, 4, 5], [2, 2, 1, 3, 4]])
+    >>> select_with_padding(counts, group_sizes=np.array([[1, 2, 3, 2, 2]] * 2), epsilon=1.0, rng=0).tolist()
+    [2, 1]
     """
-    counts = check_finite_array(error_counts, "error_counts", ndim=2)
-    sizes = check_finite_array(group_sizes, "group_sizes", ndim=2)
+    counts, sizes = error_counts, group_sizes
     if sizes.shape[0] != counts.shape[0] or np.any(sizes < 0):
         raise ValueError(f"group_sizes must be non-negative with one row per dataset "
                          f"({counts.shape[0]}), got shape {sizes.shape}")
-    epsilon = check_epsilon(epsilon)
-    rng = as_rng(rng)
     chosen = np.empty(counts.shape[0], dtype=np.int64)
     for row, (errors, size) in enumerate(zip(counts, sizes)):
         present = size > 0
@@ -142,6 +234,7 @@ def select_with_padding(error_counts, group_sizes, epsilon, rng=None):
     return chosen
 
 
+@validate_params({"hypotheses": HYPOTHESIS_CLASS, "X_test": DATA["X"], "y_clean": DATA["y"], "noise_rate": NOISE_RATE})
 def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
     """True errors from a large public test sample with *clean* labels: η + (1 − 2η)·disagreement.
 
@@ -149,16 +242,21 @@ def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
     the disagreement is estimated on (X_test, y_clean) with standard error at
     most 1/(2√m) for m test points. For classes without a closed form
     (halfspaces on the cube).
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> X_test, y_clean = np.linspace(0.05, 0.95, 8), np.array([1.0, -1.0] * 4)
+    >>> estimated_true_errors(thresholds(np.linspace(0, 1, 5)), X_test, y_clean).tolist()
+    [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
     """
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False, high_open=True)
-    hypotheses = check_class(hypotheses)
-    X_test = check_finite_array(X_test, "X_test", ndim=(1, 2))  # bits (parities) allowed
-    y_clean = check_labels(y_clean, "y_clean")
     check_same_length(X_test, y_clean, "X_test", "y_clean")
     disagreement = hypotheses.error_counts(X_test, y_clean) / len(y_clean)
     return noise_rate + (1 - 2 * noise_rate) * disagreement
 
 
+@validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA, "epsilon": Epsilon(), "candidate_X": DATA["X"],
+                  "candidate_y": DATA["y"], "sensitivity": POSITIVE})
 def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y, sensitivity=1.0):
     """Exact privacy losses of the generic learner over replace-one neighbours (no sampling).
 
@@ -177,15 +275,17 @@ def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y
 
     Cost: O((n + c)·|H|) to tabulate mistakes plus one exact distribution per
     *distinct* change of the error counts (at most n·c), each O(|H|).
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> X, y = np.array([0.05, 0.18, 0.31, 0.44]), np.array([1.0, -1.0, 1.0, -1.0])
+    >>> losses = neighbour_privacy_losses(thresholds(np.linspace(0, 1, 5)), X, y, epsilon=1.0,
+    ...                                   candidate_X=np.array([0.5]), candidate_y=np.array([1.0]))
+    >>> losses.round(3).tolist()
+    [[0.55], [0.574], [0.525], [0.597]]
     """
-    hypotheses = check_class(hypotheses)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    labels = check_labels(y, "y")
-    candidate_labels = check_labels(candidate_y, "candidate_y")
-    # Checked under their own names first (predict_all would call them X).
-    check_finite_array(X, "X", ndim=(1, 2))  # bits (parities) allowed
-    check_finite_array(candidate_X, "candidate_X", ndim=(1, 2))
+    labels, candidate_labels = y, candidate_y
     predictions = hypotheses.predict_all(X)                             # (|H|, n)
     check_same_length(predictions.T, labels, "X", "y")
     candidate_predictions = hypotheses.predict_all(candidate_X)
@@ -208,17 +308,23 @@ def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y
     return losses[np.ravel(inverse)].reshape(changes.shape[:2])
 
 
+@validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA, "method": Options(("fast", "naive")),
+                  "repeats": POSITIVE_INT})
 def time_error_counts(hypotheses, X, y, method="fast", repeats=3):
     """Best-of-``repeats`` wall-clock seconds of ``hypotheses.error_counts(X, y, method)``.
 
     For the chapter's runtime figure (naive O(n·|H|) counting against the
     fast paths). ``repeats`` >= 1.
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> X, y = np.linspace(0.05, 0.95, 8), np.array([1.0, -1.0] * 4)
+    >>> time_error_counts(thresholds(np.linspace(0, 1, 5)), X, y, repeats=1) < 1.0
+    True
     """
-    repeats = check_int(repeats, "repeats", minimum=1)
-    hypotheses = check_class(hypotheses)
     # Each repeat counts the errors of every hypothesis on every point (O(n·|H|) naively).
-    # (X itself is validated by error_counts, which names it; here only its number of rows is read.)
-    n_points = int(np.shape(X)[0]) if np.ndim(X) else 1
+    n_points = X.shape[0]
     check_work(("repeats", repeats), ("n", n_points), ("|H|", len(hypotheses)))
     best = math.inf
     for _ in range(repeats):
@@ -234,19 +340,22 @@ def time_error_counts(hypotheses, X, y, method="fast", repeats=3):
 # the same seed gives the same figure.
 
 
+@validate_params({"grid_sizes": SIZE_SWEEP, "theta": UNIT_CLOSED, "noise_rate": NOISE_RATE, "n": Count(),
+                  "n_datasets": REPETITIONS, "rng": "random_state"})
 def grid_size_setups(grid_sizes, theta, noise_rate, n, n_datasets, rng=None):
     """(a) Thresholds on grids of N cuts: for each N, (H_N, error-count table at n, true errors).
 
     Data ~ ``data.threshold_data(theta, noise_rate)``; an irrational θ keeps every grid's
     approximation error OPT − η positive. Returns a list of (HypothesisClass, table, true_errors).
+
+    Examples
+    --------
+    >>> [(H, table[0].shape) for H, table, _ in grid_size_setups([3], 0.37, 0.1, n=5, n_datasets=2, rng=0)]
+    [(Thresholds(|H|=8), (2, 8))]
     """
-    n_datasets = check_repetitions(n_datasets, "n_datasets")
-    n = check_size(n, "n")
-    grid_sizes = check_sizes(grid_sizes, "grid_sizes")
     # Per grid: n_datasets samples of n points and an (n_datasets, 2(N + 1)) table of error counts.
     check_memory(("n_datasets", n_datasets), ("n", n))
     check_memory(("n_datasets", n_datasets), ("grid_sizes", max(grid_sizes) + 1), itemsize=16)
-    rng = as_rng(rng)
     sample = partial(threshold_data, theta=theta, noise_rate=noise_rate)
     setups = []
     for grid_size in _progress_bar(grid_sizes, "(a) thresholds"):
@@ -256,19 +365,22 @@ def grid_size_setups(grid_sizes, theta, noise_rate, n, n_datasets, rng=None):
     return setups
 
 
+@validate_params({"dimensions": SIZE_SWEEP, "offset": Interval(Real, None, None), "noise_rate": NOISE_RATE,
+                  "n": Count(), "n_datasets": REPETITIONS, "n_public": Count(), "rng": "random_state"})
 def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_000, rng=None):
     """(b) Halfspaces over a public net in d = 1..D: for each d, (H_d, error-count table at n, true errors).
 
     The normal is drawn from ``rng``; true errors are estimated on ``n_public`` clean public points
     (:func:`estimated_true_errors`). Returns a list of (HypothesisClass, table, true_errors).
+
+    Examples
+    --------
+    >>> setups = dimension_setups([2], offset=0.1, noise_rate=0.1, n=5, n_datasets=2, n_public=20, rng=0)
+    >>> [(H, table[0].shape, true_errors.shape) for H, table, true_errors in setups]
+    [(Halfspaces(|H|=168), (2, 168), (168,))]
     """
-    n_datasets = check_repetitions(n_datasets, "n_datasets")
-    n = check_size(n, "n")
-    n_public = check_size(n_public, "n_public")  # halfspace_data would call it n
-    dimensions = check_sizes(dimensions, "dimensions")
     check_memory(("n_public", n_public), ("dimensions", max(dimensions)))
     check_memory(("n_datasets", n_datasets), ("n", n), ("dimensions", max(dimensions)))
-    rng = as_rng(rng)
     setups = []
     for d in _progress_bar(dimensions, "(b) halfspaces"):
         H = halfspaces(d, n_offsets=21, max_offset=1.0)
@@ -281,12 +393,22 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
     return setups
 
 
+@validate_params({"hypotheses": HYPOTHESIS_CLASS,
+                  "noise_rates": Check(_check_noise_rates, array_ndim=(0, 1), convert_nested=_as_floats,
+                                       invalid=[(1.5, "1.5"), (-0.1, "-0.1")] + _NOT_NUMBERS),
+                  "theta": UNIT_CLOSED, "n_values": SIZE_SWEEP, "n_datasets": REPETITIONS, "rng": "random_state"})
 def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng=None):
-    """Thresholds under label noise η: for each η, (error-count table over n, true errors, ERM's mean excess error)."""
-    n_datasets = check_repetitions(n_datasets, "n_datasets")
-    noise_rates = check_sweep(noise_rates, "noise_rates")
-    n_values = check_sizes(n_values, "n_values")
-    rng = as_rng(rng)
+    """Thresholds under label noise η: for each η, (error-count table over n, true errors, ERM's mean excess error).
+
+    ``hypotheses`` is a class of thresholds (its ``true_errors_uniform(theta, eta)`` gives the true errors).
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> setups = noise_level_setups(thresholds(np.linspace(0, 1, 5)), [0.1], 0.37, n_values=[5], n_datasets=2, rng=0)
+    >>> [(table[0].shape, erm_excess.round(3).tolist()) for table, _, erm_excess in setups]
+    [((2, 10), [0.104])]
+    """
     setups = []
     for eta in _progress_bar(noise_rates, "noise levels"):
         sample = partial(threshold_data, theta=theta, noise_rate=eta)
@@ -296,17 +418,29 @@ def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng
     return setups
 
 
+@validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA,
+                  "epsilons": Check(check_epsilon_sweep, array_ndim=(0, 1), convert_nested=_as_floats,
+                                    invalid=Epsilon().invalid_values()),
+                  "candidate_X": DATA["X"], "candidate_y": DATA["y"],
+                  "sensitivities": Check(_check_sensitivities, array_ndim=(0, 1), convert_nested=_as_floats,
+                                         invalid=[(0, "0"), (-1, "-1")] + _NOT_NUMBERS)})
 def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_y, sensitivities):
     """Worst exact privacy loss over all replace-one neighbours, for each ε and each assumed sensitivity.
 
     Returns a dict sensitivity → array over ``epsilons`` of max |ln p/p′|
     (:func:`neighbour_privacy_losses`). Sensitivity 1 is the learner; 0.5 is
     the broken variant that drops the factor 2 of the exponential mechanism.
+
+    Examples
+    --------
+    >>> from dpteach.hypotheses import thresholds
+    >>> X, y = np.array([0.05, 0.18, 0.31, 0.44]), np.array([1.0, -1.0, 1.0, -1.0])
+    >>> worst = exact_privacy_loss_sweep(thresholds(np.linspace(0, 1, 5)), X, y, epsilons=[1.0],
+    ...                                  candidate_X=np.array([0.5]), candidate_y=np.array([1.0]),
+    ...                                  sensitivities=[1.0, 0.5])
+    >>> {s: losses.round(3).tolist() for s, losses in worst.items()}
+    {1.0: [0.597], 0.5: [1.361]}
     """
-    epsilons = check_epsilon_sweep(epsilons)
-    sensitivities = check_sweep(sensitivities, "sensitivities")
-    for s in sensitivities:  # checked here so that a bad one is reported under the caller's plural name
-        check_positive(s, "sensitivities")
     worst = {s: [] for s in sensitivities}
     for epsilon in _progress_bar(epsilons, "exact privacy losses"):
         for s in sensitivities:
@@ -315,17 +449,21 @@ def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_
     return {s: np.array(values) for s, values in worst.items()}
 
 
+@validate_params({"naive_dims": SIZE_SWEEP, "fast_dims": PARITY_DIMENSIONS, "n": POSITIVE_INT, "rng": "random_state"})
 def parity_timings(naive_dims, fast_dims, n, rng=None):
     """Seconds to count the errors of all 2^d parities on n examples: naive vs Walsh–Hadamard.
 
     Returns {"naive": array over ``naive_dims``, "fast": array over ``fast_dims``};
     the naive count is timed only for d in ``naive_dims`` (it is 2^d × n).
+
+    Examples
+    --------
+    >>> {k: v.shape for k, v in parity_timings(naive_dims=[2], fast_dims=[2], n=8, rng=0).items()}
+    {'naive': (1,), 'fast': (1,)}
     """
-    rng = as_rng(rng)
-    naive_dims = set(check_sizes(naive_dims, "naive_dims"))
+    naive_dims = set(naive_dims)
     runtimes = {"naive": [], "fast": []}
-    for d in _progress_bar(check_sizes(fast_dims, "fast_dims"), "parity timings"):
-        d = check_size(d, "d", minimum=1, maximum=30)
+    for d in _progress_bar(fast_dims, "parity timings"):
         H = parities(d)
         X, y = parity_data(n, d, secret=1, rng=rng)
         runtimes["fast"].append(time_error_counts(H, X, y, method="fast", repeats=3))
@@ -334,14 +472,19 @@ def parity_timings(naive_dims, fast_dims, n, rng=None):
     return {k: np.array(v) for k, v in runtimes.items()}
 
 
+@validate_params({"dimensions": Check(_check_parity_dimensions, minimum=2, array_ndim=(0, 1), convert_nested=_as_ints,
+                                      invalid=[(1, "1"), (31, "31"), (2.5, "2.5")] + _NOT_NUMBERS),
+                  "n_values": SIZE_SWEEP, "n_datasets": REPETITIONS, "rng": "random_state"})
 def parity_tables(dimensions, n_values, n_datasets, rng=None):
-    """Error-count tables of all parities for each d, on data with the secret 2^d − 3: {d: table}."""
-    n_datasets = check_repetitions(n_datasets, "n_datasets")
-    rng = as_rng(rng)
+    """Error-count tables of all parities for each d >= 2, on data with the secret 2^d − 3: {d: table}.
+
+    Examples
+    --------
+    >>> {d: [t.shape for t in table] for d, table in parity_tables([2], n_values=[8], n_datasets=2, rng=0).items()}
+    {2: [(2, 4)]}
+    """
     tables = {}
-    n_values = check_sizes(n_values, "n_values")
-    for d in _progress_bar(check_sizes(dimensions, "dimensions"), "parity error counts"):
-        d = check_size(d, "d", minimum=1, maximum=30)
+    for d in _progress_bar(dimensions, "parity error counts"):
         sample = partial(parity_data, d=d, secret=int(2 ** d - 3))
         tables[d] = error_count_table(parities(d), sample, n_values, n_datasets, rng)
     return tables
@@ -352,6 +495,7 @@ def parity_tables(dimensions, n_values, n_datasets, rng=None):
 __all__ += ["packing_group_sizes", "packing_success_probabilities"]
 
 
+@validate_params({"n": POSITIVE_INT, "n_hypotheses": SIZE_SWEEP, "n_datasets": REPETITIONS, "rng": "random_state"})
 def packing_group_sizes(n, n_hypotheses, n_datasets, rng=None):
     """Error-count multiplicities of the M − 1 wrong hypotheses of a packing of coin-flip hypotheses.
 
@@ -374,14 +518,18 @@ def packing_group_sizes(n, n_hypotheses, n_datasets, rng=None):
     -------
     ndarray of int, shape (len(n_hypotheses), n_datasets, n + 1)
         Cost O(len(M)·n_datasets·n), whatever M.
+
+    Examples
+    --------
+    >>> packing_group_sizes(n=4, n_hypotheses=[3, 10], n_datasets=2, rng=0).tolist()
+    [[[0, 0, 2, 0, 0], [0, 1, 0, 1, 0]], [[1, 2, 1, 3, 2], [0, 4, 5, 0, 0]]]
     """
-    n = check_int(n, "n", minimum=1)
-    n_datasets = check_repetitions(n_datasets, "n_datasets")
-    rng = as_rng(rng)
-    sizes = check_sizes(n_hypotheses, "n_hypotheses")
-    return np.stack([padding_group_sizes(n, M - 1, n_datasets, rng) for M in sizes])
+    return np.stack([padding_group_sizes(n, M - 1, n_datasets, rng) for M in n_hypotheses])
 
 
+@validate_params({"group_sizes": Check(_check_group_sizes, array_ndim=(1, 2, 3), convert_nested=Array.convert_nested,
+                                       invalid=[(None, "None"), (3.0, "3.0"), ([-1.0], "[-1.0]")]),
+                  "epsilon": Epsilon()})
 def packing_success_probabilities(group_sizes, epsilon):
     """Pr[the generic learner outputs the target] on each dataset of a packing, exactly.
 
@@ -403,10 +551,11 @@ def packing_success_probabilities(group_sizes, epsilon):
     -------
     ndarray, shape group_sizes.shape[:-1], entries in (0, 1]
         Cost O(size of group_sizes).
+
+    Examples
+    --------
+    >>> packing_success_probabilities(group_sizes=np.array([[1, 2, 1], [0, 3, 1]]), epsilon=1.0).round(3).tolist()
+    [0.279, 0.314]
     """
-    sizes = check_finite_array(group_sizes, "group_sizes")
-    if sizes.ndim < 1 or np.any(sizes < 0):
-        raise ValueError(f"group_sizes must be non-negative counts with a last axis k = 0..n, got shape {sizes.shape}")
-    epsilon = check_epsilon(epsilon)
-    weights = np.exp(-epsilon * np.arange(sizes.shape[-1]) / 2)
-    return 1.0 / (1.0 + sizes @ weights)
+    weights = np.exp(-epsilon * np.arange(group_sizes.shape[-1]) / 2)
+    return 1.0 / (1.0 + group_sizes @ weights)
