@@ -282,8 +282,8 @@ def noisy_average_subgradient(features, targets, point, lipschitz, epsilon, delt
     return noisy[0] if size is None else noisy
 
 
-def _noisy_average_subgradient_forgotten_sensitivity(features, targets, point, lipschitz, epsilon, delta,
-                                                     n_iterations=1, rng=None, size=None):
+def broken_noisy_average_subgradient_forgotten_sensitivity(features, targets, point, lipschitz, epsilon, delta,
+                                                           n_iterations=1, rng=None, size=None):
     """BROKEN on purpose (for the audit demo): calibrates σ to sensitivity 2/n, forgetting the radius T.
 
     A natural slip when the features are "normalised": the per-example

@@ -310,7 +310,7 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
 
 
 @validate_params(STEP)
-def _noisy_gradient_sum_without_clipping_broken(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
+def broken_noisy_gradient_sum_without_clipping(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
     """BROKEN on purpose (for the audit demo): calibrated for clip norm C but forgets to clip.
 
     The noise is the right σ for sensitivity 2C, yet an example with a large ‖x‖ moves the sum by

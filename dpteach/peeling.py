@@ -55,8 +55,11 @@ def _certified_epsilon(sparsity, epsilon_round, delta, accountant="composition")
     return min(advanced, basic)
 
 
-def _paper_epsilon_round(sparsity, epsilon, delta):
-    # b = 2λ/ε_r with b = λ·2√(3s ln(1/δ))/ε, i.e. ε_r = ε/√(3s ln(1/δ)).
+def paper_epsilon_round(sparsity, epsilon, delta):
+    """The per-round ε_r of the paper's calibration: b = 2λ/ε_r with b = λ·2√(3s ln(1/δ))/ε, so ε_r = ε/√(3s ln(1/δ)).
+
+    (The accounting oracle, tools/accounting_oracle.py, and lab 5 compare the book's accountant with it.)
+    """
     return epsilon / math.sqrt(3 * sparsity * math.log(1 / delta))
 
 
@@ -140,7 +143,7 @@ def peeling_epsilon(sparsity, epsilon, delta, accountant="composition"):
     0.361
     """
     check_memory(("sparsity", sparsity), itemsize=16)  # the 2s per-step ε of the composition, O(s)
-    return _certified_epsilon(sparsity, _paper_epsilon_round(sparsity, epsilon, delta), delta, accountant)
+    return _certified_epsilon(sparsity, paper_epsilon_round(sparsity, epsilon, delta), delta, accountant)
 
 
 @validate_params({"sparsity": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),

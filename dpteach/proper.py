@@ -210,7 +210,7 @@ def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=
 
 
 @validate_params(_AUDIT_CONSTRAINTS)
-def _private_hermite_correlations_half_noise_broken(X, y, degree, clip_radius, epsilon, delta, rng=None,
+def broken_private_hermite_correlations_half_noise(X, y, degree, clip_radius, epsilon, delta, rng=None,
                                                     size=None):
     """BROKEN on purpose (for the audit test and the chapter's audit demo): σ is half the calibrated value.
 
@@ -248,7 +248,7 @@ def _private_hermite_correlations_overflow_broken(X, y, degree, clip_radius, eps
 
 
 @validate_params(_AUDIT_CONSTRAINTS)
-def _private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delta, rng=None, size=None):
+def private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delta, rng=None, size=None):
     """``size`` independent releases of :func:`private_hermite_correlations` (same code path; for audits)."""
     check_same_length(X, y)
     return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 1.0)

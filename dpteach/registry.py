@@ -302,7 +302,7 @@ def _dp_gradient_descent(variant, record=1.0):
 def _dp_erm_step(variant, record=4.0):
     T, n, D, epsilon, delta = 4.0, 50, 2, 1.0, 1e-5
     step = (dp_erm.noisy_average_subgradient if variant == "correct"
-            else dp_erm._noisy_average_subgradient_forgotten_sensitivity)
+            else dp_erm.broken_noisy_average_subgradient_forgotten_sensitivity)
     F = np.zeros((n, D))
     F[0, 0] = record  # at T: the record at the clipping bound; its subgradient term flips sign: Δ = 2T/n
     if abs(record) > T:  # rows must have norm ≤ T (the learners clip first): validation refuses the rest
@@ -333,8 +333,8 @@ def _correlations(variant, record=3.0):
     X[0] = record  # at 3: ‖ψ₂(3)‖ > T, the clipped feature has norm exactly T
     y_flipped = y.copy()
     y_flipped[0] = -y[0]
-    release = (proper._private_hermite_correlations_batch if variant == "correct"
-               else proper._private_hermite_correlations_half_noise_broken)
+    release = (proper.private_hermite_correlations_batch if variant == "correct"
+               else proper.broken_private_hermite_correlations_half_noise)
     direction = hermite_feature_sum(X[:1], degree, radius=radius)
     direction /= np.linalg.norm(direction)
 
@@ -410,7 +410,7 @@ def _dp_sgd_step(variant, record=20.0):
     y_flip[0] = -1.0
     sigma = dp_logistic.dp_sgd_sigma(1.0, 1, epsilon, delta)
     step = (dp_logistic.noisy_clipped_gradient_sum if variant == "correct"
-            else dp_logistic._noisy_gradient_sum_without_clipping_broken)
+            else dp_logistic.broken_noisy_gradient_sum_without_clipping)
 
     def mechanism(labels, n_trials, rng):
         return step(X, labels, np.zeros(2), 0.0, 1.0, sigma, rng=rng, size=n_trials)[:, 0]
@@ -494,7 +494,7 @@ CASES = (
               1.0, 1e-5, "50 records; (T e₁, −1) vs (T e₁, +1): the subgradient term flips (Δ = 2T/n)",
               "{g₀ > t}, 13 (broken: 11) thresholds in the tail", _dp_erm_step,
               Settings(200_000, 200_000, _Q95), Settings(2_000_000, 400_000, 0.99),
-              broken="dpteach.dp_erm._noisy_average_subgradient_forgotten_sensitivity",
+              broken="dpteach.dp_erm.broken_noisy_average_subgradient_forgotten_sensitivity",
               mirrors="tests/test_dp_erm.py", seed=1,
               extreme=functools.partial(_dp_erm_step, "correct"), bound=4.0),
     AuditCase("hermite_correlations", "Private Hermite correlations", 7,
@@ -502,7 +502,7 @@ CASES = (
               "100 records, d = 1, degree 2; x = 3 (feature clipped to norm T) with its label flipped",
               "{⟨m̃, u⟩ > centre + kσ}, k ∈ {1, 2, 2.5, 3}", _correlations,
               Settings(40_000, 40_000, _Q95), Settings(400_000, 100_000, 0.99),
-              broken="dpteach.proper._private_hermite_correlations_half_noise_broken",
+              broken="dpteach.proper.broken_private_hermite_correlations_half_noise",
               mirrors="tests/test_proper.py", seed=5,
               extreme=functools.partial(_correlations, "correct"), bound=3.0),
     AuditCase("dpsas_threshold", "DPSAS private threshold", 8, ("dpteach.dpsas_steps.private_threshold",),
@@ -528,7 +528,7 @@ CASES = (
               ("dpteach.dp_logistic.noisy_clipped_gradient_sum",), 1.0, 1e-5,
               "20 examples; a record at 20 ≫ C = 1 whose label flips", "{sum[0] < t}, 9 thresholds in [−4σ, 0]",
               _dp_sgd_step, Settings(100_000, 20_000, _Q95), Settings(1_000_000, 100_000, 0.99),
-              broken="dpteach.dp_logistic._noisy_gradient_sum_without_clipping_broken",
+              broken="dpteach.dp_logistic.broken_noisy_gradient_sum_without_clipping",
               mirrors="tests/test_dp_logistic.py", seed=5,
               extreme=functools.partial(_dp_sgd_step, "correct"), bound=20.0),
 )
@@ -622,56 +622,15 @@ def run_extreme(entry, value, settings=EXTREME_SETTINGS):
     return row
 
 
-#: Routines whose docstrings claim privacy but that are not audited on their own, and why.
+#: Routines and learners that declare a privacy claim (``@privacy_claim``) but are not audited on their own, and why.
+#: (Accountants, calibrations and exact laws declare no claim: they release nothing. tests/test_audit_report.py
+#: lists them with their reasons, and checks that every declared claim is audited here or excused here.)
 NOT_AUDITED = {
-    # accountants and calibrations: formulas, checked by closed forms and round trips in their tests
-    "dpteach.mechanisms.gaussian_sigma": "calibration formula (tests/test_mechanisms.py round trips)",
-    "dpteach.mechanisms.gaussian_delta": "calibration formula (tests/test_mechanisms.py round trips)",
-    "dpteach.mechanisms.exponential_mechanism_probabilities": "exact law; its sampler is audited",
-    "dpteach.composition.advanced_composition": "accountant (tests/test_composition.py)",
-    "dpteach.composition.heterogeneous_advanced_composition": "accountant (tests/test_composition.py)",
-    "dpteach.composition.pld_epsilon": "tight accountant (dp-accounting's PLD; tests/test_accounting_oracle.py "
-                                       "brackets it with the same library's optimistic bound)",
-    "dpteach.dp_sgd_poisson.poisson_sgd_epsilon": "accountant (PLD; tests/test_dp_sgd_poisson.py checks it "
-                                                  "against the oracle)",
-    "dpteach.dp_sgd_poisson.poisson_sgd_sigma": "calibration of Poisson DP-SGD (tests/test_dp_sgd_poisson.py audits "
-                                                "the Poisson-sampled sums and catches shuffled batches "
-                                                "accounted as Poisson)",
-    "dpteach.dp_sgd_poisson.PoissonDPSGDLogisticRegression": "post-processing of the Poisson-sampled noisy sums "
-                                                             "audited in tests/test_dp_sgd_poisson.py",
-    "dpteach.dp_erm.zcdp_rho": "accountant (tests/test_dp_erm.py)",
-    "dpteach.dp_erm.zcdp_epsilon": "accountant (tests/test_dp_erm.py)",
-    "dpteach.dp_erm.dp_erm_sigma": "calibration of the audited DP-ERM step",
-    "dpteach.regression.dp_gradient_descent_sigma": "calibration of the audited DP-GD step (exact Gaussian "
-                                                    "composition; tests/test_regression.py integrates the loss)",
-    "dpteach.peeling.peeling_epsilon": "accountant of the audited Peeling",
-    "dpteach.peeling.peeling_noise_scale": "calibration of the audited Peeling",
-    "dpteach.dpsas_steps.dpsas_noise_sigma": "calibration of the audited DPSAS round",
-    "dpteach.dp_logistic.dp_sgd_sigma": "calibration of the audited DP-SGD step (exact Gaussian composition by "
-                                        "default; tests/test_dp_logistic.py integrates the loss)",
-    "dpteach.experiments.basics.composition_noise_sweep": "a simulation of k audited Gaussian mechanisms "
-                                                          "(mechanisms.gaussian_mechanism) at the σ of two "
-                                                          "accountants, each checked against the PLD oracle "
-                                                          "(tests/test_accounting_oracle.py)",
-    "dpteach.experiments.table1.fit_learner": "fits one of the audited learners or a production peer (chapter 9)",
-    "dpteach.experiments.table1.unit_ball_rows": "a fixed public row-by-row map (diffprivlib's input in chapter 9), "
-                                                 "not a release",
-    "dpteach.fingerprinting.dp_roc_envelope": "a bound every (ε, δ)-DP test obeys, not a release",
-    "dpteach.experiments.generic.neighbour_privacy_losses": "exact privacy losses of the audited generic "
-                                                             "learner over all neighbours (chapter 2's figure)",
-    "dpteach.experiments.generic.packing_success_probabilities": "exact success probabilities of the audited "
-                                                                  "generic learner on a packing (Theorem 2.12's figure)",
-    # appendix A: comparisons and an attack, not releases (the samplers they drive are audited above)
-    "dpteach.float_attack.max_guess_success": "a bound every (ε, δ)-DP test obeys (Theorem A.1), not a release",
-    "dpteach.experiments.production_laws.permute_and_flip_probabilities": "exact law of OpenDP's pure-DP noisy "
-                                                                          "max, a χ² test's reference; not a release",
-    "dpteach.experiments.production.exponential_mechanism_rows": "χ² tests of three libraries' samplers against "
-                                                                 "the exact law; dpteach's sampler is audited",
-    "dpteach.experiments.production_attack.floating_point_attack": "an attack with its own certified audit of "
-                                                                   "three Laplace samplers, not a release",
     # composites: their privacy is the composition (or parallel composition) of audited steps
     "dpteach.regression.DPLasso": "Peeling on disjoint batches (Theorem 5.6): Peeling is audited",
     "dpteach.dp_logistic.DPSGDLogisticRegression": "audited DP-SGD steps on disjoint batches, composed per epoch",
+    "dpteach.dp_sgd_poisson.PoissonDPSGDLogisticRegression": "post-processing of the Poisson-sampled noisy sums "
+                                                             "audited in tests/test_dp_sgd_poisson.py",
     "dpteach.mechanisms.exponential_mechanism_on_errors": "the exponential mechanism with Δ = 1 (audited); "
                                                           "ε = inf is the non-private arg-min",
     "dpteach.improper.select_hypothesis": "the exponential mechanism with Δ = 1 (audited)",
@@ -683,15 +642,14 @@ NOT_AUDITED = {
     "dpteach.dpsas.dpsas_sample_reuse": "the rounds' composition on a reused sample (each step audited)",
     "dpteach.dpsas.PrivateSemiAgnosticLearner": "DPSAS over an η grid + selection (steps audited)",
     "dpteach.local.LocalSimulatedSQOracle": "one audited ε-local randomizer per user",
-    "dpteach.local.ReusingLocalSQOracle": "audited ε-local randomizers, composed per user",
-    "dpteach.randomizers.LocalRandomizer": "abstract base of the audited randomizers",
-    "dpteach.randomizers.make_randomizer": "returns one of the audited randomizers",
+    "dpteach.local.simulate_sq_locally": "runs an SQ algorithm on LocalSimulatedSQOracle: one audited ε-local "
+                                         "randomizer per user, each user asked once (the ledger checks it)",
+    "dpteach.local_learners.LocalThresholdLearner": "an SQ learner run by simulate_sq_locally (one audited "
+                                                    "randomizer per user)",
+    "dpteach.local_learners.LocalHalfspaceLearner": "an SQ learner run by simulate_sq_locally (one audited "
+                                                    "randomizer per user)",
     # releases whose privacy holds only on an event
     "dpteach.regression.noisy_ols": "(ε, δ)-DP only on a data-dependent event E (chapter 5's caveat), so an "
                                     "audit on a good pair says nothing about the worst case; its calibration "
                                     "on E is audited at the review's P3 pair in tests/test_regression.py",
-    "dpteach.regression.noisy_ols_noise_std": "calibration of noisy_ols on its event (closed form and sensitivity "
-                                              "checks in tests/test_regression.py)",
-    "dpteach.attack_targets.noisy_mean": "a non-private baseline of chapter 4 (noise of a given sd)",
-    "dpteach.attack_targets.noisy_ols": "a non-private baseline of chapter 4 (noise of a given sd)",
 }

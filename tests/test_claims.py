@@ -1358,7 +1358,7 @@ def test_ch06_one_step_audit_passes_the_correct_step_and_catches_the_forgotten_r
     for seed in CLAIM_SEEDS:
         good = audit.audit(one_step(dp_erm.noisy_average_subgradient), (F, y_a), (F, y_b), events,
                            n_trials=100_000, delta=delta, rng=seed)
-        broken = audit.audit(one_step(dp_erm._noisy_average_subgradient_forgotten_sensitivity), (F, y_a), (F, y_b),
+        broken = audit.audit(one_step(dp_erm.broken_noisy_average_subgradient_forgotten_sensitivity), (F, y_a), (F, y_b),
                              events, n_trials=100_000, delta=delta, rng=seed)
         assert good.epsilon_lower <= epsilon < broken.epsilon_lower, (seed, good.epsilon_lower, broken.epsilon_lower)
 
@@ -1531,8 +1531,8 @@ def test_ch07_audit_catches_the_half_noise_release_and_not_the_correct_one():
         sigma = proper.private_hermite_correlations(X_a, y_a, p_audit, T_audit, eps_audit, 1e-5)[1]
         centre = proper.private_hermite_correlations(X_a, y_a, p_audit, T_audit, math.inf, 1e-5)[0] @ direction
         certified = {}
-        for name, release in [("correct", proper._private_hermite_correlations_batch),
-                              ("broken", proper._private_hermite_correlations_half_noise_broken)]:
+        for name, release in [("correct", proper.private_hermite_correlations_batch),
+                              ("broken", proper.broken_private_hermite_correlations_half_noise)]:
             def mechanism(labels, n_trials, rng, release=release):
                 return release(X_a, labels, p_audit, T_audit, eps_audit, 1e-5, rng=rng, size=n_trials)[0] @ direction
             events = audit.threshold_events(centre + sigma * np.array([1.0, 2.0, 2.5, 3.0]))
@@ -2133,7 +2133,7 @@ def test_ch09_one_step_audit_passes_the_correct_step_and_catches_the_unclipped_o
     for seed in CLAIM_SEEDS:
         good = audit.audit(mechanism(dp_logistic.noisy_clipped_gradient_sum), y, y_flipped, events,
                            n_trials=50_000, delta=1e-5, rng=seed)
-        broken = audit.audit(mechanism(dp_logistic._noisy_gradient_sum_without_clipping_broken), y, y_flipped,
+        broken = audit.audit(mechanism(dp_logistic.broken_noisy_gradient_sum_without_clipping), y, y_flipped,
                              events, n_trials=50_000, delta=1e-5, rng=seed)
         assert good.epsilon_lower <= 1.0 < 2.0 < broken.epsilon_lower, (seed, good.epsilon_lower, broken.epsilon_lower)
 

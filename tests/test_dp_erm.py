@@ -117,7 +117,7 @@ def test_one_noisy_step_audit_passes_and_forgotten_sensitivity_is_caught():
     good = audit.audit(_step_mechanism(E.noisy_average_subgradient, T, epsilon, delta),
                        data, neighbour, events, n_trials=200_000, delta=delta, rng=1)
     assert good.epsilon_lower <= epsilon
-    broken = audit.audit(_step_mechanism(E._noisy_average_subgradient_forgotten_sensitivity, T, epsilon, delta),
+    broken = audit.audit(_step_mechanism(E.broken_noisy_average_subgradient_forgotten_sensitivity, T, epsilon, delta),
                          data, neighbour, audit.threshold_events(np.linspace(0.1, 0.6, 11)),
                          n_trials=200_000, delta=delta, rng=1)
     # The broken step adds T = 4 times too little noise: its lower bound must exceed the claim.

@@ -240,7 +240,7 @@ def test_one_epoch_audit_passes_and_forgotten_clipping_is_caught():
     good = audit.audit(_step(L.noisy_clipped_gradient_sum, sigma), data, neighbour, events,
                        n_trials=100_000, delta=delta, rng=5)
     assert good.epsilon_lower <= epsilon
-    broken = audit.audit(_step(L._noisy_gradient_sum_without_clipping_broken, sigma), data, neighbour, events,
+    broken = audit.audit(_step(L.broken_noisy_gradient_sum_without_clipping, sigma), data, neighbour, events,
                          n_trials=100_000, delta=delta, rng=5)
     # Without clipping the shift is 20/(2C) = 10 times the calibrated sensitivity: far beyond ε.
     assert broken.epsilon_lower > epsilon

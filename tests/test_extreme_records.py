@@ -61,7 +61,7 @@ def test_p1_audit_catches_the_nan_release_and_passes_the_fix(variant):
     # Clopper–Pearson bound is ln((1 − δ)/0.002) ≈ 6 ≫ 1. The fix is finite on both, and its clipped
     # feature moves the mean by at most 2T/n₁, which the Gaussian noise covers.
     X, X_neighbour, y = _p1_pair()
-    release = (proper._private_hermite_correlations_batch if variant == "correct"
+    release = (proper.private_hermite_correlations_batch if variant == "correct"
                else proper._private_hermite_correlations_overflow_broken)
     epsilon, delta, T = 1.0, 1e-3, 2 * np.sqrt(3)
 

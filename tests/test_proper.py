@@ -218,7 +218,7 @@ def test_sigma_is_the_gaussian_mechanism_at_sensitivity_4T_over_n():
 def test_batch_release_is_the_public_code_path():
     (X, y), _ = _neighbours()
     one, _ = proper.private_hermite_correlations(X, y, P1, T1, 1.0, 1e-5, rng=123)
-    batch, _ = proper._private_hermite_correlations_batch(X, y, P1, T1, 1.0, 1e-5, rng=123, size=1)
+    batch, _ = proper.private_hermite_correlations_batch(X, y, P1, T1, 1.0, 1e-5, rng=123, size=1)
     assert np.allclose(one, batch[0])
 
 
@@ -230,8 +230,8 @@ def test_audit_catches_half_noise(variant, should_fail):
     dataset, neighbour = _neighbours()
     direction = hermite_feature_sum(dataset[0][:1], P1, radius=T1)
     direction /= np.linalg.norm(direction)
-    release = (proper._private_hermite_correlations_batch if variant == "correct"
-               else proper._private_hermite_correlations_half_noise_broken)
+    release = (proper.private_hermite_correlations_batch if variant == "correct"
+               else proper.broken_private_hermite_correlations_half_noise)
 
     def mechanism(data_pair, n_trials, rng):
         X, y = data_pair

@@ -169,7 +169,7 @@ def _peeling_rows():
         for eps in (0.5, 1.0, 4.0):
             delta = 1e-3
             # Each of the s selections is ε_r-DP and each of the s released values ε_r/2-DP (Theorem 5.3).
-            eps_round = peeling._paper_epsilon_round(s, eps, delta)
+            eps_round = peeling.paper_epsilon_round(s, eps, delta)
             tight = generic([((eps_round, 0.0), s), ((eps_round / 2, 0.0), s)], delta)
             for accountant in peeling.ACCOUNTANTS:
                 name = "peeling.peeling_epsilon" + ("" if accountant == "composition" else f"[{accountant}]")

@@ -31,7 +31,8 @@ FULL = ROOT / "benchmarks" / "audit_full.json"
 LOOSENESS = ROOT / "benchmarks" / "accounting_looseness.json"
 
 
-#: A docstring that says a routine gives differential privacy (not a bare mention of "privacy").
+#: A docstring that says a routine gives differential privacy (not a bare mention of "privacy"): only a lint now,
+#: tests/test_audit_report.py checks that such a routine declares its claim (or is an accountant).
 CLAIM = re.compile(r"-DP\b|-LDP\b|differentially private|local randomizer|zCDP")
 #: Packages whose callables are not releases: rates, data, checkers, plots, the audit itself.
 NOT_RELEASES = ("dpteach.bounds", "dpteach.data", "dpteach.labs", "dpteach.plotting", "dpteach.widgets",
@@ -39,13 +40,19 @@ NOT_RELEASES = ("dpteach.bounds", "dpteach.data", "dpteach.labs", "dpteach.plott
 
 
 def claimed_private_routines():
-    """{canonical name: docstring} of every public dpteach callable whose docstring claims DP.
+    """{canonical name: PrivacyClaim} of every public dpteach routine or learner that declares a privacy claim.
 
-    Walks every module (chapter 9 and the appendix included when they land), keeps the
-    names in ``__all__`` that are defined in dpteach, resolves re-exports to where the
-    object is defined. Experiment runners are included: a DP-SGD written for a chapter
-    is a private routine wherever it lives.
+    Read from the declaration next to each routine (``@privacy_claim``, :mod:`dpteach.privacy`, issue 23),
+    every module walked (a new chapter is picked up by being there; experiment runners included, a DP-SGD
+    written for a chapter is a private routine wherever it lives). Each must have an audit in
+    :data:`dpteach.registry.CASES` or a reason in :data:`dpteach.registry.NOT_AUDITED`.
     """
+    from tools.theorem_index import declared_claims
+    return declared_claims()
+
+
+def docstring_claims():
+    """{canonical name: docstring} of the public callables whose docstring says they give DP (the lint's input)."""
     import importlib
     import inspect
     import pkgutil
@@ -53,18 +60,15 @@ def claimed_private_routines():
     import dpteach
     found = {}
     for info in pkgutil.walk_packages(dpteach.__path__, "dpteach."):
-        if info.name.startswith(NOT_RELEASES):
+        if info.name.startswith(NOT_RELEASES) or info.name.endswith("__main__"):
             continue
         module = importlib.import_module(info.name)
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name, None)
             if not (inspect.isfunction(obj) or inspect.isclass(obj)) or not obj.__module__.startswith("dpteach"):
                 continue
-            if obj.__module__.startswith(NOT_RELEASES):
-                continue
-            doc = inspect.getdoc(obj) or ""
-            if CLAIM.search(doc):
-                found[f"{obj.__module__}.{obj.__qualname__}"] = doc
+            if CLAIM.search(inspect.getdoc(obj) or ""):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = inspect.getdoc(obj)
     return found
 
 

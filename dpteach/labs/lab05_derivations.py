@@ -287,7 +287,7 @@ def check_support_scale(fn):
     """
     task = "Task 5 (support-only Peeling)"
     require_own_code(fn, ("peel", "peeling_epsilon", "peeling_noise_scale", "_noise_scale", "peeling_noise_scale_prechecked", "_certified_epsilon",
-                          "_paper_epsilon_round", "_accountant_epsilon_round", "_pld_epsilon_round"), task)
+                          "paper_epsilon_round", "_accountant_epsilon_round", "_pld_epsilon_round"), task)
     answers = []
     for case in SUPPORT_CASES:
         b = require_real(call_student(fn, case, task), task, f"fn{case}")
