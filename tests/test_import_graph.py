@@ -96,9 +96,11 @@ def _scan():
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         arrows = edges.setdefault(module, set())
         imported = set()
+        module_aliases = {}  # a local name bound to a dpteach module: its private attributes count too
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 arrows.update(a.name for a in node.names if a.name.startswith("dpteach"))
+                module_aliases.update((a.asname, a.name) for a in node.names if a.asname and a.name in modules)
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -110,11 +112,17 @@ def _scan():
                 for alias in node.names:
                     if f"{source}.{alias.name}" in modules:  # `from . import module`
                         arrows.add(f"{source}.{alias.name}")
+                        module_aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
                         continue
                     arrows.add(source)
                     imported.add(alias.asname or alias.name)
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
                         private.append((module, source, alias.name))
+        for node in ast.walk(tree):  # `module._name`: reaching into another module's private name
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in module_aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                private.append((module, module_aliases[node.value.id], node.attr))
         for node in tree.body:
             if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
                 getattrs.append(module)
