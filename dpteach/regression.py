@@ -464,12 +464,12 @@ def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None,
     >>> noisy_ols(X, X[:, 0], epsilon=1.0, delta=1e-5, truncation=2.0, rng=0).shape
     (6,)
     """
-    return _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound,
+    return noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound,
                                x_bound, None)
 
 
 @validate_params({**NOISY_OLS, "size": OrNone(POSITIVE_INT)})
-def _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound, x_bound, size):
+def noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound, x_bound, size):
     """``size`` independent releases of :func:`noisy_ols` (None: one), the same code path (for audits)."""
     check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
@@ -486,13 +486,13 @@ def _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier,
     return beta + rng.normal(0.0, std, size=n_features if size is None else (size, n_features))
 
 
-def _noisy_ols_paper_variance_broken(X, y, epsilon, delta, truncation, rng=None, size=None):
+def broken_noisy_ols_paper_variance(X, y, epsilon, delta, truncation, rng=None, size=None):
     """BROKEN on purpose (P3): noisy OLS with the paper's variance, c_W = 1 (the old default).
 
     Not (ε, δ)-DP even on the event E: on a Rademacher design (n = 100, d = 2,
     T = 2, y₀ = ±T) the exact ε of that pair is 2.15 at a claimed 1 (δ = 10⁻³).
     """
-    return _noisy_ols_releases(X, y, epsilon, delta, truncation, rng, 1.0, 1.0, 1.0, size)
+    return noisy_ols_releases(X, y, epsilon, delta, truncation, rng, 1.0, 1.0, 1.0, size)
 
 
 def _dp_gd_iterations(n_samples, n_iterations):

@@ -233,7 +233,7 @@ def test_noisy_ols_default_is_the_gaussian_calibration_of_the_sensitivity_on_the
 
 def test_noisy_ols_p3_audit_catches_the_old_default_and_passes_the_calibrated_one():
     # The reliability review's P3 pair: Rademacher X (100 × 2), y = 0 except y₀ = +T vs −T, T = 2, ε = 1,
-    # δ = 10⁻³. The old default (the paper's variance, c_W = 1, kept as _noisy_ols_paper_variance_broken)
+    # δ = 10⁻³. The old default (the paper's variance, c_W = 1, kept as broken_noisy_ols_paper_variance)
     # has exact ε ≈ 2.15 on this pair: the audit certifies it above the claim. The calibrated default
     # moves the mean by 0.1σ here, far from any violation. Events: {⟨β̂, u⟩ > t}, u the direction
     # β̂ moves, t from the midpoint of the two means out to 3.5σ; chosen on 10⁴ runs, certified on 2·10⁴.
@@ -250,8 +250,8 @@ def test_noisy_ols_p3_audit_catches_the_old_default_and_passes_the_calibrated_on
     for name, multiplier in (("calibrated", None), ("old default", 1.0)):
         def mechanism(labels, n_trials, g, multiplier=multiplier, name=name):
             if name == "calibrated":
-                return r._noisy_ols_releases(X, labels, eps, delta, T, g, None, 1.0, 1.0, n_trials) @ u
-            return r._noisy_ols_paper_variance_broken(X, labels, eps, delta, T, g, n_trials) @ u
+                return r.noisy_ols_releases(X, labels, eps, delta, T, g, None, 1.0, 1.0, n_trials) @ u
+            return r.broken_noisy_ols_paper_variance(X, labels, eps, delta, T, g, n_trials) @ u
         sd = r.noisy_ols_noise_std(100, 2, eps, delta, T, multiplier)
         events = audit.threshold_events(move @ u / 2 + sd * np.linspace(0, 3.5, 15))
         results[name] = audit.audit(mechanism, y, y_neighbour, events, 20_000, delta=delta, confidence=0.95,
