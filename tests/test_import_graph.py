@@ -45,7 +45,7 @@ CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "randomizers",
 CHAPTERS_4_9 = {f"dpteach.{m}" for m in ("attack_targets", "fingerprinting", "peeling", "regression",
                                          "regression_baselines", "dp_erm", "feature_scaling", "hermite",
                                          "improper", "logconcave", "halfspace_cover", "subspace", "proper",
-                                         "dpsas_steps", "dpsas", "dp_logistic", "dp_sgd_poisson")}
+                                         "dpsas_ramp", "dpsas_steps", "dpsas", "dp_logistic", "dp_sgd_poisson")}
 
 
 def layer(module):
