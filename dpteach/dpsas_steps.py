@@ -36,8 +36,8 @@ import numpy as np
 from scipy import special
 
 from ._constraints import (Array, Check, Delta, Epsilon, Interval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
-                           validate_params, validation_skipped)
-from ._validation import (check_epsilon, check_labels, check_memory, check_positive, check_probability,
+                           validate_params)
+from ._validation import (check_epsilon, check_int, check_labels, check_memory, check_positive, check_probability,
                           check_same_length)
 from . import feature_scaling
 from .dpsas_ramp import FINITE, check_unit_vector, unit_ramp_gradient
@@ -290,7 +290,16 @@ def _dpsas_noise_sigma_forgot_factor_two(block_size, clip_norm, epsilon, delta):
     return gaussian_sigma(clip_norm / block_size, epsilon, delta)
 
 
-@validate_params({"n_rounds": POSITIVE_INT, "step_size_scale": SCALE, "tau": FINITE})
+def _check_rounds(n_rounds, name):
+    """T_r ≥ 1, within the memory budget of three float arrays of length T_r."""
+    n_rounds = check_int(n_rounds, name, minimum=1)
+    check_memory((name, n_rounds), itemsize=24)
+    return n_rounds
+
+
+@validate_params({"n_rounds": Check(_check_rounds, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER[:3],
+                                    convert_nested=int),
+                  "step_size_scale": SCALE, "tau": FINITE})
 def round_schedule(n_rounds, step_size_scale, tau):
     """φ_t = (π/2)(1 − s²/64)^t, a_t = sin φ_t, b_t = −τ̂ cos φ_t for t = 0..T_r − 1 (line 10).
 
@@ -321,8 +330,6 @@ def round_schedule(n_rounds, step_size_scale, tau):
     >>> np.round(a, 3)
     array([1.   , 0.995, 0.982])
     """
-    if not validation_skipped():  # DPSAS's n ≥ T_r + 2 rows already bound T_r when it calls this
-        check_memory(("n_rounds", n_rounds), itemsize=24)  # three float arrays of length T_r
     phi = (math.pi / 2) * (1.0 - step_size_scale ** 2 / 64.0) ** np.arange(n_rounds)
     return phi, np.sin(phi), -tau * np.cos(phi)
 
