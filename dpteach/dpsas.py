@@ -9,8 +9,9 @@ DPSAS on disjoint parts for a doubling grid of η and picks one output with
 the exponential mechanism on a validation split, for error C·OPT + α
 (Theorem 8.11, the paper's Theorem 4.1).
 
-The building blocks (ramp, gradient, private threshold and direction, noise,
-one round) live in :mod:`dpteach.dpsas_steps` (their one home).
+The building blocks live in their one home each: the ramp loss and its gradient in
+:mod:`dpteach.dpsas_ramp`, the private threshold and direction, the schedule, the noise and
+one round in :mod:`dpteach.dpsas_steps`.
 
 Conventions: h(x) = sign(⟨w, x⟩ + τ) (ties +1), as in the paper;
 ``dpteach.data.gaussian_halfspace_data`` writes sign(⟨w, x⟩ − t), so τ = −t.
@@ -36,8 +37,8 @@ from .dpsas_steps import (DELTA, EPSILON_OR_INF, ETA, SCALE, STEP_RULES, clip_ro
                           round_schedule, step_size)
 from .mechanisms import exponential_mechanism_on_errors
 
-# The building blocks of Algorithm 8.3 (the threshold, the initial direction, one round, the
-# schedule) have one home, dpteach.dpsas_steps; import them from there.
+# The building blocks of Algorithm 8.3 have one home each (dpteach.dpsas_ramp, dpteach.dpsas_steps); import them
+# from there.
 __all__ = [
     "dpsas",
     "dpsas_sample_reuse",
