@@ -9,8 +9,9 @@ DPSAS on disjoint parts for a doubling grid of η and picks one output with
 the exponential mechanism on a validation split, for error C·OPT + α
 (Theorem 8.11, the paper's Theorem 4.1).
 
-The building blocks (ramp, gradient, private threshold and direction, noise,
-one round) live in :mod:`dpteach.dpsas_steps` (their one home).
+The building blocks live in their one home each: the ramp loss and its gradient in
+:mod:`dpteach.dpsas_ramp`, the private threshold and direction, the schedule, the noise and
+one round in :mod:`dpteach.dpsas_steps`.
 
 Conventions: h(x) = sign(⟨w, x⟩ + τ) (ties +1), as in the paper;
 ``dpteach.data.gaussian_halfspace_data`` writes sign(⟨w, x⟩ − t), so τ = −t.
@@ -25,17 +26,19 @@ import sys
 
 import numpy as np
 
+from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context,
+                           validate_params)
 from ._estimator import Estimator, LinearClassifierMixin
-from .privacy import PrivacyReceipt
-from ._validation import as_rng, check_choice, check_delta, check_int, check_probability, check_representable
-from .dpsas_steps import (STEP_RULES, check_data, check_epsilon_or_inf, check_eta, check_scale, check_unit_vector,
-                          clip_rows, default_n_rounds_prechecked, dpsas_noise_sigma_prechecked,
-                          dpsas_round_prechecked, private_initial_direction_prechecked,
-                          private_threshold_prechecked, round_schedule_prechecked, step_size_prechecked)
+from .privacy import PrivacyReceipt, privacy_claim
+from ._validation import check_probability, check_representable, check_same_length
+from .dpsas_ramp import check_unit_vector
+from .dpsas_steps import (DELTA, EPSILON_OR_INF, ETA, SCALE, STEP_RULES, clip_rows, default_n_rounds,
+                          dpsas_noise_sigma, dpsas_round_prechecked, private_initial_direction, private_threshold,
+                          round_schedule, step_size)
 from .mechanisms import exponential_mechanism_on_errors
 
-# The building blocks of Algorithm 8.3 (the threshold, the initial direction, one round, the
-# schedule) have one home, dpteach.dpsas_steps; import them from there.
+# The building blocks of Algorithm 8.3 have one home each (dpteach.dpsas_ramp, dpteach.dpsas_steps); import them
+# from there.
 __all__ = [
     "dpsas",
     "dpsas_sample_reuse",
@@ -61,6 +64,24 @@ PRIVATE_TRACE_KEYS = ("phi", "a", "b", "w", "w0", "step_size", "sigma", "block_s
                       "kappa", "angle_deg")
 
 
+def _check_flag(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+#: The contract of :func:`dpsas` and :func:`dpsas_sample_reuse` (the latter has no step rule and no debug trace).
+DPSAS_CONSTRAINTS = {
+    "X": Array(ndim=2), "y": Labels(), "epsilon": EPSILON_OR_INF, "delta": DELTA, "eta": ETA,
+    "step_size_scale": SCALE, "n_rounds": OrNone(POSITIVE_INT), "step_rule": Options(STEP_RULES),
+    "rng": "random_state", "w_star": OrNone(Array(ndim=1)),
+    "debug_nonprivate_grad_norm": Check(_check_flag, invalid=[(1, "1"), ("yes", "'yes'"), (None, "None")],
+                                        convert_nested=bool),
+}
+
+
+@privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
+@validate_params(DPSAS_CONSTRAINTS)
 def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_rule="reconstructed",
           rng=None, w_star=None, debug_nonprivate_grad_norm=False):
     """DPSAS, the DP semi-agnostic subroutine (chapter 8, Algorithm 8.3; the paper's Algorithm 3).
@@ -132,39 +153,35 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
     ValueError, TypeError
         For bad X/y, ε ≤ 0, δ ∉ (0, 1), η ∉ (0, 1/2), s ∉ (0, 8), T_r < 1, an
         unknown step rule, a bad w_star or rng, or n < T_r + 2 (no room for a block).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2))
+    >>> y = np.where(X @ np.array([0.6, 0.8]) > 0.2, 1.0, -1.0)
+    >>> w, tau, trace = dpsas(X=X, y=y, epsilon=1.0, delta=1e-5, eta=0.2, n_rounds=3, rng=0)
+    >>> w.shape, trace["w"].shape, trace["block_size"]
+    ((2,), (4, 2), 80)
     """
-    X, y = check_data(X, y)
-    epsilon = check_epsilon_or_inf(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    eta = check_eta(eta)
-    step_size_scale = check_scale(step_size_scale)
-    n_rounds = default_n_rounds_prechecked(eta, step_size_scale) if n_rounds is None else check_int(
-        n_rounds, "n_rounds", minimum=1)
-    check_choice(step_rule, "step_rule", STEP_RULES)
-    d = X.shape[1]
-    reference = None if w_star is None else check_unit_vector(w_star, "w_star", d)
-    block = X.shape[0] // (n_rounds + 2)
-    if block < 1:
-        raise ValueError(f"X has {X.shape[0]} rows, too few for {n_rounds} rounds: DPSAS needs "
-                         f"n >= n_rounds + 2 = {n_rounds + 2} (one fresh block per round)")
-    if not isinstance(debug_nonprivate_grad_norm, (bool, np.bool_)):
-        raise TypeError(f"debug_nonprivate_grad_norm must be True or False, got {debug_nonprivate_grad_norm!r}")
-    return _dpsas(X, y, epsilon, delta, eta, step_size_scale, n_rounds, step_rule, as_rng(rng), reference,
-                  bool(debug_nonprivate_grad_norm))
-
-
-def _dpsas(X, y, epsilon, delta, eta, s, n_rounds, step_rule, rng, reference, record_grad_norm=False):
+    check_same_length(X, y)
     n, d = X.shape
+    if n_rounds is None:
+        n_rounds = default_n_rounds(eta, step_size_scale)
+    reference = None if w_star is None else check_unit_vector(w_star, "w_star", d)
     block = n // (n_rounds + 2)
+    if block < 1:
+        raise ValueError(f"X has {n} rows, too few for {n_rounds} rounds: DPSAS needs "
+                         f"n >= n_rounds + 2 = {n_rounds + 2} (one fresh block per round)")
+    s = step_size_scale
     clip_norm = 2.0 * math.sqrt(d)
     order = rng.permutation(n)[: (n_rounds + 2) * block].reshape(n_rounds + 2, block)
     X = clip_rows(X, clip_norm)  # line 3, once for every block
     kappa = eta
-    tau = private_threshold_prechecked(y[order[1]], epsilon, kappa, rng)
-    w = private_initial_direction_prechecked(X[order[0]], y[order[0]], clip_norm, epsilon, delta, rng)
-    lam = step_size_prechecked(step_rule, s, tau)
-    sigma = dpsas_noise_sigma_prechecked(block, clip_norm, epsilon, delta)
-    phi, a, b = round_schedule_prechecked(n_rounds, s, tau)
+    tau = private_threshold(y[order[1]], epsilon, kappa, rng)
+    w = private_initial_direction(X[order[0]], y[order[0]], clip_norm, epsilon, delta, rng)
+    lam = step_size(step_rule, s, tau)
+    sigma = dpsas_noise_sigma(block, clip_norm, epsilon, delta)
+    phi, a, b = round_schedule(n_rounds, s, tau)
     path = np.empty((n_rounds + 1, d))
     path[0] = w
     grad_norm = np.empty(n_rounds)
@@ -176,13 +193,16 @@ def _dpsas(X, y, epsilon, delta, eta, s, n_rounds, step_rule, rng, reference, re
     trace = {"phi": phi, "a": a, "b": b, "w": path, "w0": path[0].copy(),
              "step_size": lam, "sigma": sigma, "block_size": block, "n_rounds": n_rounds,
              "clip_norm": clip_norm, "kappa": kappa}
-    if record_grad_norm:
+    if debug_nonprivate_grad_norm:
         trace["grad_norm"] = grad_norm  # NOT private: a statistic of the raw blocks
     if reference is not None:
         trace["angle_deg"] = np.degrees(np.arccos(np.clip(path @ reference, -1.0, 1.0)))
     return w, tau, trace
 
 
+@privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
+@validate_params({name: DPSAS_CONSTRAINTS[name] for name in ("X", "y", "epsilon", "delta", "eta", "step_size_scale",
+                                                            "n_rounds", "rng", "w_star")})
 def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, rng=None,
                        w_star=None):
     """DPSAS with sample reuse: a variant *outside the paper*, for the chapter's engineering discussion.
@@ -202,29 +222,35 @@ def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=
     -------
     (ε, δ)-DP: D_τ (Laplace, ε-DP) and D_rest ((ε, δ)-DP by Gaussian-DP
     composition of the T_r + 1 releases) are disjoint. Cost O(n·d·T_r).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2))
+    >>> y = np.where(X @ np.array([0.6, 0.8]) > 0.2, 1.0, -1.0)
+    >>> w, tau, trace = dpsas_sample_reuse(X=X, y=y, epsilon=1.0, delta=1e-5, eta=0.2, n_rounds=3, rng=0)
+    >>> w.shape, trace["block_size"]
+    ((2,), 320)
     """
-    X, y = check_data(X, y)
-    epsilon = check_epsilon_or_inf(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    eta = check_eta(eta)
-    s = check_scale(step_size_scale)
-    n_rounds = default_n_rounds_prechecked(eta, s) if n_rounds is None else check_int(n_rounds, "n_rounds", minimum=1)
+    check_same_length(X, y)
+    s = step_size_scale
+    if n_rounds is None:
+        n_rounds = default_n_rounds(eta, s)
     n, d = X.shape
     reference = None if w_star is None else check_unit_vector(w_star, "w_star", d)
     block = n // (n_rounds + 2)
     if block < 1:
         raise ValueError(f"X has {n} rows, too few for n_rounds={n_rounds} rounds: "
                          f"need n >= n_rounds + 2 = {n_rounds + 2}")
-    rng = as_rng(rng)
     clip_norm = 2.0 * math.sqrt(d)
     order = rng.permutation(n)
     threshold_rows, rest = order[:block], order[block:]
     X_rest, y_rest = clip_rows(X[rest], clip_norm), y[rest]
-    tau = private_threshold_prechecked(y[threshold_rows], epsilon, eta, rng)
-    w = private_initial_direction_prechecked(X_rest, y_rest, clip_norm, epsilon, delta, rng, n_releases=n_rounds + 1)
-    lam = step_size_prechecked("reconstructed", s, tau)
-    sigma = dpsas_noise_sigma_prechecked(rest.size, clip_norm, epsilon, delta, n_releases=n_rounds + 1)
-    phi, a, b = round_schedule_prechecked(n_rounds, s, tau)
+    tau = private_threshold(y[threshold_rows], epsilon, eta, rng)
+    w = private_initial_direction(X_rest, y_rest, clip_norm, epsilon, delta, rng, n_releases=n_rounds + 1)
+    lam = step_size("reconstructed", s, tau)
+    sigma = dpsas_noise_sigma(rest.size, clip_norm, epsilon, delta, n_releases=n_rounds + 1)
+    phi, a, b = round_schedule(n_rounds, s, tau)
     path = [w]
     for t in range(n_rounds):
         w, _ = dpsas_round_prechecked(w, X_rest, y_rest, a[t], b[t], lam, sigma, rng)
@@ -239,14 +265,21 @@ def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=
 
 # --- Algorithm 8.9 (the paper's Algorithm 4): unknown OPT ----------------------------------------
 
-def _check_alpha(alpha):
-    alpha = check_probability(alpha, "alpha")
+def check_alpha(alpha, name="alpha"):
+    """α ∈ (0, 1/3), so that the first grid value 1.5·α is below 1/2 (Proposition 8.8 needs η < 1/2)."""
+    alpha = check_probability(alpha, name)
     if C_ETA * alpha >= 0.5:
-        raise ValueError(f"alpha must lie in (0, 1/3) so that the first grid value 1.5·alpha is below "
+        raise ValueError(f"{name} must lie in (0, 1/3) so that the first grid value 1.5·alpha is below "
                          f"1/2 (Proposition 8.8 needs eta < 1/2), got {alpha!r}")
     return alpha
 
 
+#: α ∈ (0, 1/3) (the message says why).
+ALPHA = Check(check_alpha, invalid=[(0, "0"), (0.4, "0.4"), ("1", "'1'"), (True, "True"), (None, "None"),
+                                    (math.nan, "nan")], convert_nested=float)
+
+
+@validate_params({"alpha": ALPHA})
 def eta_grid(alpha):
     """The η grid of Algorithm 8.9: η_k = 2^{k−1}·1.5α for k = 1..K, K = 1 + ⌈log₂(0.25/(1.5α))⌉.
 
@@ -268,16 +301,18 @@ def eta_grid(alpha):
     ------
     ValueError, TypeError
         For α ∉ (0, 1/3).
+
+    Examples
+    --------
+    >>> eta_grid(alpha=0.2)
+    array([0.3])
     """
-    return _eta_grid(_check_alpha(alpha))
-
-
-def _eta_grid(alpha):
     first = C_ETA * alpha
     n_values = 1 + max(0, math.ceil(math.log2(ETA_MAX / first) - 1e-12))
     return first * 2.0 ** np.arange(n_values)
 
 
+@validate_params({"alpha": OPEN_UNIT, "epsilon": EPSILON_OR_INF, "beta": OPEN_UNIT, "n_candidates": POSITIVE_INT})
 def validation_size(alpha, epsilon, beta, n_candidates):
     """|D_val| from Lemma B.5 for selection slack α with probability 1 − β/2 (Algorithm 8.9 line 2).
 
@@ -302,15 +337,12 @@ def validation_size(alpha, epsilon, beta, n_candidates):
     ------
     ValueError, TypeError
         For parameters out of range.
+
+    Examples
+    --------
+    >>> validation_size(alpha=0.2, epsilon=1.0, beta=0.1, n_candidates=3)
+    1192
     """
-    alpha = check_probability(alpha, "alpha")
-    epsilon = check_epsilon_or_inf(epsilon)
-    beta = check_probability(beta, "beta")
-    n_candidates = check_int(n_candidates, "n_candidates", minimum=1)
-    return _validation_size(alpha, epsilon, beta, n_candidates)
-
-
-def _validation_size(alpha, epsilon, beta, n_candidates):
     try:
         size = 8 * math.log(8 * n_candidates / beta) / alpha ** 2
         if epsilon != math.inf:
@@ -338,6 +370,7 @@ def _predict(X, w, tau):
     return np.where(X @ w + tau >= 0, 1.0, -1.0)
 
 
+@privacy_claim(theorem="thm-dpsas-learner", epsilon="epsilon", delta="delta")
 class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
     """DP semi-agnostic proper learner (chapter 8: Algorithm 8.9, Theorem 8.11; the paper's Algorithm 4, Theorem 4.1).
 
@@ -390,7 +423,19 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
     Cost
     ----
     O(n·d) time for fit (K runs on disjoint parts plus K validation passes); O(d) per prediction row.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2))
+    >>> y = np.where(X @ np.array([0.6, 0.8]) > 0.2, 1.0, -1.0)
+    >>> model = PrivateSemiAgnosticLearner(alpha=0.3, epsilon=1.0, delta=1e-5, random_state=0).fit(X, y)
+    >>> model.coef_.shape, model.privacy_.epsilon
+    ((2,), 1.0)
     """
+
+    _parameter_constraints = {"alpha": ALPHA, "epsilon": EPSILON_OR_INF, "delta": DELTA, "beta": OPEN_UNIT,
+                              "random_state": "random_state"}
 
     def __init__(self, alpha, epsilon, delta, beta=0.1, random_state=None):
         self.alpha = alpha
@@ -399,6 +444,7 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
         self.beta = beta
         self.random_state = random_state
 
+    @fit_context({"X": Array(ndim=2), "y": Labels()})
     def fit(self, X, y):
         """Run Algorithm 8.9 on (X, y); returns self.
 
@@ -408,19 +454,16 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
             For bad X/y, hyper-parameters out of range, or n too small to give
             every DPSAS run one example per block (the message gives the n needed).
         """
-        X, y = check_data(X, y)
-        alpha = _check_alpha(self.alpha)
-        epsilon = check_epsilon_or_inf(self.epsilon)
-        delta = check_delta(self.delta, allow_zero=False)
-        beta = check_probability(self.beta, "beta")
-        rng = as_rng(self.random_state, "random_state")
+        check_same_length(X, y)
+        alpha, epsilon, delta, beta = float(self.alpha), float(self.epsilon), float(self.delta), float(self.beta)
+        rng = np.random.default_rng(self.random_state)
         n, d = X.shape
-        grid = _eta_grid(alpha)
+        grid = eta_grid(alpha)
         n_parts = grid.size
-        theory = _validation_size(alpha, epsilon, beta, n_parts)
+        theory = validation_size(alpha, epsilon, beta, n_parts)
         n_val = max(1, min(theory, int(VALIDATION_FRACTION * n)))
         part = (n - n_val) // n_parts
-        rounds = [default_n_rounds_prechecked(eta, 2.0) for eta in grid]
+        rounds = [default_n_rounds(eta, 2.0) for eta in grid]
         if part < max(rounds) + 2:
             needed = n_parts * (max(rounds) + 2) + n_val
             raise ValueError(f"X has {n} rows; Algorithm 8.9 with alpha={alpha!r} runs {n_parts} DPSAS "
@@ -430,8 +473,7 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
         candidates = []
         for k, eta in enumerate(grid):
             rows = order[n_val + k * part: n_val + (k + 1) * part]
-            w, tau, _ = _dpsas(X[rows], y[rows], epsilon, delta, float(eta), 2.0, rounds[k],
-                               "reconstructed", rng, None)
+            w, tau, _ = dpsas(X[rows], y[rows], epsilon, delta, float(eta), 2.0, rounds[k], "reconstructed", rng)
             candidates.append({"eta": float(eta), "coef": w, "intercept": tau})
         X_val, y_val = X[validation], y[validation]
         correct = [np.sum(_predict(X_val, c["coef"], c["intercept"]) == y_val) for c in candidates]

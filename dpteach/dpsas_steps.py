@@ -1,14 +1,13 @@
-"""The building blocks of DPSAS (chapter 8, Algorithm 8.3; the paper's Algorithm 3), one idea each.
+"""The private building blocks of DPSAS (chapter 8, Algorithm 8.3; the paper's Algorithm 3), one idea each.
 
 Read top to bottom, this module follows the chapter's line-by-line account of
-the algorithm:
+the algorithm, after the ramp loss and its gradient (Eq. (12), Lemma 8.2; in
+:mod:`dpteach.dpsas_ramp`):
 
-1. the ramp r_{a,b} of Eq. (12) and its derivative, the per-round ramp loss
-   L̂_t and its gradient (Lemma 8.2, the paper's Claim 4.3), which lies in w^⊥;
-2. the private threshold τ̂ (lines 4–5: Laplace estimate of E[y], then Φ⁻¹
+1. the private threshold τ̂ (lines 4–5: Laplace estimate of E[y], then Φ⁻¹
    of the clipped value) and the private initial direction ŵ₀ (lines 6–7:
    Gaussian estimate of E[xy], normalised);
-3. the round schedule φ_t, a_t, b_t (line 10), the step size λ (line 8, with
+2. the round schedule φ_t, a_t, b_t (line 10), the step size λ (line 8, with
    the paper's printed rule and our reconstruction), the per-round noise
    N(0, σ²(I − wwᵀ)) and one noisy projected gradient step (line 12).
 
@@ -30,24 +29,22 @@ tests show that an audit of one step catches it.
 from __future__ import annotations
 
 import math
-import numbers
 import sys
+from numbers import Real
 
 import numpy as np
 from scipy import special
 
-from ._constraints import Array, Labels, Options, POSITIVE, POSITIVE_INT, validate_params
-from ._validation import (as_rng, check_delta, check_epsilon, check_finite_array,
-                          check_int, check_labels, check_memory, check_positive, check_probability,
+from ._constraints import (Array, Check, Delta, Epsilon, Interval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
+                           validate_params)
+from ._validation import (check_epsilon, check_int, check_labels, check_memory, check_positive, check_probability,
                           check_same_length)
 from . import feature_scaling
+from .dpsas_ramp import FINITE, check_unit_vector, unit_ramp_gradient
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
+from .privacy import privacy_claim
 
 __all__ = [
-    "ramp",
-    "ramp_derivative",
-    "ramp_loss",
-    "ramp_loss_gradient",
     "private_threshold",
     "private_initial_direction",
     "dpsas_noise_sigma",
@@ -64,32 +61,7 @@ __all__ = [
 STEP_RULES = ("reconstructed", "as_printed", "constant")
 
 
-# --- validation helpers shared by this module and dpteach.dpsas ---------------------------------
-
-def check_epsilon_or_inf(epsilon, name="epsilon"):
-    """ε in (0, inf) as for every mechanism, or exactly +inf (the non-private reference path)."""
-    if (isinstance(epsilon, (numbers.Real, np.floating, np.integer)) and not isinstance(epsilon, bool)
-            and float(epsilon) == math.inf):
-        return math.inf
-    return check_epsilon(epsilon, name)
-
-
-def check_unit_vector(w, name, d=None):
-    """A finite non-zero vector (of length d if given), returned normalised to unit length."""
-    w = check_finite_array(w, name, ndim=1) if d is None else check_finite_array(w, name, shape=(d,))
-    norm = float(np.linalg.norm(w))
-    if norm == 0.0:
-        raise ValueError(f"{name} must be a non-zero vector (it is used as a direction), got all zeros")
-    return w / norm
-
-
-def check_data(X, y, name_X="X", name_y="y"):
-    """Validated (X, y) of a halfspace learner: finite 2-D X, labels in {−1, +1}, same length (shared with dpsas)."""
-    X = check_finite_array(X, name_X, ndim=2)
-    y = check_labels(y, name_y)
-    check_same_length(X, y, name_X, name_y)
-    return X, y
-
+# --- checks shared by this module, dpteach.dpsas and its runners ---------------------------------
 
 def clip_rows(X, clip_norm):
     """x ← x·min(1, L/‖x‖₂) for every row (line 3): per example, so data-independent."""
@@ -98,131 +70,49 @@ def clip_rows(X, clip_norm):
     return feature_scaling.clip_rows(X, clip_norm)
 
 
-def _as_output(value):
-    value = np.asarray(value, dtype=float)
-    return float(value) if value.ndim == 0 else value
+def check_eta(eta, name="eta"):
+    """η ∈ (0, 1/2), an upper bound on OPT < 1/2 (shared with dpsas and its runner)."""
+    eta = check_probability(eta, name)
+    if eta >= 0.5:
+        raise ValueError(f"{name} must lie in (0, 0.5) (an upper bound on OPT < 1/2), got {eta!r}")
+    return eta
 
 
-# --- 1. The ramp, the ramp loss and its gradient ------------------------------------------------
-
-@validate_params({"z": Array(), "a": POSITIVE})
-def ramp(z, a, b):
-    """The ramp r_{a,b}(z) of Eq. (12): 0 below b − a, z − b + a on the band, 2a above b + a.
-
-    Parameters
-    ----------
-    z : float or array_like
-        Points (finite).
-    a : float
-        Half-width of the band, 0 < a < inf.
-    b : float
-        Centre of the band, any finite real.
-
-    Returns
-    -------
-    float or ndarray
-        r_{a,b}(z), elementwise; continuous, non-decreasing, 1-Lipschitz, with values in [0, 2a].
-        Cost O(size of z).
-
-    Raises
-    ------
-    ValueError, TypeError
-        For a ≤ 0, non-finite a, b or z, or non-numeric input.
-    """
-    b = float(check_finite_array(b, "b", ndim=0))
-    return _as_output(np.clip(z - b + a, 0.0, 2.0 * a))
+def check_scale(step_size_scale, name="step_size_scale"):
+    """The step-size scale s ∈ (0, 8), so that the schedule's factor 1 − s²/64 lies in (0, 1)."""
+    s = check_positive(step_size_scale, name)
+    if s >= 8.0:
+        raise ValueError(f"{name} must lie in (0, 8) (the schedule needs 1 - s²/64 in (0, 1)), "
+                         f"got {step_size_scale!r}")
+    return s
 
 
-@validate_params({"z": Array(), "a": POSITIVE})
-def ramp_derivative(z, a, b):
-    """r'_{a,b}(z) = 1{|z − b| ≤ a}: the derivative of Eq. (12), with the closed band of Claim 4.3.
-
-    The ramp is differentiable except at its two kinks z = b ± a; there we take
-    the value 1, as Claim 4.3's indicator does (a measure-zero choice).
-    Parameters, errors and cost as :func:`ramp`; returns 0.0/1.0 floats.
-    """
-    b = float(check_finite_array(b, "b", ndim=0))
-    return _as_output((np.abs(z - b) <= a).astype(float))
+def check_kappa(kappa, name="kappa"):
+    """The clipping level κ ∈ (0, 1/2) of line 5 (the clip interval [κ, 1 − κ] must be non-empty)."""
+    kappa = check_probability(kappa, name)
+    if kappa >= 0.5:
+        raise ValueError(f"{name} must lie in (0, 0.5) (the clip interval [kappa, 1 - kappa] must be "
+                         f"non-empty), got {kappa!r}")
+    return kappa
 
 
-def ramp_loss(w, X, y, a, b):
-    """The per-round surrogate L̂_t(w) = mean over the block of −r_{a,b}(⟨w, x⟩/‖w‖)·y (line 11).
-
-    Parameters
-    ----------
-    w : array_like, shape (d,)
-        Any non-zero vector (the loss depends on its direction only).
-    X : array_like, shape (m, d); y : array_like of ±1, shape (m,)
-        One block of (already clipped) examples.
-    a, b : float
-        Band half-width a > 0 and centre b (a_t = sin φ_t, b_t = −τ̂ cos φ_t).
-
-    Returns
-    -------
-    float
-        L̂_t(w). Not private (it reads the data). Cost O(m·d).
-
-    Raises
-    ------
-    ValueError, TypeError
-        For a zero or wrongly shaped w, bad X/y (NaN, labels not ±1, lengths), a ≤ 0.
-    """
-    X, y = check_data(X, y)
-    w = check_unit_vector(w, "w", X.shape[1])
-    a = check_positive(a, "a")
-    b = float(check_finite_array(b, "b", ndim=0))
-    return float(-np.mean(np.clip(X @ w - b + a, 0.0, 2.0 * a) * y))
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
+#: η ∈ (0, 1/2) (the message says why: an upper bound on OPT < 1/2).
+ETA = Check(check_eta, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER, convert_nested=float)
+#: s ∈ (0, 8) (the message says why: the schedule's factor 1 − s²/64 must lie in (0, 1)).
+SCALE = Check(check_scale, invalid=[(0, "0"), (8, "8")] + _NOT_A_NUMBER, convert_nested=float)
+#: κ ∈ (0, 1/2).
+KAPPA = Check(check_kappa, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER, convert_nested=float)
+#: ε > 0, or inf for the identical non-private reference path (no noise).
+EPSILON_OR_INF = Epsilon(allow_inf=True)
+#: 0 < δ < 1.
+DELTA = Delta(allow_zero=False)
 
 
-def _ramp_gradient(w, X, y, a, b):
-    """Claim 4.3 at a unit w: −(1/m)(I − wwᵀ) Σ y·1{|⟨w,x⟩ − b| ≤ a}·x (validated inputs)."""
-    active = np.abs(X @ w - b) <= a
-    pulled = (y * active) @ X / X.shape[0]
-    return -(pulled - (pulled @ w) * w)
+# --- 1. The private threshold and the private initial direction ---------------------------------
 
-
-def ramp_loss_gradient(w, X, y, a, b):
-    """The gradient of :func:`ramp_loss` (Lemma 8.2 = the paper's Claim 4.3; Lemma 4.4's −E[g(w, φ, x, y)]).
-
-    By the chain rule, ∇_w ⟨w,x⟩/‖w‖ = (I − w̄w̄ᵀ)x/‖w‖ with w̄ = w/‖w‖, so
-
-        ∇L̂_t(w) = −(1/(m‖w‖)) (I − w̄w̄ᵀ) Σ_{(x,y) in block} y·1{|⟨w̄,x⟩ − b| ≤ a}·x,
-
-    a vector orthogonal to w. At a unit w this is exactly Claim 4.3. The kinks
-    use the closed band (see :func:`ramp_derivative`).
-
-    Parameters and errors as :func:`ramp_loss`.
-
-    Returns
-    -------
-    ndarray, shape (d,)
-        The gradient. Each example contributes a vector of norm at most
-        ‖x‖/‖w‖, so for unit w and rows clipped to L, replacing one example
-        moves the average by at most 2L/m (the sensitivity the noise is
-        calibrated to). Cost O(m·d).
-    """
-    X, y = check_data(X, y)
-    w = check_finite_array(w, "w", shape=(X.shape[1],))
-    norm = float(np.linalg.norm(w))
-    if norm == 0.0:
-        raise ValueError("w must be a non-zero vector (the loss depends on w/‖w‖), got all zeros")
-    a = check_positive(a, "a")
-    b = float(check_finite_array(b, "b", ndim=0))
-    return _ramp_gradient(w / norm, X, y, a, b) / norm
-
-
-# --- 2. The private threshold and the private initial direction ---------------------------------
-
-def private_threshold_prechecked(y, epsilon, kappa, rng):
-    """:func:`private_threshold` on validated inputs (dpsas calls it once per run)."""
-    label_mean = float(np.mean(y))
-    if epsilon != math.inf:
-        # One label changes from −1 to +1 or back: the mean moves by 2/m (L1 sensitivity).
-        label_mean = laplace_mechanism(label_mean, 2.0 / y.size, epsilon, rng)
-    return float(special.ndtri(np.clip((1.0 + label_mean) / 2.0, kappa, 1.0 - kappa)))
-
-
-@validate_params({"y": Labels()})
+@privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta=0.0)
+@validate_params({"y": Labels(), "epsilon": EPSILON_OR_INF, "kappa": KAPPA, "rng": "random_state"})
 def private_threshold(y, epsilon, kappa, rng=None):
     """Private threshold τ̂ (Algorithm 8.3 lines 4–5; the paper's Algorithm 3, Lemma 8.7 = the paper's 4.6).
 
@@ -249,19 +139,23 @@ def private_threshold(y, epsilon, kappa, rng=None):
     -------
     ε-DP in D_τ: the label mean has L1 sensitivity 2/m (replace-one), and the
     Laplace mechanism with scale (2/m)/ε is ε-DP; clipping and Φ⁻¹ are
-    post-processing. Cost O(m).
+    post-processing (Proposition 8.4's proof, block D_τ). Cost O(m).
 
     Raises
     ------
     ValueError, TypeError
         For labels not ±1 or empty, ε ≤ 0 / nan / non-numeric, κ ∉ (0, 1/2), a bad rng.
+
+    Examples
+    --------
+    >>> round(private_threshold(y=np.array([1.0, -1.0] * 6), epsilon=1.0, kappa=0.1, rng=0), 3)
+    0.067
     """
-    epsilon = check_epsilon_or_inf(epsilon)
-    kappa = check_probability(kappa, "kappa")
-    if kappa >= 0.5:
-        raise ValueError(f"kappa must lie in (0, 0.5) (the clip interval [kappa, 1 - kappa] must be "
-                         f"non-empty), got {kappa!r}")
-    return private_threshold_prechecked(y, epsilon, kappa, as_rng(rng))
+    label_mean = float(np.mean(y))
+    if epsilon != math.inf:
+        # One label changes from −1 to +1 or back: the mean moves by 2/m (L1 sensitivity).
+        label_mean = laplace_mechanism(label_mean, 2.0 / y.size, epsilon, rng)
+    return float(special.ndtri(np.clip((1.0 + label_mean) / 2.0, kappa, 1.0 - kappa)))
 
 
 def _threshold_sensitivity_forgot_factor_two(y, epsilon, kappa, rng=None):
@@ -280,19 +174,10 @@ def _uniform_direction(d, rng):
     return v / np.linalg.norm(v)
 
 
-def private_initial_direction_prechecked(X, y, clip_norm, epsilon, delta, rng, n_releases=1):
-    """:func:`private_initial_direction` on validated inputs (dpsas calls it once per run)."""
-    mean = y @ clip_rows(X, clip_norm) / y.size
-    if epsilon != math.inf:
-        # ‖x·y‖ ≤ L after clipping, so replacing one example moves the mean by ≤ 2L/m in L2.
-        # (n_releases > 1: the sample-reuse variant, see dpsas_noise_sigma_prechecked.)
-        sensitivity = 2.0 * clip_norm / y.size * math.sqrt(n_releases)
-        mean = np.atleast_1d(gaussian_mechanism(mean, sensitivity, epsilon, delta, rng))
-    norm = float(np.linalg.norm(mean))
-    return mean / norm if norm > 0 else _uniform_direction(mean.size, rng)
-
-
-def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None):
+@privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
+@validate_params({"X": Array(ndim=2), "y": Labels(), "clip_norm": POSITIVE, "epsilon": EPSILON_OR_INF,
+                  "delta": DELTA, "rng": "random_state", "n_releases": POSITIVE_INT})
+def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_releases=1):
     """Private initial direction ŵ₀ (Algorithm 8.3 lines 6–7; Lemma 8.6 = the paper's 4.5).
 
     w̃₀ = mean(x·y over the block, x clipped to norm L) + N(0, σ² I) with σ for
@@ -309,6 +194,10 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None):
     delta : float
         0 < δ < 1.
     rng : None, int or numpy.random.Generator
+    n_releases : int
+        1 (Algorithm 8.3). k > 1: the first of k Gaussian releases on the *same* block that share
+        (ε, δ) (the sample-reuse variant, outside the paper), calibrated for sensitivity 2L√k/m
+        as :func:`dpsas_noise_sigma` explains.
 
     Returns
     -------
@@ -325,29 +214,32 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None):
     Raises
     ------
     ValueError, TypeError
-        For bad X/y, L ≤ 0, ε ≤ 0, δ ∉ (0, 1), a bad rng.
+        For bad X/y, L ≤ 0, ε ≤ 0, δ ∉ (0, 1), a bad rng or n_releases.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> w0 = private_initial_direction(X=X, y=np.array([1.0, -1.0] * 6), clip_norm=2.0, epsilon=1.0,
+    ...                                delta=1e-5, rng=0)
+    >>> round(float(np.linalg.norm(w0)), 6)
+    1.0
     """
-    X, y = check_data(X, y)
-    clip_norm = check_positive(clip_norm, "clip_norm")
-    epsilon = check_epsilon_or_inf(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    return private_initial_direction_prechecked(X, y, clip_norm, epsilon, delta, as_rng(rng))
+    check_same_length(X, y)
+    mean = y @ clip_rows(X, clip_norm) / y.size
+    if epsilon != math.inf:
+        # ‖x·y‖ ≤ L after clipping, so replacing one example moves the mean by ≤ 2L/m in L2.
+        # (n_releases > 1: the sample-reuse variant, see dpsas_noise_sigma.)
+        sensitivity = 2.0 * clip_norm / y.size * math.sqrt(n_releases)
+        mean = np.atleast_1d(gaussian_mechanism(mean, sensitivity, epsilon, delta, rng))
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm > 0 else _uniform_direction(mean.size, rng)
 
 
-# --- 3. Rounds: schedule, step size, noise and one noisy step ------------------------------------
+# --- 2. Rounds: schedule, step size, noise and one noisy step ------------------------------------
 
-def dpsas_noise_sigma_prechecked(block_size, clip_norm, epsilon, delta, n_releases=1):
-    """:func:`dpsas_noise_sigma` on validated inputs."""
-    if epsilon == math.inf:
-        return 0.0
-    # n_releases Gaussian releases on the *same* data (the sample-reuse variant, outside the
-    # paper) compose exactly like one release of sensitivity Δ·√n_releases (Gaussian DP,
-    # Dong, Roth & Su 2022), and the analytic σ is exact for one release.
-    return gaussian_sigma(2.0 * clip_norm / block_size * math.sqrt(n_releases), epsilon, delta)
-
-
-@validate_params({"block_size": POSITIVE_INT, "clip_norm": POSITIVE})
-def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta):
+@validate_params({"block_size": POSITIVE_INT, "clip_norm": POSITIVE, "epsilon": EPSILON_OR_INF, "delta": DELTA,
+                  "n_releases": POSITIVE_INT})
+def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta, n_releases=1):
     """σ of the per-round noise (and of ŵ₀'s noise): the Gaussian mechanism for L2 sensitivity 2L/m₀.
 
     Parameters
@@ -360,20 +252,32 @@ def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta):
         0 < ε < inf, or inf (returns 0: no noise).
     delta : float
         0 < δ < 1.
+    n_releases : int
+        1 (Algorithm 8.3: one release per fresh block). k > 1: σ for each of k Gaussian releases on the
+        *same* data that share (ε, δ) (the sample-reuse variant, outside the paper): they compose exactly
+        like one release of sensitivity (2L/m₀)·√k (Gaussian DP, Dong, Roth & Su 2022).
 
     Returns
     -------
     float
-        ``dpteach.mechanisms.gaussian_sigma(2L/m₀, ε, δ)`` (analytic calibration).
+        ``dpteach.mechanisms.gaussian_sigma(2L√k/m₀, ε, δ)`` (analytic calibration).
 
     Raises
     ------
     ValueError, TypeError
-        For m₀ < 1, L ≤ 0, ε ≤ 0, δ ∉ (0, 1).
+        For m₀ < 1, L ≤ 0, ε ≤ 0, δ ∉ (0, 1), k < 1.
+
+    Examples
+    --------
+    >>> round(dpsas_noise_sigma(block_size=10, clip_norm=1.0, epsilon=1.0, delta=1e-5), 4)
+    0.7461
     """
-    epsilon = check_epsilon_or_inf(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    return dpsas_noise_sigma_prechecked(block_size, clip_norm, epsilon, delta)
+    if epsilon == math.inf:
+        return 0.0
+    # n_releases Gaussian releases on the *same* data (the sample-reuse variant, outside the
+    # paper) compose exactly like one release of sensitivity Δ·√n_releases (Gaussian DP,
+    # Dong, Roth & Su 2022), and the analytic σ is exact for one release.
+    return gaussian_sigma(2.0 * clip_norm / block_size * math.sqrt(n_releases), epsilon, delta)
 
 
 def _dpsas_noise_sigma_forgot_factor_two(block_size, clip_norm, epsilon, delta):
@@ -386,13 +290,16 @@ def _dpsas_noise_sigma_forgot_factor_two(block_size, clip_norm, epsilon, delta):
     return gaussian_sigma(clip_norm / block_size, epsilon, delta)
 
 
-def round_schedule_prechecked(n_rounds, step_size_scale, tau):
-    """:func:`round_schedule` on validated inputs."""
-    phi = (math.pi / 2) * (1.0 - step_size_scale ** 2 / 64.0) ** np.arange(n_rounds)
-    return phi, np.sin(phi), -tau * np.cos(phi)
+def _check_rounds(n_rounds, name):
+    """T_r ≥ 1, within the memory budget of three float arrays of length T_r."""
+    n_rounds = check_int(n_rounds, name, minimum=1)
+    check_memory((name, n_rounds), itemsize=24)
+    return n_rounds
 
 
-@validate_params({"n_rounds": POSITIVE_INT})
+@validate_params({"n_rounds": Check(_check_rounds, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER[:3],
+                                    convert_nested=int),
+                  "step_size_scale": SCALE, "tau": FINITE})
 def round_schedule(n_rounds, step_size_scale, tau):
     """φ_t = (π/2)(1 − s²/64)^t, a_t = sin φ_t, b_t = −τ̂ cos φ_t for t = 0..T_r − 1 (line 10).
 
@@ -416,27 +323,18 @@ def round_schedule(n_rounds, step_size_scale, tau):
     ------
     ValueError, TypeError
         For T_r < 1, s ∉ (0, 8), non-finite τ̂.
+
+    Examples
+    --------
+    >>> phi, a, b = round_schedule(n_rounds=3, step_size_scale=2.0, tau=0.1)
+    >>> np.round(a, 3)
+    array([1.   , 0.995, 0.982])
     """
-    check_memory(("n_rounds", n_rounds), itemsize=24)  # three float arrays of length T_r
-    step_size_scale = check_scale(step_size_scale)
-    tau = float(check_finite_array(tau, "tau", ndim=0))
-    return round_schedule_prechecked(n_rounds, step_size_scale, tau)
+    phi = (math.pi / 2) * (1.0 - step_size_scale ** 2 / 64.0) ** np.arange(n_rounds)
+    return phi, np.sin(phi), -tau * np.cos(phi)
 
 
-def check_scale(step_size_scale):
-    """The step-size scale s ∈ (0, 8), so that the schedule's factor 1 − s²/64 lies in (0, 1)."""
-    s = check_positive(step_size_scale, "step_size_scale")
-    if s >= 8.0:
-        raise ValueError(f"step_size_scale must lie in (0, 8) (the schedule needs 1 - s²/64 in (0, 1)), "
-                         f"got {step_size_scale!r}")
-    return s
-
-
-def default_n_rounds_prechecked(eta, step_size_scale):
-    """:func:`default_n_rounds` on validated inputs."""
-    return max(1, math.ceil(math.log(math.pi / (2 * eta)) / -math.log1p(-step_size_scale ** 2 / 64.0)))
-
-
+@validate_params({"eta": ETA, "step_size_scale": SCALE})
 def default_n_rounds(eta, step_size_scale=2.0):
     """Our practical T_r: the first T with φ_T ≤ η, i.e. ⌈ln(π/(2η)) / −ln(1 − s²/64)⌉.
 
@@ -459,36 +357,19 @@ def default_n_rounds(eta, step_size_scale=2.0):
     ------
     ValueError, TypeError
         For η ∉ (0, 1/2) or s ∉ (0, 8).
+
+    Examples
+    --------
+    >>> default_n_rounds(eta=0.1)
+    43
     """
-    return default_n_rounds_prechecked(check_eta(eta), check_scale(step_size_scale))
-
-
-def check_eta(eta):
-    """η ∈ (0, 1/2), an upper bound on OPT < 1/2 (shared with dpsas and its runner)."""
-    eta = check_probability(eta, "eta")
-    if eta >= 0.5:
-        raise ValueError(f"eta must lie in (0, 0.5) (an upper bound on OPT < 1/2), got {eta!r}")
-    return eta
+    return max(1, math.ceil(math.log(math.pi / (2 * eta)) / -math.log1p(-step_size_scale ** 2 / 64.0)))
 
 
 _MAX_EXP_TAU = math.sqrt(2 * math.log(sys.float_info.max))  # e^{τ²/2} is a float up to |τ| ≈ 37.7
 
 
-def step_size_prechecked(step_rule, step_size_scale, tau):
-    """:func:`step_size` on validated inputs."""
-    if step_rule == "reconstructed":
-        try:
-            growth = math.exp(tau ** 2 / 2)
-        except OverflowError:
-            raise ValueError(f"tau = {tau!r} makes the step e^(tau²/2)·s larger than the largest float; valid range "
-                             f"for step_rule='reconstructed': |tau| < {_MAX_EXP_TAU:.4g}") from None
-        return growth * step_size_scale
-    if step_rule == "as_printed":
-        return math.exp(math.pi ** 2 / 2) * step_size_scale
-    return step_size_scale
-
-
-@validate_params({"step_rule": Options(STEP_RULES)})
+@validate_params({"step_rule": Options(STEP_RULES), "step_size_scale": SCALE, "tau": FINITE})
 def step_size(step_rule, step_size_scale, tau):
     """The step size λ of line 8 under one of :data:`STEP_RULES`.
 
@@ -509,10 +390,22 @@ def step_size(step_rule, step_size_scale, tau):
     ------
     ValueError, TypeError
         For an unknown rule, s ∉ (0, 8), non-finite τ̂.
+
+    Examples
+    --------
+    >>> round(step_size(step_rule="reconstructed", step_size_scale=2.0, tau=0.1), 4)
+    2.01
     """
-    step_size_scale = check_scale(step_size_scale)
-    tau = float(check_finite_array(tau, "tau", ndim=0))
-    return step_size_prechecked(step_rule, step_size_scale, tau)
+    if step_rule == "reconstructed":
+        try:
+            growth = math.exp(tau ** 2 / 2)
+        except OverflowError:
+            raise ValueError(f"tau = {tau!r} makes the step e^(tau²/2)·s larger than the largest float; valid range "
+                             f"for step_rule='reconstructed': |tau| < {_MAX_EXP_TAU:.4g}") from None
+        return growth * step_size_scale
+    if step_rule == "as_printed":
+        return math.exp(math.pi ** 2 / 2) * step_size_scale
+    return step_size_scale
 
 
 def _projected_noise(w, sigma, rng, size=None):
@@ -521,6 +414,11 @@ def _projected_noise(w, sigma, rng, size=None):
     return xi - np.multiply.outer(xi @ w, w)
 
 
+#: σ ≥ 0 (0: no noise, the non-private step).
+NOISE_SCALE = Interval(Real, 0, None, closed="left")
+
+
+@validate_params({"w": Array(ndim=1), "sigma": NOISE_SCALE, "rng": "random_state", "size": OrNone(POSITIVE_INT)})
 def projected_gaussian_noise(w, sigma, rng=None, size=None):
     """A draw of z ~ N(0, σ²(I − wwᵀ)): Gaussian noise in the subspace w^⊥ (line 12).
 
@@ -541,21 +439,33 @@ def projected_gaussian_noise(w, sigma, rng=None, size=None):
     ------
     ValueError, TypeError
         For a zero w, σ < 0, bad size or rng.
+
+    Examples
+    --------
+    >>> w = np.array([0.6, 0.8])
+    >>> z = projected_gaussian_noise(w=w, sigma=0.1, rng=0)
+    >>> abs(float(z @ w)) < 1e-12
+    True
     """
-    w = check_unit_vector(w, "w")
-    sigma = check_positive(sigma, "sigma", allow_zero=True)
-    size = None if size is None else check_int(size, "size", minimum=1)
-    return _projected_noise(w, sigma, as_rng(rng), size)
+    return _projected_noise(check_unit_vector(w, "w"), sigma, rng, size)
 
 
 def dpsas_round_prechecked(w, X, y, a, b, lam, sigma, rng, size=None):
-    """:func:`dpsas_round` on validated inputs (dpsas calls it once per round)."""
-    gradient = _ramp_gradient(w, X, y, a, b)
+    """One round of :func:`dpsas_round` on checked inputs whose rows are already clipped (DPSAS clips once, line 3).
+
+    ``w`` a unit vector, ``X`` the block's clipped rows; returns (ŵ_{t+1}, the noise-free gradient) as
+    :func:`dpsas_round` does. DPSAS calls it once per round; the privacy argument is :func:`dpsas_round`'s.
+    """
+    gradient = unit_ramp_gradient(w, X, y, a, b)
     u = w - lam * (gradient + _projected_noise(w, sigma, rng, size))
     # gradient + noise ⊥ w, so ‖u‖² = 1 + λ²‖·‖² ≥ 1: the projection onto the ball or sphere is u/‖u‖.
     return u / np.linalg.norm(u, axis=-1, keepdims=True), gradient
 
 
+@privacy_claim(theorem="prop-dpsas-privacy", epsilon="the epsilon of sigma", delta="the delta of sigma")
+@validate_params({"w": Array(ndim=1), "X_block": Array(ndim=2), "y_block": Labels(), "a": POSITIVE, "b": FINITE,
+                  "step": POSITIVE, "sigma": NOISE_SCALE, "clip_norm": POSITIVE, "rng": "random_state",
+                  "size": OrNone(POSITIVE_INT)})
 def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, size=None):
     """One round of DP online gradient descent (Algorithm 8.3 lines 10–12; Claim 4.3).
 
@@ -598,13 +508,15 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, siz
     ------
     ValueError, TypeError
         For bad arrays, a ≤ 0, λ ≤ 0, σ < 0, L ≤ 0, a bad size or rng.
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(12, 2))
+    >>> w_next, gradient = dpsas_round(w=np.array([0.6, 0.8]), X_block=X, y_block=np.array([1.0, -1.0] * 6),
+    ...                                a=0.1, b=1.0, step=0.1, sigma=0.1, clip_norm=2.0, rng=0)
+    >>> w_next.shape, round(float(np.linalg.norm(w_next)), 6)
+    ((2,), 1.0)
     """
-    X, y = check_data(X_block, y_block, "X_block", "y_block")
-    w = check_unit_vector(w, "w", X.shape[1])
-    a = check_positive(a, "a")
-    b = float(check_finite_array(b, "b", ndim=0))
-    step = check_positive(step, "step")
-    sigma = check_positive(sigma, "sigma", allow_zero=True)
-    clip_norm = check_positive(clip_norm, "clip_norm")
-    size = None if size is None else check_int(size, "size", minimum=1)
-    return dpsas_round_prechecked(w, clip_rows(X, clip_norm), y, a, b, step, sigma, as_rng(rng), size)
+    check_same_length(X_block, y_block, "X_block", "y_block")
+    w = check_unit_vector(w, "w", X_block.shape[1])
+    return dpsas_round_prechecked(w, clip_rows(X_block, clip_norm), y_block, a, b, step, sigma, rng, size)

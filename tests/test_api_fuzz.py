@@ -119,8 +119,10 @@ def public_callables():
 CALLABLES = public_callables()
 
 # Labels of the extreme-value test (below): a table entry's exemption for one of these is a documented
-# answer at that value (e.g. NaN where no n reaches the target), carried over to the docstring's example.
+# answer at that value (e.g. NaN where no n reaches the target), carried over to the docstring's example; so is
+# "fractional" (a shape evaluated along a continuous n axis documents n = 1000.5 as valid).
 EXTREME_LABELS = ("1e-300", "1e300")
+CARRIED_LABELS = EXTREME_LABELS + ("fractional",)
 
 
 def _examples():
@@ -134,7 +136,7 @@ def _examples():
                 found[key] = table
             continue
         if table is not None:
-            example.exempt = {k: v for k, v in table.exempt.items() if k[1] in EXTREME_LABELS}
+            example.exempt = {k: v for k, v in table.exempt.items() if k[1] in CARRIED_LABELS}
             example.requires = table.requires
         found[key] = example
     return found

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from dpteach import audit, bounds, dpsas, dpsas_steps
+from dpteach import audit, bounds, dpsas, dpsas_ramp, dpsas_steps
 from dpteach._estimator import NotFittedError
 from dpteach.data import gaussian_halfspace_data
 from dpteach.experiments import dpsas as experiments
@@ -24,10 +24,10 @@ from dpteach.mechanisms import gaussian_sigma
 def test_ramp_and_derivative_follow_eq_12():
     a, b = 0.7, -0.3
     z = np.array([-5.0, b - a, b - a + 0.2, b, b + a - 0.1, b + a, 4.0])
-    assert np.allclose(dpsas_steps.ramp(z, a, b), [0, 0, 0.2, a, 2 * a - 0.1, 2 * a, 2 * a])
+    assert np.allclose(dpsas_ramp.ramp(z, a, b), [0, 0, 0.2, a, 2 * a - 0.1, 2 * a, 2 * a])
     # Closed band at the kinks (Claim 4.3's indicator).
-    assert np.array_equal(dpsas_steps.ramp_derivative(z, a, b), [0, 1, 1, 1, 1, 1, 0])
-    assert isinstance(dpsas_steps.ramp(0.0, a, b), float)
+    assert np.array_equal(dpsas_ramp.ramp_derivative(z, a, b), [0, 1, 1, 1, 1, 1, 0])
+    assert isinstance(dpsas_ramp.ramp(0.0, a, b), float)
 
 
 def test_gradient_matches_finite_differences_away_from_kinks_and_is_orthogonal_to_w():
@@ -43,9 +43,9 @@ def test_gradient_matches_finite_differences_away_from_kinks_and_is_orthogonal_t
         # |Δz| ≤ ‖x‖·h/‖w‖·(1 + ...) ≤ 1e-4 for h = 1e-6, so require a 1e-3 margin.
         margin = np.min(np.abs(np.abs(z - b) - a))
         assert margin > 1e-3
-        gradient = dpsas_steps.ramp_loss_gradient(w, X, y, a, b)
+        gradient = dpsas_ramp.ramp_loss_gradient(w, X, y, a, b)
         h = 1e-6
-        numeric = np.array([(dpsas_steps.ramp_loss(w + h * e, X, y, a, b) - dpsas_steps.ramp_loss(w - h * e, X, y, a, b))
+        numeric = np.array([(dpsas_ramp.ramp_loss(w + h * e, X, y, a, b) - dpsas_ramp.ramp_loss(w - h * e, X, y, a, b))
                             / (2 * h) for e in np.eye(d)])
         # Piecewise linear in z, so the central difference is exact up to rounding (~1e-16/1e-6).
         assert np.allclose(gradient, numeric, atol=1e-8)
@@ -61,7 +61,7 @@ def test_gradient_is_claim_4_3_form_at_unit_w():
     a, b = 0.5, -0.2
     active = np.abs(X @ w - b) <= a
     expected = -((y * active)[:, None] * (X - np.outer(X @ w, w))).mean(axis=0)
-    assert np.allclose(dpsas_steps.ramp_loss_gradient(w, X, y, a, b), expected)
+    assert np.allclose(dpsas_ramp.ramp_loss_gradient(w, X, y, a, b), expected)
 
 
 # --- noise ------------------------------------------------------------------------------------------
@@ -339,11 +339,11 @@ X_OK, Y_OK, _ = gaussian_halfspace_data(200, 3, rng=0)
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: dpsas_steps.ramp([0.0], 0.0, 0.0), "a must be"),
-    (lambda: dpsas_steps.ramp([np.nan], 1.0, 0.0), "finite"),
-    (lambda: dpsas_steps.ramp_derivative([0.0], -1.0, 0.0), "a must be"),
-    (lambda: dpsas_steps.ramp_loss_gradient(np.zeros(3), X_OK, Y_OK, 1.0, 0.0), "non-zero"),
-    (lambda: dpsas_steps.ramp_loss(np.ones(2), X_OK, Y_OK, 1.0, 0.0), "shape"),
+    (lambda: dpsas_ramp.ramp([0.0], 0.0, 0.0), "a must be"),
+    (lambda: dpsas_ramp.ramp([np.nan], 1.0, 0.0), "finite"),
+    (lambda: dpsas_ramp.ramp_derivative([0.0], -1.0, 0.0), "a must be"),
+    (lambda: dpsas_ramp.ramp_loss_gradient(np.zeros(3), X_OK, Y_OK, 1.0, 0.0), "non-zero"),
+    (lambda: dpsas_ramp.ramp_loss(np.ones(2), X_OK, Y_OK, 1.0, 0.0), "shape"),
     (lambda: dpsas_steps.private_threshold([1, 0, 1], 1.0, 0.1), "labels"),
     (lambda: dpsas_steps.private_threshold([1, -1], 0.0, 0.1), "epsilon"),
     (lambda: dpsas_steps.private_threshold([1, -1], 1.0, 0.5), "kappa"),

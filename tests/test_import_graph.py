@@ -42,11 +42,11 @@ CHAPTER_1 = {"dpteach.mechanisms", "dpteach.composition", "dpteach.audit"}
 CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "fast_counts", "randomizers", "sq", "sq_algorithms",
                                          "group_sizes", "local", "local_to_sq", "local_learners",
                                          "sq_lower_bounds")}
-CHAPTERS_4_9 = {f"dpteach.{m}" for m in ("attack_targets", "fingerprinting", "fingerprinting_lemmas", "peeling",
-                                         "regression", "regression_baselines", "regression_steps", "dp_erm", "feature_scaling",
-                                         "hermite", "hermite_coefficients", "improper", "logconcave", "halfspace_cover",
-                                         "subspace", "proper",
-                                         "dpsas_steps", "dpsas", "dp_logistic", "logistic_loss", "dp_sgd_poisson")}
+CHAPTERS_4_9 = {f"dpteach.{m}" for m in (
+    "attack_targets", "fingerprinting", "fingerprinting_lemmas", "peeling", "regression", "regression_baselines",
+    "regression_steps", "dp_erm", "feature_scaling", "hermite", "hermite_coefficients", "improper", "logconcave",
+    "halfspace_cover", "subspace", "proper", "dpsas_ramp", "dpsas_steps", "dpsas", "dp_logistic", "logistic_loss",
+    "dp_sgd_poisson")}
 
 
 def layer(module):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpteach import dpsas, dpsas_steps
+from dpteach import dpsas, dpsas_ramp, dpsas_steps
 from dpteach.labs import LabCheckError, lab08
 from dpteach.dp_erm import zcdp_rho
 from dpteach.mechanisms import gaussian_sigma
@@ -59,7 +59,7 @@ def gradient_list(w, X, y, a, b):
 
 
 def gradient_library(w, X, y, a, b):
-    return dpsas_steps.ramp_loss_gradient(w, X, y, a, b)
+    return dpsas_ramp.ramp_loss_gradient(w, X, y, a, b)
 
 
 @pytest.mark.parametrize("right", [gradient_right, gradient_matrix_form])
@@ -232,7 +232,7 @@ def test_soft_gradient_checker_accepts_right_answers(right, capsys):
     (_soft_variant(factor=-1.0), "wrong sign"),
     (lambda w, X, y, a, b: len(y) * soft_right(w, X, y, a, b), "mean over the m examples"),
     (lambda w, X, y, a, b: list(soft_right(w, X, y, a, b)), "numpy array"),
-    (lambda w, X, y, a, b: dpsas_steps.ramp_loss_gradient(w, X, y, a, b), "write this yourself"),
+    (lambda w, X, y, a, b: dpsas_ramp.ramp_loss_gradient(w, X, y, a, b), "write this yourself"),
 ])
 def test_soft_gradient_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):

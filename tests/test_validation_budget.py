@@ -216,11 +216,6 @@ def test_a_nested_body_reads_the_types_it_would_read_at_the_top():
 CHECKED_IN_BODY = {
     "dpteach.audit.epsilon_lower_bound": {"dataset", "neighbour"}, "dpteach.audit.audit": {"dataset", "neighbour"},
     "dpteach.mechanisms.randomized_response": {"bits", "rng"},
-    "dpteach.dpsas_steps.dpsas_noise_sigma": {"delta", "epsilon"},
-    "dpteach.dpsas_steps.private_threshold": {"epsilon", "kappa", "rng"},
-    "dpteach.dpsas_steps.ramp": {"b"}, "dpteach.dpsas_steps.ramp_derivative": {"b"},
-    "dpteach.dpsas_steps.round_schedule": {"step_size_scale", "tau"},
-    "dpteach.dpsas_steps.step_size": {"step_size_scale", "tau"},
 }
 
 

@@ -206,7 +206,7 @@ def _gaussian_calibration_rows():
         # variant releases r times on the same block.
         m, L = 500, 2.0
         for releases in (1, 10):
-            sigma = dpsas_steps.dpsas_noise_sigma_prechecked(m, L, eps, delta, n_releases=releases)
+            sigma = dpsas_steps.dpsas_noise_sigma(m, L, eps, delta, n_releases=releases)
             rows.append(_row("dpsas_steps.dpsas_noise_sigma", {"epsilon": eps, "delta": delta, "releases": releases},
                              eps, gaussian(sigma / (2 * L / m), releases, delta)))
     for sigma in (5.0, 20.0, 100.0):  # the inverse direction: the ε each accountant certifies for a given σ

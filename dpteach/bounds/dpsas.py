@@ -4,16 +4,73 @@ closed-form error that DPSAS's noise-biased threshold alone causes under random 
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import numpy as np
 from scipy import special
 
-from .._validation import (check_count_array, check_epsilon_array, check_finite_array, check_positive,
-                           check_positive_array, check_probability, scalar_or_array)
+from .._constraints import Check, Interval, OPEN_UNIT, OrNone, validate_params
+from .._validation import (check_count_array, check_epsilon_array, check_positive, check_positive_array,
+                           check_probability, scalar_or_array)
 
 __all__ = ["dpsas_sample_complexity_rate", "semi_agnostic_error_bound", "rcn_threshold_bias_error"]
 
 
+def _as_float_array(values):
+    """Nested (the caller checked), a scalar or an array is still read as the float ndarray its check returns."""
+    return np.asarray(values, dtype=float)
+
+
+def _check_accuracy_array(values, name):
+    """α (a scalar or an array, for plotting) with every entry in (0, 1), as a float ndarray."""
+    arr = check_positive_array(values, name)
+    if (arr >= 1).any():
+        raise ValueError(f"{name} must lie in (0, 1), got {values!r}")
+    return arr
+
+
+def _check_opt_array(values, name):
+    """OPT (a scalar or an array) with every entry in [0, 1/2], as a float ndarray."""
+    arr = check_positive_array(values, name, allow_zero=True)
+    if (arr > 0.5).any():
+        raise ValueError(f"{name} must lie in [0, 0.5], got {values!r}")
+    return arr
+
+
+def _check_constant(value, name):
+    """C ≥ 1 (C·OPT + α with C < 1 is not a semi-agnostic guarantee)."""
+    constant = check_positive(value, name)
+    if constant < 1:
+        raise ValueError(f"{name} must be >= 1 (C·OPT + alpha with C < 1 is not a semi-agnostic guarantee), "
+                         f"got {value!r}")
+    return constant
+
+
+def _check_noise_rate(value, name):
+    """η₀ ∈ [0, 1/2) (a flip rate of 1/2 leaves no signal)."""
+    noise_rate = check_probability(value, name, low_open=False)
+    if noise_rate >= 0.5:
+        raise ValueError(f"{name} must lie in [0, 0.5), got {value!r}")
+    return noise_rate
+
+
+def _check_kappa(value, name):
+    """κ ∈ (0, 1/2) (the clip interval [κ, 1 − κ] must be non-empty)."""
+    kappa = check_probability(value, name)
+    if kappa >= 0.5:
+        raise ValueError(f"{name} must lie in (0, 0.5), got {value!r}")
+    return kappa
+
+
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
+
+
+@validate_params({
+    "d": Check(check_count_array, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER, convert_nested=_as_float_array),
+    "alpha": Check(_check_accuracy_array, invalid=[(0, "0"), (1, "1")] + _NOT_A_NUMBER,
+                   convert_nested=_as_float_array),
+    "epsilon": Check(check_epsilon_array, invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER,
+                     convert_nested=_as_float_array)})
 def dpsas_sample_complexity_rate(d, alpha, epsilon):
     """d/α² + d/(εα): the shape of Theorem 4.1's n = Õ(d/α² + d/(εα)) (Eq. (3); Table 1, row 4).
 
@@ -40,18 +97,22 @@ def dpsas_sample_complexity_rate(d, alpha, epsilon):
     ------
     ValueError, TypeError
         For non-positive or non-finite inputs, α ≥ 1.
+
+    Examples
+    --------
+    >>> round(dpsas_sample_complexity_rate(d=2, alpha=0.1, epsilon=1.0), 6)
+    220.0
     """
-    d = check_count_array(d, "d")
-    alpha = check_positive_array(alpha, "alpha")
-    if (alpha >= 1).any():
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
-    epsilon = check_epsilon_array(epsilon)
     # At α = 1e-300 (or ε·α below 1e-308) α² or εα underflows to 0 and d/0 = inf; the true rate, at
     # least d/α² > 1e308, exceeds the largest float too, so inf is the right answer, not a warning.
     with np.errstate(over="ignore", divide="ignore"):
         return scalar_or_array(d / alpha ** 2 + d / (epsilon * alpha))
 
 
+@validate_params({"opt": Check(_check_opt_array, invalid=[(-0.1, "-0.1"), (0.6, "0.6")] + _NOT_A_NUMBER,
+                               convert_nested=_as_float_array),
+                  "alpha": OPEN_UNIT,
+                  "constant": Check(_check_constant, invalid=[(0.5, "0.5")] + _NOT_A_NUMBER, convert_nested=float)})
 def semi_agnostic_error_bound(opt, alpha, constant=2.0):
     """C·OPT + α: the semi-agnostic guarantee of Theorem 4.1 (err_P(h) ≤ C·OPT + α w.p. ≥ 1 − β).
 
@@ -77,18 +138,20 @@ def semi_agnostic_error_bound(opt, alpha, constant=2.0):
     ------
     ValueError, TypeError
         For OPT outside [0, 1/2], α ∉ (0, 1), C < 1.
+
+    Examples
+    --------
+    >>> round(semi_agnostic_error_bound(opt=0.1, alpha=0.1), 6)
+    0.3
     """
-    opt = check_positive_array(opt, "opt", allow_zero=True)
-    if (opt > 0.5).any():
-        raise ValueError(f"opt must lie in [0, 0.5], got {opt!r}")
-    alpha = check_probability(alpha, "alpha")
-    constant = check_positive(constant, "constant")
-    if constant < 1:
-        raise ValueError(f"constant must be >= 1 (C·OPT + alpha with C < 1 is not a semi-agnostic guarantee), "
-                         f"got {constant!r}")
     return scalar_or_array(constant * opt + alpha)
 
 
+@validate_params({"threshold": Interval(Real, None, None),
+                  "noise_rate": Check(_check_noise_rate, invalid=[(-0.1, "-0.1"), (0.5, "0.5")] + _NOT_A_NUMBER,
+                                      convert_nested=float),
+                  "kappa": OrNone(Check(_check_kappa, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER[:2]
+                                        + _NOT_A_NUMBER[3:], convert_nested=float))})
 def rcn_threshold_bias_error(threshold, noise_rate, kappa=None):
     """Error of the target direction with DPSAS's *population* threshold under RCN (chapter 8, "Where C·OPT comes from").
 
@@ -121,16 +184,14 @@ def rcn_threshold_bias_error(threshold, noise_rate, kappa=None):
     ------
     ValueError, TypeError
         For a non-finite t*, η₀ ∉ [0, 1/2), κ ∉ (0, 1/2).
+
+    Examples
+    --------
+    >>> round(rcn_threshold_bias_error(threshold=0.5, noise_rate=0.05, kappa=0.05), 4)
+    0.0672
     """
-    threshold = float(check_finite_array(threshold, "threshold", ndim=0))
-    noise_rate = check_probability(noise_rate, "noise_rate", low_open=False)
-    if noise_rate >= 0.5:
-        raise ValueError(f"noise_rate must lie in [0, 0.5), got {noise_rate!r}")
     clean_positive = float(special.ndtr(-threshold))  # Pr[h*(x) = +1]
     p = noise_rate + (1.0 - 2.0 * noise_rate) * clean_positive
     if kappa is not None:
-        kappa = check_probability(kappa, "kappa")
-        if kappa >= 0.5:
-            raise ValueError(f"kappa must lie in (0, 0.5), got {kappa!r}")
         p = min(max(p, kappa), 1.0 - kappa)
     return noise_rate + (1.0 - 2.0 * noise_rate) * math.fabs(p - clean_positive)

@@ -12,17 +12,19 @@ Every runner takes ``rng`` and returns plain arrays/dicts for plotting.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
 
 from .. import dpsas as _dpsas
 from .. import dpsas_steps
-from .._validation import (as_rng, check_delta, check_epsilon, check_epsilon_sweep, check_finite_array,
-                           check_finite_scalar, check_int, check_memory, check_positive, check_probability,
-                           check_real_array, check_size, check_sizes, check_work)
+from .._constraints import (Array, Check, Count, Interval, Labels, OrNone, POSITIVE, POSITIVE_INT,
+                            validate_params)
+from .._validation import check_epsilon_sweep, check_int, check_memory, check_real_array, check_sizes, check_work
 from ..data import (gaussian_halfspace_data, rcn_halfspace_error, structured_noise_halfspace_data,
                     structured_noise_halfspace_error, structured_noise_opt)
-from ..dpsas_steps import check_eta
+from ..dpsas import ALPHA
+from ..dpsas_steps import DELTA, EPSILON_OR_INF, ETA, STEP_RULES
 from ._progress import check_repetitions
 from .._progress import progress
 
@@ -51,10 +53,45 @@ PRESET = {"d": 5, "n": 100_000, "alpha": 0.05, "epsilon": 1.0, "delta": 1e-5, "n
 #: Demo defaults for one DPSAS run (Algorithm 8.3): s = 2, κ = η, T_r from default_n_rounds.
 DEMO = {"d": 10, "n": 200_000, "eta": 0.05, "noise_rate": 0.05, "threshold": 0.5, "delta": 1e-5}
 
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
+#: Any finite real (a threshold t*, a τ).
+FINITE = Interval(Real, None, None)
+#: The RCN flip rate η₀ ∈ [0, 1/2) (at 1/2 the labels carry no signal).
+NOISE_RATE = Interval(Real, 0, 0.5, closed="left")
+#: A number of repetitions (or seeds) ≥ 1, within the work budget.
+REPETITIONS = Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER, convert_nested=int)
+#: A sweep of ε (a scalar or a 1-D sequence); inf: the non-private reference curve.
+EPSILONS = Check(check_epsilon_sweep, allow_inf=True, invalid=[(0, "0"), (-1, "-1")] + _NOT_A_NUMBER,
+                 array_ndim=(0, 1))
+#: A sweep of sample sizes or dimensions (whole numbers ≥ 1).
+SIZES = Check(check_sizes, invalid=[(0, "0"), (2.5, "2.5"), ("1", "'1'"), (True, "True"), (None, "None")],
+              array_ndim=(0, 1))
 
+
+def _check_noise_rates(values, name):
+    rates = check_real_array(values, name, ndim=1)
+    if np.any((rates < 0) | (rates >= 0.5)):
+        raise ValueError(f"every entry of {name} must lie in [0, 0.5) (a flip rate; at 1/2 the labels carry no "
+                         f"signal), got {values!r}")
+    return rates
+
+
+def _check_rules(rules, name):
+    rules = tuple(rules) if isinstance(rules, (list, tuple)) else None
+    if not rules or any(rule not in STEP_RULES for rule in rules):
+        raise ValueError(f"{name} must be a non-empty sequence drawn from {STEP_RULES}, got {rules!r}")
+    return rules
+
+
+@validate_params({"d": POSITIVE_INT})
 def target_normal(d):
-    """w* = (1, ..., 1)/√d: every coordinate matters (no axis-aligned shortcut)."""
-    d = check_int(d, "d", minimum=1)
+    """w* = (1, ..., 1)/√d: every coordinate matters (no axis-aligned shortcut).
+
+    Examples
+    --------
+    >>> target_normal(d=2)
+    array([0.70710678, 0.70710678])
+    """
     check_memory(("d", d))
     return np.ones(d) / math.sqrt(d)
 
@@ -68,22 +105,36 @@ def _check_normal_for(X, normal):
     return normal
 
 
+@validate_params({"w": Array(ndim=1), "tau": FINITE, "normal": Array(ndim=1), "threshold": FINITE,
+                  "noise_rate": NOISE_RATE})
 def halfspace_error(w, tau, normal, threshold, noise_rate):
-    """Exact error of sign(⟨w, x⟩ + τ) under RCN around sign(⟨w*, x⟩ − t*): the data's t is −τ."""
-    w = check_real_array(w, "w", ndim=1)
-    normal = check_real_array(normal, "normal", ndim=1)
-    tau = float(check_real_array(tau, "tau", ndim=0))
+    """Exact error of sign(⟨w, x⟩ + τ) under RCN around sign(⟨w*, x⟩ − t*): the data's t is −τ.
+
+    Examples
+    --------
+    >>> w = np.array([0.6, 0.8])
+    >>> round(halfspace_error(w=w, tau=-0.2, normal=w, threshold=0.2, noise_rate=0.05), 6)
+    0.05
+    """
     if w.shape != normal.shape:
         raise ValueError(f"w and normal must have the same length (one dimension d), got {w.size} and {normal.size}")
-    threshold = check_finite_scalar(threshold, "threshold")  # rcn_halfspace_error calls it target_threshold
     return rcn_halfspace_error(w, -tau, normal, threshold, noise_rate)
 
 
+@validate_params({"n": POSITIVE_INT, "d": POSITIVE_INT, "threshold": FINITE, "noise_rate": NOISE_RATE,
+                  "rng": "random_state"})
 def rcn_dataset(n, d, threshold, noise_rate, rng=None):
     """n examples of the chapter's setup: x ~ N(0, I_d), target (w*, t*) with w* = :func:`target_normal`, RCN η₀.
 
     Returns (X, y, w*) as ``dpteach.data.gaussian_halfspace_data``, which it calls.
+
+    Examples
+    --------
+    >>> X, y, normal = rcn_dataset(n=5, d=2, threshold=0.2, noise_rate=0.05, rng=0)
+    >>> X.shape, y.shape, normal.shape
+    ((5, 2), (5,), (2,))
     """
+    check_memory(("n", n), ("d", d))
     return gaussian_halfspace_data(n, d, normal=target_normal(d), threshold=threshold,
                                    noise_rate=noise_rate, rng=rng)
 
@@ -91,16 +142,21 @@ def rcn_dataset(n, d, threshold, noise_rate, rng=None):
 class DatasetCache:
     """One dataset per dimension d, drawn on first use and kept (so a slider redraw only runs the algorithm).
 
-    Parameters: ``n`` rows, RCN rate ``noise_rate``, target threshold ``threshold``, ``seed``.
+    Parameters: ``n`` rows, RCN rate ``noise_rate`` ∈ [0, 1/2), target threshold ``threshold``, ``seed``.
     ``get(d)`` returns (X, y, normal).
+
+    Examples
+    --------
+    >>> cache = DatasetCache(n=5, noise_rate=0.05, threshold=0.2)
+    >>> cache.get(2)[0].shape
+    (5, 2)
     """
 
+    @validate_params({"n": POSITIVE_INT, "noise_rate": NOISE_RATE, "threshold": FINITE,
+                      "seed": Interval(Integral, 0, None, closed="left")})
     def __init__(self, n, noise_rate, threshold, seed=0):
-        self.n = check_int(n, "n", minimum=1)
-        check_memory(("n", self.n))  # every dataset it caches has n rows (times d, checked in get)
-        self.noise_rate = check_probability(noise_rate, "noise_rate", low_open=False)
-        self.threshold = float(check_finite_array(threshold, "threshold", ndim=0))
-        self.seed = check_int(seed, "seed", minimum=0)
+        check_memory(("n", n))  # every dataset it caches has n rows (times d, checked in get)
+        self.n, self.noise_rate, self.threshold, self.seed = n, noise_rate, threshold, seed
         self._store = {}
 
     def get(self, d):
@@ -117,18 +173,28 @@ def _learner_error(X, y, normal, threshold, noise_rate, alpha, epsilon, delta, r
     return error, learner.eta_grid_[learner.chosen_index_]
 
 
-def learner_errors(n_seeds, rng=None, **overrides):
-    """Algorithm 8.9 at :data:`PRESET` (or overrides) on ``n_seeds`` fresh datasets.
+@validate_params({"n_seeds": REPETITIONS, "rng": "random_state", "d": POSITIVE_INT, "n": POSITIVE_INT,
+                  "alpha": ALPHA, "epsilon": EPSILON_OR_INF, "delta": DELTA, "noise_rate": NOISE_RATE,
+                  "threshold": FINITE})
+def learner_errors(n_seeds, rng=None, d=PRESET["d"], n=PRESET["n"], alpha=PRESET["alpha"],
+                   epsilon=PRESET["epsilon"], delta=PRESET["delta"], noise_rate=PRESET["noise_rate"],
+                   threshold=PRESET["threshold"]):
+    """Algorithm 8.9 at :data:`PRESET` (or the settings given) on ``n_seeds`` fresh datasets.
 
     Returns
     -------
     dict
         ``errors`` (n_seeds,), ``chosen_eta`` (n_seeds,), ``opt`` = η₀,
         ``bound`` = 2·OPT + α (the utility test's target), and the settings used.
+
+    Examples
+    --------
+    >>> result = learner_errors(n_seeds=1, rng=0, d=2, n=400, alpha=0.3)
+    >>> result["errors"].shape, round(result["bound"], 6)
+    ((1,), 0.4)
     """
-    n_seeds = check_repetitions(n_seeds, "n_seeds")
-    settings = {**PRESET, **overrides}
-    rng = as_rng(rng)
+    settings = {"d": d, "n": n, "alpha": alpha, "epsilon": epsilon, "delta": delta, "noise_rate": noise_rate,
+                "threshold": threshold}
     errors, chosen = np.empty(n_seeds), np.empty(n_seeds)
     for i in progress(range(n_seeds), "Algorithm 8.9 seeds"):
         X, y, normal = rcn_dataset(settings["n"], settings["d"], settings["threshold"], settings["noise_rate"], rng)
@@ -138,6 +204,9 @@ def learner_errors(n_seeds, rng=None, **overrides):
             "bound": 2 * settings["noise_rate"] + settings["alpha"], "settings": settings}
 
 
+@validate_params({"noise_rates": Check(_check_noise_rates, invalid=[([0.5], "[0.5]")], array_ndim=1),
+                  "epsilons": EPSILONS, "n_reps": REPETITIONS, "d": POSITIVE_INT, "n": Count(), "alpha": ALPHA,
+                  "threshold": FINITE, "delta": DELTA, "rng": "random_state"})
 def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, threshold=0.5, delta=1e-5,
                  rng=None):
     """Figure "where C·OPT comes from": error of Algorithm 8.9 against OPT = η₀ for each ε (inf: non-private).
@@ -145,14 +214,16 @@ def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, th
     Returns
     -------
     dict ε → ndarray of shape (len(noise_rates), n_reps). The same datasets are used for every ε.
+
+    Examples
+    --------
+    >>> out = error_vs_opt(noise_rates=[0.05], epsilons=[1.0], n_reps=1, d=2, n=400, alpha=0.3, rng=0)
+    >>> out[1.0].shape
+    (1, 1)
     """
-    n_reps = check_repetitions(n_reps)
-    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
-    n = check_size(n, "n")
-    rates = check_real_array(noise_rates, "noise_rates", ndim=1)
+    rates = noise_rates
     check_work(("n_reps", n_reps), ("len(noise_rates)", rates.size), ("len(epsilons)", len(epsilons)), ("n", n),
-               ("d", check_int(d, "d", minimum=1)))
-    rng = as_rng(rng)
+               ("d", d))
     out = {eps: np.empty((rates.size, n_reps)) for eps in epsilons}
     for i in progress(range(rates.size), "noise rates"):
         for r in range(n_reps):
@@ -163,6 +234,9 @@ def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, th
     return out
 
 
+@validate_params({"X": Array(ndim=2), "y": Labels(), "normal": Array(ndim=1), "epsilons": EPSILONS, "eta": ETA,
+                  "step_rule": _dpsas.DPSAS_CONSTRAINTS["step_rule"], "n_rounds": OrNone(POSITIVE_INT),
+                  "delta": DELTA, "rng": "random_state"})
 def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_rounds=None, delta=1e-5,
                  rng=None):
     """Figure "the angle over the rounds": angle θ_t = ∠(ŵ_t, w*) in degrees over the rounds of one DPSAS run per ε.
@@ -172,10 +246,18 @@ def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_
     dict ε → trace (the dict returned by :func:`dpteach.dpsas.dpsas`, with ``angle_deg``) plus ``tau``.
     The trace holds only private quantities (no noise-free gradient norms).
     ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2))
+    >>> normal = np.array([0.6, 0.8])
+    >>> y = np.where(X @ normal > 0.2, 1.0, -1.0)
+    >>> out = trajectories(X=X, y=y, normal=normal, epsilons=[1.0], eta=0.2, n_rounds=3, rng=0)
+    >>> out[1.0]["angle_deg"].shape
+    (4,)
     """
-    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
     normal = _check_normal_for(X, normal)
-    rng = as_rng(rng)
     out = {}
     for eps in epsilons:
         w, tau, trace = _dpsas.dpsas(X, y, eps, delta, eta, n_rounds=n_rounds, step_rule=step_rule, rng=rng,
@@ -184,6 +266,8 @@ def trajectories(X, y, normal, epsilons, eta=0.05, step_rule="reconstructed", n_
     return out
 
 
+@validate_params({"n_values": SIZES, "epsilons": EPSILONS, "n_reps": REPETITIONS, "d": POSITIVE_INT, "alpha": ALPHA,
+                  "noise_rate": NOISE_RATE, "threshold": FINITE, "delta": DELTA, "rng": "random_state"})
 def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, threshold=0.5, delta=1e-5,
                rng=None):
     """Figure "error against n": error of Algorithm 8.9 against n, for each ε; nested prefixes of one dataset per repetition.
@@ -191,13 +275,15 @@ def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, t
     Returns
     -------
     dict ε → ndarray of shape (len(n_values), n_reps). ε = inf: the non-private reference.
+
+    Examples
+    --------
+    >>> error_vs_n(n_values=[400], epsilons=[1.0], n_reps=1, d=2, alpha=0.3, rng=0)[1.0].shape
+    (1, 1)
     """
-    n_reps = check_repetitions(n_reps)
-    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
-    sizes = check_sizes(n_values, "n_values")
+    sizes = n_values
     check_work(("n_reps", n_reps), ("len(n_values)", len(sizes)), ("len(epsilons)", len(epsilons)),
-               ("n_values", max(sizes)), ("d", check_int(d, "d", minimum=1)))
-    rng = as_rng(rng)
+               ("n_values", max(sizes)), ("d", d))
     out = {eps: np.empty((len(sizes), n_reps)) for eps in epsilons}
     for r in progress(range(n_reps), "repetitions"):
         X, y, normal = rcn_dataset(max(sizes), d, threshold, noise_rate, rng)
@@ -208,6 +294,9 @@ def error_vs_n(n_values, epsilons, n_reps=3, d=5, alpha=0.05, noise_rate=0.05, t
     return out
 
 
+@validate_params({"d_values": SIZES, "epsilon": EPSILON_OR_INF, "target": POSITIVE, "n_grid": SIZES,
+                  "n_reps": REPETITIONS, "eta": ETA, "noise_rate": NOISE_RATE, "threshold": FINITE,
+                  "n_rounds": OrNone(POSITIVE_INT), "delta": DELTA, "rng": "random_state"})
 def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, noise_rate=0.05,
                         threshold=0.5, n_rounds=40, delta=1e-5, rng=None):
     """Figure "examples needed against d": the smallest n of ``n_grid`` at which DPSAS (Algorithm 8.3) reaches ``target``.
@@ -218,16 +307,15 @@ def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, n
     Returns
     -------
     ndarray of shape (len(d_values),). ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
+
+    Examples
+    --------
+    >>> samples_needed_vs_d(d_values=[2], epsilon=1.0, target=0.4, n_grid=[400], n_reps=1, eta=0.2, n_rounds=3,
+    ...                     rng=0)
+    array([400.])
     """
-    n_reps = check_repetitions(n_reps)
-    epsilon = check_epsilon(epsilon, allow_inf=True)
-    d_values = check_sizes(d_values, "d_values")
-    n_grid = check_sizes(n_grid, "n_grid")
     check_work(("n_reps", n_reps), ("len(d_values)", len(d_values)), ("len(n_grid)", len(n_grid)),
                ("n_grid", max(n_grid)), ("d_values", max(d_values)))
-    target = check_positive(target, "target")
-    delta = check_delta(delta, allow_zero=False)
-    rng = as_rng(rng)
     needed = np.full(len(d_values), np.nan)
     for i in progress(range(len(d_values)), "dimensions"):
         d = d_values[i]
@@ -243,6 +331,9 @@ def samples_needed_vs_d(d_values, epsilon, target, n_grid, n_reps=3, eta=0.05, n
     return needed
 
 
+@validate_params({"X": Array(ndim=2), "y": Labels(), "normal": Array(ndim=1), "threshold": FINITE,
+                  "noise_rate": NOISE_RATE, "epsilon": EPSILON_OR_INF, "eta": ETA, "n_rounds": OrNone(POSITIVE_INT),
+                  "delta": DELTA, "rng": "random_state"})
 def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.05, n_rounds=None,
                        delta=1e-5, rng=None):
     """Figure "ablation": the three step rules of line 8 on the same data.
@@ -251,10 +342,18 @@ def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.0
     -------
     dict rule → {"angle_deg": (T_r + 1,), "error": float, "step_size": float}.
     ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2))
+    >>> normal = np.array([0.6, 0.8])
+    >>> y = np.where(X @ normal > 0.2, 1.0, -1.0)
+    >>> out = step_rule_ablation(X=X, y=y, normal=normal, threshold=0.2, noise_rate=0.05, eta=0.2, n_rounds=3, rng=0)
+    >>> sorted(out)
+    ['as_printed', 'constant', 'reconstructed']
     """
     normal = _check_normal_for(X, normal)
-    threshold = check_finite_scalar(threshold, "threshold")  # rcn_halfspace_error calls it target_threshold
-    rng = as_rng(rng)
     out = {}
     for rule in dpsas_steps.STEP_RULES:
         w, tau, trace = _dpsas.dpsas(X, y, epsilon, delta, eta, n_rounds=n_rounds, step_rule=rule, rng=rng,
@@ -264,6 +363,11 @@ def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.0
     return out
 
 
+@validate_params({"thresholds": Check(check_real_array, ndim=1, invalid=[("a", "'a'"), (None, "None")], array_ndim=1),
+                  "epsilons": EPSILONS, "n_seeds": REPETITIONS, "d": POSITIVE_INT, "n": Count(),
+                  "noise_rate": NOISE_RATE, "eta": ETA,
+                  "rules": Check(_check_rules, invalid=[(("printed",), "('printed',)"), ((), "()")]),
+                  "delta": DELTA, "rng": "random_state"})
 def step_rule_ablation_seeds(thresholds, epsilons, n_seeds=4, d=10, n=100_000, noise_rate=0.05, eta=0.05,
                              rules=("reconstructed", "constant"), delta=1e-6, rng=None):
     """The step-rule ablation over seeds: final error and final angle for each (ε, t*, rule).
@@ -275,16 +379,13 @@ def step_rule_ablation_seeds(thresholds, epsilons, n_seeds=4, d=10, n=100_000, n
     -------
     dict (ε, t*) → rule → {"error": ndarray (n_seeds,), "angle_deg": ndarray (n_seeds,)} (final angle θ_{T_r}).
     ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
+
+    Examples
+    --------
+    >>> out = step_rule_ablation_seeds(thresholds=[0.2], epsilons=[1.0], n_seeds=1, d=2, n=400, eta=0.2, rng=0)
+    >>> out[(1.0, 0.2)]["constant"]["error"].shape
+    (1,)
     """
-    n_seeds = check_repetitions(n_seeds, "n_seeds")
-    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
-    thresholds = check_real_array(thresholds, "thresholds", ndim=1)
-    d = check_int(d, "d", minimum=1)
-    n = check_size(n, "n")
-    for rule in rules:
-        if rule not in dpsas_steps.STEP_RULES:
-            raise ValueError(f"rules must be drawn from {dpsas_steps.STEP_RULES}, got {rule!r}")
-    rng = as_rng(rng)
     out = {(eps, float(t)): {rule: {"error": np.empty(n_seeds), "angle_deg": np.empty(n_seeds)} for rule in rules}
            for eps in epsilons for t in thresholds}
     for t in progress(thresholds, "thresholds"):
@@ -299,10 +400,13 @@ def step_rule_ablation_seeds(thresholds, epsilons, n_seeds=4, d=10, n=100_000, n
     return out
 
 
+#: The structured noise's flipped mass η₀ ∈ [0, 1/2).
+NOISE_MASS = Interval(Real, 0, 0.5, closed="left")
 _HERMITE_NODES, _HERMITE_WEIGHTS = np.polynomial.hermite_e.hermegauss(80)
 _HERMITE_WEIGHTS = _HERMITE_WEIGHTS / math.sqrt(2 * math.pi)  # weights of E over g ~ N(0, 1)
 
 
+@validate_params({"w": Array(ndim=1), "tau": FINITE, "threshold": FINITE, "noise_mass": NOISE_MASS})
 def structured_noise_error(w, tau, threshold=0.5, noise_mass=0.05):
     """Exact error of sign(⟨w, x⟩ + τ), any w ∈ R^d, under chapter 6's structured noise (``structured_noise_halfspace_data``).
 
@@ -311,11 +415,14 @@ def structured_noise_error(w, tau, threshold=0.5, noise_mass=0.05):
     halfspace is sign(ρ⟨u, (x₁, x₂)⟩ − (−τ − r g)) with u = (w₁, w₂)/ρ, whose error
     ``structured_noise_halfspace_error`` integrates exactly. The outer mean over g
     uses 80-node Gauss–Hermite quadrature (error far below 10⁻⁶).
+
+    Examples
+    --------
+    >>> round(structured_noise_error(w=np.array([0.6, 0.8]), tau=-0.2, threshold=0.2, noise_mass=0.05), 4)
+    0.2822
     """
-    w = check_finite_array(w, "w", ndim=1)
     if w.size < 2 or not np.any(w):
         raise ValueError(f"w must be a non-zero vector of length >= 2, got {w!r}")
-    tau = float(check_finite_array(tau, "tau", ndim=0))
     w = w / np.linalg.norm(w)
     rho = float(np.hypot(w[0], w[1]))
     r = float(np.linalg.norm(w[2:]))
@@ -326,6 +433,9 @@ def structured_noise_error(w, tau, threshold=0.5, noise_mass=0.05):
     return float(np.dot(_HERMITE_WEIGHTS, errors))
 
 
+@validate_params({"epsilons": EPSILONS, "n_reps": REPETITIONS, "n": Count(),
+                  "d": Interval(Integral, 2, None, closed="left"), "threshold": FINITE, "noise_mass": NOISE_MASS,
+                  "eta": ETA, "delta": DELTA, "rng": "random_state"})
 def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, noise_mass=0.05, eta=0.05,
                           delta=1e-7, rng=None):
     """Algorithm 8.3 on labels that are *not* random classification noise: chapter 6's structured noise.
@@ -340,16 +450,14 @@ def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, no
     dict with ``errors`` (ε → ndarray (n_reps,), exact errors by :func:`structured_noise_error`),
     ``angle_deg`` (ε → ndarray (n_reps,), final angle to e₁), ``opt`` (``structured_noise_opt``),
     and ``bias_error`` (the error of sign(x₁ + τ̄) with the population threshold τ̄ of lines 4–5, κ = η).
+
+    Examples
+    --------
+    >>> out = structured_noise_runs(epsilons=[1.0], n_reps=1, n=400, d=2, eta=0.2, rng=0)
+    >>> out["errors"][1.0].shape, round(out["opt"], 4)
+    ((1,), 0.05)
     """
-    n_reps = check_repetitions(n_reps)
-    epsilons = check_epsilon_sweep(epsilons, allow_inf=True)
-    n = check_size(n, "n")
-    d = check_int(d, "d", minimum=2)
-    threshold = check_finite_scalar(threshold, "threshold")
-    noise_mass = check_probability(noise_mass, "noise_mass", low_open=False)
-    eta = check_eta(eta)  # used below (the population threshold's clip) before dpsas would check it
     check_work(("n_reps", n_reps), ("len(epsilons)", len(epsilons)), ("n", n), ("d", d))
-    rng = as_rng(rng)
     opt = structured_noise_opt(threshold, noise_mass)[0]
     # Population Pr[y = +1]: the slab x₂ > z_{1−η₀} is independent of x₁ and flips every label in it.
     clean_positive = float(1.0 - _norm_cdf(threshold))
@@ -375,6 +483,9 @@ def _norm_ppf(p):
     return float(special.ndtri(p))
 
 
+@validate_params({"n_values": SIZES, "epsilon": EPSILON_OR_INF, "n_reps": REPETITIONS, "d": POSITIVE_INT,
+                  "eta": ETA, "noise_rate": NOISE_RATE, "threshold": FINITE, "n_rounds": OrNone(POSITIVE_INT),
+                  "delta": DELTA, "rng": "random_state"})
 def fresh_vs_reuse(n_values, epsilon, n_reps=3, d=10, eta=0.05, noise_rate=0.05, threshold=0.5, n_rounds=40,
                    delta=1e-5, rng=None):
     """Fresh blocks per round (the paper) against sample reuse (outside the paper), error against n.
@@ -383,13 +494,15 @@ def fresh_vs_reuse(n_values, epsilon, n_reps=3, d=10, eta=0.05, noise_rate=0.05,
     -------
     dict {"fresh", "reuse"} → ndarray (len(n_values), n_reps); prefixes of one dataset per repetition.
     ε = inf runs the non-private reference, as in :func:`dpteach.dpsas.dpsas`.
+
+    Examples
+    --------
+    >>> out = fresh_vs_reuse(n_values=[400], epsilon=1.0, n_reps=1, d=2, eta=0.2, n_rounds=3, rng=0)
+    >>> out["fresh"].shape, out["reuse"].shape
+    ((1, 1), (1, 1))
     """
-    n_reps = check_repetitions(n_reps)
-    epsilon = check_epsilon(epsilon, allow_inf=True)
-    rng = as_rng(rng)
-    sizes = check_sizes(n_values, "n_values")
-    check_work(("n_reps", n_reps), ("len(n_values)", len(sizes)), ("n_values", max(sizes)),
-               ("d", check_int(d, "d", minimum=1)))
+    sizes = n_values
+    check_work(("n_reps", n_reps), ("len(n_values)", len(sizes)), ("n_values", max(sizes)), ("d", d))
     out = {"fresh": np.empty((len(sizes), n_reps)), "reuse": np.empty((len(sizes), n_reps))}
     for r in progress(range(n_reps), "repetitions"):
         X, y, normal = rcn_dataset(max(sizes), d, threshold, noise_rate, rng)

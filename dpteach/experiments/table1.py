@@ -27,13 +27,14 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 
 from .. import data
-from .._validation import (as_rng, check_choice, check_delta, check_epsilon, check_epsilon_sweep,
-                           check_int, check_labels, check_memory, check_positive,
-                           check_probability, check_real_array, check_same_length, check_sizes, check_sweep)
+from .._constraints import Array, Check, Delta, Epsilon, Interval, Labels, Options, POSITIVE, validate_params
+from .._validation import (check_choice, check_epsilon_sweep, check_memory, check_same_length, check_sizes,
+                           check_sweep, check_work)
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
 from ..improper import PrivateHermiteL1Learner
@@ -85,6 +86,42 @@ QUICK = {"d": 3, "ns": (2000, 5000, 15_000, 40_000, 100_000), "epsilons": (0.5, 
          "n_test": 50_000, "threshold": 0.3, "noise": 0.1, "delta": 1e-5}
 
 
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
+#: Any finite real (the target threshold t*).
+FINITE = Interval(Real, None, None)
+#: η₀ ∈ [0, 1/2): the RCN rate, or the mass of the flipped slab.
+NOISE = Interval(Real, 0, 0.5, closed="left")
+#: 0 < δ < 1.
+DELTA = Delta(allow_zero=False)
+#: An integer ≥ 2 (a dimension: the targets use x₁ and x₂) and ≥ 100 (a sample or test size).
+AT_LEAST_TWO = Interval(Integral, 2, None, closed="left")
+AT_LEAST_100 = Interval(Integral, 100, None, closed="left")
+_BAD_NAMES = [("dp_sgd", "'dp_sgd'"), ([], "[]"), (["no-such-learner"], "['no-such-learner']"), (None, "None")]
+
+
+def merged_settings(settings, name="settings"):
+    """SETTINGS with the caller's per-learner overrides merged in (shared with table1_rates).
+
+    The overrides themselves are passed on to the learners, which check them (the runners that take
+    ``settings`` leave the learners' checks on: ``skip_nested=False``).
+    """
+    merged = {learner: dict(values) for learner, values in SETTINGS.items()}
+    if settings is not None and not isinstance(settings, dict):
+        raise TypeError(f"{name} must be None or a dict {{learner: {{parameter: value}}}}, got {settings!r}")
+    for learner, values in (settings or {}).items():
+        check_choice(learner, f"{name} key", LEARNERS)
+        if not isinstance(values, dict):
+            raise TypeError(f"{name}[{learner!r}] must be a dict {{parameter: value}}, got {values!r}")
+        merged[learner].update(values)
+    return merged
+
+
+#: ``settings``: None or {learner: {parameter: value}} overriding :data:`SETTINGS`.
+SETTINGS_OVERRIDES = Check(merged_settings, invalid=[("fast", "'fast'"), ({"no-such-learner": {}}, "unknown key"),
+                                                     ({"proper": 0.1}, "not a dict")])
+
+
+@validate_params({"learners": Check(lambda value, name: check_names(value, name), invalid=_BAD_NAMES)})
 def peers_available(learners=PEERS):
     """(True, "") if every optional package the given learners need imports, else (False, a message naming them).
 
@@ -101,8 +138,12 @@ def peers_available(learners=PEERS):
     ------
     TypeError, ValueError
         For an unknown learner name, an empty sequence or one that is not a sequence of names.
+
+    Examples
+    --------
+    >>> peers_available(learners=("dp_sgd",))
+    (True, '')
     """
-    learners = check_names(learners, "learners")
     missing = []
     for name in learners:
         for package in _REQUIRES.get(name, ()):
@@ -131,19 +172,6 @@ def check_names(names, name, choices=LEARNERS):
         if not isinstance(value, str) or value not in choices:
             raise ValueError(f"every entry of {name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return names
-
-
-def _check_noise(noise, name="noise"):
-    noise = check_probability(noise, name, low_open=False)
-    if noise >= 0.5:
-        raise ValueError(f"{name} must lie in [0, 0.5), got {noise!r}")
-    return noise
-
-
-def _check_kind_problem(kind, threshold, noise):
-    check_choice(kind, "kind", KINDS)
-    threshold = float(check_real_array(threshold, "threshold", ndim=0))
-    return threshold, _check_noise(noise)
 
 
 def check_with_gaps(values, name, ndim=None):
@@ -176,6 +204,8 @@ def _problem(kind, n, d, rng, threshold, noise):
     return X, y, data.structured_noise_opt(threshold, noise)[0]
 
 
+@validate_params({"kind": Options(KINDS), "n": Interval(Integral, 1, None, closed="left"), "d": AT_LEAST_TWO,
+                  "rng": "random_state", "threshold": FINITE, "noise": NOISE})
 def make_problem(kind, n, d, rng=None, threshold=0.3, noise=0.1):
     """(X, y, OPT) for ``kind`` "rcn" (OPT = η₀ exactly) or "structured" (OPT by the exact 2-D search).
 
@@ -198,13 +228,17 @@ def make_problem(kind, n, d, rng=None, threshold=0.3, noise=0.1):
     ------
     TypeError, ValueError
         For an unknown kind, n < 1, d < 2, a bad threshold, noise or rng.
+
+    Examples
+    --------
+    >>> X, y, opt = make_problem(kind="rcn", n=5, d=2, rng=0)
+    >>> X.shape, opt
+    ((5, 2), 0.1)
     """
-    threshold, noise = _check_kind_problem(kind, threshold, noise)
-    n = check_int(n, "n", minimum=1)
-    d = check_int(d, "d", minimum=2)
-    return _problem(kind, n, d, as_rng(rng), threshold, noise)
+    return _problem(kind, n, d, rng, threshold, noise)
 
 
+@validate_params({"X": Array(ndim=2), "x_bound": POSITIVE})
 def unit_ball_rows(X, x_bound):
     """The fixed record-by-record map x ↦ (x, 1)/√(x_bound² + 1), then projected onto the unit ball.
 
@@ -230,13 +264,13 @@ def unit_ball_rows(X, x_bound):
     ------
     TypeError, ValueError
         For NaN/inf or a non-2-D X, x_bound ≤ 0.
+
+    Examples
+    --------
+    >>> rows = unit_ball_rows(X=np.array([[3.0, 4.0], [0.1, 0.2]]), x_bound=2.0)
+    >>> rows.shape, bool(np.all(np.linalg.norm(rows, axis=1) <= 1 + 1e-12))
+    ((2, 3), True)
     """
-    X = check_real_array(X, "X", ndim=2)
-    x_bound = check_positive(x_bound, "x_bound")
-    return _unit_ball_rows(X, x_bound)
-
-
-def _unit_ball_rows(X, x_bound):
     rows = np.hstack([X, np.ones((X.shape[0], 1))]) / math.hypot(x_bound, 1.0)
     # Norms computed on rows divided by their largest entry (≥ the constant feature > 0), so that a huge
     # row (1e155) cannot overflow to inf and be shrunk to 0: it keeps its direction like any other.
@@ -255,7 +289,7 @@ class _UnitBallModel:
         self.model, self.x_bound = model, x_bound
 
     def predict(self, X):
-        return self.model.predict(_unit_ball_rows(check_real_array(X, "X", ndim=2), self.x_bound))
+        return self.model.predict(unit_ball_rows(X, self.x_bound))
 
     def score(self, X, y):
         return float(np.mean(self.predict(X) == np.asarray(y)))
@@ -293,25 +327,16 @@ def _fit(name, X, y, epsilon, delta, rng, settings):
         with warnings.catch_warnings():
             # diffprivlib 0.6.6 passes an L-BFGS-B option that SciPy ≥ 1.15 deprecates: not our reader's concern.
             warnings.filterwarnings("ignore", message=".*L-BFGS-B.*", category=DeprecationWarning)
-            return _UnitBallModel(model.fit(_unit_ball_rows(X, x_bound), y), x_bound)
+            return _UnitBallModel(model.fit(unit_ball_rows(X, x_bound), y), x_bound)
     from sklearn.linear_model import LogisticRegression
 
     return LogisticRegression().fit(X, y)
 
 
-def merged_settings(settings):
-    """SETTINGS with the caller's per-learner overrides merged in (shared with table1_rates)."""
-    merged = {name: dict(values) for name, values in SETTINGS.items()}
-    if settings is not None and not isinstance(settings, dict):
-        raise TypeError(f"settings must be None or a dict {{learner: {{parameter: value}}}}, got {settings!r}")
-    for name, values in (settings or {}).items():
-        check_choice(name, "settings key", LEARNERS)
-        if not isinstance(values, dict):
-            raise TypeError(f"settings[{name!r}] must be a dict {{parameter: value}}, got {values!r}")
-        merged[name].update(values)
-    return merged
-
-
+# The runners that take ``settings`` pass the overrides on to the learners unchecked: the learners' own checks
+# stay on (skip_nested=False), as for a routine that runs user code.
+@validate_params({"name": Options(LEARNERS), "X": Array(ndim=2), "y": Labels(), "epsilon": Epsilon(), "delta": DELTA,
+                  "rng": "random_state", "settings": SETTINGS_OVERRIDES}, skip_nested=False)
 def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
     """Fit one of :data:`LEARNERS` with the chapter's settings (:data:`SETTINGS`, overridable); returns it.
 
@@ -340,18 +365,30 @@ def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
     TypeError, ValueError
         For an unknown name, bad ε, δ or rng, or whatever the learner refuses;
         ImportError for a peer whose package is missing.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(12, 2))
+    >>> model = fit_learner(name="dp_sgd", X=X, y=np.array([1.0, -1.0] * 6), epsilon=1.0, delta=1e-5, rng=0)
+    >>> model.coef_.shape
+    (2,)
     """
-    check_choice(name, "name", LEARNERS)
-    # Checked here too, so that the optional peers (diffprivlib, scikit-learn) get the same named errors.
-    X = check_real_array(X, "X", ndim=2)
-    y = check_labels(y, "y")
+    # Checked here too (declared above), so that the optional peers (diffprivlib, scikit-learn) get the same
+    # named errors.
     check_same_length(X, y)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    rng = as_rng(rng)
-    return _fit(name, X, y, epsilon, delta, rng, merged_settings(settings))
+    return _fit(name, X, y, epsilon, delta, rng, settings)
 
 
+@validate_params({
+    "kinds": Check(check_names, KINDS, invalid=[("rcn", "'rcn'"), ([], "[]"), (["gaussian"], "['gaussian']")]),
+    "epsilons": Check(check_epsilon_sweep, invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER,
+                      array_ndim=(0, 1)),
+    "ns": Check(check_sizes, 100, invalid=[(99, "99"), (2.5, "2.5")] + _NOT_A_NUMBER, array_ndim=(0, 1)),
+    "learners": Check(check_names, invalid=_BAD_NAMES), "d": AT_LEAST_TWO,
+    "n_reps": Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER), "n_test": AT_LEAST_100,
+    "threshold": FINITE, "noise": NOISE, "delta": DELTA, "settings": SETTINGS_OVERRIDES, "rng": "random_state",
+}, skip_nested=False)
 def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], learners=LEARNERS, d=QUICK["d"],
                    n_reps=QUICK["n_reps"], n_test=QUICK["n_test"], threshold=QUICK["threshold"],
                    noise=QUICK["noise"], delta=QUICK["delta"], settings=None, rng=0):
@@ -388,21 +425,18 @@ def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], lear
     ------
     TypeError, ValueError
         For any argument out of range or an unknown name.
+
+    Examples
+    --------
+    >>> result = run_comparison(kinds=("rcn",), epsilons=[1.0], ns=[100], learners=("dp_sgd",), d=2, n_reps=1,
+    ...                         n_test=100, delta=1e-5, rng=0)
+    >>> result["error"]["dp_sgd"].shape
+    (1, 1, 1, 1)
     """
-    kinds = check_names(kinds, "kinds", KINDS)
-    epsilons = check_epsilon_sweep(epsilons, "epsilons")
-    ns = check_sizes(ns, "ns", minimum=100)
-    learners = check_names(learners, "learners")
-    d = check_int(d, "d", minimum=2)
-    n_reps = check_repetitions(n_reps, per_repetition=[("len(kinds)", len(kinds)), ("len(epsilons)", len(epsilons)),
-                                                       ("len(ns)", len(ns)), ("ns", max(ns)), ("d", d)])
-    n_test = check_int(n_test, "n_test", minimum=100)
+    check_work(("n_reps", n_reps), ("len(kinds)", len(kinds)), ("len(epsilons)", len(epsilons)), ("len(ns)", len(ns)),
+               ("ns", max(ns)), ("d", d))
     check_memory(("n_test", n_test), ("d", d))
     check_memory(("ns", max(ns)), ("d", d))
-    threshold, noise = _check_kind_problem(kinds[0], threshold, noise)
-    delta = check_delta(delta, allow_zero=False)
-    settings = merged_settings(settings)
-    rng = as_rng(rng)
 
     ok, message = peers_available([name for name in learners if name in PEERS])
     if not ok:
@@ -448,6 +482,10 @@ def _importable():
     return found
 
 
+@validate_params({"ds": Check(check_sizes, 2, invalid=[(1, "1"), (2.5, "2.5")] + _NOT_A_NUMBER, array_ndim=(0, 1)),
+                  "n": AT_LEAST_100, "epsilon": Epsilon(), "learners": Check(check_names, invalid=_BAD_NAMES),
+                  "n_reps": Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER),
+                  "kind": Options(KINDS), "settings": SETTINGS_OVERRIDES, "rng": "random_state"}, skip_nested=False)
 def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "semi_agnostic", "dp_sgd"),
                  n_reps=1, kind="rcn", settings=None, rng=0):
     """Fit time (seconds, best of ``n_reps``) of each learner for each dimension d (Figure 9.3).
@@ -474,15 +512,13 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
     ------
     TypeError, ValueError
         For any argument out of range or an unknown name.
+
+    Examples
+    --------
+    >>> runtime_vs_d(ds=[2], n=100, epsilon=1.0, learners=("dp_sgd",), n_reps=1, rng=0)["dp_sgd"].shape
+    (1,)
     """
-    ds = check_sizes(ds, "ds", minimum=2)
-    n = check_int(n, "n", minimum=100)
-    epsilon = check_epsilon(epsilon)
-    learners = check_names(learners, "learners")
-    n_reps = check_repetitions(n_reps, per_repetition=[("len(ds)", len(ds)), ("n", n), ("ds", max(ds))])
-    check_choice(kind, "kind", KINDS)
-    settings = merged_settings(settings)
-    rng = as_rng(rng)
+    check_work(("n_reps", n_reps), ("len(ds)", len(ds)), ("n", n), ("ds", max(ds)))
     available = _importable()
     out = {name: np.full(len(ds), np.nan) for name in learners}
     for i, d in enumerate(progress(ds, "d")):
@@ -499,6 +535,14 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
     return out
 
 
+def _check_noises(values, name):
+    """A sweep of η₀, every entry in [0, 1/2)."""
+    return [NOISE.validate(v, name) for v in check_sweep(values, name)]
+
+
+@validate_params({"thresholds": Check(check_sweep, invalid=[(None, "None")], array_ndim=(0, 1)),
+                  "noises": Check(_check_noises, invalid=[(0.5, "0.5"), (None, "None")], array_ndim=(0, 1)),
+                  "n": AT_LEAST_100, "d": AT_LEAST_TWO, "n_test": AT_LEAST_100, "rng": "random_state"})
 def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
     """Excess error over OPT of non-private logistic regression under structured noise, for each (t*, η₀) (Table 9.2).
 
@@ -523,15 +567,14 @@ def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
     ------
     TypeError, ValueError
         For arguments out of range.
+
+    Examples
+    --------
+    >>> surrogate_gap(thresholds=[0.3], noises=[0.1], n=100, d=2, n_test=100, rng=0)["excess"].shape
+    (1, 1)
     """
-    thresholds = check_sweep(thresholds, "thresholds")
-    noises = [_check_noise(v, "noises") for v in check_sweep(noises, "noises")]
-    n = check_int(n, "n", minimum=100)
-    d = check_int(d, "d", minimum=2)
-    n_test = check_int(n_test, "n_test", minimum=100)
     check_memory(("n", n), ("d", d))
     check_memory(("n_test", n_test), ("d", d))
-    rng = as_rng(rng)
     ok, message = peers_available(["logistic"])
     if not ok:
         warnings.warn(message, stacklevel=2)

@@ -13,10 +13,12 @@ The utility is the exact 0-1 error of the fitted halfspace on the chapter's RCN 
 from __future__ import annotations
 
 import math
+from numbers import Integral
 
 import numpy as np
 
-from .._validation import as_rng, check_delta, check_epsilon, check_int, check_sizes
+from .._constraints import Check, Delta, Epsilon, Interval, POSITIVE_INT, validate_params
+from .._validation import check_sizes, check_work
 from ..data import gaussian_halfspace_data, rcn_halfspace_error
 from ..dp_logistic import MAX_EPOCHS, DPSGDLogisticRegression, dp_sgd_sigma
 from ._progress import check_repetitions
@@ -33,6 +35,23 @@ def _textbook_accountant(clip_norm, n_epochs, epsilon, delta):
     return min(("zcdp", "composition"), key=lambda name: dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, name))
 
 
+def _check_epochs(epochs, name):
+    """Whole numbers 1 ≤ E ≤ 1000 (a scalar or a non-empty 1-D sequence), as a list of ints."""
+    epochs = check_sizes(epochs, name)
+    if max(epochs) > min(MAX_EPOCHS, 1000):
+        raise ValueError(f"{name} must be at most 1000, got {max(epochs)}")
+    return epochs
+
+
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
+
+
+@validate_params({"epochs": Check(_check_epochs, invalid=[(0, "0"), (1001, "1001"), (2.5, "2.5")] + _NOT_A_NUMBER,
+                                  array_ndim=(0, 1)),
+                  "n": Interval(Integral, 20, None, closed="left"), "d": POSITIVE_INT, "epsilon": Epsilon(),
+                  "delta": Delta(allow_zero=False),
+                  "n_reps": Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER),
+                  "rng": "random_state"})
 def dpsgd_accounting_sweep(epochs, n=2000, d=3, epsilon=1.0, delta=1e-5, n_reps=10, rng=None):
     """σ and test error of DP-SGD at one (ε, δ) against the number of epochs E: textbook against exact accounting.
 
@@ -57,16 +76,14 @@ def dpsgd_accounting_sweep(epochs, n=2000, d=3, epsilon=1.0, delta=1e-5, n_reps=
     ------
     TypeError, ValueError
         For sizes out of range, ε or δ out of range, a bad rng.
+
+    Examples
+    --------
+    >>> out = dpsgd_accounting_sweep(epochs=[1], n=20, d=2, epsilon=1.0, delta=1e-5, n_reps=1, rng=0)
+    >>> out["error_tight"].shape, bool(out["sigma_tight"][0] <= out["sigma_textbook"][0])
+    ((1, 1), True)
     """
-    epochs = check_sizes(epochs, "epochs")
-    if max(epochs) > min(MAX_EPOCHS, 1000):
-        raise ValueError(f"epochs must be at most 1000, got {max(epochs)}")
-    n = check_int(n, "n", minimum=20)
-    d = check_int(d, "d", minimum=1)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    n_reps = check_repetitions(n_reps, per_repetition=[("sum(epochs)", sum(epochs)), ("n", n), ("d", d)])
-    rng = as_rng(rng)
+    check_work(("n_reps", n_reps), ("sum(epochs)", sum(epochs)), ("n", n), ("d", d))
     s = SETTINGS["dp_sgd"]
     batch = max(1, math.ceil(n / s["steps_per_epoch"]))
     names = [_textbook_accountant(s["clip_norm"], E, epsilon, delta) for E in epochs]

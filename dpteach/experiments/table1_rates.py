@@ -8,11 +8,37 @@ import numpy as np
 from scipy import optimize
 
 from .. import bounds
-from .._validation import check_choice, check_epsilon, check_int, check_positive, check_positive_array, check_sizes
+from .._constraints import Check, Epsilon, OrNone, Options, POSITIVE, POSITIVE_INT, validate_params
+from .._validation import check_positive_array, check_sizes
 from ..hermite import feature_dimension
 from ..improper import practical_degree
 from ..proper import degree_for_accuracy
-from .table1 import AGNOSTIC_LEARNERS, SETTINGS, check_with_gaps, merged_settings
+from .table1 import AGNOSTIC_LEARNERS, SETTINGS, SETTINGS_OVERRIDES, check_with_gaps
+
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
+
+
+def _as_float_array(values):
+    """Nested (the caller checked), a scalar or an array is still read as the float ndarray its check returns."""
+    return np.asarray(values, dtype=float)
+
+
+def _check_alphas(values, name):
+    """α (a scalar or an array, for plotting), every entry in (0, 1/2), as a float ndarray."""
+    alphas = check_positive_array(values, name)
+    if np.any(alphas >= 0.5):
+        raise ValueError(f"{name} must lie in (0, 0.5), got {values!r}")
+    return alphas
+
+
+def _check_dims(values, name):
+    """d ≥ 1 or a non-empty 1-D sequence of them, returned as given (its shape says the output's)."""
+    check_sizes(values, name, 1)
+    return values
+
+
+# NaN marks a missing measurement in these arrays (documented, allowed): the bad values are listed by hand.
+_NOT_MEASURED = [(np.zeros(0), "empty"), (np.array([1.0, np.inf]), "inf"), (np.array(["1"]), "str"), (None, "None")]
 
 __all__ = ["sample_complexity_shape", "excess_error_shape", "fit_shape_constant", "complexity_shape"]
 
@@ -23,6 +49,10 @@ def _shape_degree(name, settings):
     return degree_for_accuracy(settings["proper"]["alpha"])
 
 
+@validate_params({"name": Options(AGNOSTIC_LEARNERS),
+                  "alpha": Check(_check_alphas, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER, array_ndim=None,
+                                 convert_nested=_as_float_array),
+                  "epsilon": Epsilon(), "d": POSITIVE_INT, "degree": OrNone(POSITIVE_INT)})
 def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
     """Table 1's sample size of ``name`` at accuracy α, **shape only** (constants and logs dropped).
 
@@ -48,14 +78,14 @@ def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
     ------
     TypeError, ValueError
         For an unknown name or arguments out of range.
+
+    Examples
+    --------
+    >>> round(sample_complexity_shape(name="improper", alpha=0.1, epsilon=1.0, d=2), 6)
+    1100.0
     """
-    check_choice(name, "name", AGNOSTIC_LEARNERS)
-    alphas = check_positive_array(alpha, "alpha")
-    if np.any(alphas >= 0.5):
-        raise ValueError(f"alpha must lie in (0, 0.5), got {alpha!r}")
-    epsilon = check_epsilon(epsilon)
-    d = check_int(d, "d", minimum=1)
-    degree = _shape_degree(name, SETTINGS) if degree is None else check_int(degree, "degree", minimum=1)
+    alphas = alpha
+    degree = _shape_degree(name, SETTINGS) if degree is None else degree
     if name == "improper":
         values = [bounds.hermite_l1_sample_complexity(d, degree, float(a), epsilon) for a in alphas.ravel()]
     elif name == "proper":
@@ -66,6 +96,9 @@ def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
     return float(values) if values.ndim == 0 else values
 
 
+@validate_params({"name": Options(AGNOSTIC_LEARNERS),
+                  "ns": Check(check_positive_array, invalid=[(0, "0"), (-1, "-1")] + _NOT_A_NUMBER, array_ndim=None),
+                  "epsilon": Epsilon(), "d": POSITIVE_INT, "constant": POSITIVE, "degree": OrNone(POSITIVE_INT)})
 def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
     """The α at which ``constant · sample_complexity_shape(name, α, ε, d) = n``, for each n: the excess-error shape.
 
@@ -90,13 +123,13 @@ def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
     ------
     TypeError, ValueError
         For an unknown name or arguments out of range.
+
+    Examples
+    --------
+    >>> excess_error_shape(name="improper", ns=[1000.0, 5000.0], epsilon=1.0, d=2).round(4)
+    array([0.1051, 0.0457])
     """
-    check_choice(name, "name", AGNOSTIC_LEARNERS)
-    ns = check_positive_array(ns, "ns")
-    epsilon = check_epsilon(epsilon)
-    d = check_int(d, "d", minimum=1)
-    constant = check_positive(constant, "constant")
-    degree = _shape_degree(name, SETTINGS) if degree is None else check_int(degree, "degree", minimum=1)
+    degree = _shape_degree(name, SETTINGS) if degree is None else degree
     out = np.empty(ns.shape)
     for index, n in np.ndenumerate(ns):
         def gap(log_alpha):
@@ -113,6 +146,8 @@ def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
     return out
 
 
+@validate_params({"measured": Check(check_with_gaps, invalid=_NOT_MEASURED),
+                  "shape": Check(check_with_gaps, invalid=_NOT_MEASURED)})
 def fit_shape_constant(measured, shape):
     """The c minimising Σ (log measured − log(c·shape))² over the pairs where both are finite and > 0.
 
@@ -131,9 +166,12 @@ def fit_shape_constant(measured, shape):
     ------
     TypeError, ValueError
         For arrays of different shapes, empty or non-numeric arrays, ±inf.
+
+    Examples
+    --------
+    >>> round(fit_shape_constant(measured=np.array([3.0, 30.0]), shape=np.array([1.0, 10.0])), 6)
+    3.0
     """
-    measured = check_with_gaps(measured, "measured")
-    shape = check_with_gaps(shape, "shape")
     if measured.shape != shape.shape:
         raise ValueError(f"measured and shape must have the same shape, got {measured.shape} and {shape.shape}")
     usable = np.isfinite(measured) & np.isfinite(shape) & (measured > 0) & (shape > 0)
@@ -142,6 +180,10 @@ def fit_shape_constant(measured, shape):
     return float(np.exp(np.mean(np.log(measured[usable]) - np.log(shape[usable]))))
 
 
+# settings' values reach practical_degree and degree_for_accuracy, which check them: their checks stay on.
+@validate_params({"name": Options(("improper", "proper", "semi_agnostic", "dp_sgd")),
+                  "d": Check(_check_dims, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER, array_ndim=(0, 1)),
+                  "n": POSITIVE_INT, "settings": SETTINGS_OVERRIDES}, skip_nested=False)
 def complexity_shape(name, d, n, settings=None):
     """The stated running time of ``name`` at dimension d and sample size n, **shape only** (constants 1).
 
@@ -166,11 +208,14 @@ def complexity_shape(name, d, n, settings=None):
     ------
     TypeError, ValueError
         For an unknown name or arguments out of range.
+
+    Examples
+    --------
+    >>> complexity_shape(name="dp_sgd", d=[2, 3], n=1000)
+    array([10000., 15000.])
     """
-    check_choice(name, "name", ("improper", "proper", "semi_agnostic", "dp_sgd"))
-    n = check_int(n, "n", minimum=1)
-    s = merged_settings(settings)
-    ds = check_sizes(d, "d", minimum=1)
+    s = settings
+    ds = [int(v) for v in np.atleast_1d(d).tolist()]
     out = []
     for dim in ds:
         if name == "improper":

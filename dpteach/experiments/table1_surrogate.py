@@ -19,11 +19,13 @@ differences) and by quadrature in x₂.
 from __future__ import annotations
 
 import math
+from numbers import Real
 
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import check_finite_scalar, check_probability
+from .._constraints import Check, Interval, validate_params
+from .._validation import check_finite_scalar
 
 __all__ = ["rcn_logistic_threshold", "massart_example"]
 
@@ -31,6 +33,21 @@ __all__ = ["rcn_logistic_threshold", "massart_example"]
 _LIMIT = 9.0
 #: Gauss–Legendre nodes per cell and axis.
 _NODES = 96
+
+
+def _check_in_box(value, name):
+    """A finite real with |value| ≤ 3: inside the quadrature box, where the integrals are accurate."""
+    value = check_finite_scalar(value, name)
+    if abs(value) > 3:
+        raise ValueError(f"{name} must satisfy |{name}| <= 3 (the quadrature box), got {value!r}")
+    return value
+
+
+_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
+#: A finite real in [−3, 3].
+IN_BOX = Check(_check_in_box, invalid=[(3.5, "3.5"), (-4, "-4")] + _NOT_A_NUMBER, convert_nested=float)
+#: A flip probability in [0, 1/2).
+FLIP = Interval(Real, 0, 0.5, closed="left")
 
 
 def _axis(breaks):
@@ -85,6 +102,7 @@ def _zero_one_error(theta, p_plus, x1_breaks, x2_breaks):
     return float(total)
 
 
+@validate_params({"threshold": IN_BOX, "noise": FLIP})
 def rcn_logistic_threshold(threshold, noise):
     """Population logistic regression under RCN: its threshold and its excess 0-1 error over OPT = η.
 
@@ -105,11 +123,12 @@ def rcn_logistic_threshold(threshold, noise):
     ------
     TypeError, ValueError
         For a non-finite or too large threshold, a noise outside [0, 1/2).
+
+    Examples
+    --------
+    >>> round(rcn_logistic_threshold(threshold=0.3, noise=0.1)["threshold"], 4)
+    0.3031
     """
-    threshold = check_finite_scalar(threshold, "threshold")
-    if abs(threshold) > 3:
-        raise ValueError(f"threshold must satisfy |threshold| <= 3 (the quadrature box), got {threshold!r}")
-    noise = _check_noise(noise, "noise")
 
     def p_plus(x1, x2):
         return np.where(x1 > threshold, 1 - noise, noise)
@@ -121,6 +140,7 @@ def rcn_logistic_threshold(threshold, noise):
             "intercept": float(theta[2])}
 
 
+@validate_params({"corner": IN_BOX, "flip": FLIP})
 def massart_example(corner=0.5, flip=0.45):
     """A Massart-noise instance on which logistic regression's population minimiser is a poor halfspace.
 
@@ -144,11 +164,13 @@ def massart_example(corner=0.5, flip=0.45):
     ------
     TypeError, ValueError
         For a non-finite or too large corner, a flip outside [0, 1/2).
+
+    Examples
+    --------
+    >>> result = massart_example(corner=0.5, flip=0.45)
+    >>> round(result["bayes_error"], 4), result["logistic_error"] > result["bayes_error"]
+    (0.0694, True)
     """
-    corner = check_finite_scalar(corner, "corner")
-    if abs(corner) > 3:
-        raise ValueError(f"corner must satisfy |corner| <= 3 (the quadrature box), got {corner!r}")
-    flip = _check_noise(flip, "flip")
 
     def p_plus(x1, x2):
         clean = x1 >= 0
@@ -161,9 +183,3 @@ def massart_example(corner=0.5, flip=0.45):
             "logistic_error": _zero_one_error(theta, p_plus, x1_breaks, x2_breaks),
             "coef": (float(theta[0]), float(theta[1])), "intercept": float(theta[2])}
 
-
-def _check_noise(value, name):
-    value = check_probability(value, name, low_open=False)
-    if value >= 0.5:
-        raise ValueError(f"{name} must lie in [0, 0.5), got {value!r}")
-    return value

@@ -6,12 +6,57 @@ import math
 
 import numpy as np
 
-from .._validation import check_real_array, check_sizes
+from .._constraints import Array, Check, Unchecked, validate_params
+from .._validation import check_sizes
 from .table1 import KINDS, check_names, check_with_gaps
 
 __all__ = ["mean_error", "n_needed", "winner_table", "format_winner_table"]
 
+# NaN marks a skipped run in these arrays (documented, allowed): the bad values are listed by hand, without NaN.
+_NOT_ERRORS = [(np.zeros(0), "empty"), (np.array([0.1, np.inf]), "inf"), (np.array(["0.1"]), "str"),
+               (None, "None"), ([[0.1], [0.2, 0.3]], "ragged")]
 
+
+def _as_float_array(values):
+    """Nested (the caller checked), an array of errors is still read as the float ndarray its check returns."""
+    return np.asarray(values, dtype=float)
+
+
+def _check_errors(values, name):
+    """An array of errors with a repetitions axis (at least 1-D); NaN marks a skipped run."""
+    arr = check_with_gaps(values, name)
+    if arr.ndim < 1:
+        raise ValueError(f"{name} must be a non-empty array with a repetitions axis, got shape {arr.shape}")
+    return arr
+
+
+def _check_grid(ns, name):
+    """A strictly increasing 1-D grid of sample sizes (whole numbers ≥ 1), as floats."""
+    if np.ndim(ns) != 1:
+        raise ValueError(f"{name} must be a strictly increasing 1-D array of sample sizes, got {ns!r}")
+    ns = np.array(check_sizes(ns, name), dtype=float)
+    if np.any(np.diff(ns) <= 0):
+        raise ValueError(f"{name} must be a strictly increasing 1-D array, got {ns!r}")
+    return ns
+
+
+def _check_result(result, name):
+    """The dict of :func:`~dpteach.experiments.table1.run_comparison`, each error array of shape (kinds, ε, n, reps)."""
+    keys = {"error", "learners", "kinds", "epsilons", "ns", "opt"}
+    if not isinstance(result, dict) or not keys <= set(result) or not isinstance(result["error"], dict):
+        raise ValueError(f"{name} must be the dict returned by run_comparison (keys {', '.join(sorted(keys))}), "
+                         f"got {type(result).__name__}")
+    shape = (len(result["kinds"]), len(result["epsilons"]), len(result["ns"]))
+    for learner in result["learners"]:
+        if learner not in result["error"] or np.shape(result["error"][learner])[:3] != shape:
+            raise ValueError(f"{name}['error'][{learner!r}] must be an array of shape (kinds, epsilons, ns, reps) = "
+                             f"{shape + ('reps',)}: {name} must be the dict returned by run_comparison")
+    for learner, errors in result["error"].items():
+        _check_errors(errors, f"{name}['error'][{learner!r}]")
+    return result
+
+
+@validate_params({"errors": Check(_check_errors, invalid=_NOT_ERRORS + [(0.3, "0-d")], convert_nested=_as_float_array)})
 def mean_error(errors):
     """Mean over the last axis (repetitions), ignoring NaN; NaN where every repetition is NaN.
 
@@ -27,14 +72,13 @@ def mean_error(errors):
     ------
     TypeError, ValueError
         For a non-numeric (strings, booleans), ragged, empty or 0-D array, or ±inf.
+
+    Examples
+    --------
+    >>> mean_error(errors=np.array([[0.1, 0.2], [0.3, np.nan]]))
+    array([0.15, 0.3 ])
     """
-    arr = check_with_gaps(errors, "errors")
-    if arr.ndim < 1:
-        raise ValueError(f"errors must be a non-empty array with a repetitions axis, got shape {arr.shape}")
-    return _mean_error(arr)
-
-
-def _mean_error(arr):
+    arr = errors
     valid = np.isfinite(arr)
     count = valid.sum(axis=-1)
     total = np.where(valid, arr, 0.0).sum(axis=-1)
@@ -42,6 +86,10 @@ def _mean_error(arr):
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
+@validate_params({"ns": Check(_check_grid, invalid=[([1000, 100], "decreasing"), ([100.5, 1000], "fractional"),
+                                                   (100, "0-d"), (None, "None"), ([], "empty")]),
+                  "errors": Check(check_with_gaps, ndim=(1, 2), invalid=_NOT_ERRORS + [(np.zeros((1, 1, 1)), "3-D")]),
+                  "target": Array(ndim=(0, 1))})
 def n_needed(ns, errors, target):
     """Smallest n at which the mean error reaches ``target``, interpolating log n linearly between grid points.
 
@@ -65,17 +113,16 @@ def n_needed(ns, errors, target):
     TypeError, ValueError
         For non-increasing, fractional or non-positive ns, mismatched lengths, a non-numeric errors,
         a non-finite or non-numeric target.
+
+    Examples
+    --------
+    >>> round(n_needed(ns=[100, 1000], errors=np.array([[0.3], [0.1]]), target=0.2), 1)
+    316.2
     """
-    if np.ndim(ns) != 1:
-        raise ValueError(f"ns must be a strictly increasing 1-D array of sample sizes, got {ns!r}")
-    ns = np.array(check_sizes(ns, "ns"), dtype=float)
-    if np.any(np.diff(ns) <= 0):
-        raise ValueError(f"ns must be a strictly increasing 1-D array, got {ns!r}")
-    errors = check_with_gaps(errors, "errors", ndim=(1, 2))
-    mean = _mean_error(errors[:, None] if errors.ndim == 1 else errors)
+    mean = mean_error(errors[:, None] if errors.ndim == 1 else errors)
     if mean.shape != ns.shape:
         raise ValueError(f"errors must have one row per n ({ns.size}), got shape {errors.shape}")
-    targets = check_real_array(target, "target", ndim=(0, 1))
+    targets = target
     out = np.full(targets.shape, np.nan).ravel()
     for i, t in enumerate(targets.ravel()):
         below = np.flatnonzero(np.isfinite(mean) & (mean <= t))
@@ -91,6 +138,8 @@ def n_needed(ns, errors, target):
     return float(out[0]) if targets.ndim == 0 else out.reshape(targets.shape)
 
 
+@validate_params({"result": Check(_check_result, invalid=[({}, "{}"), (None, "None"), ("result", "'result'")]),
+                  "learners": Unchecked("checked in the body, against the learners that result holds")})
 def winner_table(result, learners=None):
     """Table 9.1: for each (kind, ε, n), the learner with the smallest mean test error, and by how much.
 
@@ -110,16 +159,15 @@ def winner_table(result, learners=None):
     ------
     TypeError, ValueError
         For a malformed result or a learner it does not contain.
+
+    Examples
+    --------
+    >>> errors = {"dp_sgd": np.full((1, 1, 2, 1), 0.3), "logistic": np.full((1, 1, 2, 1), 0.2)}
+    >>> result = {"error": errors, "learners": ["dp_sgd", "logistic"], "kinds": ["rcn"], "epsilons": [1.0],
+    ...           "ns": np.array([100, 200]), "opt": np.array([0.1])}
+    >>> [(row["n"], row["winner"]) for row in winner_table(result=result)]
+    [(100, 'dp_sgd'), (200, 'dp_sgd')]
     """
-    keys = {"error", "learners", "kinds", "epsilons", "ns", "opt"}
-    if not isinstance(result, dict) or not keys <= set(result) or not isinstance(result["error"], dict):
-        raise ValueError(f"result must be the dict returned by run_comparison (keys {', '.join(sorted(keys))}), "
-                         f"got {type(result).__name__}")
-    shape = (len(result["kinds"]), len(result["epsilons"]), len(result["ns"]))
-    for name in result["learners"]:
-        if name not in result["error"] or np.shape(result["error"][name])[:3] != shape:
-            raise ValueError(f"result['error'][{name!r}] must be an array of shape (kinds, epsilons, ns, reps) = "
-                             f"{shape + ('reps',)}: result must be the dict returned by run_comparison")
     contestants = [name for name in result["learners"] if name != "logistic"] if learners is None \
         else check_names(learners, "learners", list(result["learners"]))
     means = {name: mean_error(result["error"][name]) for name in contestants}
@@ -145,6 +193,23 @@ _SHORT = {"improper": "6.10 improper", "proper": "7.7 proper", "semi_agnostic": 
           "dp_sgd": "DP-SGD", "diffprivlib": "diffprivlib", "logistic": "logistic"}
 
 
+def _check_rows(rows, name):
+    """The rows of :func:`winner_table`: a non-empty list of dicts with its keys."""
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"{name} must be the list returned by winner_table, got {type(rows).__name__}")
+    rows = list(rows)
+    if not rows:
+        raise ValueError(f"{name} must be a non-empty list from winner_table")
+    keys = {"kind", "epsilon", "n", "winner", "error", "opt"}
+    for row in rows:
+        if not isinstance(row, dict) or not keys <= set(row) or row["winner"] not in _SHORT \
+                or row["kind"] not in KINDS:
+            raise ValueError(f"{name} must be winner_table's rows (dicts with keys {', '.join(sorted(keys))}), "
+                             f"got {row!r}")
+    return rows
+
+
+@validate_params({"rows": Check(_check_rows, invalid=[("rows", "'rows'"), ([], "[]"), ([{}], "[{}]"), (None, "None")])})
 def format_winner_table(rows):
     """Markdown for Table 9.1: one row per (noise, ε), one column per n; a cell is "winner (excess over OPT)".
 
@@ -160,18 +225,16 @@ def format_winner_table(rows):
     ------
     TypeError, ValueError
         For an empty list, or rows that are not :func:`winner_table`'s.
+
+    Examples
+    --------
+    >>> rows = [{"kind": "rcn", "epsilon": 1.0, "n": 100, "winner": "dp_sgd", "error": 0.3, "runner_up": "",
+    ...          "runner_up_error": math.nan, "opt": 0.1, "logistic": 0.2}]
+    >>> print(format_winner_table(rows=rows))
+    | noise | ε | n = 100 |
+    |---|---|---|
+    | rcn | 1 | DP-SGD (+0.200) |
     """
-    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be the list returned by winner_table, got {type(rows).__name__}")
-    rows = list(rows)
-    if not rows:
-        raise ValueError("rows must be a non-empty list from winner_table")
-    keys = {"kind", "epsilon", "n", "winner", "error", "opt"}
-    for row in rows:
-        if not isinstance(row, dict) or not keys <= set(row) or row["winner"] not in _SHORT \
-                or row["kind"] not in KINDS:
-            raise ValueError(f"rows must be winner_table's rows (dicts with keys {', '.join(sorted(keys))}), "
-                             f"got {row!r}")
     ns = sorted({row["n"] for row in rows})
     keys = sorted({(row["kind"], row["epsilon"]) for row in rows}, key=lambda k: (KINDS.index(k[0]), k[1]))
     cells = {(row["kind"], row["epsilon"], row["n"]): row for row in rows}

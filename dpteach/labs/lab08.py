@@ -80,7 +80,7 @@ def check_ramp_gradient(fn):
     error, a sum instead of a mean, a band centred at −b, or a missing projection.
     """
     task = "Task 1 (ramp-loss gradient)"
-    require_own_code(fn, ("ramp_loss_gradient", "dpsas_round", "_ramp_gradient"), task)
+    require_own_code(fn, ("ramp_loss_gradient", "dpsas_round", "_ramp_gradient", "unit_ramp_gradient", "dpsas_round_prechecked"), task)
     for w, X, y, a, b in _gradient_cases():
         where = f"with d = {w.size}, m = {len(y)}, a = {a}, b = {b}"
         out = call_student(fn, (w.copy(), X.copy(), y.copy(), a, b), task)
@@ -292,7 +292,7 @@ def check_soft_ramp_gradient(fn):
     the third failed try on.
     """
     task = "Task 5 (soft-ramp gradient)"
-    require_own_code(fn, ("ramp_loss_gradient", "dpsas_round", "_ramp_gradient"), task)
+    require_own_code(fn, ("ramp_loss_gradient", "dpsas_round", "_ramp_gradient", "unit_ramp_gradient", "dpsas_round_prechecked"), task)
     for w, X, y, a, b in _soft_cases():
         where = f"with d = {w.size}, m = {len(y)}, ‖w‖ = {np.linalg.norm(w):.2g}, a = {a}, b = {b}"
         out = call_student(fn, (w.copy(), X.copy(), y.copy(), a, b), task)
@@ -409,7 +409,7 @@ def check_reuse_sigma(fn):
     drawn here; a wrong value is matched against the typical bugs, else the privacy it spends is reported.
     """
     task = "Task 6 (sample-reuse σ)"
-    require_own_code(fn, ("dpsas_sample_reuse", "dpsas_noise_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_initial_direction", "private_initial_direction_prechecked"), task)
+    require_own_code(fn, ("dpsas_sample_reuse", "dpsas_noise_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_initial_direction", "private_initial_direction", "private_initial_direction_prechecked"), task)
     for case in _reuse_cases():
         out = require_real(call_student(fn, case, task), task, f"fn{case}")
         right = _reuse_sigma_reference(*case)

@@ -172,7 +172,7 @@ def check_dp_sgd_sigma(fn):
     Tried on :data:`SIGMA_CASES`; a wrong value is matched against the typical bugs.
     """
     task = "Task 2 (DP-SGD noise)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_zcdp", "dp_erm_sigma"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma", "dpsas_noise_sigma_prechecked", "_sigma_zcdp", "dp_erm_sigma"), task)
     check_formula_answers(fn, SIGMA_CASES, _sigma_reference, _SIGMA_BUGS, task, "σ",
                           "Theorem 9.3: each epoch is one Gaussian mechanism per example (disjoint batches); "
                           "compose the epochs in zCDP, match the total to ρ(ε, δ) = zcdp_rho(ε, δ), and take the "
@@ -373,7 +373,7 @@ def check_row_clip_sigma(fn):
     setting (R = 2√3), R = 0 and 1, and inputs drawn here; typical bugs named.
     """
     task = "Task 5 (row clipping σ)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_zcdp", "gradient_sum_sensitivity", "_calibration"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma", "dpsas_noise_sigma_prechecked", "_sigma_zcdp", "gradient_sum_sensitivity", "_calibration"), task)
 
     def report(out, case):
         R, E, e, dl = case
@@ -455,7 +455,7 @@ def check_clip_schedule_sigma(fn):
     zero epochs, and random schedules drawn here.
     """
     task = "Task 6 (clip schedule σ)"
-    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma_prechecked", "_sigma_exact", "_calibration", "gradient_sum_sensitivity"), task)
+    require_own_code(fn, ("dp_sgd_sigma", "_sigma", "dpsas_noise_sigma", "dpsas_noise_sigma_prechecked", "_sigma_exact", "_calibration", "gradient_sum_sensitivity"), task)
 
     def report(out, case):
         C, E, e, dl = case
