@@ -150,6 +150,8 @@ class Interval(Constraint):
         if self.right is not None:
             above = self.right + 1 if self.closed in ("right", "both") else self.right
             bad.append((above, repr(above)))
+            if self.kind is Real:
+                bad.append((math.inf, "inf"))  # bounded above: inf is out of range too
         return bad
 
 

@@ -3,8 +3,8 @@
 Every public callable shows one call in its docstring's ``Examples`` section, run as a doctest
 (tests/test_doctests.py). :func:`doc_example` runs the lines before that call in the namespace of the
 callable's module, finds the first call of the callable (a learner: its constructor, then the first
-``.fit(...)``), evaluates its arguments and returns them as an :class:`Example` of tests/fuzz_examples.py,
-so the fuzz derives its bad calls from a call a reader can see. Which arguments are arrays, and of what
+``.fit(...)``), evaluates its arguments and returns them as an :class:`Example`, so the fuzz
+(tests/test_api_fuzz.py, tests/test_size_limits.py) derives its bad calls from a call a reader can see. Which arguments are arrays, and of what
 dimension, comes from the declared constraints (``Array(ndim=...)``, ``Labels()``); a learner's ``fit(X, y)``
 takes a 2-D X and 1-D labels y unless its ``fit`` declares otherwise.
 
@@ -18,11 +18,52 @@ import ast
 import doctest
 import importlib
 import inspect
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpteach._constraints import Array, Labels, OrNone, constraints_of
-from fuzz_examples import Example
+from dpteach._constraints import Array, Labels, OrNone, constraints_of, generate_invalid_values
+
+
+@dataclass
+class Example:
+    """One valid call of a public callable, read from its docstring.
+
+    - ``kwargs``: the call's arguments by name (a learner: its constructor's), ``fit``: a learner's fit arguments;
+    - ``arrays``: the array arguments and their allowed dimensions (from the declared constraints), for which the
+      fuzz also tries empty, NaN, wrong-dimension and non-numeric arrays;
+    - ``accepts``: (parameter, label) of a value the constraint documents as valid although the fuzz's usual lists
+      hold it (ε = inf, the non-private reference): the call must then work;
+    - ``exempt``: (parameter, label) → reason, for a documented answer (:data:`DOCUMENTED`);
+    - ``missing``: why the example cannot run here (an optional library), or None.
+    """
+
+    kwargs: dict
+    arrays: dict = field(default_factory=dict)
+    fit: dict | None = None
+    accepts: dict = field(default_factory=dict)
+    exempt: dict = field(default_factory=dict)
+    args: tuple = ()
+    missing: str | None = None
+
+
+#: Documented answers at a value the fuzz tries, each with the docstring's reason: (callable, parameter, label).
+#: Labels: "1e-300" / "1e300" (extreme but valid ε), "fractional" (a non-integer n in a runner's sweep).
+POINT_MASS = ("documented: at ε = 1e300 the law is a point mass and its goodness-of-fit row is NaN "
+              "(nothing to test)")
+DOCUMENTED = {
+    ("dpteach.experiments.dpsas.samples_needed_vs_d", "epsilon", "1e-300"):
+        "documented: NaN when no n of the grid reaches the target error",
+    ("dpteach.experiments.table1_rates.excess_error_shape", "ns", "fractional"):
+        "a shape evaluated along a continuous n axis (the chapter draws it on a geometric grid): n = 1000.5 is a "
+        "valid point of the curve, not a sample size",
+    ("dpteach.experiments.production.laplace_count_rows", "epsilon", "1e300"): POINT_MASS,
+    ("dpteach.experiments.production.exponential_mechanism_rows", "epsilon", "1e300"): POINT_MASS,
+    ("dpteach.experiments.basics.plug_in_log_ratios", "epsilon", "1e300"):
+        "documented: a threshold with fewer than min_count runs above it gets NaN (at ε = 1e300 the Laplace "
+        "outputs are point masses)",
+}
 
 _PARSER = doctest.DocTestParser()
 
@@ -124,3 +165,33 @@ def doc_example(obj):
 def _with_missing(example, reason):
     example.missing = reason
     return example
+
+
+def documented_values(constraints):
+    """{(name, "inf"): reason} for an ε whose declared constraint accepts inf (the non-private reference path)."""
+    accepts = {}
+    for name, constraint in (constraints or {}).items():
+        if name.startswith("epsilon") and not any(_is_plus_inf(v) for v, _ in generate_invalid_values(constraint)):
+            accepts[(name, "inf")] = "the declared constraint accepts ε = inf: the documented non-private reference"
+    return accepts
+
+
+def _is_plus_inf(value):
+    """inf, or a sweep holding inf (a constraint that lists it as bad refuses ε = inf)."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return any(_is_plus_inf(v) for v in np.ravel(np.asarray(value, dtype=object)))
+    return isinstance(value, (float, np.floating)) and math.isinf(value) and value > 0
+
+
+def examples_of(callables):
+    """{key: Example} of every callable whose docstring shows a call of it; DOCUMENTED answers attached."""
+    found = {}
+    for key, obj in callables.items():
+        example = doc_example(obj)
+        if example is None:
+            continue
+        example.exempt = {(name, label): why for (k, name, label), why in DOCUMENTED.items() if k == key}
+        given = set(example.kwargs) | set(example.fit or {})
+        example.accepts = {k: v for k, v in documented_values(constraints_of(obj)).items() if k[0] in given}
+        found[key] = example
+    return found

@@ -1,36 +1,26 @@
-"""Fuzz of the public API (issue 7, item 15): every public callable × bad ε, δ, rng and arrays.
+"""Fuzz of the public API (issues 7, 17 and 23): every public callable × the bad values of its declared contract.
 
-The callables are read from the ``__all__`` of every dpteach module (walked
-with pkgutil), so a new chapter is covered the day it is merged: a callable
-without a valid example call in ``tests/fuzz_examples.py`` fails
-``test_every_public_callable_has_an_example`` with instructions.
+The callables are read from the ``__all__`` of every dpteach module (walked with pkgutil), so a new chapter is
+covered the day it is merged. Each one
 
-From each valid example, the bad calls are derived by parameter name:
+- declares its parameters (``@validate_params``, a learner's ``_parameter_constraints``; read with
+  ``dpteach._constraints.constraints_of``): ``test_every_public_callable_declares_its_contract``;
+- shows one valid call in its docstring's ``Examples`` (run as a doctest by tests/test_doctests.py, read by
+  tests/doc_examples.py): ``test_every_public_callable_has_an_example``.
 
-- ε-like (``epsilon``, ``epsilon_total``, any name starting with ``epsilon``)
-  ∈ {0, −1, nan, inf, '1', None, True};
-- δ-like (``delta``, ``delta_prime``) ∈ {−0.1, 1, 1.5, nan};
-- ``rng`` / ``random_state`` ∈ {True, −1, 1.5, 'seed'};
-- arrays marked in the registry ∈ {empty, containing NaN, one dimension more,
-  one dimension fewer (when that is not also an allowed dimension), as strings
-  (``X.astype(str)``), as objects with a None} (issue 17);
-- any other real scalar (a float in the example) ∈ {'1', True}, and any integer
-  parameter (an int in the example, seeds excepted) ∈ {2.5, '1', True} (issue 17).
+From that call, the bad calls are derived from the declared constraints (``generate_invalid_values``: for ε
+{0, −1, nan, inf, '1', None, True}, for a count {2.5, '1', True, below the minimum}, ...), and for every array
+parameter (``Array``, ``Labels``, a ``Check`` with ``array_ndim``) also {empty, containing NaN, one dimension more,
+one dimension fewer (when that is not also an allowed dimension), as strings (``X.astype(str)``), as objects with
+a None}. A parameter the example leaves at its default is fuzzed too. Each bad call must raise ``ValueError`` or
+``TypeError`` whose message names the parameter as a word (``target_threshold`` does not name ``threshold``).
+Learners store their parameters in ``__init__`` (scikit-learn convention), so a bad constructor value must raise
+at ``fit``.
 
-Where a routine declares its constraints (``@validate_params``, issue 23; read with
-``dpteach._constraints.constraints_of``), the scalar bad values of a declared parameter are derived from
-its constraint (``generate_invalid_values``) instead of being guessed from its name; arrays marked in the
-registry still get the shape cases above. The name-based rules remain the fallback for every routine not
-yet converted: ``NOT_YET_CONVERTED`` below lists them (computed, so the list cannot go stale).
-
-Each must raise ``ValueError`` or ``TypeError`` whose message names the
-parameter as a word (``target_threshold`` does not name ``threshold``).
-Estimators store their parameters in ``__init__`` (scikit-learn convention),
-so a bad constructor value must raise at ``fit``.
-
-Extreme but valid values (issue 17): ε-like ∈ {1e-300, 1e300} and α = 1e-300
-must give an output without NaN, or a ValueError/TypeError naming the
-parameter; never a raw exception or a run past the time limit.
+Extreme but valid values (issue 17): ε ∈ {1e-300, 1e300} (a parameter declared ``Epsilon``) and α = 1e-300 must
+give an output without NaN, or a ValueError/TypeError naming the parameter; never a raw exception or a run past
+the time limit. The few documented answers (NaN where no n reaches a target) are listed, with the docstring's
+reason, in ``doc_examples.DOCUMENTED``.
 
 Below the fuzz, the specific cases of item 15 are pinned one by one; those of issue 17 are in
 tests/test_validation_rules.py.
@@ -54,8 +44,7 @@ from dpteach import (audit as _audit, bounds as _bounds, composition as _composi
                      mechanisms as _mechanisms, sq_algorithms)
 from dpteach._constraints import constraints_of, generate_invalid_values
 from dpteach._estimator import Estimator
-from doc_examples import doc_example
-from fuzz_examples import CHAPTER_3_MODULES, EXAMPLES as TABLE_EXAMPLES
+from doc_examples import examples_of
 
 # Modules whose callables are not fuzzed, and why.
 EXCLUDED = {
@@ -90,10 +79,6 @@ NO_ALL_ALLOWED = {
     "dpteach._progress": "the progress-bar helper (a shared layer; experiments._progress re-exports it)",
 }
 
-EPSILON_BAD = [(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf"), ("1", "'1'"), (None, "None"),
-               (True, "True")]
-DELTA_BAD = [(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan")]
-RNG_BAD = [(True, "True"), (-1, "-1"), (1.5, "1.5"), ("seed", "'seed'")]
 CALL_TIME_LIMIT = 10  # seconds; a bad value must be refused up front, never loop
 
 def _excluded(module_name):
@@ -118,62 +103,12 @@ def public_callables():
 
 CALLABLES = public_callables()
 
-# Labels of the extreme-value test (below): a table entry's exemption for one of these is a documented
-# answer at that value (e.g. NaN where no n reaches the target), carried over to the docstring's example; so is
-# "fractional" (a shape evaluated along a continuous n axis documents n = 1000.5 as valid).
-EXTREME_LABELS = ("1e-300", "1e300")
-CARRIED_LABELS = EXTREME_LABELS + ("fractional",)
+EXAMPLES = examples_of(CALLABLES)
 
 
-def _examples():
-    """{key: Example}: the docstring's example where it shows one (issue 23), else tests/fuzz_examples.py's entry."""
-    found = {}
-    for key, obj in CALLABLES.items():
-        example = doc_example(obj)
-        table = TABLE_EXAMPLES.get(key)
-        if example is None:
-            if table is not None:
-                found[key] = table
-            continue
-        if table is not None:
-            example.exempt = {k: v for k, v in table.exempt.items() if k[1] in CARRIED_LABELS}
-            example.requires = table.requires
-        found[key] = example
-    return found
-
-
-EXAMPLES = _examples()
-# The callables still read from the hand-written table instead of their docstring (issue 23: none, in the end).
-TABLE_ONLY = sorted(key for key, example in EXAMPLES.items() if example is TABLE_EXAMPLES.get(key))
-
-
-def is_epsilon_like(name):
-    return name.startswith("epsilon")
-
-
-def is_delta_like(name):
-    return name in ("delta", "delta_prime")
-
-
-def is_rng_like(name):
-    return name in ("rng", "random_state")
-
-
-# Issue 17: the validation rules as stated. A number given as a string or a boolean is refused, as is a
-# fractional count; an array of strings or of objects is refused wherever an array of numbers is meant.
-SCALAR_NOT_A_NUMBER = [("1", "'1'"), (True, "True")]
-COUNT_BAD = [(2.5, "2.5")] + SCALAR_NOT_A_NUMBER  # a count given as '1' or True is refused too
-
-
-def is_real_scalar(name, value):
-    """A real-valued scalar parameter: its example value is a float (not a bool, not an array)."""
+def is_real_scalar(value):
+    """A real-valued scalar: a float (not a bool, not an array) in the example."""
     return isinstance(value, (float, np.floating)) and not isinstance(value, bool)
-
-
-def is_integer_count(name, value):
-    """An integer parameter (a count, a size, a degree, an index): its example value is an int; seeds excepted."""
-    return (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-            and not is_rng_like(name) and name != "seed")
 
 
 def _non_numeric_arrays(value):
@@ -208,16 +143,8 @@ def _bad_array_values(value, allowed):
 
 
 def missing_requirement(example):
-    """Why the example cannot run here (an optional library is not installed), or None."""
-    if getattr(example, "missing", None):
-        return example.missing
-    for module in example.requires:
-        try:
-            importlib.import_module(module)
-        except ImportError as err:
-            return (f"needs the optional library {module!r} (appendix A; pip install "
-                    f"{' '.join(example.requires)}, both in requirements.txt): {err}")
-    return None
+    """Why the example cannot run here (its docstring example needs an optional library not installed), or None."""
+    return example.missing
 
 
 def declared_constraints(key):
@@ -233,30 +160,14 @@ def declared_fit_constraints(key):
 
 
 # The public callables whose bad values are still guessed from parameter names (no declared constraints).
-NOT_YET_CONVERTED = sorted(key for key in CALLABLES if constraints_of(CALLABLES[key]) is None)
+NOT_DECLARED = sorted(key for key in CALLABLES if constraints_of(CALLABLES[key]) is None)
 
 
-def bad_values(name, value, example, constraint=None):
-    """The bad values derived for one parameter: from its declared constraint, else by its name or array mark."""
-    if constraint is not None:
-        cases = list(generate_invalid_values(constraint))
-        if name in example.arrays:
-            cases += _bad_array_values(value, example.arrays[name]) + _non_numeric_arrays(value)
-        return cases
-    cases = []
-    if is_epsilon_like(name):
-        cases += EPSILON_BAD
-    if is_delta_like(name):
-        cases += DELTA_BAD
-    if is_rng_like(name):
-        cases += RNG_BAD
+def bad_values(name, value, example, constraint):
+    """The bad values of one parameter: its declared constraint's, plus the array cases for an array parameter."""
+    cases = list(generate_invalid_values(constraint))
     if name in example.arrays:
-        cases += _bad_array_values(value, example.arrays[name])
-        cases += _non_numeric_arrays(value)
-    elif is_real_scalar(name, value) and not is_epsilon_like(name):
-        cases += SCALAR_NOT_A_NUMBER  # ε-like parameters already get '1' and True above
-    elif is_integer_count(name, value):
-        cases += COUNT_BAD
+        cases += _bad_array_values(value, example.arrays[name]) + _non_numeric_arrays(value)
     return cases
 
 
@@ -281,6 +192,8 @@ def bad_calls():
                   and (part == "call" or example.fit is not None)]
         for part, name, value in given:
             constraint = declared[part].get(name)
+            if constraint is None:
+                continue  # an undeclared parameter fails test_every_public_callable_declares_its_contract
             for bad, label in bad_values(name, value, example, constraint):
                 marks = []
                 reason = example.exempt.get((name, label)) or example.exempt.get((name, "*"))
@@ -366,43 +279,28 @@ def test_every_module_declares_all():
 def test_every_public_callable_has_an_example():
     missing = sorted(set(CALLABLES) - set(EXAMPLES))
     assert not missing, (
-        f"{len(missing)} public callable(s) have no valid example call: {missing}. Add one entry per name to "
-        f"EXAMPLES in tests/fuzz_examples.py, e.g. EXAMPLES['{missing[0]}'] = Example(dict(arg=value, ...), "
-        f"arrays={{'X': 2}}) with tiny arguments that succeed (for an estimator also fit=dict(X=..., y=...)); "
-        f"the fuzz then derives the bad calls from it.")
+        f"{len(missing)} public callable(s) show no call of themselves in their docstring: {missing}. Add an "
+        f"Examples section with a doctest that calls it with tiny arguments (a learner: Learner(...).fit(X, y)); "
+        f"tests/test_doctests.py runs it and the fuzz derives the bad calls from it.")
 
 
-def test_every_chapter_3_module_is_fuzzed():
-    # Chapter 3 was hardened on its own branch, with its own fuzz (tests/test_local_fuzz.py); this one
-    # must still walk all of its modules, so that a chapter 3 name is never left to that file alone.
-    walked = {m.__name__ for m in _modules()}
-    assert CHAPTER_3_MODULES <= walked, sorted(CHAPTER_3_MODULES - walked)
-    covered = {obj.__module__ for key, obj in CALLABLES.items() if key in EXAMPLES}
-    assert CHAPTER_3_MODULES <= covered, sorted(CHAPTER_3_MODULES - covered)
-
-
-# A ratchet (issue 23): the number of public callables without declared constraints (NOT_YET_CONVERTED) may
-# only go down. A new routine declares its contract with @validate_params (dpteach._constraints), and its bad
-# values come from it. 344 since the merge of main: its new improper.practical_degree declares its contract,
-# its new _estimator.LinearClassifierMixin has no fit (no parameter) to declare one for, like Estimator itself.
-MAX_NOT_YET_CONVERTED = 344
-
-
-def test_unconverted_routines_only_decrease():
-    assert len(NOT_YET_CONVERTED) <= MAX_NOT_YET_CONVERTED, (
-        f"{len(NOT_YET_CONVERTED)} public callables have no declared constraints (at most {MAX_NOT_YET_CONVERTED}): "
-        f"declare the new routine's with @validate_params; the fuzz then derives its bad values from them")
-
-
-# A ratchet (issue 23): the callables whose valid call is still written in tests/fuzz_examples.py instead of
-# their docstring's Examples may only go down; the goal is none (and then the table is gone).
-MAX_TABLE_ONLY = 421
-
-
-def test_examples_move_to_the_docstrings():
-    assert len(TABLE_ONLY) <= MAX_TABLE_ONLY, (
-        f"{len(TABLE_ONLY)} public callables have no call in their docstring's Examples (at most {MAX_TABLE_ONLY}): "
-        f"show one (a doctest, run by tests/test_doctests.py); the fuzz derives its bad calls from it")
+def test_every_public_callable_declares_its_contract():
+    # issue 23: every parameter of every public callable is declared next to it (a learner: its hyperparameters in
+    # _parameter_constraints, its fit's arguments on fit), so the whole package validates through the declarations.
+    assert not NOT_DECLARED, (f"public callables without declared constraints: {NOT_DECLARED}; declare them with "
+                              f"@validate_params (dpteach._constraints), the fuzz then derives the bad values")
+    undeclared = []
+    for key, obj in CALLABLES.items():
+        target = obj.__init__ if inspect.isclass(obj) else obj
+        try:
+            parameters = inspect.signature(target).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        names = {p.name for p in parameters if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+        missing = names - set(constraints_of(obj))
+        if missing and not (inspect.isclass(obj) and not hasattr(obj, "fit") and target is object.__init__):
+            undeclared.append((key, sorted(missing)))
+    assert not undeclared, f"parameters without a declared constraint (Unchecked('why') if none applies): {undeclared}"
 
 
 def test_declared_constraints_drive_the_bad_values():
@@ -411,11 +309,6 @@ def test_declared_constraints_drive_the_bad_values():
     example = EXAMPLES["dpteach.group_sizes.group_size"]
     derived = bad_values("tau", example.kwargs["tau"], example, declared["tau"])
     assert derived == generate_invalid_values(declared["tau"])
-
-
-def test_no_stale_examples():
-    stale = sorted(set(TABLE_EXAMPLES) - set(CALLABLES))
-    assert not stale, f"EXAMPLES has entries for names no __all__ exports any more: {stale}"
 
 
 def test_examples_are_well_formed():
@@ -459,7 +352,7 @@ def test_bad_call_raises_a_named_error(key, part, name, bad, label):
 def test_documented_reference_values_are_accepted(key, name, label, reason):
     """An exemption for ε = inf means "the non-private reference path": the call must then work."""
     example = EXAMPLES[key]
-    values = {lab: v for v, lab in EPSILON_BAD + DELTA_BAD}
+    values = {"inf": math.inf}
     call_kwargs = copy.deepcopy(example.kwargs)
     # A sweep parameter (a list of ε) gets the value as one entry of the sweep.
     sweep = isinstance(call_kwargs[name], (list, tuple, np.ndarray))
@@ -474,7 +367,7 @@ EXTREME_ALPHA = [(1e-300, "1e-300")]
 
 
 def extreme_values(name):
-    if is_epsilon_like(name):
+    if name.startswith("epsilon"):  # ε, ε_total, ε of a step: declared Epsilon, or a rule of ε's own
         return EXTREME_EPSILON
     if name == "alpha":
         return EXTREME_ALPHA
@@ -489,7 +382,7 @@ def extreme_calls():
         if example is None:
             continue
         for part, name, value in example_arguments(example):
-            if not is_real_scalar(name, value):
+            if not is_real_scalar(value):
                 continue  # a sweep of ε: its entries are checked by the same helpers as a scalar ε
             for extreme, label in extreme_values(name):
                 reason = example.exempt.get((name, label))

@@ -8,7 +8,7 @@ process: a ``MemoryError`` (or numpy's "array is too big" / "Maximum allowed siz
 never names the caller's argument) counts as a failure.
 
 The callables and their valid example calls are those of tests/test_api_fuzz.py (every ``__all__``
-walked with pkgutil) and tests/fuzz_examples.py. A parameter of an example call is a *size* when
+walked with pkgutil) and the valid calls their docstrings show (tests/doc_examples.py). A parameter of an example call is a *size* when
 
 - its example value is an int (not a bool) and its name is in ``SIZE_NAMES`` (counts of rows,
   dimensions, draws, repetitions, iterations, degrees: n, d, k, m, s, degree, n_reps, n_trials,
@@ -31,8 +31,7 @@ import re
 import pytest
 
 from dpteach import _validation
-from fuzz_examples import EXAMPLES
-from test_api_fuzz import (CALLABLES, _is_estimator, _TimeLimit, example_arguments, missing_requirement)
+from test_api_fuzz import (CALLABLES, EXAMPLES, _is_estimator, _TimeLimit, example_arguments, missing_requirement)
 
 HUGE = 10 ** 18
 CALL_TIME_LIMIT = 10  # seconds; a refusal is immediate, so this only fires on work that was started

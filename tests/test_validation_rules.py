@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dpteach import audit as _audit, bounds as _bounds, mechanisms as _mechanisms
-from fuzz_examples import EXAMPLES
+from test_api_fuzz import EXAMPLES
 
 def test_numbers_as_strings_or_booleans_are_refused_by_name():
     # Both returned 1.32 before: np.asarray('1', dtype=float) is 1.0, and so is True.

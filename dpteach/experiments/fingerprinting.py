@@ -88,13 +88,13 @@ def _check_estimators(values, name):
     return values
 
 
-def _sweep(check, bad_entry, convert=Array.convert_nested):
+def _sweep(check, *bad_entries, convert=Array.convert_nested):
     """A 1-D sweep checked by ``check``; nested (unchecked), still converted as ``check`` would convert it."""
-    return Check(check, array_ndim=1, convert_nested=convert, invalid=[(None, "None"), bad_entry])
+    return Check(check, array_ndim=1, convert_nested=convert, invalid=[(None, "None"), *bad_entries])
 
 
 INTS = _sweep(_positive_ints, ([0], "[0]"), convert=lambda values: np.asarray(values, dtype=float).astype(int))
-EPSILONS = _sweep(_epsilons, ([0.0], "[0.0]"), convert=lambda values: [float(v) for v in np.asarray(values, dtype=float)])
+EPSILONS = _sweep(_epsilons, ([0.0], "[0.0]"), ([math.inf], "[inf]"), convert=lambda values: [float(v) for v in np.asarray(values, dtype=float)])
 #: n >= 2, so that δ = n^{-1.1} < 1; and at least two trials, for a standard error.
 AT_LEAST_2 = Interval(Integral, 2, None, closed="left")
 _COMMON = {"sigma": POSITIVE, "rng": "random_state"}
