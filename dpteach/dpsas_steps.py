@@ -21,7 +21,7 @@ the gradient by at most 2L/m₀ in L2 norm, and a label mean by 2/m₀.
 *non-private* algorithm: the identical code path with zero noise (for the
 chapter's reference curves). It is, of course, not private.
 
-The deliberately broken variant :func:`_dpsas_noise_sigma_forgot_factor_two`
+The deliberately broken variant :func:`broken_dpsas_noise_sigma_forgot_factor_two`
 (BROKEN: half the sensitivity) sits right after the correct calibration; the
 tests show that an audit of one step catches it.
 """
@@ -158,7 +158,7 @@ def private_threshold(y, epsilon, kappa, rng=None):
     return float(special.ndtri(np.clip((1.0 + label_mean) / 2.0, kappa, 1.0 - kappa)))
 
 
-def _threshold_sensitivity_forgot_factor_two(y, epsilon, kappa, rng=None):
+def broken_threshold_sensitivity_forgot_factor_two(y, epsilon, kappa, rng=None):
     """BROKEN on purpose (audit demo): Laplace scale 1/(ε m) instead of 2/(ε m).
 
     The bug: "one label changes the mean by 1/m" forgets that a label moves
@@ -280,7 +280,7 @@ def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta, n_releases=1):
     return gaussian_sigma(2.0 * clip_norm / block_size * math.sqrt(n_releases), epsilon, delta)
 
 
-def _dpsas_noise_sigma_forgot_factor_two(block_size, clip_norm, epsilon, delta):
+def broken_dpsas_noise_sigma_forgot_factor_two(block_size, clip_norm, epsilon, delta):
     """BROKEN on purpose (audit demo): σ for sensitivity L/m₀ instead of 2L/m₀.
 
     The bug: "one example moves the average by at most ‖x‖/m₀" forgets that

@@ -92,7 +92,7 @@ def test_noise_sigma_is_the_gaussian_mechanism_for_sensitivity_2L_over_m():
     L = 2 * math.sqrt(7)
     assert dpsas_steps.dpsas_noise_sigma(500, L, 0.5, 1e-5) == gaussian_sigma(2 * L / 500, 0.5, 1e-5)
     assert dpsas_steps.dpsas_noise_sigma(500, L, math.inf, 1e-5) == 0.0
-    broken = dpsas_steps._dpsas_noise_sigma_forgot_factor_two(500, L, 0.5, 1e-5)
+    broken = dpsas_steps.broken_dpsas_noise_sigma_forgot_factor_two(500, L, 0.5, 1e-5)
     assert broken == pytest.approx(dpsas_steps.dpsas_noise_sigma(500, L, 0.5, 1e-5) / 2, rel=1e-9)
 
 
@@ -192,7 +192,7 @@ def _round_audit(sigma_function):
 
 def test_one_round_audit_stays_below_epsilon_and_catches_half_sensitivity():
     correct = _round_audit(dpsas_steps.dpsas_noise_sigma)
-    broken = _round_audit(dpsas_steps._dpsas_noise_sigma_forgot_factor_two)
+    broken = _round_audit(dpsas_steps.broken_dpsas_noise_sigma_forgot_factor_two)
     assert correct.epsilon_lower <= 1.0
     assert broken.epsilon_lower > 1.0, str(broken)
 
@@ -213,7 +213,7 @@ def _threshold_audit(threshold_function):
 
 def test_threshold_audit_stays_below_epsilon_and_catches_forgotten_factor_two():
     assert _threshold_audit(dpsas_steps.private_threshold).epsilon_lower <= 1.0
-    assert _threshold_audit(dpsas_steps._threshold_sensitivity_forgot_factor_two).epsilon_lower > 1.0
+    assert _threshold_audit(dpsas_steps.broken_threshold_sensitivity_forgot_factor_two).epsilon_lower > 1.0
 
 
 # --- schedule and step size -------------------------------------------------------------------------

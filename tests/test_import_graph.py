@@ -37,7 +37,7 @@ FOUNDATION = {"dpteach._validation", "dpteach._constraints", "dpteach._estimator
 #: Shared below both the algorithms and the data generators (synthetic public samplers).
 SHARED = {"dpteach.marginals"}
 PRESENTATION = {"dpteach.widgets", "dpteach.plotting", "dpteach.listing"}
-REGISTRY = {"dpteach.registry"}
+REGISTRY = {"dpteach.registry", "dpteach.audit_setups"}
 CHAPTER_1 = {"dpteach.mechanisms", "dpteach.composition", "dpteach.audit"}
 CHAPTERS_2_3 = {f"dpteach.{m}" for m in ("generic", "hypotheses", "fast_counts", "randomizers", "sq", "sq_algorithms",
                                          "group_sizes", "local", "local_to_sq", "local_learners",
@@ -71,7 +71,7 @@ ALLOWED = {
     "algorithms": {"foundation", "shared", "bounds", "algorithms"},
     "data": {"foundation", "shared", "data"},
     "presentation": {"foundation", "presentation"},
-    "registry": {"foundation", "shared", "bounds", "algorithms", "data"},
+    "registry": {"foundation", "shared", "bounds", "algorithms", "data", "registry"},
     "experiments": {"foundation", "shared", "bounds", "algorithms", "data", "presentation", "experiments"},
     "labs": {"foundation", "shared", "bounds", "algorithms", "data", "presentation", "labs"},
     "package": set(),
