@@ -8,6 +8,7 @@ import numpy as np
 from scipy import optimize
 
 from .. import bounds
+from ..bounds.proper import ALPHAS
 from .._constraints import Check, Epsilon, OrNone, Options, POSITIVE, POSITIVE_INT, validate_params
 from .._validation import check_positive_array, check_sizes
 from ..hermite import feature_dimension
@@ -16,19 +17,6 @@ from ..proper import degree_for_accuracy
 from .table1 import AGNOSTIC_LEARNERS, SETTINGS, SETTINGS_OVERRIDES, check_with_gaps
 
 _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
-
-
-def _as_float_array(values):
-    """Nested (the caller checked), a scalar or an array is still read as the float ndarray its check returns."""
-    return np.asarray(values, dtype=float)
-
-
-def _check_alphas(values, name):
-    """α (a scalar or an array, for plotting), every entry in (0, 1/2), as a float ndarray."""
-    alphas = check_positive_array(values, name)
-    if np.any(alphas >= 0.5):
-        raise ValueError(f"{name} must lie in (0, 0.5), got {values!r}")
-    return alphas
 
 
 def _check_dims(values, name):
@@ -50,8 +38,7 @@ def _shape_degree(name, settings):
 
 
 @validate_params({"name": Options(AGNOSTIC_LEARNERS),
-                  "alpha": Check(_check_alphas, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER, array_ndim=None,
-                                 convert_nested=_as_float_array),
+                  "alpha": ALPHAS,  # Theorem 7.8's range 0 < α < 1/2, a scalar or an array (one rule, in bounds)
                   "epsilon": Epsilon(), "d": POSITIVE_INT, "degree": OrNone(POSITIVE_INT)})
 def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
     """Table 1's sample size of ``name`` at accuracy α, **shape only** (constants and logs dropped).
