@@ -357,10 +357,15 @@ def validation_size(alpha, epsilon, beta, n_candidates):
 
 
 def _select(correct_counts, epsilon, rng):
-    """Line 9: Score = accuracy (sensitivity 1/|D_val|) in the exponential mechanism; argmax if ε = inf."""
+    """Line 9: Score = accuracy (sensitivity 1/|D_val|) in the exponential mechanism; arg-max if ε = inf.
+
+    At ε = inf (the non-private reference) ties are broken uniformly at random, as in every other learner's
+    selection (:func:`~dpteach.mechanisms.exponential_mechanism_on_errors`); without a tie nothing is drawn.
+    """
     counts = np.asarray(correct_counts, dtype=float)
     if epsilon == math.inf:
-        return int(np.argmax(counts))
+        best = np.flatnonzero(counts == counts.max())
+        return int(best[0]) if best.size == 1 else int(rng.choice(best))
     # exp(ε·accuracy/(2/|D_val|)) = exp(ε·#correct/2) ∝ exp(−ε·#errors/2), as #errors = |D_val| − #correct:
     # −#correct are the error counts up to the constant |D_val|, which the exponential mechanism ignores.
     return exponential_mechanism_on_errors(-counts, epsilon, rng)

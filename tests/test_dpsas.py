@@ -333,6 +333,18 @@ def test_selection_frequencies_match_exact_probabilities():
     assert dpsas._select(correct, math.inf, rng) == 1
 
 
+def test_non_private_selection_breaks_ties_uniformly_like_the_other_learners():
+    # ε = inf: the most accurate candidate; a tie between candidates 1 and 2 is broken uniformly at random (the
+    # contract of exponential_mechanism_on_errors, which the other three learners use), never towards 0.
+    # 4000 draws of a fair coin: the count of 1s lies within 6σ = 6·√(4000/4) ≈ 190 of 2000.
+    rng = np.random.default_rng(15)
+    draws = np.array([dpsas._select([5, 7, 7], math.inf, rng) for _ in range(4000)])
+    assert set(draws.tolist()) == {1, 2}
+    assert abs(np.sum(draws == 1) - 2000) < 190
+    state = rng.bit_generator.state
+    assert dpsas._select([5, 9, 7], math.inf, rng) == 1 and rng.bit_generator.state == state  # no tie, no draw
+
+
 # --- bad input ------------------------------------------------------------------------------------------
 
 X_OK, Y_OK, _ = gaussian_halfspace_data(200, 3, rng=0)
