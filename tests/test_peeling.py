@@ -15,7 +15,7 @@ from scipy import stats
 
 from dpteach import audit, composition
 from dpteach import peeling as p
-from dpteach.regression import dp_lasso_sensitivity, lasso_gradient_step
+from dpteach.audit_setups import peeling_neighbours  # the pair the privacy audit page runs
 from dpteach.regression_baselines import hard_threshold
 
 FALSE_ALARM = 1e-6
@@ -147,38 +147,16 @@ def test_accountant_calibration_certifies_exactly_epsilon():
 
 # --- the audit -------------------------------------------------------------------------------------
 
-def clipping_bound_neighbours(s, m=10, truncation=1.0):
-    """v(D), v(D') from one real gradient step, at the residual-clipping bound.
-
-    d = 2s + 1 coordinates: a group A of s, a group B of s, and a pivot p that carries
-    β = T e_p. The replaced record is x = (u, +1), y = −T in D (residual +2T) and
-    x' = (u, −1), y' = +T in D' (residual −2T), u = +1 on A and −1 on B; the other
-    m − 1 records are x = 1, y = 0. So |v_j| moves by exactly λ = 4T/m on every
-    coordinate of A ∪ B, up on A and down on B (both directions).
-    """
-    d = 2 * s + 1
-    u = np.r_[np.ones(s), -np.ones(s)]
-    beta = np.zeros(d)
-    beta[-1] = truncation
-    X = np.ones((m, d))
-    y = np.zeros(m)
-    X[0], y[0] = np.r_[u, 1.0], -truncation
-    X_prime, y_prime = X.copy(), y.copy()
-    X_prime[0], y_prime[0] = np.r_[u, -1.0], truncation
-    v = lasso_gradient_step(X, y, beta, 1.0, truncation)
-    v_prime = lasso_gradient_step(X_prime, y_prime, beta, 1.0, truncation)
-    return v, v_prime, dp_lasso_sensitivity(m, truncation)
-
-
+@pytest.mark.checks("lem-step-sensitivity")  # the audit pair moves one step by exactly λ, the lemma's bound
 def test_audit_neighbours_sit_at_the_sensitivity_bound():
-    v, v_prime, lam = clipping_bound_neighbours(50)
+    v, v_prime, lam = peeling_neighbours(50)
     assert np.max(np.abs(v - v_prime)) == pytest.approx(lam, rel=1e-12)
     assert np.allclose(np.abs(v[:50]) - np.abs(v_prime[:50]), lam)
     assert np.allclose(np.abs(v[50:100]) - np.abs(v_prime[50:100]), -lam)
 
 
 def _selection_audit(peel_fn, s, epsilon, delta, seed):
-    v, v_prime, lam = clipping_bound_neighbours(s)
+    v, v_prime, lam = peeling_neighbours(s)
 
     def mechanism(vector, n_trials, rng):  # post-processing: how many of group A were selected
         return np.count_nonzero(peel_fn(vector, s, epsilon, delta, lam, rng=rng, size=n_trials)[:, :s], axis=1)
