@@ -80,7 +80,7 @@ NO_ALL_ALLOWED = {
     "dpteach._progress": "the progress-bar helper (a shared layer; experiments._progress re-exports it)",
 }
 
-CALL_TIME_LIMIT = 10  # seconds; a bad value must be refused up front, never loop
+CALL_TIME_LIMIT = 10  # seconds of CPU time; a bad value must be refused up front, never loop
 
 def _excluded(module_name):
     return any(module_name == p or module_name.startswith(p + ".") for p in EXCLUDED)
@@ -220,21 +220,27 @@ def _module_of(key):
 
 
 class _TimeLimit:
-    """Fail a call that runs longer than ``seconds`` (SIGALRM; the tests run single-process on Linux)."""
+    """Fail a call that uses more than ``seconds`` of this process's CPU time.
+
+    A CPU-time limit (ITIMER_PROF: user + system time of this process, SIGPROF), not a wall-clock
+    alarm: on a loaded machine a valid call that needs 2 s of CPU could take 20 s of wall time and
+    fail a wall-clock limit (architecture review F11), while its CPU time stays the same. The
+    limit only catches work that should never have started (a bad value must be refused up front).
+    """
 
     def __init__(self, seconds):
         self.seconds = seconds
 
     def _handler(self, signum, frame):
-        raise TimeoutError(f"call ran longer than {self.seconds} s")
+        raise TimeoutError(f"call used more than {self.seconds} s of CPU time")
 
     def __enter__(self):
-        self._old = signal.signal(signal.SIGALRM, self._handler)
-        signal.alarm(self.seconds)
+        self._old = signal.signal(signal.SIGPROF, self._handler)
+        signal.setitimer(signal.ITIMER_PROF, self.seconds)
 
     def __exit__(self, *exc):
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, self._old)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, self._old)
         return False
 
 

@@ -3,7 +3,7 @@
 A size whose cost is known before the work starts must be refused up front: 10**18 rows, draws,
 repetitions or iterations would need exabytes or centuries, and a negative count would loop or
 allocate nonsense. Each such call must raise a ``ValueError``/``TypeError`` whose message names the
-parameter, within ``CALL_TIME_LIMIT`` seconds (a SIGALRM watchdog, as in test_api_fuzz), in this
+parameter, within ``CALL_TIME_LIMIT`` seconds (a CPU-time watchdog, as in test_api_fuzz), in this
 process: a ``MemoryError`` (or numpy's "array is too big" / "Maximum allowed size" ValueError, which
 never names the caller's argument) counts as a failure.
 
@@ -34,7 +34,7 @@ from dpteach import _validation
 from test_api_fuzz import (CALLABLES, EXAMPLES, _is_estimator, _TimeLimit, example_arguments, missing_requirement)
 
 HUGE = 10 ** 18
-CALL_TIME_LIMIT = 10  # seconds; a refusal is immediate, so this only fires on work that was started
+CALL_TIME_LIMIT = 10  # seconds of CPU time; a refusal is immediate, so this only fires on work that was started
 
 SIZE_NAMES = {
     # sample sizes and dimensions
