@@ -1161,6 +1161,27 @@ def test_ch05_e6_dp_gradient_descent_several_times_above_noisy_ols_cw1():
         assert np.all(ratio > 5.0), (seed, ratio)
 
 
+@pytest.mark.claim("ch05-e6-gd-noise-grows-like-root-k")
+def test_ch05_gd_noise_over_noisy_ols_grows_like_root_k():
+    # A formula claim (no randomness), checked at the book's two n and at n the book does not print. Against noisy
+    # OLS's own calibration on the event (analytic σ for Δ₂ = 8√d·T/n) DP-GD's σ is the analytic σ for
+    # Δ₂√K = 4√d·T√K/n, and gaussian_sigma is linear in the sensitivity, so the ratio is √K/2 up to rounding
+    # (asserted to 1e-9 relative). Against c_W = 1, σ_W = √(d·T²·ln(1.25/δ))/(nε): the ratio over √K is
+    # 4·σ_analytic(1, ε, δ)/√ln(1.25/δ), a function of δ(n) only. The analytic σ at ε = 1 lies between
+    # √ln(1.25/δ) (measured above it by 9-18 % at these δ) and the classic √(2 ln(1.25/δ)) (Theorem 1.10 at ε ≤ 1),
+    # so the ratio/√K must stay in [4, 4√2]: "grows like √K", and above 10 at every n >= 1000.
+    from dpteach import regression
+    from dpteach.experiments import regression as experiments
+    for n in (1_000, 2_500, 40_000, 10_000_000, 300_000_000):
+        args = (n, 20, 1.0, experiments.default_delta(n), regression.default_truncation(n))
+        sigma_gd, n_steps = regression.dp_gradient_descent_sigma(*args), math.ceil(math.log(n))
+        over_event = sigma_gd / regression.noisy_ols_noise_std(*args)
+        assert over_event == pytest.approx(math.sqrt(n_steps) / 2, rel=1e-9), (n, over_event)
+        over_cw1 = sigma_gd / regression.noisy_ols_noise_std(*args, noise_multiplier=1.0)
+        assert 4.0 <= over_cw1 / math.sqrt(n_steps) <= 4.0 * math.sqrt(2.0), (n, over_cw1)
+        assert over_cw1 > 10.0, (n, over_cw1)
+
+
 @functools.lru_cache(maxsize=None)
 def _ch05_tracing(seed):
     """The chapter's tracing experiment (ε = 1, 30 trials) on one claim seed."""
