@@ -133,7 +133,8 @@ def private_threshold(y, epsilon, kappa, rng=None):
     Returns
     -------
     float
-        τ̂ ∈ [Φ⁻¹(κ), Φ⁻¹(1 − κ)].
+        τ̂ ∈ [Φ⁻¹(κ), Φ⁻¹(1 − κ)] = [Φ⁻¹(κ), −Φ⁻¹(κ)] in exact arithmetic (in floating
+        point 1 − κ rounds to 1 once κ < 2⁻⁵⁴, so only the second form bounds τ̂ there).
 
     Privacy
     -------

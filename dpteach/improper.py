@@ -163,9 +163,13 @@ def select_hypothesis(error_counts, epsilon, rng=None, size=None):
 def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     """The parameters Theorem 6.12 (the paper's Theorem 2.1) prescribes, with explicit constants.
 
-    c = 1/4. The paper's universal constant C is unknown; we take the smallest
-    value the threshold grid allows, C = 1/(2c) = 2, for p = ⌈C/α²⌉ and
-    M = ⌈C/α⌉. The block size n₀ and iteration count K are those that make
+    c = 1/4. The paper's universal constant C is unknown; by default we take
+    C = 1/(2c) = 2, the smallest value the threshold grid allows
+    (M = ⌈C/α⌉ ≥ 1/(2cα)), for p = ⌈C/α²⌉ and M. It is *not* an admissible
+    constant for Lemma 6.3, which needs accuracy cα at degree p: at α = 0.1,
+    p = 200 misses cα = 0.025 about threefold, and the degree Lemma 6.3 asks for
+    is roughly ten times larger (chapter 6 computes it). So the default values
+    understate the theorem's. The block size n₀ and iteration count K are those that make
     each of the three error terms of Algorithm 6.7's bound ≤ cα/3
     (2√(D/n₀), 2D√(2/ρ)/n₀ and 2√(D/K);
     :func:`dpteach.bounds.algorithm_6_7_sizes`), and m inverts Lemma 6.9. All of this
@@ -178,7 +182,7 @@ def theorem_parameters(d, alpha, epsilon, delta, beta=0.1, constant=None):
     epsilon : float > 0
     delta : float in (0, 1)
     constant : float > 0, optional
-        C (default 1/(2c) = 2).
+        C (default 1/(2c) = 2, the threshold grid's minimum, below Lemma 6.3's constant).
 
     Returns
     -------

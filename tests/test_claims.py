@@ -1161,6 +1161,27 @@ def test_ch05_e6_dp_gradient_descent_several_times_above_noisy_ols_cw1():
         assert np.all(ratio > 5.0), (seed, ratio)
 
 
+@pytest.mark.claim("ch05-e6-gd-noise-grows-like-root-k")
+def test_ch05_gd_noise_over_noisy_ols_grows_like_root_k():
+    # A formula claim (no randomness), checked at the book's two n and at n the book does not print. Against noisy
+    # OLS's own calibration on the event (analytic σ for Δ₂ = 8√d·T/n) DP-GD's σ is the analytic σ for
+    # Δ₂√K = 4√d·T√K/n, and gaussian_sigma is linear in the sensitivity, so the ratio is √K/2 up to rounding
+    # (asserted to 1e-9 relative). Against c_W = 1, σ_W = √(d·T²·ln(1.25/δ))/(nε): the ratio over √K is
+    # 4·σ_analytic(1, ε, δ)/√ln(1.25/δ), a function of δ(n) only. The analytic σ at ε = 1 lies between
+    # √ln(1.25/δ) (measured above it by 9-18 % at these δ) and the classic √(2 ln(1.25/δ)) (Theorem 1.10 at ε ≤ 1),
+    # so the ratio/√K must stay in [4, 4√2]: "grows like √K", and above 10 at every n >= 1000.
+    from dpteach import regression
+    from dpteach.experiments import regression as experiments
+    for n in (1_000, 2_500, 40_000, 10_000_000, 300_000_000):
+        args = (n, 20, 1.0, experiments.default_delta(n), regression.default_truncation(n))
+        sigma_gd, n_steps = regression.dp_gradient_descent_sigma(*args), math.ceil(math.log(n))
+        over_event = sigma_gd / regression.noisy_ols_noise_std(*args)
+        assert over_event == pytest.approx(math.sqrt(n_steps) / 2, rel=1e-9), (n, over_event)
+        over_cw1 = sigma_gd / regression.noisy_ols_noise_std(*args, noise_multiplier=1.0)
+        assert 4.0 <= over_cw1 / math.sqrt(n_steps) <= 4.0 * math.sqrt(2.0), (n, over_cw1)
+        assert over_cw1 > 10.0, (n, over_cw1)
+
+
 @functools.lru_cache(maxsize=None)
 def _ch05_tracing(seed):
     """The chapter's tracing experiment (ε = 1, 30 trials) on one claim seed."""
@@ -1466,11 +1487,30 @@ def test_ch06_least_squares_ends_well_below_opt():
 
 
 @pytest.mark.claim("ch06-nonprivate-l1-near-opt")
-def test_ch06_nonprivate_l1_ends_within_0_02_of_opt():
-    # Measured non-private L1 error at n = 1e4: 0.088–0.100 against OPT = 0.1 (|gap| ≤ 0.012, test s.e. 0.0035).
+def test_ch06_nonprivate_l1_ends_within_0_02_of_opt_usually_below():
+    # Measured non-private L1 error at n = 1e4: 0.088–0.100 against OPT = 0.1 (|gap| ≤ 0.012, test s.e. 0.0035);
+    # the review's seeds 777 and 4242 gave 0.081 and 0.087. "Within 0.02": each gap. "Usually slightly below": the
+    # mean gap over the claim seeds is negative (measured ≈ −0.007, the s.e. of a mean of three is ≈ 0.002).
+    gaps = []
     for seed in CLAIM_SEEDS:
         ls = _ch06_least_squares(seed)
-        assert abs(ls["nonprivate_l1"][-1, 0] - ls["opt"]) < 0.02, (seed, ls)
+        gaps.append(ls["nonprivate_l1"][-1, 0] - ls["opt"])
+        assert abs(gaps[-1]) < 0.02, (seed, ls)
+    assert np.mean(gaps) < 0.0, gaps
+
+
+@pytest.mark.claim("ch06-theorem-degree-above-grid-constant")
+def test_ch06_degree_200_misses_lemma_6_3_accuracy_at_alpha_0_1():
+    # Deterministic (no seed), rerun on a finer grid than the chapter's (12001 nodes, against 4001). Lemma 6.3 at
+    # α = 0.1 needs L1 accuracy cα = 0.025 with ‖v‖₂ ≤ 1; a polynomial with all |v_m| ≤ 1 is a weaker constraint, so
+    # its best error bounds the lemma's from below. Measured 0.077 at p = 200 (3× cα; the grid moves it by < 0.001),
+    # and between p = 50 and 200 a slope of −0.43, flatter than −1/2, so the p^(−1/2) extrapolation 200·(err/cα)²
+    # (measured ≈ 1900) is the optimistic one; "an order of magnitude above 200" is asserted as ≥ 10·200 / 1.2.
+    from dpteach.experiments import improper as runs
+    box = runs.approximation_errors([50, 200], theta=0.0, n_grid=12_001, coefficient_bound=1.0)["l1_error"]
+    assert box[1] > 2.5 * 0.025, box
+    assert math.log(box[1] / box[0]) / math.log(4) > -0.5, box
+    assert 200 * (box[1] / 0.025) ** 2 > 2000 / 1.2, box
 
 
 
@@ -1838,16 +1878,29 @@ def test_ch08_reading_and_constant_step_tie_without_privacy(ch08_ablation):
             assert abs(runs["reconstructed"]["error"].mean() - runs["constant"]["error"].mean()) <= 0.02, t_star
 
 
-@pytest.mark.claim("ch08-constant-step-no-worse-with-privacy")
-def test_ch08_constant_step_does_as_well_or_better_with_privacy_at_large_threshold(ch08_ablation):
-    # eps = 1, t* in {1, 2}: the mean error of lambda = s is at most that of the reading (no tolerance: "as well or
-    # better"), and at t* = 2 its median final angle is smaller.
+@pytest.mark.claim("ch08-constant-step-better-with-privacy-at-t2")
+def test_ch08_constant_step_beats_the_reading_with_privacy_at_t_star_2(ch08_ablation):
+    # eps = 1, t* = 2: the mean error of lambda = s is below that of the reading, and its median final angle is smaller.
+    # The review measured lambda = s ahead on every seed it ran (by 0.009-0.023; angles 46 vs 77, 51 vs 87 degrees),
+    # the claim seeds by 0.012-0.016 (angles 46-55 vs 78-85 degrees):
+    # a strict inequality, no tolerance in the claim's favour.
     for ablation in ch08_ablation:
-        for t_star in (1.0, 2.0):
-            runs = ablation[(1.0, t_star)]
-            assert runs["constant"]["error"].mean() <= runs["reconstructed"]["error"].mean(), t_star
         runs = ablation[(1.0, 2.0)]
+        assert runs["constant"]["error"].mean() < runs["reconstructed"]["error"].mean()
         assert np.median(runs["constant"]["angle_deg"]) < np.median(runs["reconstructed"]["angle_deg"])
+
+
+@pytest.mark.claim("ch08-constant-step-not-worse-with-privacy-at-t1")
+def test_ch08_constant_step_not_worse_than_noise_with_privacy_at_t_star_1(ch08_ablation):
+    # eps = 1, t* = 1: "within the noise of four runs or in favour of lambda = s". Per-run sds of the error here are
+    # 0.005-0.038 (measured on the claim seeds), typically 0.02, so the sd of a difference of two 4-run means is
+    # about sqrt(2·0.02²/4) ≈ 0.015. Asserted one-sided: lambda = s is not worse than the reading by more than 3 such
+    # sds (0.045). Measured differences (constant − reading): −0.049, −0.011, −0.026 on the claim seeds; the review's
+    # seeds: +0.001 (777), −0.012 (4242), −0.017 … −0.057 (others). A two-sided "tie" fails on seed 9001.
+    for ablation in ch08_ablation:
+        runs = ablation[(1.0, 1.0)]
+        difference = runs["constant"]["error"].mean() - runs["reconstructed"]["error"].mean()
+        assert difference <= 0.045, difference
 
 
 @pytest.fixture(scope="module")
@@ -2090,6 +2143,24 @@ def _ch09_winners(seed, kind):
     from dpteach.experiments import table1
     rows = table1_tables.winner_table(_ch09_comparison(seed, kind))
     return {(row["epsilon"], row["n"]): row["winner"] for row in rows}
+
+
+@pytest.mark.claim("ch09-diffprivlib-default-c-handicap")
+def test_ch09_diffprivlib_default_c_at_least_doubles_its_excess_at_eps_05():
+    # The chapter's paired call (ε = 0.5, n = 2000, 3 data sets per kind, the same for both C) on the claim seeds.
+    # Why a factor 2 is safe: with C = 1 the noise b has ε' = 0.054, with C = 0.1 ε' = 0.45, 8.3 times less noise, and at
+    # n = 2000 the noise dominates the excess (at ε = 1, where ε' = 0.55 for C = 1, the two C differ by < 0.01).
+    # Measured ratios of the mean excesses (C = 1 over C = 0.1, RCN/structured): 7.1/3.7, 5.5/3.6, 6.8/4.1 on the claim
+    # seeds, 6.6/7.5 on the book's; with other n and ε in the same call (other data sets) as low as 2.4.
+    pytest.importorskip("diffprivlib")
+    from dpteach.experiments import table1
+    for seed in CLAIM_SEEDS:
+        excess = {}
+        for c_value in (1.0, 0.1):
+            run = table1.run_comparison(epsilons=[0.5], ns=[2000], learners=("diffprivlib",), n_reps=3,
+                                        settings={"diffprivlib": {"C": c_value}}, rng=seed)
+            excess[c_value] = np.mean(run["error"]["diffprivlib"], axis=-1)[:, 0, 0] - run["opt"]
+        assert np.all(excess[1.0] > 2.0 * excess[0.1]), (seed, excess)
 
 
 @pytest.mark.claim("ch09-structured-winners-convex-then-improper")

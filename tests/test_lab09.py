@@ -225,7 +225,8 @@ def test_student_version_has_no_solutions_and_raises(tmp_path):
 # --- Task 5: rows clipped instead of gradients ----------------------------------------------------------
 
 def row_clip_right(row_norm, n_epochs, epsilon, delta):
-    sensitivity = 2 * math.sqrt(row_norm ** 2 + 1)
+    # Δ = 2√(R² + 1) for R > 0; at R = 0 every row is 0 and a label flip moves the batch sum by exactly 1
+    sensitivity = 2 * math.sqrt(row_norm ** 2 + 1) if row_norm > 0 else 1.0
     return sensitivity * math.sqrt(n_epochs / (2 * zcdp_rho(epsilon, delta)))
 
 
@@ -256,6 +257,27 @@ def test_row_clip_checker_accepts_right_answer(capsys):
 def test_row_clip_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         lab09.check_row_clip_sigma(wrong)
+
+
+def test_row_clip_checker_wants_sensitivity_one_at_r_zero():
+    # The pairing for R = 0 (theory review ch09-A N3): the smallest σ there uses Δ = 1, which the checker used to
+    # refuse; the general formula's Δ = 2 is valid but twice too much, and is told why.
+    def general_formula_everywhere(R, E, e, dl):
+        return 2 * math.sqrt(R ** 2 + 1) * math.sqrt(E / (2 * zcdp_rho(e, dl)))
+    with pytest.raises(LabCheckError, match="larger than needed at R = 0"):
+        lab09.check_row_clip_sigma(general_formula_everywhere)
+    lab09.check_row_clip_sigma(row_clip_right)  # Δ = 1 at R = 0 passes
+
+
+def test_row_clip_sensitivity_at_r_zero_is_one_and_attained():
+    # At R = 0 the rows are 0: the gradients of (0, +1) and (0, −1) differ by s(b) + s(−b) = 1 along the intercept,
+    # for every θ (w plays no part), so Δ = 1 is attained, and no pair of rows does more.
+    X = np.zeros((2, 3))
+    y = np.array([1.0, -1.0])
+    for w, b in ((np.zeros(3), 0.0), (np.array([5.0, -2.0, 1.0]), 7.5), (np.ones(3), -30.0)):
+        G = logistic_loss.logistic_gradients(X, y, w, b)
+        assert np.linalg.norm(G[0] - G[1]) == pytest.approx(1.0, rel=1e-12)
+        assert np.all(G[:, :3] == 0.0)
 
 
 def test_row_clip_sensitivity_is_approached_by_a_pair_of_neighbours():

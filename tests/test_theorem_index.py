@@ -7,6 +7,7 @@ and the committed page is what the sources give today (else: run `make pages`).
 """
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -168,3 +169,86 @@ def test_a_declared_privacy_claim_links_its_box_and_an_unknown_label_is_refused(
     assert "dpteach.example.release" in next(b for b in boxes if b.label == label).cited_by
     with pytest.raises(ValueError, match="thm-no-such-box"):
         ti.attach_claims(boxes, {"dpteach.example.release": PrivacyClaim(theorem="thm-no-such-box")})
+
+
+def _page_status_column(page):
+    """The Status cell of every theorem-like row of the page, read with a plain scan of the table."""
+    statuses = []
+    for line in page.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 4 and cells[4] not in ("Status", "---", "—") and cells[2].startswith("{prf:ref}`"):
+            statuses.append(cells[4])
+    return statuses
+
+
+def _category_of_status(status):
+    """The summary category a Status cell belongs to, decided here from the words alone (not by the generator)."""
+    words = [w.strip() for w in status.split(",")]
+    proved = any("proved" in w or w == "sketch" for w in words)
+    if not proved:
+        return "reconstructed and cited" if "reconstructed" in words else "cited"
+    if "cited" in words:
+        return "partly proved and partly cited"
+    if "reconstructed" in words:
+        return "reconstructed and proved"
+    return {"proved": "proved in full", "proved, using cited results": "proved using cited results",
+            "privacy proved, accuracy sketched": "with privacy proved and accuracy sketched",
+            "sketch": "sketched"}[status]
+
+
+def _check_summary(page, n_statements):
+    """The page's summary sentence counts every theorem-like box once, and each number equals the table's rows."""
+    from collections import Counter
+    summary = re.search(r"of the (\d+) theorem-like boxes \(each counted once\): ([^.]+)\.", page)
+    assert summary, "the page's summary sentence is missing"
+    total, parts = int(summary.group(1)), summary.group(2).split(", ")
+    claimed = {part.split(" ", 1)[1]: int(part.split(" ", 1)[0]) for part in parts}
+    assert sum(claimed.values()) == total == n_statements, (claimed, total, n_statements)
+    counted = Counter(_category_of_status(s) for s in _page_status_column(page))
+    assert sum(counted.values()) == total
+    assert claimed == {name: n for name, n in counted.items() if n}, (claimed, counted)
+
+
+def test_summary_counts_each_statement_once_and_match_the_table(boxes):
+    # Review N5 (theory ch01-05): "68 proved, 15 cited, 1 reconstructed" of 79 added up to 84, because a box that is
+    # both cited and proved was counted twice. The summary sentence must count every theorem-like box exactly once,
+    # and each of its numbers must equal the rows of the table with that status (counted here independently).
+    _check_summary(ti.PAGE.read_text(encoding="utf-8"), sum(b.kind in ti.STATEMENTS for b in boxes))
+
+
+def test_a_miscount_is_caught(boxes):
+    # The same check refuses a page whose summary counts one mixed box twice ("cited" and "proved"), or moves one
+    # box from a category to another while the total stays right.
+    page, n_statements = ti.render(boxes), sum(b.kind in ti.STATEMENTS for b in boxes)
+    _check_summary(page, n_statements)
+    doubled = re.sub(r"(\d+) cited\b", lambda m: f"{int(m.group(1)) + 1} cited", page, count=1)
+    moved = re.sub(r"(\d+) proved in full, (\d+) proved using",
+                   lambda m: f"{int(m.group(1)) - 1} proved in full, {int(m.group(2)) + 1} proved using", page, count=1)
+    for wrong in (doubled, moved):
+        assert wrong != page
+        with pytest.raises(AssertionError):
+            _check_summary(wrong, n_statements)
+
+
+def test_proof_classes_set_the_status_on_a_small_book(tmp_path):
+    # A proof says in its own markup (a :class: of prf:proof) that it is a sketch, outlines only the accuracy, or
+    # rests on a cited result; the status and the summary follow it, and a misspelt class is refused.
+    (tmp_path / "book").mkdir()
+
+    def box(label, cls):
+        option = f":class: {cls}\n" if cls else ""
+        return (f"```{{prf:theorem}} 4.{label[-1]} (T)\n:label: {label}\n:nonumber:\n\ntext\n```\n\n"
+                f"```{{prf:proof}}\n:nonumber:\n{option}proof\n```\n\n")
+
+    chapter = _notebook([("markdown", box("thm-1", "") + box("thm-2", "uses-cited") + box("thm-3", "sketch")
+                          + box("thm-4", "accuracy-sketch"))])
+    (tmp_path / "book" / "04_x.ipynb").write_text(json.dumps(chapter), encoding="utf-8")
+    boxes = ti.collect_boxes(tmp_path)
+    assert [b.status for b in boxes] == ["proved", "proved, using cited results", "sketch",
+                                         "privacy proved, accuracy sketched"]
+    assert "4 theorem-like boxes (each counted once): 1 proved in full, 1 proved using cited results, " \
+           "1 with privacy proved and accuracy sketched, 1 sketched." in ti.render(boxes)
+    chapter = _notebook([("markdown", box("thm-5", "skecth"))])
+    (tmp_path / "book" / "04_x.ipynb").write_text(json.dumps(chapter), encoding="utf-8")
+    with pytest.raises(ValueError, match="skecth"):
+        ti.collect_boxes(tmp_path)

@@ -27,9 +27,13 @@ Sources, and the (light) conventions they follow:
 * **Status** (theorems, lemmas, propositions and corollaries): "proved" when a
   ``prf:proof`` directive follows the box before the next box; "cited" or
   "reconstructed" when that word is in the box's title or its first line (both may
-  hold, e.g. a reconstructed statement with a proof). Definitions and algorithms: "—".
-  ``unmarked`` lists the statement boxes with no status: the book must say of every
-  statement whether it proves it.
+  hold, e.g. a reconstructed statement with a proof). A proof that is not complete says
+  so in its own markup, a ``:class:`` of the ``prf:proof`` directive (:data:`PROOF_CLASSES`):
+  ``sketch`` (the whole proof is a sketch), ``accuracy-sketch`` (privacy proved, accuracy
+  only outlined) or ``uses-cited`` (complete, but a step rests on a result the book cites).
+  Definitions and algorithms: "—". ``unmarked`` lists the statement boxes with no status:
+  the book must say of every statement whether it proves it. The page's summary counts
+  every statement box once, in the one category of :func:`category`.
 * **Shown in**: the figure cells (``live_figure(draw_…)`` or ``new_figure(``) whose
   preceding text cites the box with {prf:ref}, or a ``# shows: label`` comment in the
   cell; else the first figure after the box, before the next box.
@@ -70,6 +74,13 @@ _LIVE = re.compile(r"live_figure\(\s*([A-Za-z_]\w*)")
 _STATIC = re.compile(r"new_figure\(|plt\.subplots\(|plt\.figure\(")
 _SHOWS = re.compile(r"#\s*shows:\s*([\w\-, ]+)")
 _MARK = re.compile(r"\b(cited|reconstructed)\b", re.IGNORECASE)
+#: The ``:class:`` values of a ``prf:proof`` that make it less than a complete proof, and the status they give.
+PROOF_CLASSES = {"sketch": "sketch", "accuracy-sketch": "privacy proved, accuracy sketched",
+                 "uses-cited": "proved, using cited results"}
+#: The summary's categories, in the order the page lists them; every statement box is in exactly one.
+CATEGORIES = ("proved in full", "proved using cited results", "with privacy proved and accuracy sketched",
+              "sketched", "partly proved and partly cited", "reconstructed and proved", "cited",
+              "reconstructed and cited")
 
 
 @dataclass(eq=False)
@@ -87,6 +98,7 @@ class Box:
     figures: list = field(default_factory=list)
     marks: list = field(default_factory=list)      # "cited" / "reconstructed", from the title or first line
     proved: bool = False                           # a prf:proof follows before the next box
+    proof_classes: list = field(default_factory=list)  # that proof's :class: values (PROOF_CLASSES)
 
     @property
     def status(self):
@@ -96,7 +108,12 @@ class Box:
         """
         if self.kind not in STATEMENTS:
             return "—"
-        return ", ".join(self.marks + (["proved"] if self.proved else []))
+        return ", ".join(self.marks + ([self.proof_status] if self.proved else []))
+
+    @property
+    def proof_status(self):
+        """'proved', or what the proof's :class: says it is ('sketch', ...; the first of PROOF_CLASSES that applies)."""
+        return next((PROOF_CLASSES[c] for c in PROOF_CLASSES if c in self.proof_classes), "proved")
 
     @property
     def functions(self):
@@ -152,7 +169,12 @@ def parse_notebook(path):
                         break
                     options[option.group(1)] = option.group(2).strip()
                 if kind == "proof":
-                    events.append(("proof", None))
+                    classes = options.get("class", "").split()
+                    unknown = [c for c in classes if c not in PROOF_CLASSES]
+                    if unknown:  # a typo would silently read as a complete proof
+                        raise ValueError(f"{Path(path).name}, cell {index}: prf:proof class {unknown} is not one of "
+                                         f"{sorted(PROOF_CLASSES)}")
+                    events.append(("proof", classes))
                     continue
                 if kind not in KINDS:
                     events.append(("other-box", kind))
@@ -204,6 +226,7 @@ def _attach_notebook(events):
         elif kind == "proof":
             if current is not None:
                 current.proved = True  # the proof follows this box before any other box
+                current.proof_classes = payload
         elif kind == "include":
             pending_includes.append(payload)
             if current is not None:
@@ -505,6 +528,29 @@ def build(root=ROOT):
     return boxes
 
 
+def category(box):
+    """The one summary category (:data:`CATEGORIES`) of a theorem-like box, from its marks and its proof."""
+    marks = set(box.marks)
+    if not box.proved:
+        return "reconstructed and cited" if "reconstructed" in marks else "cited"
+    if "cited" in marks:
+        return "partly proved and partly cited"
+    if marks:
+        return "reconstructed and proved"
+    return {"proved": "proved in full", "proved, using cited results": "proved using cited results",
+            "privacy proved, accuracy sketched": "with privacy proved and accuracy sketched",
+            "sketch": "sketched"}[box.proof_status]
+
+
+def summary_counts(boxes):
+    """{category: number of theorem-like boxes}, every category of :data:`CATEGORIES`, each box counted once."""
+    counts = dict.fromkeys(CATEGORIES, 0)
+    for box in boxes:
+        if box.kind in STATEMENTS and box.status:
+            counts[category(box)] += 1
+    return counts
+
+
 def unmarked(boxes):
     """Theorem-like boxes that neither have a proof after them nor say "cited"/"reconstructed"."""
     return [b for b in boxes if b.kind in STATEMENTS and not b.status]
@@ -536,10 +582,11 @@ def _escape(text):
 def render(boxes):
     n_alg = sum(b.kind == "algorithm" for b in boxes)
     n_tested = sum(bool(b.tests) for b in boxes)
-    statements = [b for b in boxes if b.kind in STATEMENTS]
-    n_statements, n_proved = len(statements), sum(b.proved for b in statements)
-    n_cited = sum("cited" in b.marks for b in statements)
-    n_reconstructed = sum("reconstructed" in b.marks for b in statements)
+    n_statements = sum(b.kind in STATEMENTS for b in boxes)
+    counts = summary_counts(boxes)
+    n_unmarked = n_statements - sum(counts.values())
+    summary = ", ".join(f"{n} {name}" for name, n in counts.items() if n) + \
+        (f", {n_unmarked} unmarked" if n_unmarked else "")
     lines = [
         "# Theorem index",
         "",
@@ -551,12 +598,12 @@ def render(boxes):
         "shows next to a box (its listing, `show_source`), the docstrings that cite a box by its number, and the tests that "
         "call that code or are marked `@pytest.mark.checks(\"label\")`. *Status* says whether the book proves a "
         "theorem-like box (a proof follows it), cites it from the literature without proof, or reconstructs a "
-        "statement its source leaves implicit. A test fails when an algorithm box has no implementing function or "
+        "statement its source leaves implicit; a proof that is a sketch, or whose accuracy part is only outlined, or "
+        "that rests on a result the book cites says so. A test fails when an algorithm box has no implementing function or "
         "no test, when a theorem, lemma, proposition or corollary has no status, or when this page is out of date.",
         "",
         f"{len(boxes)} boxes, {n_alg} of them algorithms; {n_tested} boxes have at least one test; "
-        f"of the {n_statements} theorem-like boxes, {n_proved} are proved in the book, {n_cited} are cited and "
-        f"{n_reconstructed} reconstructed. "
+        f"of the {n_statements} theorem-like boxes (each counted once): {summary}. "
         "A box that is proved rather than computed (a definition, a lower bound) often has no function; "
         "its figure, where there is one, is what the chapter measures against it.",
         "",

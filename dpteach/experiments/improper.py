@@ -13,8 +13,8 @@ import numpy as np
 from scipy import optimize, stats
 
 from .. import data, dp_erm
-from .._constraints import (Check, Count, Delta, Epsilon, Integral, Interval, OPEN_UNIT, Options, POSITIVE_INT, Real,
-                            validate_params)
+from .._constraints import (Check, Count, Delta, Epsilon, Integral, Interval, OPEN_UNIT, Options, OrNone, POSITIVE,
+                            POSITIVE_INT, Real, validate_params)
 from .._validation import (check_epsilon_sweep, check_int, check_memory, check_probability, check_sizes,
                            check_sweep)
 from ..bounds.improper import algorithm_6_7_error_terms
@@ -54,13 +54,18 @@ def _check_alphas(values, name):
 ALPHAS = Check(_check_alphas, array_ndim=(0, 1), invalid=[(0, "0"), (1, "1"), (math.nan, "nan")] + _NOT_A_NUMBER)
 
 
-@validate_params({"degrees": SIZES, "theta": FINITE, "n_grid": Interval(Integral, 101, None, closed="left")})
-def approximation_errors(degrees, theta=0.0, n_grid=4001):
+@validate_params({"degrees": SIZES, "theta": FINITE, "n_grid": Interval(Integral, 101, None, closed="left"),
+                  "coefficient_bound": OrNone(POSITIVE)})
+def approximation_errors(degrees, theta=0.0, n_grid=4001, coefficient_bound=None):
     """L1 error of degree-p approximations of sign(z − θ) under N(0, 1), and their coefficient norms.
 
     ``projection``: the L² projection Σ_k c_k h_k (exact coefficients); ``l1``:
-    the unconstrained L1-optimal polynomial (a linear program on a quadrature
-    grid), whose coefficient norm explodes as p grows (Section 6.3).
+    the L1-optimal polynomial (a linear program on a quadrature grid):
+    unconstrained by default, whose coefficient norm explodes as p grows
+    (Section 6.3); with ``coefficient_bound = b``, the best one with every
+    Hermite coefficient in [−b, b]. For b = 1 that is a weaker condition than
+    Lemma 6.3's ‖v‖₂ ≤ 1, so its error is (up to the grid) a lower bound on the
+    lemma's accuracy at degree p.
 
     Returns
     -------
@@ -90,7 +95,9 @@ def approximation_errors(degrees, theta=0.0, n_grid=4001):
         m, D = Hs.shape
         res = optimize.linprog(np.concatenate([np.zeros(D), ws]),
                                A_ub=np.block([[Hs, -np.eye(m)], [-Hs, -np.eye(m)]]),
-                               b_ub=np.concatenate([fs, -fs]), bounds=[(None, None)] * D + [(0, None)] * m,
+                               b_ub=np.concatenate([fs, -fs]),
+                               bounds=[(None if coefficient_bound is None else -coefficient_bound,
+                                        coefficient_bound)] * D + [(0, None)] * m,
                                method="highs")
         v = res.x[:D]
         out["l1_error"].append(float(w @ np.abs(f - H @ v)))

@@ -319,9 +319,19 @@ def _shown(case):
 
 # --- Task 5: clip the rows, not the gradients ------------------------------------------------------------
 
+def _row_clip_sensitivity(R):
+    """Δ of a batch sum: the supremum 2√(R² + 1) for R > 0; exactly 1 at R = 0.
+
+    ‖∇ℓ‖ = σ(−y(⟨w,x⟩+b))·‖(x, 1)‖ < √(R² + 1) at every θ, and replace-one approaches twice that with two
+    different rows of norm R. At R = 0 every row is 0 and ∇ℓ = −y·σ(−yb)·(0, 1): a label flip moves the sum by
+    σ(b) + σ(−b) = 1 at every θ (theory review ch09-A N3), so the smallest σ is half the general formula's.
+    """
+    return 1.0 if R == 0 else 2 * math.sqrt(R ** 2 + 1)
+
+
 def _row_clip_reference(R, E, epsilon, delta):
-    # ‖∇ℓ‖ = σ(−y(⟨w,x⟩+b))·‖(x, 1)‖ < √(R² + 1) at every θ; replace-one: twice that; E epochs in zCDP
-    return 2 * math.sqrt(R ** 2 + 1) * math.sqrt(E / (2 * zcdp_rho(epsilon, delta)))
+    # Δ at every θ (above), E epochs in zCDP
+    return _row_clip_sensitivity(R) * math.sqrt(E / (2 * zcdp_rho(epsilon, delta)))
 
 
 def _row_clip_cases():
@@ -338,6 +348,10 @@ def _zcdp_sigma(sensitivity, E, epsilon, delta):
 
 
 _ROW_CLIP_BUGS = (
+    ("your σ is valid but larger than needed at R = 0: every clipped row is then 0, the gradient is "
+     "−y·σ(−yb)·(0, 1), and replacing (0, +1) by (0, −1) moves a batch sum by σ(b) + σ(−b) = 1 at every θ, not 2 "
+     "(the supremum 2√(R² + 1) needs two different rows, so R > 0)",
+     lambda R, E, e, dl: _zcdp_sigma(2.0, E, e, dl) if R == 0 else 0.0),
     ("you left out the intercept: θ = (w, b), and one example's gradient points along (x, 1), whose norm is not ‖x‖",
      lambda R, E, e, dl: _zcdp_sigma(2 * R, E, e, dl)),
     ("your σ is valid but larger than needed: ‖(x, 1)‖ ≤ ‖x‖ + 1 is the triangle inequality, and the two parts "
@@ -368,7 +382,8 @@ def check_row_clip_sigma(fn):
 
     No gradient is clipped: the logistic gradient −y·σ(−y(⟨w, x⟩ + b))·(x, 1) has norm below √(R² + 1) at
     every θ, so replacing one example moves a batch sum by less than 2√(R² + 1), and this supremum is
-    approached (large ‖w‖, two nearly equal rows with opposite labels). The property checked: with the
+    approached (large ‖w‖, two nearly equal rows with opposite labels); at R = 0 every row is 0 and Δ = 1
+    exactly (a label flip moves the intercept's gradient by σ(b) + σ(−b) = 1). The property checked: with the
     student's σ, E epochs spend exactly ρ = zcdp_rho(ε, δ) for that sensitivity. Tried on the lab's
     setting (R = 2√3), R = 0 and 1, and inputs drawn here; typical bugs named.
     """
@@ -377,7 +392,7 @@ def check_row_clip_sigma(fn):
 
     def report(out, case):
         R, E, e, dl = case
-        spent = E * (2 * math.sqrt(R ** 2 + 1)) ** 2 / (2 * out ** 2) if out > 0 else math.inf
+        spent = E * _row_clip_sensitivity(R) ** 2 / (2 * out ** 2) if out > 0 else math.inf
         budget = zcdp_rho(e, dl)
         return (f"With your σ the worst-case pair of neighbours costs ρ = {spent:.4g} over the E = {E} epochs, against "
                 f"the budget {budget:.4g}: " + ("not (ε, δ)-DP." if spent > budget else "more noise than needed."))
@@ -386,7 +401,8 @@ def check_row_clip_sigma(fn):
                  "bound the norm of one example's logistic gradient (Eq. 9.1's formula) over every θ that training "
                  "may reach and every row of norm ≤ R; replacing an example changes a batch sum by a difference of "
                  "two such gradients; then compose the E epochs in zCDP as in Theorem 9.3.",
-                 "‖−yσ(·)(x, 1)‖ < √(R² + 1), so Δ = 2√(R² + 1) and σ = Δ·√(E/(2ρ)) with ρ = zcdp_rho(ε, δ).")
+                 "‖−yσ(·)(x, 1)‖ < √(R² + 1), so Δ = 2√(R² + 1) (Δ = 1 at R = 0, where every row is 0) and "
+                 "σ = Δ·√(E/(2ρ)) with ρ = zcdp_rho(ε, δ).")
     print(f"σ = {_row_clip_reference(2 * math.sqrt(3), 5, 1.0, 1e-5):.4f} for rows clipped to 2√3, E = 5, ε = 1, "
           f"δ = 1e-5 (gradients clipped to C = 1: {_sigma_reference(1, 1, 1.0, 5, 1.0, 1e-5):.4f}).")
     passed(task)
