@@ -94,7 +94,7 @@ def test_listing_cell_is_committed_with_the_listing_show_source_prints(path, ind
     committed = [{mime: "".join(lines) for mime, lines in output["data"].items()} for output in cell["outputs"]]
     assert committed == shown, f"{path.relative_to(ROOT)}, cell {index}: stale listing output; {STALE}"
     assert [output["output_type"] for output in cell["outputs"]] == ["display_data"] * len(names)
-    assert cell["execution_count"] is None, f"{path.relative_to(ROOT)}, cell {index}: {STALE}"
+    assert cell["execution_count"] == tool.EXECUTION_COUNT, f"{path.relative_to(ROOT)}, cell {index}: {STALE}"
     assert cell["outputs"] == tool.listing_outputs(names)  # and in the layout Jupyter saves (lists of lines)
 
 
@@ -205,7 +205,7 @@ def test_tool_fills_the_outputs_and_changes_no_other_byte(tmp_path):
     for index in listing_cells:  # as a notebook looked before issue 30, or after a run and a save
         notebook["cells"][index]["outputs"] = [] if index % 2 else [{"output_type": "stream", "name": "stdout",
                                                                       "text": ["old\n"]}]
-        notebook["cells"][index]["execution_count"] = None if index % 2 else 7
+        notebook["cells"][index]["execution_count"] = None if index % 2 else 7  # (7: run, saved)
     path = tmp_path / original.name
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     assert tool.refresh(path) == listing_cells  # --check finds every stale cell, and writes nothing

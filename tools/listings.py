@@ -11,8 +11,8 @@ the code before running anything (reader review N8). The notebooks are otherwise
 without outputs (tests/test_book_markup.py).
 
 ``--write`` reads the listed routines from the current modules and rewrites only the outputs
-(and the execution count, null) of the listing cells; every other byte of a notebook stays as it
-is. Run it after changing a listed routine (tests/test_listings.py fails on a stale listing, byte
+(and the execution count, :data:`EXECUTION_COUNT`) of the listing cells; every other byte of a
+notebook stays as it is. Run it after changing a listed routine (tests/test_listings.py fails on a stale listing, byte
 for byte), or after merging branches that did. It is idempotent and imports dpteach only.
 """
 
@@ -26,6 +26,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPORT_LINE = "from dpteach.listing import show_source"
+#: The execution count a listing cell is committed with. nbval refuses outputs on a cell whose count is
+#: null ("Unrun reference cell has outputs"); with a count it runs the cell and, under --nbval-lax,
+#: does not compare the outputs (tests/test_listings.py does, byte for byte). A constant, so that
+#: adding a code cell elsewhere leaves the listing cells unchanged.
+EXECUTION_COUNT = 1
 _CALL = re.compile(r"\bshow_source\(")
 _CALL_LINE = re.compile(r"""^show_source\(\s*["'](dpteach(?:\.\w+)+)["']\s*\)$""")
 
@@ -96,9 +101,9 @@ def refresh(path, write=False):
         if names is None:
             continue
         outputs = listing_outputs(names)
-        if cell.get("outputs") != outputs or cell.get("execution_count") is not None:
+        if cell.get("outputs") != outputs or cell.get("execution_count") != EXECUTION_COUNT:
             stale.append(index)
-            cell["outputs"], cell["execution_count"] = outputs, None
+            cell["outputs"], cell["execution_count"] = outputs, EXECUTION_COUNT
     if write and stale:
         path.write_text(_dump(notebook), encoding="utf-8")
     return stale
