@@ -87,23 +87,23 @@ def fold_docstring(source, name):
     statement = docstring_statement(source)
     if statement is None or statement.lineno == statement.end_lineno:
         return source
-    lines = source.splitlines(keepends=True)
+    lines = source.split("\n")  # the line breaks ast counts (str.splitlines also breaks at \f, \x1c, ...)
     first, last = lines[statement.lineno - 1], lines[statement.end_lineno - 1]
     opening = _TRIPLE_OPENING.match(first, statement.col_offset)
-    if opening is None:  # a one-quote string continued over lines: nothing to fold
+    if opening is None or first[:statement.col_offset].strip():  # one-quote string; docstring after `def …:`
         return source
     end = len(last.encode("utf-8")[:statement.end_col_offset].decode("utf-8"))  # ast counts UTF-8 bytes
     quote = opening["quote"]
-    literal = "".join([first[opening.end():], *lines[statement.lineno:statement.end_lineno - 1], last[:end]])
+    literal = "\n".join([first[opening.end():], *lines[statement.lineno:statement.end_lineno - 1], last[:end]])
     body = literal[:-len(quote)].split("\n")
-    start = next(i for i, line in enumerate(body + [""]) if line.strip())  # skip a newline after the quotes
+    start = next((i for i, line in enumerate(body) if line.strip()), len(body))  # skip a newline after the quotes
     stop = next((i for i in range(start, len(body)) if not body[i].strip()), len(body))
     if not any(line.strip() for line in body[stop:]):
         return source  # one paragraph: nothing to fold
     indent = first[:statement.col_offset]
     folded = (f"{first[:opening.end()]}" + "\n".join(body[:stop]) + "\n"
               f"{indent}(Full docstring: help(\"{name}\").){quote}{last[end:]}")
-    return "".join(lines[:statement.lineno - 1]) + folded + "".join(lines[statement.end_lineno:])
+    return "\n".join([*lines[:statement.lineno - 1], folded, *lines[statement.end_lineno:]])
 
 
 def listing_source(name):

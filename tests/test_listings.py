@@ -56,8 +56,8 @@ def _definition_and_docstring(source):
 
 
 def _without_docstring(source):
-    """The lines of ``source`` outside its docstring statement."""
-    lines = source.splitlines()
+    """The lines of ``source`` outside its docstring statement (lines as ast counts them)."""
+    lines = source.rstrip("\n").split("\n")
     statement = listing.docstring_statement(source)
     if statement is None:
         return lines
@@ -156,6 +156,11 @@ FOLDING_CASES = [
      '    def g(self):\n        """Inner.\n\n        More.\n        """\n'),
     ('def f(x):\n    return x  # no docstring\n', None),
     ('def f(x):\n    "A one-quote docstring."\n    return x\n', None),
+    ('def f(x):\n    """\n\n    """\n    return x\n', None),  # blank
+    ('def f(x): """Summary.\n\n    More."""\n', None),  # on the def line: no indentation to copy
+    # a form feed is no line break for ast (str.splitlines would count one)
+    ('def f(x):\n    """Summary \x0c here.\n\n    More.\n    """\n    return x\n',
+     'def f(x):\n    """Summary \x0c here.\n    (Full docstring: help("dpteach.m.f").)"""\n    return x\n'),
 ]
 
 
