@@ -4,7 +4,7 @@
 #               under nbval, a warnings-as-errors build of the book's markup, and
 #               (when Chromium is installed) the browser tests of the built book
 # Also: make bench (notebook and slider timings; writes benchmarks/results.json and
-# book/performance.md), make pages (the generated pages: theorem index, privacy audit
+# book/performance.md), make pages (the listing cells' outputs and the generated pages: theorem index, privacy audit
 # report with quick audits, performance page), make audit (the full audits into
 # benchmarks/audit_full.json, minutes), make screenshots (every page
 # into _build/screenshots/), make labs (student versions of the labs), make course (an nbgrader course for all labs), make lock (refresh the
@@ -86,6 +86,7 @@ bench: $(STAMP)
 .PHONY: pages audit
 book: pages
 pages: $(STAMP)
+	$(BIN)/python -m tools.listings --write
 	$(BIN)/python -m tools.theorem_index --write
 	$(BIN)/python -m tools.audit_report --write
 	$(BIN)/python -m tools.performance_page --write

@@ -10,7 +10,8 @@ Checked in every notebook under book/ (chapters and labs):
   defines): they exist in the web book only, and show as "Undefined control
   sequence" on Binder, JupyterLab and Colab;
 * no workshop talk in student-facing text ("the spec", "dump", "[D?]" tags);
-* notebooks are committed without outputs (the build and the tests execute them);
+* notebooks are committed without outputs (the build and the tests execute them), except the
+  code-listing cells (tools/listings.py);
 * no tqdm in notebooks (its widget bars stay in the static page): use _progress.progress;
 * no ``{margin}``/``{aside}`` (zero height in JupyterLab): an admonition with ``:class: margin``.
 * an inline ``$…$`` never wraps onto a line that Markdown reads as a new block (``+ x``,
@@ -21,12 +22,17 @@ Checked in every notebook under book/ (chapters and labs):
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tools/ is a folder of the repository, not part of the installed package
+
+from tools.listings import listing_names  # noqa: E402
+
 NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts)
 MARKDOWN_PAGES = sorted(p for p in (ROOT / "book").rglob("*.md")
@@ -256,10 +262,22 @@ def comment_line_problems(path):
             for index, number, line in _markdown_lines(path) if re.match(r"^\s*<!--.*?-->\s*\S", line)]
 
 
+def _is_listing_cell(cell):
+    """A well-formed code-listing cell (tools/listings.py), whose outputs tests/test_listings.py checks."""
+    try:
+        return listing_names(cell) is not None
+    except ValueError:  # calls show_source, but not as a listing cell: its outputs are not exempt
+        return False
+
+
 def output_problems(path):
+    # The code-listing cells are the one exception: committed with their outputs and execution count
+    # (the routines' source, checked byte for byte against the modules by tests/test_listings.py), so
+    # that a student sees the code on opening the notebook (reader review N8).
     return [f"cell {index}: committed with outputs or an execution count"
             for index, cell in enumerate(_cells(path))
-            if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None)]
+            if cell["cell_type"] == "code" and not _is_listing_cell(cell)
+            and (cell.get("outputs") or cell.get("execution_count") is not None)]
 
 
 def progress_bar_problems(path):
@@ -401,6 +419,24 @@ def test_macro_workshop_and_output_checks(tmp_path):
     # The web-only macros are gone from _config.yml, and must not come back: a page using one would
     # render online but break on Binder/JupyterLab/Colab.
     assert _config_macros() == set()
+
+
+def test_only_listing_cells_may_keep_their_outputs(tmp_path):
+    listing = "from dpteach.listing import show_source\n\nshow_source(\"dpteach.mechanisms.laplace_mechanism\")"
+    shown = [{"output_type": "display_data", "metadata": {}, "data": {"text/plain": ["x"], "text/markdown": ["x"]}}]
+
+    def notebook(source, execution_count=None):
+        cell = {"cell_type": "code", "metadata": {}, "source": source, "outputs": shown,
+                "execution_count": execution_count}
+        path = tmp_path / "nb.ipynb"
+        path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        return path
+
+    assert output_problems(notebook(listing)) == output_problems(notebook(listing, execution_count=1)) == []
+    assert len(output_problems(notebook("print(1)"))) == 1
+    assert len(output_problems(notebook("print(1)", execution_count=1))) == 1
+    # A cell that calls show_source and does more is no listing cell: its outputs are not exempt.
+    assert len(output_problems(notebook(listing + "\nprint(1)"))) == 1
 
 
 # The publishing workflow and the build it publishes (it cannot run here: parse and compare).

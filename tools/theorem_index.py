@@ -117,7 +117,9 @@ class Box:
 
     @property
     def functions(self):
-        return list(dict.fromkeys(self.includes + self.cited_by))
+        # Public routines first: a listing also shows the private helpers doing a public routine's work.
+        names = list(dict.fromkeys(self.includes + self.cited_by))
+        return sorted(names, key=lambda name: name.rsplit(".", 1)[-1].startswith("_"))
 
     @property
     def printed(self):

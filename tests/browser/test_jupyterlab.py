@@ -163,10 +163,19 @@ def _n_listing_cells(name):
     return sum(cell["cell_type"] == "code" and bool(LISTING.search(_source(cell))) for cell in _cells(name))
 
 
+def _listed_names(name):
+    """The names each listing cell of the notebook lists, cell by cell."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # tools/ is a folder of the repository, not part of the installed package
+    from tools.listings import listing_names
+
+    return [listing_names(cell) for cell in _cells(name) if listing_names(cell) is not None]
+
+
 #: The text of the code block in the output of every listing cell (empty string: no code shown).
 LISTINGS_SHOWN = """() => Array.from(document.querySelectorAll('.jp-CodeCell'))
   .filter(c => /show_source\\(/.test((c.querySelector('.jp-InputArea') || {}).textContent || ''))
-  .map(c => { const code = c.querySelector('.jp-OutputArea-output pre, .jp-OutputArea-output code');
+  .map(c => { const code = c.querySelector('.jp-OutputArea-output pre');  // not the caption's inline code
               return code ? code.textContent : ''; })"""
 
 #: What a rendered (not run) notebook shows: math problems, listing cells, boxes and headings, links.
@@ -186,6 +195,11 @@ INSPECT_NOTEBOOK = """() => {
     rawDollars: md.filter(e => prose(e).includes('$$')).map(where),
     listingCells: Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputArea'))
       .filter(e => /show_source\\(/.test(e.textContent)).length,
+    // N8: the committed listings, shown before anything runs: each cell's captions and code blocks.
+    listingsShown: Array.from(document.querySelectorAll('.jp-CodeCell'))
+      .filter(c => /show_source\\(/.test((c.querySelector('.jp-InputArea') || {}).textContent || ''))
+      .map(c => ({captions: Array.from(c.querySelectorAll('.jp-OutputArea-output strong code')).map(e => e.textContent),
+                  code: Array.from(c.querySelectorAll('.jp-OutputArea-output pre')).map(e => e.textContent)})),
     boxes: boxes.map(e => ({text: where(e), title: ((e.querySelector('header, .admonition-title, div') || e).textContent || '').trim().slice(0, 80),
                             proof: e.classList.contains('myst-proof'), exercise: e.classList.contains('myst-exercise'),
                             r: rect(e), nested: !!e.parentElement.closest('aside')})),
@@ -253,6 +267,10 @@ def test_notebook_renders_its_math_listings_and_boxes_in_jupyterlab(rendered, na
     assert found["mathErrors"] == [] and found["rawDollars"] == [], found
     # B2: every listing cell is there (its output appears when it runs: test above, on one chapter).
     assert found["listingCells"] == _n_listing_cells(name)
+    # N8: ... and shows its listings on opening, before anything runs, each under its qualified name (N15).
+    assert [shown["captions"] for shown in found["listingsShown"]] == _listed_names(name)
+    assert all(re.match(r"^\s*(@|def |class )", code) for shown in found["listingsShown"] for code in shown["code"])
+    assert [len(shown["code"]) for shown in found["listingsShown"]] == [len(names) for names in _listed_names(name)]
     # B3: {margin} was a zero-height aside painted over the next heading or box. No box (admonition,
     # margin note, theorem-like box) may have zero height or overlap a heading or another box.
     boxes = [b for b in found["boxes"] if not b["nested"]]
