@@ -99,9 +99,10 @@ def test_relevant_direction_accepts_reference():
     (direction_with(normalise=False), "unit vector"),
     (direction_random, "away from the true one"),
     (direction_with(fixed_degree=2), "you used degree 2"),
-    # np.linalg.eig's *last* column; its first column happens to be the top eigenvector on every input the
-    # checker tries (LAPACK's order for a nearly rank-one M), so that slip is not caught.
+    # np.linalg.eig's first or last column: on the sign-symmetrised axis cases M is diagonal with its top entry
+    # in the middle, where eig keeps the diagonal's order.
     (direction_with(pick="eig last"), "not the top one|smallest"),
+    (direction_with(pick="eig first"), "not the top one"),
 ])
 def test_relevant_direction_rejects(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):

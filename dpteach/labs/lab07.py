@@ -137,21 +137,41 @@ def _angle(u, v):
     return math.degrees(math.acos(min(1.0, abs(float(u @ v)) / (np.linalg.norm(u) * np.linalg.norm(v)))))
 
 
+def _sign_symmetrised(X, y, axis):
+    """The data with every sign pattern of the coordinates other than ``axis`` (2^(d−1) copies, same y).
+
+    y depends on x_axis only, so the copies are as likely as the original. In this data every Hermite
+    correlation m̂_κ with an odd κ_j (j ≠ axis) cancels, so M = G Gᵀ is diagonal up to rounding (each of its
+    off-diagonal entries pairs a κ odd in coordinate i with one even in it): an exactly diagonal matrix,
+    whatever the sampling error, on which every LAPACK's np.linalg.eig deflates at once and returns the
+    eigenvalues in diagonal order, top in the middle.
+    """
+    d = X.shape[1]
+    others = [j for j in range(d) if j != axis]
+    signs = np.ones((2 ** len(others), d))
+    for k, j in enumerate(others):
+        signs[:, j] = np.where((np.arange(len(signs)) >> k) & 1, -1.0, 1.0)
+    return (X[None, :, :] * signs[:, None, :]).reshape(-1, d), np.tile(y, len(signs))
+
+
 def check_relevant_direction(fn):
     """Task 2: ``fn(X, y, degree)`` returns a unit vector along the ridge direction (sign ignored)."""
     task = "Task 2 (relevant direction)"
     require_own_code(fn, {"relevant_subspace", "PrivateProperLearner"}, task)
     rng = np.random.default_rng(702)
     # The cubic ridge is invisible at degree 2 (h₃ is orthogonal to all quadratics): an answer that ignores its
-    # `degree` argument finds noise there. The axis cases (u = e₂ of R⁴) make M nearly diagonal with its top
-    # entry in the middle, where np.linalg.eig, which returns eigenvalues unsorted, tends to keep the diagonal's
-    # order: neither its first nor its last column is then the top eigenvector.
+    # `degree` argument finds noise there. The axis cases (u = e₂ of R⁴) make M diagonal with its top entry in
+    # the middle, where np.linalg.eig, which returns eigenvalues unsorted, keeps the diagonal's order: neither
+    # its first nor its last column is then the top eigenvector (see _sign_symmetrised).
     for kind, d, degree in [("sign", 4, 2), ("square", 5, 2), ("square", 3, 2), ("cubic", 3, 3), ("sign", 4, "axis"),
                             ("square", 4, "axis"), ("cubic", 4, 3)]:
         u = rng.standard_normal(d)
         if degree == "axis":
             u, degree = np.eye(d)[1], 2
-        X, y, u = ridge_data(20_000, d, u, kind, rng=rng)
+            X, y, u = ridge_data(20_000 >> (d - 1), d, u, kind, rng=rng)
+            X, y = _sign_symmetrised(X, y, axis=1)
+        else:
+            X, y, u = ridge_data(20_000, d, u, kind, rng=rng)
         answer = call_student(fn, (X, y, degree), task)
         answer = _as_matrix(answer, (d,), task, "the direction, a vector of length d")
         norm = np.linalg.norm(answer)
@@ -172,14 +192,13 @@ def check_relevant_direction(fn):
         features = hermite_feature_sum(X, degree, weights=y) / len(y)
         M = subspace.gradient_second_moment(features, degree, d)
         values, vectors = np.linalg.eigh(M)
-        if _angle(answer, vectors[:, 0]) < 1:
-            raise LabCheckError(f"{task}: you returned the eigenvector of the *smallest* eigenvalue: "
-                                f"np.linalg.eigh sorts eigenvalues in increasing order, so take the last column.")
-        if any(_angle(answer, vectors[:, j]) < 1 for j in range(d - 1)):
-            raise LabCheckError(f"{task}: you returned an eigenvector of M, but not the top one ({kind} ridge, "
-                                f"d = {d}). Hint: np.linalg.eig returns the eigenvalues in no particular order; "
-                                f"use np.linalg.eigh (increasing order, for symmetric M) and its last column, or "
-                                f"the column of the largest eigenvalue.")
+        match = next((j for j in range(d - 1) if _angle(answer, vectors[:, j]) < 1), None)
+        if match is not None:  # an eigenvector, not the top one: say which, and where each numpy routine puts it
+            which = "the *smallest* eigenvalue" if match == 0 else f"eigenvalue {values[match]:.3g}"
+            raise LabCheckError(f"{task}: you returned the eigenvector of {which} of M, not the top one "
+                                f"({values[-1]:.3g}; {kind} ridge, d = {d}). Hint: np.linalg.eigh sorts the "
+                                f"eigenvalues in increasing order (take its last column); np.linalg.eig returns "
+                                f"them in no particular order (take the column of the largest eigenvalue).")
         if degree != 2:
             low = subspace.gradient_second_moment(hermite_feature_sum(X, 2, weights=y) / len(y), 2, d)
             if _angle(answer, np.linalg.eigh(low)[1][:, -1]) < 1:
