@@ -402,6 +402,27 @@ def _fibonacci_probes(n_points):
     return np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
 
 
+def _dense_net_hint(net):
+    """What makes a covering net too large, tested before it is named (the net already covers the sphere).
+
+    A band net whose polar bands hold (almost) as many longitudes as the widest band ignores that a parallel
+    at polar angle θ has length 2π·sin θ. Measured per band: bands are the distinct heights z; a band of
+    sin θ < 1/4 needs at most ⌈2π·2·sin θ/δ⌉ ≤ (c/2) + 1 longitudes when the widest needs c = ⌈2π/δ⌉ (the
+    max of sin θ over the band nearest a pole is at most twice its centre's), under 3/4 of c from c ≥ 4 on.
+    Anything else that is valid but too large gets the size comparison only.
+    """
+    heights, counts = np.unique(np.round(net[:, 2], 9), return_counts=True)
+    if len(heights) > len(net) / 3:  # not bands of latitude: no count per band to compare
+        return " Space your points as far apart as the covering radius allows."
+    sines = np.sqrt(np.clip(1 - heights ** 2, 0, 1))
+    polar = (sines < 0.25) & (sines > 0)
+    if counts.max() >= 4 and np.any(counts[polar] > 0.75 * counts.max()):
+        return (f" Your band nearest a pole holds {counts[polar].max()} points, your widest band {counts.max()}: "
+                f"a parallel at polar angle θ has length 2π·sin θ, so fewer longitudes suffice near the poles.")
+    return (" Your bands hold longitudes in proportion to sin θ, so the excess is in the spacing: space the bands "
+            "and the longitudes as far apart as the covering radius allows (chords, 2·sin(angle/2)).")
+
+
 def check_sphere_net(fn):
     """Task 6: ``fn(resolution)`` → (N, 3) unit vectors with covering radius ≤ a and N ≤ 19/a² + 8."""
     task = "Task 6 (a net on the sphere)"
@@ -444,10 +465,7 @@ def check_sphere_net(fn):
                                 f"{where}. Hint: {hint}")
         limit = 19 / a ** 2 + 8
         if len(answer) > limit:
-            polar = np.mean(np.abs(answer[:, 2]) > math.sqrt(3) / 2)  # the two caps of polar angle < 30°: 13 % of S²
-            extra = (f" {polar:.0%} of your points sit within 30° of the poles, where the caps hold only 13 % of the "
-                     f"sphere: a parallel at polar angle θ has length 2π·sin θ, so fewer longitudes suffice there."
-                     if polar > 0.2 else "")
+            extra = _dense_net_hint(answer)
             raise LabCheckError(f"{task}: at a = {a} your net has {len(answer)} points, more than 19/a² + 8 = "
                                 f"{limit:.0f} (any net needs at least 4/a² = {4 / a ** 2:.0f}; the size of the "
                                 f"cover drives the running time).{extra}")
