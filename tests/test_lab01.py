@@ -416,6 +416,10 @@ LAB01_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
     (lab01.check_gaussian_sigma_analytic, lambda d, e, dl: analytic_sigma_bisection(d, e, dl, ratio=1e-3, end="low"),
      r"δ\(σ\) = \d\.\d{6}e-\d+ > δ = \d\.\d{6}e-\d+"),   # enough digits to see the excess
     (lab01.check_exponential_mechanism, lambda s, d, e, rng: float(exponential_right(s, d, e, rng)), "one integer"),
+    # a converged bisection that returns its lower (non-private) end: at Δ = 1 it used to be told "pass the
+    # sensitivity on", the hint for σ computed with Δ = 1, which there is the right σ
+    (lab01.check_gaussian_sigma_analytic, lambda d, e, dl: analytic_sigma_bisection(d, e, dl, end="low"),
+     "return the end of your bisection bracket on which δ\\(σ\\) <= δ"),
 ]
 
 
