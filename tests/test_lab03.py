@@ -380,6 +380,8 @@ def test_krr_randomizer_rejects_typical_mistakes(wrong, hint):
     (lambda r, k, e: (np.bincount(r, minlength=k) / len(r) - (1 - _keep(k, e)) / (k - 1)) / _keep(k, e),
      "divide by p − q"),
     (lambda r, k, e: np.clip(krr_estimate_right(r, k, e), 0, 1), "do not clip"),
+    # the raw report frequencies equal the clipped estimate on one report: they used to be told "do not clip"
+    (lambda r, k, e: np.bincount(r, minlength=k) / len(r), "observed frequencies of the reports"),
     (lambda r, k, e: krr_estimate_right(r, k, e) * len(r), "not counts"),
     (lambda r, k, e: krr_estimate_right(r, k, e)[:-1], "array of the k"),
 ])
