@@ -305,6 +305,9 @@ LAB03_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
     (lab03.check_local_oracle, type("Subclass", (local.LocalSimulatedSQOracle,), {}), "write this yourself"),
     (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, accept_all=True), "R\\(z0\\) itself"),
     (lab03.check_rejection_sampler, rejection_no_exp, "factor e\\^ε is missing"),
+    # no rejection at all (returns R(z0)'s draw and 0 queries): was told "reported 0 queries but asked the oracle 0"
+    (lab03.check_rejection_sampler, lambda r, o, t, rng: (int(r.randomize(np.array([0]), rng)[0]), 0),
+     "without asking the oracle anything"),
     (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, normaliser=math.e), "too many queries"),
     (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, threshold=True), "exceeds 1/2"),
     (lab03.check_threshold_learner, grid_learner(tolerance_factor=1.0), "τ \\+ s/2 <= α"),

@@ -268,7 +268,11 @@ def _draw_reports(fn, epsilon, oracle, tau, n_calls, seed, task):
         k = require_integer(out[1], task, "the number of queries", "an int")
         require(w in (0, 1), f"{task}: a randomized-response report is a bit 0 or 1, got {w}.")
         asked = oracle.n_queries - before
-        require(k == asked and k >= 1,
+        require(asked >= 1,
+                f"{task}: your function returned without asking the oracle anything (it reported {k} queries). "
+                f"Without a query nothing depends on the data: a proposal w drawn from R(z0) must be accepted "
+                f"with probability E φ_w, which only the oracle can tell you — ask one query per proposal.")
+        require(k == asked,
                 f"{task}: your function reported {k} queries but asked the oracle {asked} (count every query; "
                 f"each proposal needs one).")
         reports[i], queries[i] = w, k
