@@ -180,6 +180,16 @@ def select_edges(z, y, M, eps, rng):
     return float(grid[np.argmax(-eps * _errors(z, y, grid) / 2 + rng.gumbel(size=M))])
 
 
+def select_index(z, y, M, eps, rng):
+    grid = _grid(M)
+    return int(np.argmax(-eps * _errors(z, y, grid) / 2 + rng.gumbel(size=M)))
+
+
+def select_error_rate(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmax(-eps * _errors(z, y, grid) / (2 * len(z)) + rng.gumbel(size=M))])
+
+
 def test_task3_accepts_reference(capsys):
     lab06.check_select_threshold(select_right)
     assert "passed" in capsys.readouterr().out
@@ -190,6 +200,8 @@ def test_task3_accepts_reference(capsys):
     (select_no_half, "1/2 is missing"),
     (select_edges, "midpoints"),
     (lambda *a: str(select_right(*a)), "float"),
+    (select_index, "looks like an index"),            # was told "use the midpoints"
+    (select_error_rate, "error \\*rate\\*"),           # was told "sign(0) = +1"
 ])
 def test_task3_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):

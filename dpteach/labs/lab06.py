@@ -211,9 +211,15 @@ def check_select_threshold(fn):
     first = call_student(fn, (z, y, M, eps, np.random.default_rng(0)), task)
     require(_is_real(first), f"{task}: return the chosen threshold as a float, got {type(first).__name__}")
     if not np.any(np.isclose(first, grid)):
+        edges = -1 + 2 * np.arange(M + 1) / M
+        if isinstance(first, numbers.Integral) or (float(first).is_integer() and 1 < first <= M):
+            hint = f"{first!r} looks like an index ℓ: return the threshold t_ℓ itself, a number in (−1, 1)."
+        elif np.any(np.isclose(first, edges)):
+            hint = "that is a cell edge −1 + 2ℓ/M: use the cell *midpoints*."
+        else:
+            hint = "return one of the M grid thresholds t_ℓ (the cell midpoints)."
         raise LabCheckError(f"{task}: {first!r} is not on the grid t_ℓ = −1 + (2ℓ − 1)/M, ℓ = 1..M "
-                            f"(for M = {M}: {np.round(grid, 3).tolist()}). Hint: use the cell *midpoints*, not "
-                            "the cell edges −1 + 2ℓ/M.")
+                            f"(for M = {M}: {np.round(grid, 3).tolist()}). Hint: {hint}")
     N = 3000
     rng = np.random.default_rng(1)
     draws = np.array([call_student(fn, (z, y, M, eps, rng), task) for _ in range(N)])
@@ -242,9 +248,20 @@ def check_select_threshold(fn):
                                 "(the exponential mechanism uses exp(ε·score/(2Δ)), with Δ = 1 for an error count), "
                                 "or this is report-noisy-min with Laplace(1/ε) noise, a different mechanism. Hint: "
                                 "sample ℓ with probability ∝ exp(−ε·errors_ℓ/2) (Gumbel-max does exactly that).")
+        # Name a slip only if its own law fits the draws (χ² at 1e-6 as above).
+        rates = np.exp(-eps * (errors - errors.min()) / (2 * len(z)))
+        strict = np.array([np.sum(np.where(z - t > 0, 1.0, -1.0) != y) for t in grid])
+        strict_law = np.exp(-eps * (strict - strict.min()) / 2)
+        if pvalue(rates / rates.sum()) > 1e-6:
+            hint = ("your law fits exp(−ε·rate/2) with the error *rate* errors/n: the score of the exponential "
+                    "mechanism here is the error *count*, whose sensitivity is 1 (a rate would need Δ = 1/n).")
+        elif not np.array_equal(strict, errors) and pvalue(strict_law / strict_law.sum()) > 1e-6:
+            hint = "count errors with sign(0) = +1 (predict +1 when z − t = 0: use >= 0)."
+        else:
+            hint = ("the probabilities must be exp(−ε·errors_ℓ/2)/Z with the error counts; sample in log space "
+                    "(Gumbel-max or subtract the maximum).")
         raise LabCheckError(f"{task}: the frequencies of your thresholds do not follow "
-                            "exp(−ε·errors/2)/Z (χ² test at 1e-6). Hint: count errors with sign(0) = +1, "
-                            "and sample in log space (Gumbel-max or subtract the maximum).")
+                            f"exp(−ε·errors/2)/Z (χ² test at 1e-6). Hint: {hint}")
     _check_selection_properties(fn, task)
     passed(task)
 
