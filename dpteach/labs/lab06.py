@@ -17,7 +17,7 @@ from numpy.polynomial import hermite_e as _prob
 from scipy import stats
 
 from . import LabCheckError, call_student, passed, require, require_own_code
-from .checking import teaching_hint
+from .checking import call_student_counting_lines, teaching_hint
 
 __all__ = ["check_hermite_1d", "check_step_sigma", "check_select_threshold", "check_coordinate_clip_sigma",
            "check_feature_norms"]
@@ -426,4 +426,28 @@ def check_feature_norms(fn):
                              "L'_m = Σ_{k=0..m} L_(m−k)·h_k(x_j)²; the answer is Σ_{m≤p} L_m.")
         raise LabCheckError(f"{task}: for d = {d}, p = {degree}, row {i} you return {out[i]:.6g}, expected "
                             f"{want[i]:.6g}. Hint: {hint}")
+    _check_feature_norms_work(fn, task)
     passed(task)
+
+
+#: The work budget of Task 5 (theory review N8): Python lines the student's code may run for 2 rows at d = 50,
+#: p = 5, where D_p = C(55, 5) = 3 478 761. The recurrence over the coordinates runs O(d·p²) steps: even written
+#: as three nested Python loops over rows, coordinates and (m, k) it is 2·50·21 = 2100 iterations of a few
+#: lines, ~10⁴; vectorised over rows, a few hundred. Any enumeration of the multi-indices in Python runs at least
+#: one line per κ, 3.5·10⁶. 100 000 lies between with a factor ≥ 10 on each side. Lines are counted, not timed
+#: (checking.call_student_counting_lines), so the verdict does not depend on the machine or its load.
+FEATURE_NORM_BUDGET = 100_000
+
+
+def _check_feature_norms_work(fn, task):
+    d, degree = 50, 5
+    X = np.random.default_rng(606).normal(size=(2, d))
+    out, lines = call_student_counting_lines(fn, (X.copy(), degree), task, FEATURE_NORM_BUDGET)
+    require(lines <= FEATURE_NORM_BUDGET,
+            f"{task}: right on small inputs, but for 2 rows at d = {d}, p = {degree} (D_p = "
+            f"{math.comb(d + degree, degree):,} multi-indices) your code ran more than {FEATURE_NORM_BUDGET:,} lines "
+            f"of Python: it enumerates the multi-indices κ. The task asks for O(n·d·p²) work without building the "
+            f"features: carry, coordinate by coordinate, the sums for each total degree m ≤ p.")
+    want = _feature_norm_reference(X, degree)
+    require(isinstance(out, np.ndarray) and out.shape == (2,) and np.allclose(out, want, rtol=1e-9, atol=1e-12),
+            f"{task}: right on small inputs but wrong for 2 rows at d = {d}, p = {degree}.")
