@@ -5,6 +5,7 @@ typical wrong answer must be rejected with its own hint.
 """
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -275,6 +276,7 @@ def test_reuse_checker_accepts_right_answer(capsys):
 
 @pytest.mark.parametrize("wrong, hint", [
     (_reuse(rest=lambda n, T: n - 2 * (n // (T + 2))), "ŵ₀ reads D_rest too"),
+    (_reuse(rest=lambda n, T: n - n / (T + 2)), "m₀ = n // \\(n_rounds \\+ 2\\)"),   # theory review N9
     (_reuse(releases=lambda T: T), "initial direction ŵ₀ is one as well"),
     (_reuse(releases=lambda T: T + 2), "Laplace step reads D_τ"),
     (_reuse(releases=lambda T: 1), "compose sequentially"),
@@ -294,11 +296,26 @@ def test_reuse_checker_rejects_typical_mistakes(wrong, hint):
         lab08.check_reuse_sigma(wrong)
 
 
+def test_reuse_feedback_prints_enough_digits_to_see_a_small_error():
+    # σ 3e-6 too large (relative): 5 significant digits printed both numbers alike (theory review N9).
+    with pytest.raises(LabCheckError) as caught:
+        lab08.check_reuse_sigma(lambda n, d, T, e, dl: reuse_right(n, d, T, e, dl) * (1 + 3e-6))
+    returned, right = re.search(r"returned (\S+), the right σ is (\S+)\.", str(caught.value)).groups()
+    assert returned != right
+
+
 def test_reuse_bugs_are_distinguishable_from_the_right_answer():
+    unfloored = [formula for hint, formula in lab08._REUSE_BUGS if "n // (n_rounds + 2)" in hint]
+    assert len(unfloored) == 1
+    seen = 0
     for case in lab08._reuse_cases():
         right = reuse_right(*case)
         for _, formula in lab08._REUSE_BUGS:
-            assert abs(formula(*case) / right - 1) > 1e-3
+            if formula in unfloored:  # a small slip (relative (n mod (T + 2))/(n(T + 1))): beyond 1e-6 somewhere
+                seen += abs(formula(*case) / right - 1) > 1e-5
+            else:
+                assert abs(formula(*case) / right - 1) > 1e-3
+    assert seen >= 1
 
 
 def test_reuse_sigma_spends_exactly_the_budget_and_beats_fresh_blocks():

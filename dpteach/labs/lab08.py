@@ -373,6 +373,9 @@ def _rest(n, T):
 
 
 _REUSE_BUGS = (
+    ("m₀ is a number of examples, an integer: m₀ = n // (n_rounds + 2), not n/(n_rounds + 2) (the difference is "
+     "small, but σ must spend exactly the budget, to 1e-6)",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n - n / (T + 2)) * math.sqrt((T + 1) / (2 * zcdp_rho(e, dl)))),
     ("ŵ₀ reads D_rest too: the variant keeps only D_τ apart, so the reused set has n − m₀ examples, not n − 2m₀",
      lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n - 2 * (n // (T + 2))) * math.sqrt((T + 1) / (2 * zcdp_rho(e, dl)))),
     ("count the Gaussian releases that read D_rest: the initial direction ŵ₀ is one as well as the T_r rounds",
@@ -417,7 +420,7 @@ def check_reuse_sigma(fn):
             continue
         for hint, bug in _REUSE_BUGS:
             if abs(out / bug(*case) - 1) <= 1e-6:
-                raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right σ is {right:.5g}. Hint: {hint}.")
+                raise LabCheckError(f"{task}: fn{case} returned {out:.8g}, the right σ is {right:.8g}. Hint: {hint}.")
         budget = zcdp_rho(*case[3:])
         spent = _rho(out, *case[:3]) if out > 0 else math.inf
         verdict = ("more than the budget: the run is not (ε, δ)-DP by this accountant" if spent > budget
@@ -426,8 +429,9 @@ def check_reuse_sigma(fn):
                                    "how many releases read it, and match their summed zCDP cost to zcdp_rho(ε, δ).",
                              "m₀ = n // (n_rounds + 2), Δ = 2L/(n − m₀) with L = 2√d, and (n_rounds + 1)·Δ²/(2σ²) "
                              "= zcdp_rho(ε, δ), i.e. σ = Δ·√((n_rounds + 1)/(2ρ)).")
-        raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right σ is {right:.5g}. With your σ the "
-                            f"releases on D_rest cost ρ = {spent:.4g} against the budget {budget:.4g}: {verdict}. "
+        # 8 digits: a σ off by 1e-5 relative must not print as the right value (theory review N9).
+        raise LabCheckError(f"{task}: fn{case} returned {out:.8g}, the right σ is {right:.8g}. With your σ the "
+                            f"releases on D_rest cost ρ = {spent:.8g} against the budget {budget:.8g}: {verdict}. "
                             f"Hint: {hint}")
     print(f"σ = {_reuse_sigma_reference(200_000, 10, 54, 1.0, 1e-5):.5f} at n = 200 000, d = 10, 54 rounds, ε = 1 "
           f"(fresh blocks: {_sigma_reference(200_000, 10, 54, 1.0, 1e-5):.5f}).")
