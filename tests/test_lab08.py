@@ -169,6 +169,17 @@ def test_grid_checker_rejects_typical_mistakes(wrong, hint):
         lab08.check_eta_grid_and_validation(wrong)
 
 
+@pytest.mark.parametrize("offset", [-1, 1])
+def test_grid_checker_says_too_large_or_small_without_printing_the_size(offset):
+    """The cases are fixed: feedback that printed the right size could be collected into a table of answers."""
+    with pytest.raises(LabCheckError) as caught:
+        lab08.check_eta_grid_and_validation(_with(size=lambda a, e, b, k: grid_right(a, e, b)[1] + offset))
+    message = str(caught.value)
+    assert ("too large" if offset > 0 else "too small") in message
+    alpha, epsilon, beta = lab08.GRID_CASES[0]
+    assert str(grid_right(alpha, epsilon, beta)[1]) not in message.replace(str(grid_right(alpha, epsilon, beta)[1] + offset), "")
+
+
 # --- the notebook -----------------------------------------------------------------------------------
 
 DUMMY_ARGUMENTS = {"w": np.array([1.0, 0.0]), "X": np.zeros((3, 2)), "y": np.ones(3), "a": 1.0, "b": 0.0,
