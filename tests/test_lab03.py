@@ -87,8 +87,8 @@ def _variant(name):
     return wrong
 
 
-@pytest.mark.parametrize("name, hint", [("no_union", "union bound"), ("ln2", r"ln\(4/β'\)"),
-                                        ("no_hoeffding", "data term"), ("epsilon_not_squared", "ε²"),
+@pytest.mark.parametrize("name, hint", [("no_union", "union bound"), ("ln2", r"ln\(2/β'\): count the factors of 2"),
+                                        ("no_hoeffding", "data term"), ("epsilon_not_squared", "power of ε"),
                                         ("no_ceil", "math.ceil"), ("sum", "max")])
 def test_group_sizes_checker_names_typical_mistakes(name, hint):
     with pytest.raises(LabCheckError, match=hint):
@@ -405,3 +405,33 @@ def test_krr_hints_point_first_and_give_the_formula_only_after_repeated_tries(mo
     assert all("solve" in m for m in messages)
     assert all("(fraction_v − q)/(p − q)" not in m for m in messages[:-1])
     assert "(fraction_v − q)/(p − q)" in messages[-1]
+
+
+def _no_union_group_sizes(epsilon, tau, beta, t):
+    m = group_sizes_right(epsilon, tau, beta, 1)[0]
+    return m, t * m
+
+
+@pytest.mark.parametrize("check, wrong", [
+    (lab03.check_debias, lambda o, e: float(np.mean(o))),                   # the raw average: a named slip
+    (lab03.check_group_sizes, lambda e, tau, b, t: _no_union_group_sizes(e, tau, b, t)),  # no union bound: a named slip
+])
+def test_named_slips_of_derivations_point_first_and_give_the_formula_from_the_third_try(check, wrong):
+    from dpteach.labs import checking
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            check(wrong)
+        messages.append(str(caught.value))
+    assert all("formula itself is shown from the 3rd" in m for m in messages[:-1])
+    assert "here is the formula" in messages[-1]
+    checking._failed_tries.clear()
+
+
+def test_group_size_feedback_does_not_print_the_right_m():
+    right = group_sizes_right(0.5, 0.05, 0.05, 1)[0]
+    with pytest.raises(LabCheckError) as caught:
+        lab03.check_group_sizes(lambda e, tau, b, t: (group_sizes_right(e, tau, b, t)[0] + 1,
+                                                      t * (group_sizes_right(e, tau, b, t)[0] + 1)))
+    assert "too large" in str(caught.value) and str(right) not in str(caught.value)
