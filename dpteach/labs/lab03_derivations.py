@@ -63,6 +63,9 @@ def _draw_krr_reports(fn, value, k, epsilon, seed, n, task):
     require(reports.shape == (n,), f"{task}: fn(values of shape ({n},), {k}, {epsilon}, rng) returned shape "
                                    f"{reports.shape}; return one report per user.")
     require(np.all(np.isin(reports, np.arange(k))), f"{task}: every report must be an integer value in 0..{k - 1}.")
+    require(np.issubdtype(reports.dtype, np.integer),
+            f"{task}: the reports are values in 0..{k - 1}, so return an integer array; yours has dtype "
+            f"{reports.dtype} (e.g. np.where on a float array gives floats: use .astype(np.int64) or integer inputs).")
     return reports.astype(int)
 
 
