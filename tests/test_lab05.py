@@ -25,21 +25,28 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" /
 # --- Task 1: Peeling ------------------------------------------------------------------------------
 
 def make_peel(scale_of=lambda s, e, dl, lam: lam * 2 * math.sqrt(3 * s * math.log(1 / dl)) / e,
-              mask=True, by_abs=True, noisy_selection=True, noisy_values=True, reuse_noise=False):
+              mask=True, by_abs=True, noisy_selection=True, noisy_values=True, reuse_noise=False, release=None):
     def my_peel(v, s, epsilon, delta, sensitivity, rng):
         v = np.asarray(v, dtype=float)
         b = scale_of(s, epsilon, delta, sensitivity)
-        selected = []
+        selected, winning = [], []
         once = rng.laplace(0.0, b, size=v.size)  # the reused vector of the reuse_noise bug
         for _ in range(s):
             score = np.abs(v) if by_abs else v.copy()
+            noise = once if reuse_noise else rng.laplace(0.0, b, size=v.size)
             if noisy_selection:
-                score = score + (once if reuse_noise else rng.laplace(0.0, b, size=v.size))
+                score = score + noise
             if mask:
                 score[selected] = -np.inf
             selected.append(int(np.argmax(score)))
+            winning.append(noise[selected[-1]])
         out = np.zeros_like(v)
-        out[selected] = v[selected] + (rng.laplace(0.0, b, size=len(selected)) if noisy_values else 0.0)
+        if release == "selection noise":  # the noise that made each coordinate win, not a fresh draw
+            out[selected] = v[selected] + np.array(winning)
+        elif release == "shared":  # one fresh draw for all released coordinates
+            out[selected] = v[selected] + rng.laplace(0.0, b)
+        else:
+            out[selected] = v[selected] + (rng.laplace(0.0, b, size=len(selected)) if noisy_values else 0.0)
         return out
     return my_peel
 
@@ -84,6 +91,8 @@ def test_named_peel_bugs_are_far_from_the_right_scale_in_some_setting():
     (make_peel(lambda s, e, dl, lam: 1.3 * lam * 2 * math.sqrt(3 * s * math.log(1 / dl)) / e), "not Lap"),
     (peel_global_rng, "same seed"),
     (make_peel(reuse_noise=True), "reused in every round"),
+    (make_peel(release="selection noise"), "reusing that noise for the release"),   # not fresh: used to pass
+    (make_peel(release="shared"), "same noise value"),
     (peel_via_dpteach, "yourself"),
     (peel, "yourself"),
 ])

@@ -174,6 +174,44 @@ def _check_fresh_noise(fn, task):
             f"Algorithm 5.2 draws fresh Lap(b) noise for every remaining coordinate in every round.")
 
 
+def _check_fresh_release_noise(fn, task):
+    """The released values get fresh noise: independent of the selection and of each other.
+
+    v = 10·(1, …, 1) of length 6, s = 2: every coordinate ties, so the winners are those with the largest
+    selection noise. Released noise z = out_S − v_S (N = 2000 runs, 4000 values) must then
+    * have mean 0: fresh Lap(b) has sd √2·b, so the mean of 4000 lies within 4.9·√2·b/√4000 = 0.11·b
+      except with probability 1e-6; releasing v_j plus the noise that made j win (the winner's selection noise,
+      the largest of 5 or 6 Lap(b) draws) has mean ≈ 1.7·b;
+    * be uncorrelated between the two released coordinates: for independent z₁, z₂ the sample correlation has
+      sd 1/√N (Var(z₁z₂) = Var z₁·Var z₂), so |r| ≤ 4.9/√2000 = 0.11 except with probability 1e-6; one noise
+      value shared by the released coordinates gives r = 1.
+    """
+    s, epsilon, delta, lam, d, n_runs = 2, 1.0, 1e-5, 1.0, 6, 2000
+    b = _peel_scale(s, epsilon, delta, lam)
+    v = np.full(d, 10.0)
+    rng = _seeded(43)
+    released = np.empty((n_runs, s))
+    for k in range(n_runs):
+        out = _as_release(call_student(fn, (v, s, epsilon, delta, lam, rng), task), d, task,
+                          f"fn(v, {s}, {epsilon}, {delta}, {lam}, rng)")
+        chosen = np.flatnonzero(out)
+        require(chosen.size == s, f"{task}: with v = 10·(1, …, 1) and s = {s} your function released "
+                                  f"{chosen.size} nonzero coordinates, not s = {s}.")
+        released[k] = out[chosen] - v[chosen]
+    mean, band = float(released.mean()), 4.9 * math.sqrt(2) * b / math.sqrt(released.size)
+    require(abs(mean) <= band,
+            f"{task}: with v = 10·(1, …, 1) (all coordinates tied), s = {s} and b = {b:.3g}, the noise on your "
+            f"released values has mean {mean:.3g} = {mean / b:.2f}·b over {released.size} values; fresh Lap(b) "
+            f"noise has mean 0 (within ±{band:.2g} by chance). The winners are the coordinates whose selection "
+            f"noise was largest, so reusing that noise for the release biases it and leaks the selection. Hint: "
+            f"release v_j + fresh Lap(b), drawn after the selection, for each j ∈ S.")
+    r = float(np.corrcoef(released[:, 0], released[:, 1])[0, 1])
+    require(abs(r) <= 4.9 / math.sqrt(n_runs),
+            f"{task}: the noise on your two released values is correlated (r = {r:.2f} over {n_runs} runs; "
+            f"independent noise gives |r| ≤ {4.9 / math.sqrt(n_runs):.2f}). Hint: draw one fresh Lap(b) value per "
+            f"released coordinate, size=len(S), not one value for all of them.")
+
+
 def check_peel(fn):
     """Task 1: ``fn(v, s, epsilon, delta, sensitivity, rng)`` must implement Peeling (Algorithm 5.2).
 
@@ -185,8 +223,9 @@ def check_peel(fn):
     names the bug); and an audit (1500 runs per neighbour) on neighbours whose
     top-2 set flips must not find a privacy loss above ε = 1, which catches a
     selection without noise; before it, how often the largest of v = (2b, 0, 0, 0)
-    is left out, which catches one noise vector reused in every round. Runs in
-    about a second.
+    is left out, which catches one noise vector reused in every round; and, with all
+    coordinates tied, that the released values' noise has mean 0 and is uncorrelated between
+    coordinates (fresh, not the selection's noise, not shared). Runs in about a second.
     """
     task = "Task 1 (Peeling)"
     require_own_code(fn, ("peel", "_peel_rows", "peel_rows", "_peel_forgotten_sqrt_s", "broken_peel_forgotten_sqrt_s", "hard_threshold", "split_iht",
@@ -242,6 +281,12 @@ def check_peel(fn):
     for s, epsilon, delta, lam in PEEL_SETTINGS:
         noise = _released_noise(fn, s, epsilon, delta, lam, task)
         scale = _peel_scale(s, epsilon, delta, lam)
+        per_release = noise.reshape(-1, s)
+        # (1e-6: v_j ≈ −1e7 leaves the noise recovered as out − v with rounding errors of about 1e-9)
+        require(np.unique(per_release[:, 0]).size <= len(per_release) // 2
+                or not np.allclose(per_release, per_release[:, :1], rtol=0, atol=1e-6),
+                f"{task}: in every run your {s} released values carry the same noise value. Hint: draw one fresh "
+                f"Lap(b) value per released coordinate, size=len(S), not one value for all of them.")
         require(np.unique(noise).size > noise.size // 2,
                 f"{task}: the released values carry (almost) no noise. Hint: add fresh Lap(b) noise to each "
                 f"released value v_j, j ∈ S.")
@@ -256,6 +301,7 @@ def check_peel(fn):
             f"{p_values[worst]:.1e}); your scale is about {measured[worst]:.4g}.\n" + _diagnose_scale(measured))
 
     _check_fresh_noise(fn, task)  # after the scale: a wrong scale also changes how often the top one is left out
+    _check_fresh_release_noise(fn, task)
     result, epsilon = _peel_audit(fn, task)
     if result.epsilon_lower > epsilon:
         raise LabCheckError(f"{task}: an audit on neighbours at the sensitivity bound proves ε >= "
