@@ -129,7 +129,7 @@ def test_step_checker_accepts_reference_solution(capsys):
     (make_step(clip=1.0), "clipped at T instead of 2T"),
     (make_step(truncate=False), "truncate the response"),
     (make_step(mean=False), "divide by the block size"),
-    (make_step(sensitivity=lambda m, eta, T: 2 * eta * T / m), "4T, not 2T"),
+    (make_step(sensitivity=lambda m, eta, T: 2 * eta * T / m), "opposite signs: count both"),
     (make_step(sensitivity=lambda m, eta, T: 4 * T / m), "η multiplies"),
     (make_step(sensitivity=lambda m, eta, T: 4 * eta * T), "divide by the block size m"),
     (make_step(as_string=True), "must be a number"),
@@ -138,6 +138,21 @@ def test_step_checker_accepts_reference_solution(capsys):
 def test_step_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         lab05.check_dp_lasso_step(wrong)
+
+
+def test_step_sensitivity_slip_points_first_and_gives_the_formula_from_the_third_try():
+    from dpteach.labs import checking
+    wrong = make_step(sensitivity=lambda m, eta, T: 2 * eta * T / m)   # a named slip
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab05.check_dp_lasso_step(wrong)
+        messages.append(str(caught.value))
+    assert all("count both" in m and "too small" in m for m in messages)
+    assert all("λ = 4·η·c_x·T/m" not in m for m in messages[:-1]) and "λ = 4·η·c_x·T/m" in messages[-1]
+    assert all("0.3" not in m for m in messages)  # the right λ = 4·1·1.5/20 of the first block is not printed
+    checking._failed_tries.clear()
 
 
 # --- Task 3: choosing T ----------------------------------------------------------------------------

@@ -338,17 +338,22 @@ _STEP_BUGS = (
 
 
 def _step_sensitivity_diagnosis(got, m, eta, T, task="Task 2 (one private LASSO step)"):
+    """A pointer for a wrong λ (a named slip or not); the formula only from the 3rd failed try (teaching_hint)."""
     right = 4 * eta * T / m
-    for value, hint in ((2 * eta * T / m, "both records' terms can be ±2T·c_x: |x r − x' r'| <= 4T, not 2T"),
-                        (4 * T / m, "the step size η multiplies the gradient, so it multiplies λ too"),
+    pointer = ("bound one coordinate of (η/m)(x_i r_i − x'_i r'_i) using |x_ij| <= 1 and the clipping of the "
+               "residuals (Lemma 5.5).")
+    for value, hint in ((2 * eta * T / m, "the two differing records' terms can each be as large as the clipping "
+                                          "allows, with opposite signs: count both."),
+                        (4 * T / m, "the step size η multiplies the gradient, so it multiplies λ too."),
                         (eta * T / m, "each residual is clipped at 2T, and the two differing records' terms can "
-                                      "have opposite signs"),
-                        (4 * eta * T, "divide by the block size m: one record is 1/m of the mean"),
-                        (8 * eta * T / m, "that is twice too large: |x r − x' r'| <= 2T + 2T = 4T")):
+                                      "have opposite signs."),
+                        (4 * eta * T, "divide by the block size m: one record is 1/m of the mean."),
+                        (8 * eta * T / m, "that is twice too large: bound each of the two terms by what the "
+                                          "clipping allows, once.")):
         if math.isclose(got, value, rel_tol=1e-9) and not math.isclose(value, right, rel_tol=1e-9):
-            return hint
-    return teaching_hint(task, "bound one coordinate of (η/m)(x_i r_i − x'_i r'_i) using |x_ij| <= 1 and the "
-                               "clipping of the residuals (Lemma 5.5).", "λ = 4·η·c_x·T/m with c_x = 1 here")
+            pointer = hint
+            break
+    return teaching_hint(task, pointer, "λ = 4·η·c_x·T/m with c_x = 1 here.")
 
 
 def check_dp_lasso_step(fn):
@@ -387,9 +392,11 @@ def check_dp_lasso_step(fn):
                                 f"by up to {np.max(np.abs(v - want)):.3g} (m = {m}, η = {eta}, T = {T}).")
         right = 4 * eta * T / m
         if not math.isclose(float(sensitivity), right, rel_tol=1e-9):
-            raise LabCheckError(f"{task}: with m = {m}, η = {eta}, T = {T} your sensitivity is "
-                                f"{float(sensitivity):.6g}, but the ℓ∞ change of v is bounded by {right:.6g}. Hint: "
-                                f"{_step_sensitivity_diagnosis(float(sensitivity), m, eta, T, task).rstrip('.')}.")
+            # The right λ is not printed: with m, η and T shown it would give the formula on the first try.
+            raise LabCheckError(f"{task}: with m = {m}, η = {eta}, T = {T} your sensitivity "
+                                f"{float(sensitivity):.6g} is too {'large' if sensitivity > right else 'small'} for "
+                                f"the largest ℓ∞ change of v between neighbouring blocks. Hint: "
+                                f"{_step_sensitivity_diagnosis(float(sensitivity), m, eta, T, task)}")
 
     # Property test: the claimed bound must hold on neighbours built to break it.
     m, d, eta, T = 15, 5, 1.0, 1.0
