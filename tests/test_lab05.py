@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dpteach.data import sparse_regression_data
-from dpteach.labs import BEGIN, LabCheckError, lab05, lab05_derivations
+from dpteach.labs import BEGIN, LabCheckError, lab05, lab05_derivations, lab05_design
 from dpteach.regression import DPLasso, lasso_gradient_step
 from dpteach.peeling import peel
 from lab_helpers import check_student_version, code_cells
@@ -165,6 +165,51 @@ def best_truncation_right(n, epsilon, candidates, rng):
             errors[k] += np.linalg.norm(DPLasso(epsilon, 1e-5, 10, truncation=T, random_state=rng).fit(X, y).coef_
                                         - beta)
     return candidates[int(np.argmin(errors))]
+
+
+def best_truncation_one_dataset(n, epsilon, candidates, rng):
+    X, y, beta = sparse_regression_data(n, 200, 5, rng=rng)
+    errors = [np.linalg.norm(DPLasso(epsilon, 1e-5, 10, truncation=T, random_state=rng).fit(X, y).coef_ - beta)
+              for T in candidates]
+    return candidates[int(np.argmin(errors))]
+
+
+def best_truncation_training_error(n, epsilon, candidates, rng):
+    errors = np.zeros(len(candidates))
+    for _ in range(2):
+        X, y, beta = sparse_regression_data(n, 200, 5, rng=rng)
+        for k, T in enumerate(candidates):
+            model = DPLasso(epsilon, 1e-5, 10, truncation=T, random_state=rng).fit(X, y)
+            errors[k] += np.linalg.norm(y - X @ model.coef_)
+    return candidates[int(np.argmin(errors))]
+
+
+def best_truncation_imports_inside(n, epsilon, candidates, rng):
+    from dpteach.data import sparse_regression_data as data
+    from dpteach.regression import DPLasso as Lasso
+    errors = np.zeros(len(candidates))
+    for _ in range(2):
+        X, y, beta = data(n, 200, 5, rng=rng)
+        for k, T in enumerate(candidates):
+            errors[k] += np.linalg.norm(Lasso(epsilon, 1e-5, 10, truncation=T, random_state=rng).fit(X, y).coef_ - beta)
+    return candidates[int(np.argmin(errors))]
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (best_truncation_one_dataset, "at least two"),          # right choices from one dataset: used to pass
+    (best_truncation_training_error, "\\*training\\* error"),  # right choices from the training error: used to pass
+])
+def test_truncation_checker_tests_the_experiment_design(wrong, hint):
+    from dpteach import regression
+    from dpteach.data import regression as data_module
+    with pytest.raises(LabCheckError, match=hint):
+        lab05.check_best_truncation(wrong)
+    assert regression.DPLasso is DPLasso and data_module.sparse_regression_data is sparse_regression_data  # restored
+    assert best_truncation_one_dataset.__globals__["DPLasso"] is DPLasso
+
+
+def test_truncation_design_check_sees_imports_inside_the_function():
+    lab05_design.check_truncation_design(best_truncation_imports_inside, "Task 3 (choose T)")
 
 
 def test_truncation_checker_accepts_reference_solution(capsys):

@@ -493,7 +493,8 @@ def check_best_truncation(fn):
     measures the mean error of ``DPLasso`` at each candidate on 3 datasets of its own and accepts an answer
     whose error is within 30 % of the best. At ε = 1 the errors are 0.77, 0.35, 1.18 and 3.26 (single-run
     standard deviations <= 0.15), so only 1/4 × default passes; at ε = 8 only 1 × default does (0.12 against
-    0.23 for 1/4). A student's simulation with two or more repetitions finds both reliably.
+    0.23 for 1/4). A student's simulation with two or more repetitions finds both reliably. Finally the
+    design itself is tested (:mod:`dpteach.labs.lab05_design`): at least two datasets, scored by ‖β̂ − β‖₂.
     """
     from ..regression import default_truncation
 
@@ -516,8 +517,11 @@ def check_best_truncation(fn):
                                 f"{errors[best]:.3f} ({table}). Hint: {hint}.")
         first_choice = chosen
         report.append(f"ε = {epsilon:g}: T = {candidates[chosen]:.3f} ({_TRUNCATION_MULTIPLIERS[chosen]:g} × default)")
+    # Right choices can come from a wrong experiment: test the design itself (lab05_design's docstring).
+    check_truncation_design(fn, task)
     print(f"{'; '.join(report)} — the best on the checker's own data at both ε.")
     passed(task)
 
 
 from .lab05_derivations import check_norm_clipped_step, check_support_scale  # noqa: E402
+from .lab05_design import check_truncation_design  # noqa: E402
