@@ -370,6 +370,7 @@ def test_krr_checkers_accept_the_reference(capsys):
     (krr_with_keep(lambda k, e: 0.5 * _keep(k, e)), "keeps less often than it could"),
     (lambda values, k, epsilon, rng: krr_right(values, k, epsilon, np.random.default_rng()), "same rng seed"),
     (lambda values, k, epsilon, rng: krr_right(np.ravel(values), k, epsilon, rng), "shape of `values`"),
+    (lambda values, k, epsilon, rng: krr_right(values, k, epsilon, rng).astype(float), "integer array"),  # used to pass
 ])
 def test_krr_randomizer_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
