@@ -284,6 +284,12 @@ def laplace_randomizer_with_assert(values, epsilon, rng):
     return values + rng.laplace(0.0, 2 / epsilon, size=values.shape)
 
 
+@pytest.mark.parametrize("step_factor, tolerance_factor", [(1.0, 0.5), (0.5, 0.75), (1.75, 0.125)])
+def test_threshold_learner_checker_accepts_grids_with_tau_plus_half_step_at_most_alpha(step_factor, tolerance_factor):
+    # τ + s/2 = α exactly (the two-basin law must not reject a learner the bound allows); the last at τ = α/8
+    lab03.check_threshold_learner(grid_learner(step_factor=step_factor, tolerance_factor=tolerance_factor))
+
+
 def test_construction_checkers_accept_the_references(capsys):
     lab03.check_local_oracle(OracleRight)
     lab03.check_rejection_sampler(rejection_right)
@@ -312,6 +318,9 @@ LAB03_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
     (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, threshold=True), "exceeds 1/2"),
     (lab03.check_threshold_learner, grid_learner(tolerance_factor=1.0), "τ \\+ s/2 <= α"),
     (lab03.check_threshold_learner, grid_learner(step_factor=3.0), "τ \\+ s/2 <= α"),
+    # too coarse by a quarter (τ + s/2 = 1.25α): passed the single-basin laws
+    (lab03.check_threshold_learner, grid_learner(step_factor=1.5), "two near-optimal basins"),
+    (lab03.check_threshold_learner, grid_learner(step_factor=1.3, tolerance_factor=0.4), "two near-optimal basins"),
     (lab03.check_threshold_learner, binary_search_learner, "noiseless"),
     (lab03.check_threshold_learner, grid_learner(tolerance_factor=0.01), "α/8"),
     (lab03.check_threshold_learner, lambda o, a: sq_algorithms.sq_threshold_grid(o, a), "write this yourself"),
