@@ -335,3 +335,19 @@ def test_reuse_sigma_spends_exactly_the_budget_and_beats_fresh_blocks():
         n, d, T, e, dl = case
         assert lab08._rho(reuse_right(*case), n, d, T) == pytest.approx(zcdp_rho(e, dl), rel=1e-12)
     assert reuse_right(200_000, 10, 54, 1.0, 1e-5) < sigma_right(200_000, 10, 54, 1.0, 1e-5)
+
+
+def _loop_over_examples(gradient):
+    def looped(w, X, y, a, b):  # the right gradient, one example at a time (the statement asks for no loop)
+        return sum(gradient(w, X[i:i + 1], y[i:i + 1], a, b) for i in range(len(y))) / len(y)
+    return looped
+
+
+@pytest.mark.parametrize("check, right", [(lab08.check_ramp_gradient, gradient_right),
+                                         (lab08.check_soft_ramp_gradient, soft_right)])
+def test_gradient_checkers_refuse_a_python_loop_over_the_examples(check, right):
+    looped = _loop_over_examples(right)
+    X, y, w = np.ones((3, 2)), np.array([1.0, -1.0, 1.0]), np.array([0.6, 0.8])
+    assert np.allclose(looped(w, X, y, 1.0, 0.0), right(w, X, y, 1.0, 0.0))  # right values, wrong method
+    with pytest.raises(LabCheckError, match="loops over the examples"):
+        check(looped)

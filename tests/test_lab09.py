@@ -386,3 +386,12 @@ def test_schedule_sigma_certifies_exactly_delta():
     # one phase is the exact accountant of Theorem 9.3
     assert schedule_right([1.0], [5], 1.0, 1e-5) == pytest.approx(
         dp_logistic.dp_sgd_sigma(1.0, 5, 1.0, 1e-5, accountant="exact"), rel=1e-9)
+
+
+def test_clipping_checker_refuses_a_python_loop_over_the_rows():
+    def clip_loop(gradients, clip_norm):  # right values, row by row (the statement asks for no loop)
+        return np.array([g * min(1.0, clip_norm / max(np.linalg.norm(g), 1e-300)) for g in gradients])
+    with pytest.raises(LabCheckError, match="loops over the rows"):
+        lab09.check_clipping(clip_loop)
+    with pytest.raises(LabCheckError, match="numpy array"):
+        lab09.check_clipping(lambda G, C: clip_right(G, C).tolist())

@@ -30,7 +30,7 @@ import numpy as np
 from ..dp_erm import zcdp_rho
 from ..mechanisms import gaussian_sigma
 from . import LabCheckError, call_student, passed, require, require_own_code, require_real
-from .checking import check_formula_answers, teaching_hint
+from .checking import VECTORISED_SIZE, check_formula_answers, require_vectorised, teaching_hint
 
 __all__ = ["check_ramp_gradient", "check_round_sigma", "check_eta_grid_and_validation", "check_soft_ramp_gradient",
            "check_reuse_sigma"]
@@ -69,6 +69,14 @@ def _gradient_cases():
                 break
         cases.append((w, X, y, a, b))
     return cases
+
+
+def _require_vectorised_gradient(fn, task):
+    """The statement asks for no Python loop over the examples: VECTORISED_SIZE of them within the line budget."""
+    rng = np.random.default_rng(81)
+    X = rng.standard_normal((VECTORISED_SIZE, 5))
+    w = np.ones(5) / math.sqrt(5)
+    require_vectorised(fn, (w, X, rng.choice([-1.0, 1.0], VECTORISED_SIZE), 1.0, 0.0), task, "examples")
 
 
 def check_ramp_gradient(fn):
@@ -115,6 +123,7 @@ def check_ramp_gradient(fn):
                               f"loss by {np.linalg.norm(out - reference):.3g} (norm of the right one: {scale:.3g}). "
                               f"Hint: only examples with |⟨w, x⟩ − b| ≤ a contribute, each y·(I − wwᵀ)x; use "
                               f"the indicator of the band (the ramp's derivative), not the ramp's value.")
+    _require_vectorised_gradient(fn, task)
     print("Matches finite differences of the ramp loss on 3 inputs, and ⟨g, w⟩ = 0.")
     passed(task)
 
@@ -342,6 +351,7 @@ def check_soft_ramp_gradient(fn):
         raise LabCheckError(f"{task}: {where} your gradient differs from the finite differences of the soft-ramp "
                             f"loss by {np.linalg.norm(out - reference):.3g} (norm of the right one: {scale:.3g}). "
                             f"Hint: {hint}")
+    _require_vectorised_gradient(fn, task)
     print("Matches finite differences of the soft-ramp loss on 4 random inputs (‖w‖ ≠ 1 included), and ⟨g, w⟩ = 0.")
     passed(task)
 

@@ -31,7 +31,7 @@ from ..dp_erm import zcdp_rho
 from ..hermite import feature_dimension
 from ..mechanisms import gaussian_sigma
 from . import LabCheckError, call_student, passed, require, require_own_code, require_real
-from .checking import check_formula_answers, teaching_hint
+from .checking import VECTORISED_SIZE, check_formula_answers, require_vectorised, teaching_hint
 
 __all__ = ["check_clipping", "check_dp_sgd_sigma", "check_choose_learner", "check_row_clip_sigma",
            "check_clip_schedule_sigma"]
@@ -131,6 +131,7 @@ def check_clipping(fn):
                            - np.asarray(_call_clip(fn, g_flipped, C, task), dtype=float).sum(axis=0))
     require(shift <= 2 * C * (1 + 1e-9), f"{task}: replacing one example moved your clipped sum by {shift:.3g} "
                                          f"> 2C = {2 * C}. Hint: every row must have norm ≤ C after clipping.")
+    require_vectorised(fn, (np.random.default_rng(91).standard_normal((VECTORISED_SIZE, 4)), 1.0), task, "rows")
     print(f"Rows clipped to norm ≤ C; replacing one example moves the clipped sum by {shift:.3f} = 2C at most.")
     passed(task)
 
