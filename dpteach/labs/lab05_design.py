@@ -76,26 +76,35 @@ class _Substitutes:
             def predict(self, X):
                 return np.asarray(X, float) @ self.coef_
 
-        self.swaps = [(sparse_regression_data, counted_data), (DPLasso, KnownEstimates)]
+        # Matched by name and defining module, not identity: the hidden grader runs this module from a private
+        # copy of dpteach, whose objects are not the ones the student's code imported.
+        self.swaps = [(("sparse_regression_data", ".data.regression"), counted_data),
+                      (("DPLasso", ".regression"), KnownEstimates)]
         self.fn = fn
 
-    def _places(self, original):
+    @staticmethod
+    def _is(value, key):
+        qualname, module = key
+        return (callable(value) and getattr(value, "__qualname__", None) == qualname
+                and ("." + (getattr(value, "__module__", None) or "")).endswith(module))
+
+    def _places(self, key):
         scope = getattr(self.fn, "__globals__", {})
-        yield from ((scope, name) for name, value in list(scope.items()) if value is original)
+        yield from ((scope, name) for name, value in list(scope.items()) if self._is(value, key))
         for name, module in list(sys.modules.items()):
-            if name.startswith("dpteach") and not name.startswith("dpteach.labs") and module is not None:
-                yield from ((vars(module), attr) for attr, value in list(vars(module).items()) if value is original)
+            if "dpteach" in name and ".labs" not in name and module is not None:
+                yield from ((vars(module), attr) for attr, value in list(vars(module).items()) if self._is(value, key))
 
     def __enter__(self):
-        self.saved = [(space, name, space[name]) for original, stand_in in self.swaps
-                      for space, name in list(self._places(original))]
-        lookup = {id(original): stand_in for original, stand_in in self.swaps}
-        for space, name, original in self.saved:
-            space[name] = lookup[id(original)]
+        self.saved = []
+        for key, stand_in in self.swaps:
+            for space, name in list(self._places(key)):
+                self.saved.append((space, name, space[name]))
+                space[name] = stand_in
         return self
 
     def __exit__(self, *exc):
-        for space, name, original in self.saved:
+        for space, name, original in reversed(self.saved):
             space[name] = original
         return False
 
