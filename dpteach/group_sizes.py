@@ -84,10 +84,10 @@ def group_size(epsilon, tau, beta, rule="theorem", randomizer=None, var_phi=1.0)
     Rules (c = (e^ε + 1)/(e^ε − 1), z = Φ⁻¹(1 − β/2)):
 
     * ``"theorem"`` (default; proved in the chapter, the group size of Theorem 3.9):
-      Laplace randomizer m = ⌈max{8 ln(4/β)/τ², 128 ln(4/β)/(ε²τ²)}⌉
-      (Hoeffding for the data + Chernoff for the Laplace average, β/2 each;
-      for ετ > 8√2 the second term becomes 8√2 ln(4/β)/(ετ));
-      one-bit randomizer: the ``"rr"`` bound below, also a theorem.
+      Laplace randomizer: the smallest m for which Hoeffding's bound for the data
+      and the Chernoff bound for the Laplace average together give failure ≤ β
+      (Theorem 3.9 states it; Lab 3's Task 2 asks for it, so it is not spelled
+      out here); one-bit randomizer: the ``"rr"`` bound below, also a theorem.
     * ``"slide"``: the smallest m with 2e^{−τ²m/8} + e^{−ε²τ²m/64} <= β, the
       slides' tail constants in our reading of a garbled line (Laplace only).
     * ``"rr"``: Hoeffding on the one-bit outputs in [−c, c]: m = ⌈2c² ln(2/β)/τ²⌉.

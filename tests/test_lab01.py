@@ -342,6 +342,30 @@ def laplace_clipped(value, sensitivity, epsilon, rng):
     return value + np.clip(np.random.default_rng(rng).laplace(0.0, b, size=value.shape), -5 * b, 5 * b)
 
 
+def laplace_clipped_far(value, sensitivity, epsilon, rng):
+    # Clipped at 10b: no draw of the 20 000 KS draws is affected at all (e^{−10}·20 000 = 0.9 expected).
+    b = sensitivity / epsilon
+    value = np.asarray(value, dtype=float)
+    return value + np.clip(np.random.default_rng(rng).laplace(0.0, b, size=value.shape), -10 * b, 10 * b)
+
+
+def laplace_tail_redrawn(value, sensitivity, epsilon, rng):
+    # A redrawn tail: draws beyond 6b are replaced by fresh draws until all lie within ±6b.
+    b = sensitivity / epsilon
+    value = np.asarray(value, dtype=float)
+    noise = rng.laplace(0.0, b, size=value.shape)
+    while np.any(np.abs(noise) > 6 * b):
+        far = np.abs(noise) > 6 * b
+        noise[far] = rng.laplace(0.0, b, size=int(far.sum()))
+    return value + noise
+
+
+def laplace_clipped_absolute(value, sensitivity, epsilon, rng):
+    # Clipped at a fixed ±100 (not a multiple of b): 100 < 11.88·b = 142.6 at the first setting (b = 12).
+    value = np.asarray(value, dtype=float)
+    return value + np.clip(rng.laplace(0.0, sensitivity / epsilon, size=value.shape), -100, 100)
+
+
 def laplace_rounded(value, sensitivity, epsilon, rng):
     return np.round(laplace_right(value, sensitivity, epsilon, rng), 1)
 
@@ -375,6 +399,9 @@ def laplace_default_argument(value, sensitivity, epsilon, rng, release=mechanism
 
 LAB01_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
     (lab01.check_laplace_mechanism, laplace_clipped, "clipped or truncated"),
+    (lab01.check_laplace_mechanism, laplace_clipped_far, "clipped or truncated"),
+    (lab01.check_laplace_mechanism, laplace_tail_redrawn, "clipped or truncated"),
+    (lab01.check_laplace_mechanism, laplace_clipped_absolute, "clipped or truncated"),
     (lab01.check_laplace_mechanism, laplace_rounded, "rounded"),
     (lab01.check_laplace_mechanism, laplace_string, "not its text"),
     (lab01.check_laplace_mechanism, laplace_import_inside, "write this yourself"),
@@ -389,7 +416,18 @@ LAB01_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
     (lab01.check_gaussian_sigma_analytic, lambda d, e, dl: analytic_sigma_bisection(d, e, dl, ratio=1e-3, end="low"),
      r"δ\(σ\) = \d\.\d{6}e-\d+ > δ = \d\.\d{6}e-\d+"),   # enough digits to see the excess
     (lab01.check_exponential_mechanism, lambda s, d, e, rng: float(exponential_right(s, d, e, rng)), "one integer"),
+    # a converged bisection that returns its lower (non-private) end: at Δ = 1 it used to be told "pass the
+    # sensitivity on", the hint for σ computed with Δ = 1, which there is the right σ
+    (lab01.check_gaussian_sigma_analytic, lambda d, e, dl: analytic_sigma_bisection(d, e, dl, end="low"),
+     "return the end of your bisection bracket on which δ\\(σ\\) <= δ"),
 ]
+
+
+def test_tail_test_threshold_has_the_derived_false_alarm_rate():
+    # (1 − e^{−t₀})^N = FALSE_ALARM: the probability that N Laplace draws all stay below t₀·b.
+    t0, n = lab01.TAIL_MULTIPLE, lab01.TAIL_DRAWS
+    assert n * np.log1p(-np.exp(-t0)) == pytest.approx(np.log(lab01.FALSE_ALARM), rel=1e-9)
+    assert 11.8 < t0 < 12.0
 
 
 @pytest.mark.parametrize("checker, wrong, hint", LAB01_WRONG_ANSWERS)

@@ -87,8 +87,8 @@ def _variant(name):
     return wrong
 
 
-@pytest.mark.parametrize("name, hint", [("no_union", "union bound"), ("ln2", r"ln\(4/β'\)"),
-                                        ("no_hoeffding", "data term"), ("epsilon_not_squared", "ε²"),
+@pytest.mark.parametrize("name, hint", [("no_union", "union bound"), ("ln2", r"ln\(2/β'\): count the factors of 2"),
+                                        ("no_hoeffding", "data term"), ("epsilon_not_squared", "power of ε"),
                                         ("no_ceil", "math.ceil"), ("sum", "max")])
 def test_group_sizes_checker_names_typical_mistakes(name, hint):
     with pytest.raises(LabCheckError, match=hint):
@@ -284,6 +284,12 @@ def laplace_randomizer_with_assert(values, epsilon, rng):
     return values + rng.laplace(0.0, 2 / epsilon, size=values.shape)
 
 
+@pytest.mark.parametrize("step_factor, tolerance_factor", [(1.0, 0.5), (0.5, 0.75), (1.75, 0.125)])
+def test_threshold_learner_checker_accepts_grids_with_tau_plus_half_step_at_most_alpha(step_factor, tolerance_factor):
+    # τ + s/2 = α exactly (the two-basin law must not reject a learner the bound allows); the last at τ = α/8
+    lab03.check_threshold_learner(grid_learner(step_factor=step_factor, tolerance_factor=tolerance_factor))
+
+
 def test_construction_checkers_accept_the_references(capsys):
     lab03.check_local_oracle(OracleRight)
     lab03.check_rejection_sampler(rejection_right)
@@ -305,10 +311,16 @@ LAB03_WRONG_ANSWERS = [  # (checker, wrong answer, expected hint fragment)
     (lab03.check_local_oracle, type("Subclass", (local.LocalSimulatedSQOracle,), {}), "write this yourself"),
     (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, accept_all=True), "R\\(z0\\) itself"),
     (lab03.check_rejection_sampler, rejection_no_exp, "factor e\\^ε is missing"),
+    # no rejection at all (returns R(z0)'s draw and 0 queries): was told "reported 0 queries but asked the oracle 0"
+    (lab03.check_rejection_sampler, lambda r, o, t, rng: (int(r.randomize(np.array([0]), rng)[0]), 0),
+     "without asking the oracle anything"),
     (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, normaliser=math.e), "too many queries"),
     (lab03.check_rejection_sampler, lambda *a: rejection_right(*a, threshold=True), "exceeds 1/2"),
     (lab03.check_threshold_learner, grid_learner(tolerance_factor=1.0), "τ \\+ s/2 <= α"),
     (lab03.check_threshold_learner, grid_learner(step_factor=3.0), "τ \\+ s/2 <= α"),
+    # too coarse by a quarter (τ + s/2 = 1.25α): passed the single-basin laws
+    (lab03.check_threshold_learner, grid_learner(step_factor=1.5), "two near-optimal basins"),
+    (lab03.check_threshold_learner, grid_learner(step_factor=1.3, tolerance_factor=0.4), "two near-optimal basins"),
     (lab03.check_threshold_learner, binary_search_learner, "noiseless"),
     (lab03.check_threshold_learner, grid_learner(tolerance_factor=0.01), "α/8"),
     (lab03.check_threshold_learner, lambda o, a: sq_algorithms.sq_threshold_grid(o, a), "write this yourself"),
@@ -367,6 +379,7 @@ def test_krr_checkers_accept_the_reference(capsys):
     (krr_with_keep(lambda k, e: 0.5 * _keep(k, e)), "keeps less often than it could"),
     (lambda values, k, epsilon, rng: krr_right(values, k, epsilon, np.random.default_rng()), "same rng seed"),
     (lambda values, k, epsilon, rng: krr_right(np.ravel(values), k, epsilon, rng), "shape of `values`"),
+    (lambda values, k, epsilon, rng: krr_right(values, k, epsilon, rng).astype(float), "integer array"),  # used to pass
 ])
 def test_krr_randomizer_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
@@ -380,6 +393,8 @@ def test_krr_randomizer_rejects_typical_mistakes(wrong, hint):
     (lambda r, k, e: (np.bincount(r, minlength=k) / len(r) - (1 - _keep(k, e)) / (k - 1)) / _keep(k, e),
      "divide by p − q"),
     (lambda r, k, e: np.clip(krr_estimate_right(r, k, e), 0, 1), "do not clip"),
+    # the raw report frequencies equal the clipped estimate on one report: they used to be told "do not clip"
+    (lambda r, k, e: np.bincount(r, minlength=k) / len(r), "observed frequencies of the reports"),
     (lambda r, k, e: krr_estimate_right(r, k, e) * len(r), "not counts"),
     (lambda r, k, e: krr_estimate_right(r, k, e)[:-1], "array of the k"),
 ])
@@ -400,3 +415,33 @@ def test_krr_hints_point_first_and_give_the_formula_only_after_repeated_tries(mo
     assert all("solve" in m for m in messages)
     assert all("(fraction_v − q)/(p − q)" not in m for m in messages[:-1])
     assert "(fraction_v − q)/(p − q)" in messages[-1]
+
+
+def _no_union_group_sizes(epsilon, tau, beta, t):
+    m = group_sizes_right(epsilon, tau, beta, 1)[0]
+    return m, t * m
+
+
+@pytest.mark.parametrize("check, wrong", [
+    (lab03.check_debias, lambda o, e: float(np.mean(o))),                   # the raw average: a named slip
+    (lab03.check_group_sizes, lambda e, tau, b, t: _no_union_group_sizes(e, tau, b, t)),  # no union bound: a named slip
+])
+def test_named_slips_of_derivations_point_first_and_give_the_formula_from_the_third_try(check, wrong):
+    from dpteach.labs import checking
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            check(wrong)
+        messages.append(str(caught.value))
+    assert all("formula itself is shown from the 3rd" in m for m in messages[:-1])
+    assert "here is the formula" in messages[-1]
+    checking._failed_tries.clear()
+
+
+def test_group_size_feedback_does_not_print_the_right_m():
+    right = group_sizes_right(0.5, 0.05, 0.05, 1)[0]
+    with pytest.raises(LabCheckError) as caught:
+        lab03.check_group_sizes(lambda e, tau, b, t: (group_sizes_right(e, tau, b, t)[0] + 1,
+                                                      t * (group_sizes_right(e, tau, b, t)[0] + 1)))
+    assert "too large" in str(caught.value) and str(right) not in str(caught.value)

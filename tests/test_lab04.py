@@ -30,6 +30,16 @@ def score_loop(records, estimate, center):  # the same, row by row
     return np.array([float(np.dot(x - center, estimate - center)) for x in records])
 
 
+def test_array_tasks_refuse_lists():
+    """Tasks 1, 2 and 5 ask for a numpy array; a list of the right numbers used to pass (review wave 4)."""
+    with pytest.raises(LabCheckError, match="should return a numpy array, got list"):
+        lab04.check_score_statistic(lambda r, m, c: [float(v) for v in score_right(r, m, c)])
+    with pytest.raises(LabCheckError, match="should return a numpy array, got list"):
+        lab04.check_dp_envelope(lambda f, e, d: list(envelope_right(f, e, d)))
+    with pytest.raises(LabCheckError, match="should return a numpy array, got list"):
+        lab04.check_group_envelope(lambda f, e, d, k: list(group_right(f, e, d, k)))
+
+
 @pytest.mark.parametrize("right", [score_right, score_loop])
 def test_score_checker_accepts_reference(right, capsys):
     lab04.check_score_statistic(right)
@@ -43,7 +53,7 @@ def test_score_checker_accepts_reference(right, capsys):
     (lambda r, m, c: -((r - c) @ (m - c)), "sign is flipped"),
     (lambda r, m, c: np.sum((r - m) ** 2, axis=1), "squared distance"),
     (lambda r, m, c: float(np.sum((r - c) @ (m - c))), "shape"),
-    (lambda r, m, c: [str(v) for v in (r - c) @ (m - c)], "array of numbers"),
+    (lambda r, m, c: [str(v) for v in (r - c) @ (m - c)], "numpy array, got list"),
     (lambda r, m, c: 1.001 * ((r - c) @ (m - c)), "np.dot"),
 ])
 def test_score_checker_rejects_typical_mistakes(wrong, hint):

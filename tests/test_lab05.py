@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dpteach.data import sparse_regression_data
-from dpteach.labs import BEGIN, LabCheckError, lab05, lab05_derivations
+from dpteach.labs import BEGIN, LabCheckError, lab05, lab05_derivations, lab05_design
 from dpteach.regression import DPLasso, lasso_gradient_step
 from dpteach.peeling import peel
 from lab_helpers import check_student_version, code_cells
@@ -25,21 +25,28 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" /
 # --- Task 1: Peeling ------------------------------------------------------------------------------
 
 def make_peel(scale_of=lambda s, e, dl, lam: lam * 2 * math.sqrt(3 * s * math.log(1 / dl)) / e,
-              mask=True, by_abs=True, noisy_selection=True, noisy_values=True, reuse_noise=False):
+              mask=True, by_abs=True, noisy_selection=True, noisy_values=True, reuse_noise=False, release=None):
     def my_peel(v, s, epsilon, delta, sensitivity, rng):
         v = np.asarray(v, dtype=float)
         b = scale_of(s, epsilon, delta, sensitivity)
-        selected = []
+        selected, winning = [], []
         once = rng.laplace(0.0, b, size=v.size)  # the reused vector of the reuse_noise bug
         for _ in range(s):
             score = np.abs(v) if by_abs else v.copy()
+            noise = once if reuse_noise else rng.laplace(0.0, b, size=v.size)
             if noisy_selection:
-                score = score + (once if reuse_noise else rng.laplace(0.0, b, size=v.size))
+                score = score + noise
             if mask:
                 score[selected] = -np.inf
             selected.append(int(np.argmax(score)))
+            winning.append(noise[selected[-1]])
         out = np.zeros_like(v)
-        out[selected] = v[selected] + (rng.laplace(0.0, b, size=len(selected)) if noisy_values else 0.0)
+        if release == "selection noise":  # the noise that made each coordinate win, not a fresh draw
+            out[selected] = v[selected] + np.array(winning)
+        elif release == "shared":  # one fresh draw for all released coordinates
+            out[selected] = v[selected] + rng.laplace(0.0, b)
+        else:
+            out[selected] = v[selected] + (rng.laplace(0.0, b, size=len(selected)) if noisy_values else 0.0)
         return out
     return my_peel
 
@@ -84,6 +91,8 @@ def test_named_peel_bugs_are_far_from_the_right_scale_in_some_setting():
     (make_peel(lambda s, e, dl, lam: 1.3 * lam * 2 * math.sqrt(3 * s * math.log(1 / dl)) / e), "not Lap"),
     (peel_global_rng, "same seed"),
     (make_peel(reuse_noise=True), "reused in every round"),
+    (make_peel(release="selection noise"), "reusing that noise for the release"),   # not fresh: used to pass
+    (make_peel(release="shared"), "same noise value"),
     (peel_via_dpteach, "yourself"),
     (peel, "yourself"),
 ])
@@ -120,7 +129,7 @@ def test_step_checker_accepts_reference_solution(capsys):
     (make_step(clip=1.0), "clipped at T instead of 2T"),
     (make_step(truncate=False), "truncate the response"),
     (make_step(mean=False), "divide by the block size"),
-    (make_step(sensitivity=lambda m, eta, T: 2 * eta * T / m), "4T, not 2T"),
+    (make_step(sensitivity=lambda m, eta, T: 2 * eta * T / m), "opposite signs: count both"),
     (make_step(sensitivity=lambda m, eta, T: 4 * T / m), "η multiplies"),
     (make_step(sensitivity=lambda m, eta, T: 4 * eta * T), "divide by the block size m"),
     (make_step(as_string=True), "must be a number"),
@@ -129,6 +138,21 @@ def test_step_checker_accepts_reference_solution(capsys):
 def test_step_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         lab05.check_dp_lasso_step(wrong)
+
+
+def test_step_sensitivity_slip_points_first_and_gives_the_formula_from_the_third_try():
+    from dpteach.labs import checking
+    wrong = make_step(sensitivity=lambda m, eta, T: 2 * eta * T / m)   # a named slip
+    checking._failed_tries.clear()
+    messages = []
+    for _ in range(checking.FORMULA_AFTER):
+        with pytest.raises(LabCheckError) as caught:
+            lab05.check_dp_lasso_step(wrong)
+        messages.append(str(caught.value))
+    assert all("count both" in m and "too small" in m for m in messages)
+    assert all("λ = 4·η·c_x·T/m" not in m for m in messages[:-1]) and "λ = 4·η·c_x·T/m" in messages[-1]
+    assert all("0.3" not in m for m in messages)  # the right λ = 4·1·1.5/20 of the first block is not printed
+    checking._failed_tries.clear()
 
 
 # --- Task 3: choosing T ----------------------------------------------------------------------------
@@ -141,6 +165,51 @@ def best_truncation_right(n, epsilon, candidates, rng):
             errors[k] += np.linalg.norm(DPLasso(epsilon, 1e-5, 10, truncation=T, random_state=rng).fit(X, y).coef_
                                         - beta)
     return candidates[int(np.argmin(errors))]
+
+
+def best_truncation_one_dataset(n, epsilon, candidates, rng):
+    X, y, beta = sparse_regression_data(n, 200, 5, rng=rng)
+    errors = [np.linalg.norm(DPLasso(epsilon, 1e-5, 10, truncation=T, random_state=rng).fit(X, y).coef_ - beta)
+              for T in candidates]
+    return candidates[int(np.argmin(errors))]
+
+
+def best_truncation_training_error(n, epsilon, candidates, rng):
+    errors = np.zeros(len(candidates))
+    for _ in range(2):
+        X, y, beta = sparse_regression_data(n, 200, 5, rng=rng)
+        for k, T in enumerate(candidates):
+            model = DPLasso(epsilon, 1e-5, 10, truncation=T, random_state=rng).fit(X, y)
+            errors[k] += np.linalg.norm(y - X @ model.coef_)
+    return candidates[int(np.argmin(errors))]
+
+
+def best_truncation_imports_inside(n, epsilon, candidates, rng):
+    from dpteach.data import sparse_regression_data as data
+    from dpteach.regression import DPLasso as Lasso
+    errors = np.zeros(len(candidates))
+    for _ in range(2):
+        X, y, beta = data(n, 200, 5, rng=rng)
+        for k, T in enumerate(candidates):
+            errors[k] += np.linalg.norm(Lasso(epsilon, 1e-5, 10, truncation=T, random_state=rng).fit(X, y).coef_ - beta)
+    return candidates[int(np.argmin(errors))]
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (best_truncation_one_dataset, "at least two"),          # right choices from one dataset: used to pass
+    (best_truncation_training_error, "\\*training\\* error"),  # right choices from the training error: used to pass
+])
+def test_truncation_checker_tests_the_experiment_design(wrong, hint):
+    from dpteach import regression
+    from dpteach.data import regression as data_module
+    with pytest.raises(LabCheckError, match=hint):
+        lab05.check_best_truncation(wrong)
+    assert regression.DPLasso is DPLasso and data_module.sparse_regression_data is sparse_regression_data  # restored
+    assert best_truncation_one_dataset.__globals__["DPLasso"] is DPLasso
+
+
+def test_truncation_design_check_sees_imports_inside_the_function():
+    lab05_design.check_truncation_design(best_truncation_imports_inside, "Task 3 (choose T)")
 
 
 def test_truncation_checker_accepts_reference_solution(capsys):

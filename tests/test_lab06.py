@@ -4,6 +4,7 @@ Reference solutions are written here (not read from the notebook); each
 typical wrong answer must be rejected with the hint for *that* mistake.
 """
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -14,6 +15,7 @@ from numpy.polynomial import hermite as phys
 from numpy.polynomial import hermite_e as prob
 
 from dpteach.labs import BEGIN, LabCheckError, lab06
+from dpteach.labs.checking import call_student_counting_lines
 from lab_helpers import check_student_version, code_cells
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "book" / "labs" / "solutions" / "lab06_hermite.ipynb"
@@ -180,6 +182,16 @@ def select_edges(z, y, M, eps, rng):
     return float(grid[np.argmax(-eps * _errors(z, y, grid) / 2 + rng.gumbel(size=M))])
 
 
+def select_index(z, y, M, eps, rng):
+    grid = _grid(M)
+    return int(np.argmax(-eps * _errors(z, y, grid) / 2 + rng.gumbel(size=M)))
+
+
+def select_error_rate(z, y, M, eps, rng):
+    grid = _grid(M)
+    return float(grid[np.argmax(-eps * _errors(z, y, grid) / (2 * len(z)) + rng.gumbel(size=M))])
+
+
 def test_task3_accepts_reference(capsys):
     lab06.check_select_threshold(select_right)
     assert "passed" in capsys.readouterr().out
@@ -190,6 +202,8 @@ def test_task3_accepts_reference(capsys):
     (select_no_half, "1/2 is missing"),
     (select_edges, "midpoints"),
     (lambda *a: str(select_right(*a)), "float"),
+    (select_index, "looks like an index"),            # was told "use the midpoints"
+    (select_error_rate, "error \\*rate\\*"),           # was told "sign(0) = +1"
 ])
 def test_task3_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
@@ -335,6 +349,36 @@ def test_task5_reference_agrees_with_the_features_and_is_accepted(capsys):
 def test_task5_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         lab06.check_feature_norms(wrong)
+
+
+def norms_brute_force(X, degree):
+    # Enumerates every multi-index κ with |κ| <= p (D_p of them), as the task says not to (theory review N8).
+    H = _h_table(X, degree) ** 2
+    total = np.zeros(len(X))
+    for kappa in itertools.product(range(degree + 1), repeat=X.shape[1]):
+        if sum(kappa) <= degree:
+            total += np.prod(H[:, np.arange(X.shape[1]), kappa], axis=1)
+    return total
+
+
+def test_task5_rejects_brute_force_over_the_multi_indices():
+    with pytest.raises(LabCheckError, match="enumerates the multi-indices"):
+        lab06.check_feature_norms(norms_brute_force)
+
+
+def test_task5_work_budget_leaves_room_for_a_loop_over_rows_coordinates_and_levels():
+    def norms_loops(X, degree):  # the recurrence with every loop in Python
+        H = _h_table(X, degree) ** 2
+        out = np.zeros(len(X))
+        for i in range(len(X)):
+            levels = list(H[i, 0])
+            for j in range(1, X.shape[1]):
+                levels = [sum(levels[m - k] * H[i, j, k] for k in range(m + 1)) for m in range(degree + 1)]
+            out[i] = sum(levels)
+        return out
+    _, lines = call_student_counting_lines(norms_loops, (np.ones((2, 50)), 5), "t", 10 ** 7)
+    assert lines * 3 < lab06.FEATURE_NORM_BUDGET
+    lab06.check_feature_norms(norms_loops)
 
 
 def test_task5_refuses_the_library_features():

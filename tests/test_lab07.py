@@ -99,9 +99,10 @@ def test_relevant_direction_accepts_reference():
     (direction_with(normalise=False), "unit vector"),
     (direction_random, "away from the true one"),
     (direction_with(fixed_degree=2), "you used degree 2"),
-    # np.linalg.eig's *last* column; its first column happens to be the top eigenvector on every input the
-    # checker tries (LAPACK's order for a nearly rank-one M), so that slip is not caught.
+    # np.linalg.eig's first or last column: on the sign-symmetrised axis cases M is diagonal with its top entry
+    # in the middle, where eig keeps the diagonal's order.
     (direction_with(pick="eig last"), "not the top one|smallest"),
+    (direction_with(pick="eig first"), "not the top one"),
 ])
 def test_relevant_direction_rejects(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
@@ -330,7 +331,10 @@ def sphere_net_random(a):
     (sphere_net_with(factor=2.2), "do not cover the sphere.*gap between your points"),   # angle/spacing too coarse
     (sphere_net_with(poles_cut=True), "near a pole"),
     (sphere_net_with(hemisphere=True), "one hemisphere"),
-    (sphere_net_with(uniform=True), "within 30° of the poles"),
+    (sphere_net_with(uniform=True), "fewer longitudes suffice near the poles"),
+    # valid but over-dense band nets (30 % and 50 % finer than needed) are too large, not badly shaped
+    (sphere_net_with(factor=0.7), "proportion to sin θ, so the excess is in the spacing"),
+    (sphere_net_with(factor=0.5), "proportion to sin θ, so the excess is in the spacing"),
     (sphere_net_with(repeat_pole=True), "repeat another one"),
     (sphere_net_with(scale=2.0), "unit vector"),
     (sphere_net_random, "do not cover the sphere"),

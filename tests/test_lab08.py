@@ -5,6 +5,7 @@ typical wrong answer must be rejected with its own hint.
 """
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +169,17 @@ def test_grid_checker_rejects_typical_mistakes(wrong, hint):
         lab08.check_eta_grid_and_validation(wrong)
 
 
+@pytest.mark.parametrize("offset", [-1, 1])
+def test_grid_checker_says_too_large_or_small_without_printing_the_size(offset):
+    """The cases are fixed: feedback that printed the right size could be collected into a table of answers."""
+    with pytest.raises(LabCheckError) as caught:
+        lab08.check_eta_grid_and_validation(_with(size=lambda a, e, b, k: grid_right(a, e, b)[1] + offset))
+    message = str(caught.value)
+    assert ("too large" if offset > 0 else "too small") in message
+    alpha, epsilon, beta = lab08.GRID_CASES[0]
+    assert str(grid_right(alpha, epsilon, beta)[1]) not in message.replace(str(grid_right(alpha, epsilon, beta)[1] + offset), "")
+
+
 # --- the notebook -----------------------------------------------------------------------------------
 
 DUMMY_ARGUMENTS = {"w": np.array([1.0, 0.0]), "X": np.zeros((3, 2)), "y": np.ones(3), "a": 1.0, "b": 0.0,
@@ -275,6 +287,7 @@ def test_reuse_checker_accepts_right_answer(capsys):
 
 @pytest.mark.parametrize("wrong, hint", [
     (_reuse(rest=lambda n, T: n - 2 * (n // (T + 2))), "ŵ₀ reads D_rest too"),
+    (_reuse(rest=lambda n, T: n - n / (T + 2)), "m₀ = n // \\(n_rounds \\+ 2\\)"),   # theory review N9
     (_reuse(releases=lambda T: T), "initial direction ŵ₀ is one as well"),
     (_reuse(releases=lambda T: T + 2), "Laplace step reads D_τ"),
     (_reuse(releases=lambda T: 1), "compose sequentially"),
@@ -294,11 +307,26 @@ def test_reuse_checker_rejects_typical_mistakes(wrong, hint):
         lab08.check_reuse_sigma(wrong)
 
 
+def test_reuse_feedback_prints_enough_digits_to_see_a_small_error():
+    # σ 3e-6 too large (relative): 5 significant digits printed both numbers alike (theory review N9).
+    with pytest.raises(LabCheckError) as caught:
+        lab08.check_reuse_sigma(lambda n, d, T, e, dl: reuse_right(n, d, T, e, dl) * (1 + 3e-6))
+    returned, right = re.search(r"returned (\S+), the right σ is (\S+)\.", str(caught.value)).groups()
+    assert returned != right
+
+
 def test_reuse_bugs_are_distinguishable_from_the_right_answer():
+    unfloored = [formula for hint, formula in lab08._REUSE_BUGS if "n // (n_rounds + 2)" in hint]
+    assert len(unfloored) == 1
+    seen = 0
     for case in lab08._reuse_cases():
         right = reuse_right(*case)
         for _, formula in lab08._REUSE_BUGS:
-            assert abs(formula(*case) / right - 1) > 1e-3
+            if formula in unfloored:  # a small slip (relative (n mod (T + 2))/(n(T + 1))): beyond 1e-6 somewhere
+                seen += abs(formula(*case) / right - 1) > 1e-5
+            else:
+                assert abs(formula(*case) / right - 1) > 1e-3
+    assert seen >= 1
 
 
 def test_reuse_sigma_spends_exactly_the_budget_and_beats_fresh_blocks():
@@ -307,3 +335,19 @@ def test_reuse_sigma_spends_exactly_the_budget_and_beats_fresh_blocks():
         n, d, T, e, dl = case
         assert lab08._rho(reuse_right(*case), n, d, T) == pytest.approx(zcdp_rho(e, dl), rel=1e-12)
     assert reuse_right(200_000, 10, 54, 1.0, 1e-5) < sigma_right(200_000, 10, 54, 1.0, 1e-5)
+
+
+def _loop_over_examples(gradient):
+    def looped(w, X, y, a, b):  # the right gradient, one example at a time (the statement asks for no loop)
+        return sum(gradient(w, X[i:i + 1], y[i:i + 1], a, b) for i in range(len(y))) / len(y)
+    return looped
+
+
+@pytest.mark.parametrize("check, right", [(lab08.check_ramp_gradient, gradient_right),
+                                         (lab08.check_soft_ramp_gradient, soft_right)])
+def test_gradient_checkers_refuse_a_python_loop_over_the_examples(check, right):
+    looped = _loop_over_examples(right)
+    X, y, w = np.ones((3, 2)), np.array([1.0, -1.0, 1.0]), np.array([0.6, 0.8])
+    assert np.allclose(looped(w, X, y, 1.0, 0.0), right(w, X, y, 1.0, 0.0))  # right values, wrong method
+    with pytest.raises(LabCheckError, match="loops over the examples"):
+        check(looped)

@@ -174,13 +174,60 @@ def choose_without_privacy(n, d, degree, alpha, epsilon, need_proper, need_agnos
     (_variant(sizes=lambda d, p: d ** p), "math.comb"),
     (choose_without_privacy, "privacy terms"),
     (_variant(infeasible_ok=True), "feasible learners"),
-    (_variant(never=True), "is feasible"),
-    (_variant(largest=True), "smallest"),
+    (_variant(never=True), "at least one allowed learner is feasible"),
+    (_variant(largest=True), "another feasible learner has a smaller shape"),
     (lambda *case: "Algorithm 6.10", "one of"),
 ])
 def test_choice_checker_rejects_typical_mistakes(wrong, hint):
     with pytest.raises(LabCheckError, match=hint):
         lab09.check_choose_learner(wrong)
+
+
+# Each shape as terms (coefficient, power of α, power of ε); "shared" flips a term of D/α² + D/(εα) in both
+# improper and proper (one helper used by both), the others one learner's term only.
+_SHAPE_TERMS = {"improper": [("D", -2, 0), ("D", -1, -1)],
+                "proper": [("D", -2, 0), ("D", -1, -1), (1, -6, 0), (1, -5, -1)],
+                "semi_agnostic": [("d", -2, 0), ("d", -1, -1)]}
+SIGN_SLIPS = [(learner, term, power) for learner in (*_SHAPE_TERMS, "shared")
+              for term, (_, a_power, e_power) in enumerate(_SHAPE_TERMS.get(learner, _SHAPE_TERMS["improper"]))
+              for power in ("α", "ε") if power == "α" or e_power]
+
+
+def choose_with_sign_slip(learner, slipped_term, power):
+    def answer(n, d, degree, alpha, epsilon, need_proper, need_agnostic):
+        needed = {}
+        for name, terms in _SHAPE_TERMS.items():
+            total = 0.0
+            for k, (coefficient, a_power, e_power) in enumerate(terms):
+                if k == slipped_term and (name == learner or (learner == "shared" and name != "semi_agnostic")):
+                    a_power, e_power = (-a_power, e_power) if power == "α" else (a_power, -e_power)
+                c = {"D": math.comb(d + degree, degree), "d": d}.get(coefficient, coefficient)
+                total += c * alpha ** a_power * epsilon ** e_power
+            needed[name] = total
+        allowed = {k: v for k, v in needed.items() if not (need_proper and k == "improper")
+                   and not (need_agnostic and k == "semi_agnostic") and v <= n}
+        return min(allowed, key=allowed.get) if allowed else None
+    return answer
+
+
+def test_sign_slip_helper_without_a_slip_is_the_right_answer():
+    for case in lab09.CHOICE_CASES:
+        assert choose_with_sign_slip(None, None, "α")(*case) == choose_right(*case)
+
+
+@pytest.mark.parametrize("learner, term, power", SIGN_SLIPS)
+def test_choice_checker_rejects_every_sign_slip_in_an_exponent(learner, term, power):
+    """A power of α or ε with the wrong sign, in any one term of any shape, fails some setting (review: one passed all)."""
+    with pytest.raises(LabCheckError, match="not the right choice"):
+        lab09.check_choose_learner(choose_with_sign_slip(learner, term, power))
+
+
+def test_choice_feedback_does_not_print_the_right_choice():
+    """The cases are fixed: printing the right name would let feedback be collected into a table of answers."""
+    for wrong in (_variant(largest=True), _variant(never=True), _variant(infeasible_ok=True)):
+        with pytest.raises(LabCheckError) as info:
+            lab09.check_choose_learner(wrong)
+        assert "right choice is" not in str(info.value)
 
 
 def choose_strictly_below_n(n, d, degree, alpha, epsilon, need_proper, need_agnostic):
@@ -361,3 +408,12 @@ def test_schedule_sigma_certifies_exactly_delta():
     # one phase is the exact accountant of Theorem 9.3
     assert schedule_right([1.0], [5], 1.0, 1e-5) == pytest.approx(
         dp_logistic.dp_sgd_sigma(1.0, 5, 1.0, 1e-5, accountant="exact"), rel=1e-9)
+
+
+def test_clipping_checker_refuses_a_python_loop_over_the_rows():
+    def clip_loop(gradients, clip_norm):  # right values, row by row (the statement asks for no loop)
+        return np.array([g * min(1.0, clip_norm / max(np.linalg.norm(g), 1e-300)) for g in gradients])
+    with pytest.raises(LabCheckError, match="loops over the rows"):
+        lab09.check_clipping(clip_loop)
+    with pytest.raises(LabCheckError, match="numpy array"):
+        lab09.check_clipping(lambda G, C: clip_right(G, C).tolist())

@@ -28,7 +28,8 @@ import types
 import numpy as np
 
 __all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
-           "require_integer", "require_own_code", "call_student_counting_lines", "check_formula_answers",
+           "require_integer", "require_own_code", "call_student_counting_lines", "require_vectorised",
+           "check_formula_answers",
            "FORMULA_AFTER", "teaching_hint", "short_traceback", "install_short_traceback"]
 
 
@@ -178,6 +179,27 @@ def call_student_counting_lines(fn, args, task, budget):
         raise
     finally:
         sys.settrace(previous)
+
+
+#: Python lines a vectorised answer may run on an input of VECTORISED_SIZE elements (rows, examples, rates): numpy
+#: calls count no lines, so a vectorised body runs a few dozen; a Python loop over the elements runs at least one
+#: line per element, 20 000. A factor of 10 separates each from the budget, and lines are counted, not timed.
+VECTORISED_BUDGET = 2_000
+VECTORISED_SIZE = 20_000
+
+
+def require_vectorised(fn, args, task, elements):
+    """Call ``fn(*args)`` within :data:`VECTORISED_BUDGET` Python lines; ``elements`` names what must not be looped over.
+
+    For tasks whose statement asks for numpy array operations "without a Python loop over the rows/examples":
+    ``args`` holds VECTORISED_SIZE of them. Returns the function's result.
+    """
+    out, lines = call_student_counting_lines(fn, args, task, VECTORISED_BUDGET)
+    require(lines <= VECTORISED_BUDGET,
+            f"{task}: on {VECTORISED_SIZE:,} {elements} your code ran more than {VECTORISED_BUDGET:,} lines of Python: "
+            f"it loops over the {elements} one by one. The task asks for numpy operations on whole arrays (no Python "
+            f"loop over the {elements}): e.g. a matrix product, np.linalg.norm(..., axis=1), np.minimum, np.where.")
+    return out
 
 
 def expect_student_raises(fn, args, exception, task, message):

@@ -35,7 +35,7 @@ import numpy as np
 from scipy import stats
 
 from .checking import (LabCheckError, call_student, call_student_counting_lines, passed, require, require_integer, require_own_code,
-                       require_real)
+                       require_real, teaching_hint)
 from .. import bounds, generic
 from .. import hypotheses
 from ..mechanisms import exponential_mechanism_probabilities
@@ -92,8 +92,9 @@ def _threshold_diagnosis(answer, x, y, grid):
         return "the order is reversed; index k must belong to the grid point g_k"
     wrong = np.flatnonzero(answer != expected)
     k = int(wrong[0])
-    return (f"{wrong.size} of {expected.size} counts differ, e.g. index {k}: expected {int(expected[k])}, "
-            f"got {answer[k]!r}")
+    # The right count is not printed (fixed cases: printed answers would make a table of them).
+    return (f"{wrong.size} of {expected.size} counts differ, e.g. index {k}: your {answer[k]!r} is too "
+            f"{'large' if answer[k] > expected[k] else 'small'}")
 
 
 def check_threshold_error_counts(fn):
@@ -118,6 +119,9 @@ def check_threshold_error_counts(fn):
         if answer.shape != expected.shape or not np.array_equal(answer, expected):
             raise LabCheckError(f"{task}: wrong counts for n = {len(y)} points and a grid of {grid.size}.\n"
                                 f"Hint: {_threshold_diagnosis(answer, x, y, grid)}.")
+        require(np.issubdtype(answer.dtype, np.integer),
+                f"{task}: the counts are right but have dtype {answer.dtype}: the task asks for an integer array "
+                f"(counts of examples). np.cumsum of a float array, or np.zeros without dtype=int, gives floats.")
     rng = np.random.default_rng(203)
     x, y, grid = rng.random(5000), rng.choice([-1, 1], size=5000), np.linspace(0, 1, 501)
     budget = 50_000
@@ -281,26 +285,33 @@ def check_sample_complexity(fn):
                 and int(answer) == expected:
             continue
         value = require_real(answer, task, call)
-        shown = f"|H| = {size:g}, ε = {epsilon}, α = {alpha}, β = {beta}: expected n = {expected}, got {answer!r}"
+        # The right n is not printed: the cases are fixed, and printed answers would make a table of them.
+        shown = (f"|H| = {size:g}, ε = {epsilon}, α = {alpha}, β = {beta}: got {answer!r}, "
+                 f"{'too large' if value > expected else 'too small'}")
         if value == expected:
             require_integer(answer, task, call, "an int (a number of examples)")
         exact_real = max(9 / (2 * alpha ** 2) * math.log(4 * size / beta),
                          6 / (epsilon * alpha) * math.log(2 * size / beta))
         slide = 6 * math.log(size / beta) * max(1 / (epsilon * alpha), 1 / alpha ** 2)
         erm = 2 / alpha ** 2 * math.log(2 * size / beta)
+        formula = "n = ⌈max{(9/(2α²)) ln(4|H|/β), (6/(εα)) ln(2|H|/β)}⌉."
         if math.isclose(value, exact_real, rel_tol=1e-9):
-            hint = "the value is right but not rounded up: n must be an integer, so return math.ceil(...)"
+            hint = "the value is right but not rounded up: n must be an integer, so return math.ceil(...)."
         elif math.isclose(value, slide, rel_tol=1e-9) or value == math.ceil(slide):
-            hint = ("that is the slide's constant 6(ln|H| + ln 1/β)·max{1/(εα), 1/α²}, which is slightly too "
-                    "small; give each failure term β/2: max{(9/(2α²)) ln(4|H|/β), (6/(εα)) ln(2|H|/β)}")
+            hint = teaching_hint(task, "that is the slide's constant 6(ln|H| + ln 1/β)·max{1/(εα), 1/α²}, which is "
+                                       "slightly too small: bound each failure event with the proof's constants and "
+                                       "give each β/2.", formula)
         elif math.isclose(value, erm, rel_tol=1e-9) or value == math.ceil(erm):
-            hint = "that is the non-private ERM bound (2/α²) ln(2|H|/β); the private bound has two terms"
+            hint = ("that is the non-private ERM bound (2/α²) ln(2|H|/β); the private bound has two terms (the "
+                    "sample and the exponential mechanism).")
         elif value == math.ceil(max(9 / (2 * alpha ** 2), 6 / (epsilon * alpha)) * math.log(2 * size / beta)):
-            hint = "the sampling term has ln(4|H|/β) (its failure probability is 2|H|e^{−2nα²/9})"
+            hint = teaching_hint(task, "the two terms do not share one logarithm: the sampling failure bound "
+                                       "2|H|e^{−2n(α/3)²} has its own factor in front. Set it to β/2.", formula)
         else:
-            hint = ("n = max{(9/(2α²)) ln(4|H|/β), (6/(εα)) ln(2|H|/β)}, rounded up; compare the two terms "
-                    "with the failure bound 2|H|e^{−2nα²/9} + |H|e^{−εnα/6} of the proof")
-        raise LabCheckError(f"{task}: {shown}.\nHint: {hint}.")
+            hint = teaching_hint(task, "bound the sampling failure (Hoeffding at t = α/3, union bound over H) and the "
+                                       "exponential mechanism's (u = nα/3, Δ = 1), give each β/2, solve each for n, "
+                                       "take the larger and round up.", formula)
+        raise LabCheckError(f"{task}: {shown}.\nHint: {hint}")
     passed(task)
 
 

@@ -43,7 +43,7 @@ import numpy as np
 from scipy import stats
 
 from .checking import (LabCheckError, call_student, expect_student_raises, passed, require, require_integer,
-                       require_own_code, require_real)
+                       require_own_code, require_real, teaching_hint)
 
 __all__ = ["check_debias", "check_group_sizes", "check_laplace_randomizer", "check_threshold_query",
            "check_local_oracle", "check_rejection_sampler", "check_threshold_learner", "check_krr_randomizer",
@@ -77,29 +77,30 @@ _DEBIAS_CASES = (  # (outputs, ε): means 0, 1/2, 1, 0.3 and 0.8 at four ε
 )
 
 
-def _debias_diagnosis(got, cases):
+def _debias_diagnosis(got, cases, task):
     q = [math.exp(e) / (1 + math.exp(e)) for _, e in cases]
     means = [float(np.mean(o)) for o, _ in cases]
     candidates = (
         ("you returned the raw average of the outputs. Randomized response flips a bit with probability "
-         "1/(1 + e^ε), which pulls the average towards 1/2; undo it with (ō − (1 − q))/(2q − 1)",
+         "1/(1 + e^ε), which pulls the average towards 1/2: write E[o | b] as a function of b and solve for b",
          [m for m in means]),
         ("you clipped the estimate to [0, 1]. Clipping makes it biased; the unbiased estimate can be "
          "negative or above 1 for small groups",
          [min(1.0, max(0.0, _debiased(m, e))) for m, (_, e) in zip(means, cases)]),
-        ("you subtracted q instead of 1 − q: E[o | b] = (1 − q) + (2q − 1)·b, "
-         "so the estimate is (ō − (1 − q))/(2q − 1)",
+        ("you subtracted q, but E[o | b = 0] is the probability of a flip, 1 − q",
          [(m - qq) / (2 * qq - 1) for m, qq in zip(means, q)]),
-        ("you divided by q instead of 2q − 1 = (e^ε − 1)/(e^ε + 1)",
+        ("you divided by q, but E[o | b] grows by less than q when b goes from 0 to 1 (a flip can also "
+         "turn a 1 into a 0)",
          [(m - (1 - qq)) / qq for m, qq in zip(means, q)]),
-        ("you used e^ε/(1 + e^ε) where the formula has 1 + e^ε: b̂ = ((1 + e^ε)·o − 1)/(e^ε − 1)",
+        ("you multiplied ō by q = e^ε/(1 + e^ε); solving E[o | b] for b gives another factor",
          [(qq * m - 1) / (math.exp(e) - 1) for m, qq, (_, e) in zip(means, q, cases)]),
     )
-    for hint, values in candidates:
+    formula = "b̂ = ((1 + e^ε)·ō − 1)/(e^ε − 1) = (ō − (1 − q))/(2q − 1) with q = e^ε/(1 + e^ε)."
+    for hint, values in candidates:  # a named slip is a pointer too: the formula only after repeated tries
         if np.allclose(got, values, rtol=1e-9, atol=1e-12):
-            return hint
-    return ("check each step of b̂ = ((1 + e^ε)·ō − 1)/(e^ε − 1) = (ō − (1 − q))/(2q − 1) "
-            "with q = e^ε/(1 + e^ε)")
+            return teaching_hint(task, hint + ".", formula)
+    return teaching_hint(task, "write E[o | b] for a true bit b (kept with probability q = e^ε/(1 + e^ε)), "
+                               "average it over the users and solve for the mean of b.", formula)
 
 
 def check_debias(fn):
@@ -122,7 +123,7 @@ def check_debias(fn):
         outputs, epsilon = _DEBIAS_CASES[i]
         raise LabCheckError(f"{task}: for outputs with mean ō = {np.mean(outputs):.3g} at ε = {epsilon:g} you "
                             f"return {got[i]:.6g}, but the unbiased estimate is {want[i]:.6g}.\n"
-                            f"Hint: {_debias_diagnosis(got, _DEBIAS_CASES)}.")
+                            f"Hint: {_debias_diagnosis(got, _DEBIAS_CASES, task)}")
     # Unbiasedness on simulated users: 30 % ones, ε = 0.5, n = 200 000. Given the bits the estimate
     # has sd sqrt(e^ε/(n (e^ε − 1)²)) = 0.0044; a 6-sigma band has false alarm 2e-9.
     rng = np.random.default_rng(3)
@@ -173,13 +174,25 @@ def _m_variant(epsilon, tau, beta, t, variant):
 _GROUP_HINTS = (
     ("no_union", "you gave every query failure probability β. With t queries the union bound needs β/t per "
                  "query, so that all t answers are valid together with probability 1 − β"),
-    ("ln2", "you used ln(2/β'): each of the two events (data, noise) gets β'/2, and each two-sided tail bound "
-            "has a factor 2 in front, so the log is ln(4/β') with β' = β/t"),
-    ("no_hoeffding", "the data term 8 ln(4/β')/τ² is missing: it is the larger one when ε > 4"),
-    ("epsilon_not_squared", "the noise term has ε² in the denominator: 128 ln(4/β')/(ε²τ²)"),
+    ("ln2", "you used ln(2/β'): count the factors of 2 — each of the two events (data, noise) gets β'/2, and each "
+            "two-sided tail bound has a factor 2 in front (β' = β/t)"),
+    ("no_hoeffding", "the data term (Hoeffding for the values φ(z_i)) is missing: it is the larger one when ε > 4"),
+    ("epsilon_not_squared", "check the power of ε in the noise term: the Laplace average's bound has b² = 4/ε² in "
+                            "its exponent"),
     ("no_ceil", "a group size is a number of users: round up with math.ceil"),
     ("sum", "you added the two terms; the theorem needs m at least the larger of them (max), each event gets β'/2"),
 )
+
+
+_GROUP_FORMULA = "m = ⌈max(8 ln(4t/β)/τ², 128 ln(4t/β)/(ε²τ²))⌉."
+
+
+def _too(m, want):
+    """Too large or too small, without the right integer (fixed cases: printed answers would make a table)."""
+    try:
+        return "too large" if float(m) > want else "too small"
+    except (TypeError, ValueError):
+        return "not a number of users"
 
 
 def check_group_sizes(fn):
@@ -209,10 +222,13 @@ def check_group_sizes(fn):
             for variant, hint in _GROUP_HINTS:
                 if all(np.isclose(float(mm), float(_m_variant(e, ta, b, tt, variant)), rtol=1e-12)
                        for (e, ta, b, tt), (mm, _) in zip(_GROUP_GRID, results)):
-                    raise LabCheckError(f"{task}: {call} gives m = {m!r}, but the union bound with β/t per query gives "
-                                        f"m = {want_m}.\nHint: {hint}.")
-            raise LabCheckError(f"{task}: {call} gives m = {m!r}, but the union bound with β/t per query gives m = {want_m}."
-                                f"\nHint: m = ⌈max(8 ln(4t/β)/τ², 128 ln(4t/β)/(ε²τ²))⌉.")
+                    raise LabCheckError(f"{task}: {call} gives m = {m!r}, {_too(m, want_m)} for the union bound with "
+                                        f"β/t per query.\nHint: {teaching_hint(task, hint + '.', _GROUP_FORMULA)}")
+            raise LabCheckError(f"{task}: {call} gives m = {m!r}, {_too(m, want_m)} for the union bound with β/t per "
+                                f"query.\nHint: " + teaching_hint(
+                                    task, "give each query failure β/t, split it between the data (Hoeffding) and "
+                                          "the noise (the Laplace average's bound), solve each for m and take the "
+                                          "larger, rounded up.", _GROUP_FORMULA))
         require(isinstance(m, (int, np.integer)) and isinstance(n, (int, np.integer)),
                 f"{task}: {call} should return integers (numbers of users), got m = {m!r}, n = {n!r}.")
         require(n == t * m, f"{task}: {call} gives n = {n}, but t disjoint groups of m = {m} users are n = t·m = "

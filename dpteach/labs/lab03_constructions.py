@@ -268,7 +268,11 @@ def _draw_reports(fn, epsilon, oracle, tau, n_calls, seed, task):
         k = require_integer(out[1], task, "the number of queries", "an int")
         require(w in (0, 1), f"{task}: a randomized-response report is a bit 0 or 1, got {w}.")
         asked = oracle.n_queries - before
-        require(k == asked and k >= 1,
+        require(asked >= 1,
+                f"{task}: your function returned without asking the oracle anything (it reported {k} queries). "
+                f"Without a query nothing depends on the data: a proposal w drawn from R(z0) must be accepted "
+                f"with probability E φ_w, which only the oracle can tell you — ask one query per proposal.")
+        require(k == asked,
                 f"{task}: your function reported {k} queries but asked the oracle {asked} (count every query; "
                 f"each proposal needs one).")
         reports[i], queries[i] = w, k
@@ -395,6 +399,68 @@ def _optimum(p_plus):
     return float(np.min(below + above) / N_SUPPORT)
 
 
+def _probe_grid(fn, alpha):
+    """(support indices of the thresholds the learner's first batch asks, smallest tolerance), or None.
+
+    Runs ``fn`` once against an exact oracle on the noiseless law and reads each query on the records (x, +1):
+    the error query of h_t is +1 exactly below t, so the number of +1 values is t's index on the support. A
+    learner whose queries are not such steps (or asks several batches) gets None: its grid cannot be read.
+    """
+    seen = []
+
+    def record(values, taus, phis):
+        seen.append((phis, taus))
+        return values
+
+    records, weights = _law_oracle_parts(_LABEL_LAWS[0][1])
+    oracle = sq.NoisySQOracle(sq.ExactSQOracle(records, weights), mode="adversarial", strategy=record)
+    call_student(fn, (oracle, alpha), "Task 7 (threshold learner)")
+    if len(seen) != 1:
+        return None
+    positives = np.column_stack([_X, np.ones(N_SUPPORT)])
+    indices = []
+    for phi in seen[0][0]:
+        try:
+            values = np.asarray(phi(positives), dtype=float)
+        except Exception:  # not a query on (x, y) rows: no grid to read
+            return None
+        k = int(np.sum(values > 0))
+        if values.shape != (N_SUPPORT,) or not (np.all(values[:k] == 1) and np.all(values[k:] == -1)):
+            return None
+        indices.append(k)
+    return np.unique(indices), float(np.min(seen[0][1]))
+
+
+def _two_basin_law(grid, tau):
+    """Pr[y = +1 | x] with two near-optimal basins, adapted to a learner's grid (support indices) and tolerance.
+
+    err(h_t) decreases where Pr[y = +1 | x] < 1/2 and increases where it is > 1/2. With p = 0 on [0, a),
+    1 on [a, b), 0 on [b, c), 1 on [c, 1] it has two local minima: err(a) = (c − b)/N and err(c) = OPT = (b − a)/N.
+    c is the middle of the learner's widest gap (to the right of the middle of [0, 1]), so its best grid point
+    loses d = half that gap; a is a grid point, and b is chosen so that err(a) = err(c) + d/N + τ − O(1/N): the
+    two answers are then within the 2τ that 'argmin_trap' may move them apart, and it makes the argmin pick a.
+    The learner then errs by d/N + τ − O(1/N) over OPT, more than α exactly when its grid step and tolerance
+    break τ + s/2 <= α (by more than the 3/N of rounding). None if the grid leaves no room for the two basins.
+    """
+    points = np.unique(np.concatenate([[0, N_SUPPORT], grid]))
+    gaps = np.diff(points)
+    right = [j for j in range(gaps.size) if points[j] + gaps[j] // 2 >= N_SUPPORT // 2]
+    if not right:
+        return None
+    j = max(right, key=lambda i: (gaps[i], i))
+    c, d = int(points[j] + gaps[j] // 2), int(gaps[j] // 2)
+    margin = d + tau * N_SUPPORT + 0.05 * N_SUPPORT     # b − a = OPT·N >= about 0.025·N
+    lefts = [int(g) for g in grid if c - g > margin]
+    if not lefts:
+        return None
+    a = min(lefts)
+    b = math.ceil((c + a - d - tau * N_SUPPORT) / 2)
+    if not a < b < c:
+        return None
+    index = np.arange(N_SUPPORT)
+    return np.where((index >= c) | ((index >= a) & (index < b)), 1.0, 0.0)
+
+
 def check_threshold_learner(fn):
     """Task 7: ``fn(oracle, alpha)`` must return θ̂ with err(h_θ̂) <= OPT + α against every legal SQ oracle.
 
@@ -446,6 +512,28 @@ def check_threshold_learner(fn):
                                         f"(smallest tolerance you asked: {tau:.3g}; {oracle.n_queries} queries).\n"
                                         f"Hint: {hint}")
                 runs += 1
-    print(f"err(θ̂) <= OPT + α in all {runs} runs: α ∈ {{0.2, 0.1}}, 3 label laws, "
-          f"{len(strategies) - 1} adversaries and random answers.")
+    # A law with two near-optimal basins, built for the learner's own grid: the single-basin laws above cannot
+    # make the grid's loss (half a step) and the oracle's (τ) add up, and a too-coarse grid passed them all.
+    for alpha in (0.2, 0.1):
+        probe = _probe_grid(fn, alpha)
+        law = None if probe is None else _two_basin_law(*probe)
+        if law is None:
+            continue
+        records, weights = _law_oracle_parts(law)
+        oracle = sq.NoisySQOracle(sq.ExactSQOracle(records, weights), mode="adversarial", strategy="argmin_trap")
+        theta = require_real(call_student(fn, (oracle, alpha), task), task, f"fn(oracle, {alpha})")
+        error, optimum = _threshold_error(theta, law), _optimum(law)
+        if error > optimum + alpha + 1 / N_SUPPORT:
+            step = float(np.max(np.diff(np.unique(np.concatenate([[0, N_SUPPORT], probe[0]]))))) / N_SUPPORT
+            raise LabCheckError(
+                f"{task}: at α = {alpha}, on a label law with two near-optimal basins built for your grid (the "
+                f"best threshold in the middle of your widest gap, of width {step:.3g}; the other basin on one of "
+                f"your grid points, just under τ worse than your best grid point), 'argmin_trap' made your learner "
+                f"pick the other basin: err = {error:.4f} > OPT + α = {optimum + alpha:.4f} (your smallest "
+                f"tolerance: {probe[1]:.3g}).\nHint: the grid loses up to half a step to the best threshold and the "
+                f"oracle up to τ more, and with two basins both losses happen at once. Choose the step s and τ with "
+                f"τ + s/2 <= α.")
+        runs += 1
+    print(f"err(θ̂) <= OPT + α in all {runs} runs: α ∈ {{0.2, 0.1}}, 3 label laws and one with two basins built "
+          f"for your grid, {len(strategies) - 1} adversaries and random answers.")
     passed(task)

@@ -63,6 +63,9 @@ def _draw_krr_reports(fn, value, k, epsilon, seed, n, task):
     require(reports.shape == (n,), f"{task}: fn(values of shape ({n},), {k}, {epsilon}, rng) returned shape "
                                    f"{reports.shape}; return one report per user.")
     require(np.all(np.isin(reports, np.arange(k))), f"{task}: every report must be an integer value in 0..{k - 1}.")
+    require(np.issubdtype(reports.dtype, np.integer),
+            f"{task}: the reports are values in 0..{k - 1}, so return an integer array; yours has dtype "
+            f"{reports.dtype} (e.g. np.where on a float array gives floats: use .astype(np.int64) or integer inputs).")
     return reports.astype(int)
 
 
@@ -133,6 +136,9 @@ def _reference_reports(f, k, epsilon, n, rng):
 
 
 _ESTIMATE_BUGS = (
+    ("these are the observed frequencies of the reports: k-RR moves a report to another value with probability "
+     "1 − p, so they are biased towards 1/k; debias them",
+     lambda fr, k, e: fr),
     ("the binary debiasing ((1 + e^ε)·ō − 1)/(e^ε − 1) applied to each value assumes k = 2: with k values the "
      "wrong reports spread over k − 1 others",
      lambda fr, k, e: ((1 + math.exp(e)) * fr - 1) / (math.exp(e) - 1)),
@@ -157,7 +163,9 @@ def check_krr_estimate(fn):
         f = rng.dirichlet(np.ones(k))
         f[0] = 0.0  # a value nobody holds: its unbiased estimate is negative about half the time
         f /= f.sum()
-        for n in (1, 37, 500):
+        # n = 37 first: on one report the clipped estimate *is* the observed frequency (a one-hot vector), so
+        # a bug is named where its formula is the only one that fits; n = 1 then catches what breaks on one user.
+        for n in (37, 500, 1):
             reports = _reference_reports(f, k, epsilon, n, rng)
             out = call_student(fn, (reports.copy(), k, epsilon), task)
             try:
@@ -174,10 +182,11 @@ def check_krr_estimate(fn):
             if np.allclose(out, right * n, rtol=1e-9, atol=1e-9) and n > 1:
                 raise LabCheckError(f"{task}: {call} is {n} × the unbiased estimate. Hint: estimate frequencies, "
                                     f"not counts: divide by the number of reports.")
-            for hint, bug in _ESTIMATE_BUGS:
-                if np.allclose(out, bug(frequencies, k, epsilon), rtol=1e-9, atol=1e-9):
-                    raise LabCheckError(f"{task}: {call} returned {np.round(out, 4)}, the unbiased estimate is "
-                                        f"{np.round(right, 4)}. Hint: {hint}.")
+            fits = [hint for hint, bug in _ESTIMATE_BUGS
+                    if np.allclose(out, bug(frequencies, k, epsilon), rtol=1e-9, atol=1e-9)]
+            if len(fits) == 1:  # a bug is named only when it alone fits
+                raise LabCheckError(f"{task}: {call} returned {np.round(out, 4)}, the unbiased estimate is "
+                                    f"{np.round(right, 4)}. Hint: {fits[0]}.")
             pointer = ("compute E[fraction of reports equal to v] as a function of the true frequency f_v (a report "
                        "equals v if a holder of v keeps it, or a holder of another value moves to v), then solve "
                        "for f_v.")

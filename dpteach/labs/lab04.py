@@ -41,6 +41,9 @@ __all__ = ["check_score_statistic", "check_dp_envelope", "check_certified_epsilo
 
 
 def _array(value, task, call, shape):
+    require(isinstance(value, np.ndarray),
+            f"{task}: {call} should return a numpy array, got {type(value).__name__}. Compute with numpy arrays "
+            f"(np.asarray(...) the inputs) rather than building a list.")
     raw = np.asarray(value)
     require(raw.dtype.kind in "iuf", f"{task}: {call} should return an array of numbers (floats), got "
                                      f"{type(value).__name__} with dtype {raw.dtype}.")

@@ -174,6 +174,44 @@ def _check_fresh_noise(fn, task):
             f"Algorithm 5.2 draws fresh Lap(b) noise for every remaining coordinate in every round.")
 
 
+def _check_fresh_release_noise(fn, task):
+    """The released values get fresh noise: independent of the selection and of each other.
+
+    v = 10·(1, …, 1) of length 6, s = 2: every coordinate ties, so the winners are those with the largest
+    selection noise. Released noise z = out_S − v_S (N = 2000 runs, 4000 values) must then
+    * have mean 0: fresh Lap(b) has sd √2·b, so the mean of 4000 lies within 4.9·√2·b/√4000 = 0.11·b
+      except with probability 1e-6; releasing v_j plus the noise that made j win (the winner's selection noise,
+      the largest of 5 or 6 Lap(b) draws) has mean ≈ 1.7·b;
+    * be uncorrelated between the two released coordinates: for independent z₁, z₂ the sample correlation has
+      sd 1/√N (Var(z₁z₂) = Var z₁·Var z₂), so |r| ≤ 4.9/√2000 = 0.11 except with probability 1e-6; one noise
+      value shared by the released coordinates gives r = 1.
+    """
+    s, epsilon, delta, lam, d, n_runs = 2, 1.0, 1e-5, 1.0, 6, 2000
+    b = _peel_scale(s, epsilon, delta, lam)
+    v = np.full(d, 10.0)
+    rng = _seeded(43)
+    released = np.empty((n_runs, s))
+    for k in range(n_runs):
+        out = _as_release(call_student(fn, (v, s, epsilon, delta, lam, rng), task), d, task,
+                          f"fn(v, {s}, {epsilon}, {delta}, {lam}, rng)")
+        chosen = np.flatnonzero(out)
+        require(chosen.size == s, f"{task}: with v = 10·(1, …, 1) and s = {s} your function released "
+                                  f"{chosen.size} nonzero coordinates, not s = {s}.")
+        released[k] = out[chosen] - v[chosen]
+    mean, band = float(released.mean()), 4.9 * math.sqrt(2) * b / math.sqrt(released.size)
+    require(abs(mean) <= band,
+            f"{task}: with v = 10·(1, …, 1) (all coordinates tied), s = {s} and b = {b:.3g}, the noise on your "
+            f"released values has mean {mean:.3g} = {mean / b:.2f}·b over {released.size} values; fresh Lap(b) "
+            f"noise has mean 0 (within ±{band:.2g} by chance). The winners are the coordinates whose selection "
+            f"noise was largest, so reusing that noise for the release biases it and leaks the selection. Hint: "
+            f"release v_j + fresh Lap(b), drawn after the selection, for each j ∈ S.")
+    r = float(np.corrcoef(released[:, 0], released[:, 1])[0, 1])
+    require(abs(r) <= 4.9 / math.sqrt(n_runs),
+            f"{task}: the noise on your two released values is correlated (r = {r:.2f} over {n_runs} runs; "
+            f"independent noise gives |r| ≤ {4.9 / math.sqrt(n_runs):.2f}). Hint: draw one fresh Lap(b) value per "
+            f"released coordinate, size=len(S), not one value for all of them.")
+
+
 def check_peel(fn):
     """Task 1: ``fn(v, s, epsilon, delta, sensitivity, rng)`` must implement Peeling (Algorithm 5.2).
 
@@ -185,8 +223,9 @@ def check_peel(fn):
     names the bug); and an audit (1500 runs per neighbour) on neighbours whose
     top-2 set flips must not find a privacy loss above ε = 1, which catches a
     selection without noise; before it, how often the largest of v = (2b, 0, 0, 0)
-    is left out, which catches one noise vector reused in every round. Runs in
-    about a second.
+    is left out, which catches one noise vector reused in every round; and, with all
+    coordinates tied, that the released values' noise has mean 0 and is uncorrelated between
+    coordinates (fresh, not the selection's noise, not shared). Runs in about a second.
     """
     task = "Task 1 (Peeling)"
     require_own_code(fn, ("peel", "_peel_rows", "peel_rows", "_peel_forgotten_sqrt_s", "broken_peel_forgotten_sqrt_s", "hard_threshold", "split_iht",
@@ -242,6 +281,12 @@ def check_peel(fn):
     for s, epsilon, delta, lam in PEEL_SETTINGS:
         noise = _released_noise(fn, s, epsilon, delta, lam, task)
         scale = _peel_scale(s, epsilon, delta, lam)
+        per_release = noise.reshape(-1, s)
+        # (1e-6: v_j ≈ −1e7 leaves the noise recovered as out − v with rounding errors of about 1e-9)
+        require(np.unique(per_release[:, 0]).size <= len(per_release) // 2
+                or not np.allclose(per_release, per_release[:, :1], rtol=0, atol=1e-6),
+                f"{task}: in every run your {s} released values carry the same noise value. Hint: draw one fresh "
+                f"Lap(b) value per released coordinate, size=len(S), not one value for all of them.")
         require(np.unique(noise).size > noise.size // 2,
                 f"{task}: the released values carry (almost) no noise. Hint: add fresh Lap(b) noise to each "
                 f"released value v_j, j ∈ S.")
@@ -256,6 +301,7 @@ def check_peel(fn):
             f"{p_values[worst]:.1e}); your scale is about {measured[worst]:.4g}.\n" + _diagnose_scale(measured))
 
     _check_fresh_noise(fn, task)  # after the scale: a wrong scale also changes how often the top one is left out
+    _check_fresh_release_noise(fn, task)
     result, epsilon = _peel_audit(fn, task)
     if result.epsilon_lower > epsilon:
         raise LabCheckError(f"{task}: an audit on neighbours at the sensitivity bound proves ε >= "
@@ -292,17 +338,22 @@ _STEP_BUGS = (
 
 
 def _step_sensitivity_diagnosis(got, m, eta, T, task="Task 2 (one private LASSO step)"):
+    """A pointer for a wrong λ (a named slip or not); the formula only from the 3rd failed try (teaching_hint)."""
     right = 4 * eta * T / m
-    for value, hint in ((2 * eta * T / m, "both records' terms can be ±2T·c_x: |x r − x' r'| <= 4T, not 2T"),
-                        (4 * T / m, "the step size η multiplies the gradient, so it multiplies λ too"),
+    pointer = ("bound one coordinate of (η/m)(x_i r_i − x'_i r'_i) using |x_ij| <= 1 and the clipping of the "
+               "residuals (Lemma 5.5).")
+    for value, hint in ((2 * eta * T / m, "the two differing records' terms can each be as large as the clipping "
+                                          "allows, with opposite signs: count both."),
+                        (4 * T / m, "the step size η multiplies the gradient, so it multiplies λ too."),
                         (eta * T / m, "each residual is clipped at 2T, and the two differing records' terms can "
-                                      "have opposite signs"),
-                        (4 * eta * T, "divide by the block size m: one record is 1/m of the mean"),
-                        (8 * eta * T / m, "that is twice too large: |x r − x' r'| <= 2T + 2T = 4T")):
+                                      "have opposite signs."),
+                        (4 * eta * T, "divide by the block size m: one record is 1/m of the mean."),
+                        (8 * eta * T / m, "that is twice too large: bound each of the two terms by what the "
+                                          "clipping allows, once.")):
         if math.isclose(got, value, rel_tol=1e-9) and not math.isclose(value, right, rel_tol=1e-9):
-            return hint
-    return teaching_hint(task, "bound one coordinate of (η/m)(x_i r_i − x'_i r'_i) using |x_ij| <= 1 and the "
-                               "clipping of the residuals (Lemma 5.5).", "λ = 4·η·c_x·T/m with c_x = 1 here")
+            pointer = hint
+            break
+    return teaching_hint(task, pointer, "λ = 4·η·c_x·T/m with c_x = 1 here.")
 
 
 def check_dp_lasso_step(fn):
@@ -341,9 +392,11 @@ def check_dp_lasso_step(fn):
                                 f"by up to {np.max(np.abs(v - want)):.3g} (m = {m}, η = {eta}, T = {T}).")
         right = 4 * eta * T / m
         if not math.isclose(float(sensitivity), right, rel_tol=1e-9):
-            raise LabCheckError(f"{task}: with m = {m}, η = {eta}, T = {T} your sensitivity is "
-                                f"{float(sensitivity):.6g}, but the ℓ∞ change of v is bounded by {right:.6g}. Hint: "
-                                f"{_step_sensitivity_diagnosis(float(sensitivity), m, eta, T, task).rstrip('.')}.")
+            # The right λ is not printed: with m, η and T shown it would give the formula on the first try.
+            raise LabCheckError(f"{task}: with m = {m}, η = {eta}, T = {T} your sensitivity "
+                                f"{float(sensitivity):.6g} is too {'large' if sensitivity > right else 'small'} for "
+                                f"the largest ℓ∞ change of v between neighbouring blocks. Hint: "
+                                f"{_step_sensitivity_diagnosis(float(sensitivity), m, eta, T, task)}")
 
     # Property test: the claimed bound must hold on neighbours built to break it.
     m, d, eta, T = 15, 5, 1.0, 1.0
@@ -440,7 +493,8 @@ def check_best_truncation(fn):
     measures the mean error of ``DPLasso`` at each candidate on 3 datasets of its own and accepts an answer
     whose error is within 30 % of the best. At ε = 1 the errors are 0.77, 0.35, 1.18 and 3.26 (single-run
     standard deviations <= 0.15), so only 1/4 × default passes; at ε = 8 only 1 × default does (0.12 against
-    0.23 for 1/4). A student's simulation with two or more repetitions finds both reliably.
+    0.23 for 1/4). A student's simulation with two or more repetitions finds both reliably. Finally the
+    design itself is tested (:mod:`dpteach.labs.lab05_design`): at least two datasets, scored by ‖β̂ − β‖₂.
     """
     from ..regression import default_truncation
 
@@ -463,8 +517,11 @@ def check_best_truncation(fn):
                                 f"{errors[best]:.3f} ({table}). Hint: {hint}.")
         first_choice = chosen
         report.append(f"ε = {epsilon:g}: T = {candidates[chosen]:.3f} ({_TRUNCATION_MULTIPLIERS[chosen]:g} × default)")
+    # Right choices can come from a wrong experiment: test the design itself (lab05_design's docstring).
+    check_truncation_design(fn, task)
     print(f"{'; '.join(report)} — the best on the checker's own data at both ε.")
     passed(task)
 
 
 from .lab05_derivations import check_norm_clipped_step, check_support_scale  # noqa: E402
+from .lab05_design import check_truncation_design  # noqa: E402

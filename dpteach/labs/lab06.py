@@ -17,7 +17,7 @@ from numpy.polynomial import hermite_e as _prob
 from scipy import stats
 
 from . import LabCheckError, call_student, passed, require, require_own_code
-from .checking import teaching_hint
+from .checking import call_student_counting_lines, teaching_hint
 
 __all__ = ["check_hermite_1d", "check_step_sigma", "check_select_threshold", "check_coordinate_clip_sigma",
            "check_feature_norms"]
@@ -211,9 +211,15 @@ def check_select_threshold(fn):
     first = call_student(fn, (z, y, M, eps, np.random.default_rng(0)), task)
     require(_is_real(first), f"{task}: return the chosen threshold as a float, got {type(first).__name__}")
     if not np.any(np.isclose(first, grid)):
+        edges = -1 + 2 * np.arange(M + 1) / M
+        if isinstance(first, numbers.Integral) or (float(first).is_integer() and 1 < first <= M):
+            hint = f"{first!r} looks like an index ℓ: return the threshold t_ℓ itself, a number in (−1, 1)."
+        elif np.any(np.isclose(first, edges)):
+            hint = "that is a cell edge −1 + 2ℓ/M: use the cell *midpoints*."
+        else:
+            hint = "return one of the M grid thresholds t_ℓ (the cell midpoints)."
         raise LabCheckError(f"{task}: {first!r} is not on the grid t_ℓ = −1 + (2ℓ − 1)/M, ℓ = 1..M "
-                            f"(for M = {M}: {np.round(grid, 3).tolist()}). Hint: use the cell *midpoints*, not "
-                            "the cell edges −1 + 2ℓ/M.")
+                            f"(for M = {M}: {np.round(grid, 3).tolist()}). Hint: {hint}")
     N = 3000
     rng = np.random.default_rng(1)
     draws = np.array([call_student(fn, (z, y, M, eps, rng), task) for _ in range(N)])
@@ -242,9 +248,20 @@ def check_select_threshold(fn):
                                 "(the exponential mechanism uses exp(ε·score/(2Δ)), with Δ = 1 for an error count), "
                                 "or this is report-noisy-min with Laplace(1/ε) noise, a different mechanism. Hint: "
                                 "sample ℓ with probability ∝ exp(−ε·errors_ℓ/2) (Gumbel-max does exactly that).")
+        # Name a slip only if its own law fits the draws (χ² at 1e-6 as above).
+        rates = np.exp(-eps * (errors - errors.min()) / (2 * len(z)))
+        strict = np.array([np.sum(np.where(z - t > 0, 1.0, -1.0) != y) for t in grid])
+        strict_law = np.exp(-eps * (strict - strict.min()) / 2)
+        if pvalue(rates / rates.sum()) > 1e-6:
+            hint = ("your law fits exp(−ε·rate/2) with the error *rate* errors/n: the score of the exponential "
+                    "mechanism here is the error *count*, whose sensitivity is 1 (a rate would need Δ = 1/n).")
+        elif not np.array_equal(strict, errors) and pvalue(strict_law / strict_law.sum()) > 1e-6:
+            hint = "count errors with sign(0) = +1 (predict +1 when z − t = 0: use >= 0)."
+        else:
+            hint = ("the probabilities must be exp(−ε·errors_ℓ/2)/Z with the error counts; sample in log space "
+                    "(Gumbel-max or subtract the maximum).")
         raise LabCheckError(f"{task}: the frequencies of your thresholds do not follow "
-                            "exp(−ε·errors/2)/Z (χ² test at 1e-6). Hint: count errors with sign(0) = +1, "
-                            "and sample in log space (Gumbel-max or subtract the maximum).")
+                            f"exp(−ε·errors/2)/Z (χ² test at 1e-6). Hint: {hint}")
     _check_selection_properties(fn, task)
     passed(task)
 
@@ -409,4 +426,28 @@ def check_feature_norms(fn):
                              "L'_m = Σ_{k=0..m} L_(m−k)·h_k(x_j)²; the answer is Σ_{m≤p} L_m.")
         raise LabCheckError(f"{task}: for d = {d}, p = {degree}, row {i} you return {out[i]:.6g}, expected "
                             f"{want[i]:.6g}. Hint: {hint}")
+    _check_feature_norms_work(fn, task)
     passed(task)
+
+
+#: The work budget of Task 5 (theory review N8): Python lines the student's code may run for 2 rows at d = 50,
+#: p = 5, where D_p = C(55, 5) = 3 478 761. The recurrence over the coordinates runs O(d·p²) steps: even written
+#: as three nested Python loops over rows, coordinates and (m, k) it is 2·50·21 = 2100 iterations of a few
+#: lines, ~10⁴; vectorised over rows, a few hundred. Any enumeration of the multi-indices in Python runs at least
+#: one line per κ, 3.5·10⁶. 100 000 lies between with a factor ≥ 10 on each side. Lines are counted, not timed
+#: (checking.call_student_counting_lines), so the verdict does not depend on the machine or its load.
+FEATURE_NORM_BUDGET = 100_000
+
+
+def _check_feature_norms_work(fn, task):
+    d, degree = 50, 5
+    X = np.random.default_rng(606).normal(size=(2, d))
+    out, lines = call_student_counting_lines(fn, (X.copy(), degree), task, FEATURE_NORM_BUDGET)
+    require(lines <= FEATURE_NORM_BUDGET,
+            f"{task}: right on small inputs, but for 2 rows at d = {d}, p = {degree} (D_p = "
+            f"{math.comb(d + degree, degree):,} multi-indices) your code ran more than {FEATURE_NORM_BUDGET:,} lines "
+            f"of Python: it enumerates the multi-indices κ. The task asks for O(n·d·p²) work without building the "
+            f"features: carry, coordinate by coordinate, the sums for each total degree m ≤ p.")
+    want = _feature_norm_reference(X, degree)
+    require(isinstance(out, np.ndarray) and out.shape == (2,) and np.allclose(out, want, rtol=1e-9, atol=1e-12),
+            f"{task}: right on small inputs but wrong for 2 rows at d = {d}, p = {degree}.")

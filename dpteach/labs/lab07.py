@@ -137,21 +137,41 @@ def _angle(u, v):
     return math.degrees(math.acos(min(1.0, abs(float(u @ v)) / (np.linalg.norm(u) * np.linalg.norm(v)))))
 
 
+def _sign_symmetrised(X, y, axis):
+    """The data with every sign pattern of the coordinates other than ``axis`` (2^(d−1) copies, same y).
+
+    y depends on x_axis only, so the copies are as likely as the original. In this data every Hermite
+    correlation m̂_κ with an odd κ_j (j ≠ axis) cancels, so M = G Gᵀ is diagonal up to rounding (each of its
+    off-diagonal entries pairs a κ odd in coordinate i with one even in it): an exactly diagonal matrix,
+    whatever the sampling error, on which every LAPACK's np.linalg.eig deflates at once and returns the
+    eigenvalues in diagonal order, top in the middle.
+    """
+    d = X.shape[1]
+    others = [j for j in range(d) if j != axis]
+    signs = np.ones((2 ** len(others), d))
+    for k, j in enumerate(others):
+        signs[:, j] = np.where((np.arange(len(signs)) >> k) & 1, -1.0, 1.0)
+    return (X[None, :, :] * signs[:, None, :]).reshape(-1, d), np.tile(y, len(signs))
+
+
 def check_relevant_direction(fn):
     """Task 2: ``fn(X, y, degree)`` returns a unit vector along the ridge direction (sign ignored)."""
     task = "Task 2 (relevant direction)"
     require_own_code(fn, {"relevant_subspace", "PrivateProperLearner"}, task)
     rng = np.random.default_rng(702)
     # The cubic ridge is invisible at degree 2 (h₃ is orthogonal to all quadratics): an answer that ignores its
-    # `degree` argument finds noise there. The axis cases (u = e₂ of R⁴) make M nearly diagonal with its top
-    # entry in the middle, where np.linalg.eig, which returns eigenvalues unsorted, tends to keep the diagonal's
-    # order: neither its first nor its last column is then the top eigenvector.
+    # `degree` argument finds noise there. The axis cases (u = e₂ of R⁴) make M diagonal with its top entry in
+    # the middle, where np.linalg.eig, which returns eigenvalues unsorted, keeps the diagonal's order: neither
+    # its first nor its last column is then the top eigenvector (see _sign_symmetrised).
     for kind, d, degree in [("sign", 4, 2), ("square", 5, 2), ("square", 3, 2), ("cubic", 3, 3), ("sign", 4, "axis"),
                             ("square", 4, "axis"), ("cubic", 4, 3)]:
         u = rng.standard_normal(d)
         if degree == "axis":
             u, degree = np.eye(d)[1], 2
-        X, y, u = ridge_data(20_000, d, u, kind, rng=rng)
+            X, y, u = ridge_data(20_000 >> (d - 1), d, u, kind, rng=rng)
+            X, y = _sign_symmetrised(X, y, axis=1)
+        else:
+            X, y, u = ridge_data(20_000, d, u, kind, rng=rng)
         answer = call_student(fn, (X, y, degree), task)
         answer = _as_matrix(answer, (d,), task, "the direction, a vector of length d")
         norm = np.linalg.norm(answer)
@@ -172,14 +192,13 @@ def check_relevant_direction(fn):
         features = hermite_feature_sum(X, degree, weights=y) / len(y)
         M = subspace.gradient_second_moment(features, degree, d)
         values, vectors = np.linalg.eigh(M)
-        if _angle(answer, vectors[:, 0]) < 1:
-            raise LabCheckError(f"{task}: you returned the eigenvector of the *smallest* eigenvalue: "
-                                f"np.linalg.eigh sorts eigenvalues in increasing order, so take the last column.")
-        if any(_angle(answer, vectors[:, j]) < 1 for j in range(d - 1)):
-            raise LabCheckError(f"{task}: you returned an eigenvector of M, but not the top one ({kind} ridge, "
-                                f"d = {d}). Hint: np.linalg.eig returns the eigenvalues in no particular order; "
-                                f"use np.linalg.eigh (increasing order, for symmetric M) and its last column, or "
-                                f"the column of the largest eigenvalue.")
+        match = next((j for j in range(d - 1) if _angle(answer, vectors[:, j]) < 1), None)
+        if match is not None:  # an eigenvector, not the top one: say which, and where each numpy routine puts it
+            which = "the *smallest* eigenvalue" if match == 0 else f"eigenvalue {values[match]:.3g}"
+            raise LabCheckError(f"{task}: you returned the eigenvector of {which} of M, not the top one "
+                                f"({values[-1]:.3g}; {kind} ridge, d = {d}). Hint: np.linalg.eigh sorts the "
+                                f"eigenvalues in increasing order (take its last column); np.linalg.eig returns "
+                                f"them in no particular order (take the column of the largest eigenvalue).")
         if degree != 2:
             low = subspace.gradient_second_moment(hermite_feature_sum(X, 2, weights=y) / len(y), 2, d)
             if _angle(answer, np.linalg.eigh(low)[1][:, -1]) < 1:
@@ -383,6 +402,27 @@ def _fibonacci_probes(n_points):
     return np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
 
 
+def _dense_net_hint(net):
+    """What makes a covering net too large, tested before it is named (the net already covers the sphere).
+
+    A band net whose polar bands hold (almost) as many longitudes as the widest band ignores that a parallel
+    at polar angle θ has length 2π·sin θ. Measured per band: bands are the distinct heights z; a band of
+    sin θ < 1/4 needs at most ⌈2π·2·sin θ/δ⌉ ≤ (c/2) + 1 longitudes when the widest needs c = ⌈2π/δ⌉ (the
+    max of sin θ over the band nearest a pole is at most twice its centre's), under 3/4 of c from c ≥ 4 on.
+    Anything else that is valid but too large gets the size comparison only.
+    """
+    heights, counts = np.unique(np.round(net[:, 2], 9), return_counts=True)
+    if len(heights) > len(net) / 3:  # not bands of latitude: no count per band to compare
+        return " Space your points as far apart as the covering radius allows."
+    sines = np.sqrt(np.clip(1 - heights ** 2, 0, 1))
+    polar = (sines < 0.25) & (sines > 0)
+    if counts.max() >= 4 and np.any(counts[polar] > 0.75 * counts.max()):
+        return (f" Your band nearest a pole holds {counts[polar].max()} points, your widest band {counts.max()}: "
+                f"a parallel at polar angle θ has length 2π·sin θ, so fewer longitudes suffice near the poles.")
+    return (" Your bands hold longitudes in proportion to sin θ, so the excess is in the spacing: space the bands "
+            "and the longitudes as far apart as the covering radius allows (chords, 2·sin(angle/2)).")
+
+
 def check_sphere_net(fn):
     """Task 6: ``fn(resolution)`` → (N, 3) unit vectors with covering radius ≤ a and N ≤ 19/a² + 8."""
     task = "Task 6 (a net on the sphere)"
@@ -425,10 +465,7 @@ def check_sphere_net(fn):
                                 f"{where}. Hint: {hint}")
         limit = 19 / a ** 2 + 8
         if len(answer) > limit:
-            polar = np.mean(np.abs(answer[:, 2]) > math.sqrt(3) / 2)  # the two caps of polar angle < 30°: 13 % of S²
-            extra = (f" {polar:.0%} of your points sit within 30° of the poles, where the caps hold only 13 % of the "
-                     f"sphere: a parallel at polar angle θ has length 2π·sin θ, so fewer longitudes suffice there."
-                     if polar > 0.2 else "")
+            extra = _dense_net_hint(answer)
             raise LabCheckError(f"{task}: at a = {a} your net has {len(answer)} points, more than 19/a² + 8 = "
                                 f"{limit:.0f} (any net needs at least 4/a² = {4 / a ** 2:.0f}; the size of the "
                                 f"cover drives the running time).{extra}")

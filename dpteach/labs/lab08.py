@@ -30,7 +30,7 @@ import numpy as np
 from ..dp_erm import zcdp_rho
 from ..mechanisms import gaussian_sigma
 from . import LabCheckError, call_student, passed, require, require_own_code, require_real
-from .checking import check_formula_answers, teaching_hint
+from .checking import VECTORISED_SIZE, check_formula_answers, require_vectorised, teaching_hint
 
 __all__ = ["check_ramp_gradient", "check_round_sigma", "check_eta_grid_and_validation", "check_soft_ramp_gradient",
            "check_reuse_sigma"]
@@ -69,6 +69,14 @@ def _gradient_cases():
                 break
         cases.append((w, X, y, a, b))
     return cases
+
+
+def _require_vectorised_gradient(fn, task):
+    """The statement asks for no Python loop over the examples: VECTORISED_SIZE of them within the line budget."""
+    rng = np.random.default_rng(81)
+    X = rng.standard_normal((VECTORISED_SIZE, 5))
+    w = np.ones(5) / math.sqrt(5)
+    require_vectorised(fn, (w, X, rng.choice([-1.0, 1.0], VECTORISED_SIZE), 1.0, 0.0), task, "examples")
 
 
 def check_ramp_gradient(fn):
@@ -115,6 +123,7 @@ def check_ramp_gradient(fn):
                               f"loss by {np.linalg.norm(out - reference):.3g} (norm of the right one: {scale:.3g}). "
                               f"Hint: only examples with |⟨w, x⟩ − b| ≤ a contribute, each y·(I − wwᵀ)x; use "
                               f"the indicator of the band (the ramp's derivative), not the ramp's value.")
+    _require_vectorised_gradient(fn, task)
     print("Matches finite differences of the ramp loss on 3 inputs, and ⟨g, w⟩ = 0.")
     passed(task)
 
@@ -206,11 +215,11 @@ def check_eta_grid_and_validation(fn):
                 hint = "the grid starts at η₁ = 1.5α (the paper: C_η·α with C_η > 1), not at α"
             elif grid.size and np.isclose(grid[0], right[0]) and grid.size < right.size:
                 hint = ("the grid stops too early: keep doubling until a value ≥ 0.25 is reached, or an OPT "
-                        f"just below 0.25 has no η_k in [OPT, 2·OPT] (the right grid is {np.round(right, 4)})")
+                        "just below 0.25 has no η_k in [OPT, 2·OPT]")
             elif grid.size and np.isclose(grid[0], right[0]) and grid.size > right.size:
                 hint = "the grid goes too far: stop at the first value ≥ 0.25 (every η_k must stay below 1/2)"
             else:
-                hint = f"η_k = 1.5α·2^(k−1) for k = 1..K; the right grid is {np.round(right, 4)}"
+                hint = "η_k = 1.5α·2^(k−1) for k = 1..K, doubling until the first value ≥ 0.25"
             raise LabCheckError(f"{task}: {where} returned the grid {np.round(grid, 4)}. Hint: {hint}.")
         require(_is_number(n_val) and float(n_val) == int(float(n_val)) and not isinstance(n_val, float),
                 f"{task}: {where}: n_validation should be an int (a number of examples), got {n_val!r}.")
@@ -220,9 +229,8 @@ def check_eta_grid_and_validation(fn):
             continue
         m1, m2 = 8 * math.log(8 * k / beta) / alpha ** 2, 4 * math.log(4 * k / beta) / (epsilon * alpha)
         if int(n_val) == math.ceil(max(m1, m2)):  # first: it equals ⌈m₁⌉ or ⌈m₂⌉, but nothing was dropped
-            hint = (f"⌈max(m₁, m₂)⌉ = {n_val} makes each term ≤ α/2 as well, but the task asks for Algorithm 8.9's "
-                    f"size ⌈m₁ + m₂⌉ (the paper's sum form O(log(K/β)/α² + log(K/β)/(αε)), dpsas.validation_size), "
-                    f"with m₁ = {m1:.1f} and m₂ = {m2:.1f}")
+            hint = ("⌈max(m₁, m₂)⌉ makes each term ≤ α/2 as well, but the task asks for Algorithm 8.9's "
+                    "size ⌈m₁ + m₂⌉ (the paper's sum form O(log(K/β)/α² + log(K/β)/(αε)), dpsas.validation_size)")
         elif int(n_val) == math.ceil(m1):
             hint = "you dropped the exponential mechanism's term 4 ln(4K/β)/(εα): privacy costs examples too"
         elif int(n_val) == math.ceil(m2):
@@ -236,7 +244,9 @@ def check_eta_grid_and_validation(fn):
         else:
             hint = ("solve 2√(ln(4K/β′)/(2m)) ≤ α/2 and 2 ln(2K/β′)/(εm) ≤ α/2 for m with β′ = β/2, "
                     "add the two solutions and round up")
-        raise LabCheckError(f"{task}: {where}: n_validation = {n_val}, the right value is {expected}. Hint: {hint}.")
+        # The right size is not printed (the cases are fixed: printed sizes would make a table of answers).
+        raise LabCheckError(f"{task}: {where}: n_validation = {n_val} is too "
+                            f"{'large' if int(n_val) > expected else 'small'}. Hint: {hint}.")
     print(f"At α = 0.05, ε = 1, β = 0.1: grid {np.round(_grid_reference(0.05), 3)}, "
           f"|D_val| = {_validation_reference(0.05, 1.0, 0.1, 3)}.")
     passed(task)
@@ -341,6 +351,7 @@ def check_soft_ramp_gradient(fn):
         raise LabCheckError(f"{task}: {where} your gradient differs from the finite differences of the soft-ramp "
                             f"loss by {np.linalg.norm(out - reference):.3g} (norm of the right one: {scale:.3g}). "
                             f"Hint: {hint}")
+    _require_vectorised_gradient(fn, task)
     print("Matches finite differences of the soft-ramp loss on 4 random inputs (‖w‖ ≠ 1 included), and ⟨g, w⟩ = 0.")
     passed(task)
 
@@ -373,6 +384,9 @@ def _rest(n, T):
 
 
 _REUSE_BUGS = (
+    ("m₀ is a number of examples, an integer: m₀ = n // (n_rounds + 2), not n/(n_rounds + 2) (the difference is "
+     "small, but σ must spend exactly the budget, to 1e-6)",
+     lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n - n / (T + 2)) * math.sqrt((T + 1) / (2 * zcdp_rho(e, dl)))),
     ("ŵ₀ reads D_rest too: the variant keeps only D_τ apart, so the reused set has n − m₀ examples, not n − 2m₀",
      lambda n, d, T, e, dl: 4 * math.sqrt(d) / (n - 2 * (n // (T + 2))) * math.sqrt((T + 1) / (2 * zcdp_rho(e, dl)))),
     ("count the Gaussian releases that read D_rest: the initial direction ŵ₀ is one as well as the T_r rounds",
@@ -417,7 +431,7 @@ def check_reuse_sigma(fn):
             continue
         for hint, bug in _REUSE_BUGS:
             if abs(out / bug(*case) - 1) <= 1e-6:
-                raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right σ is {right:.5g}. Hint: {hint}.")
+                raise LabCheckError(f"{task}: fn{case} returned {out:.8g}, the right σ is {right:.8g}. Hint: {hint}.")
         budget = zcdp_rho(*case[3:])
         spent = _rho(out, *case[:3]) if out > 0 else math.inf
         verdict = ("more than the budget: the run is not (ε, δ)-DP by this accountant" if spent > budget
@@ -426,8 +440,9 @@ def check_reuse_sigma(fn):
                                    "how many releases read it, and match their summed zCDP cost to zcdp_rho(ε, δ).",
                              "m₀ = n // (n_rounds + 2), Δ = 2L/(n − m₀) with L = 2√d, and (n_rounds + 1)·Δ²/(2σ²) "
                              "= zcdp_rho(ε, δ), i.e. σ = Δ·√((n_rounds + 1)/(2ρ)).")
-        raise LabCheckError(f"{task}: fn{case} returned {out:.5g}, the right σ is {right:.5g}. With your σ the "
-                            f"releases on D_rest cost ρ = {spent:.4g} against the budget {budget:.4g}: {verdict}. "
+        # 8 digits: a σ off by 1e-5 relative must not print as the right value (theory review N9).
+        raise LabCheckError(f"{task}: fn{case} returned {out:.8g}, the right σ is {right:.8g}. With your σ the "
+                            f"releases on D_rest cost ρ = {spent:.8g} against the budget {budget:.8g}: {verdict}. "
                             f"Hint: {hint}")
     print(f"σ = {_reuse_sigma_reference(200_000, 10, 54, 1.0, 1e-5):.5f} at n = 200 000, d = 10, 54 rounds, ε = 1 "
           f"(fresh blocks: {_sigma_reference(200_000, 10, 54, 1.0, 1e-5):.5f}).")
