@@ -20,6 +20,7 @@ Mironov (2012). Do not use it to protect real data.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy import optimize, special
@@ -42,7 +43,7 @@ __all__ = [
 
 
 @privacy_claim(theorem="thm-laplace", epsilon="epsilon")
-@validate_params({"epsilon": Epsilon(), "sensitivity": POSITIVE, "value": Array(),
+@validate_params({"epsilon": Epsilon(), "sensitivity": POSITIVE, "value": Array(skip_nested=False),
                   "rng": "random_state"})
 def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     """Release ``value + Lap(sensitivity / epsilon)`` (chapter 1, Theorem 1.7).
@@ -91,6 +92,15 @@ def broken_laplace_half_noise(value, sensitivity, epsilon, rng=None):
     return laplace_mechanism(value, sensitivity / 2, epsilon, rng)
 
 
+#: The relative margin by which the Gaussian calibrations below undershoot δ (theory review ch01-05, N6). The formula
+#: δ(ε) = Φ(a − b) − e^ε Φ(−a − b) is a difference of two nearby numbers, so its double-precision value carries a
+#: relative error of a few ulps of Φ(a − b) over δ; evaluated at 60 digits (mpmath) over 280 (n, ε, δ) down to
+#: ε = 10⁻³, δ = 10⁻¹⁰, the computed value was low by at most 1.0·10⁻¹¹ relative. Asking the computed δ to meet
+#: δ(1 − 10⁻⁹) leaves 100 times that, so the *exact* δ also meets δ; it costs a relative 10⁻⁹ in δ (σ grows by
+#: far less than 10⁻⁹ relative: invisible in every printed number).
+DELTA_ROUNDING_MARGIN = 1e-9
+
+
 @validate_params({"sigma": POSITIVE, "sensitivity": POSITIVE, "epsilon": Epsilon()})
 def gaussian_delta(sigma, sensitivity, epsilon):
     """The exact δ(ε) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm 8).
@@ -114,6 +124,34 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     return max(first - math.exp(log_second), 0.0)
 
 
+def _gaussian_epsilon(sigma, sensitivity, target):
+    """The smallest ε (>= 10⁻¹²) whose computed ``gaussian_delta(σ, Δ, ε)`` meets target·(1 − DELTA_ROUNDING_MARGIN),
+    rounded up, or inf if none is finite: the inverse in ε of Theorem 1.10 (one home; DP-SGD's "exact" accountant
+    and the Gaussian path of ``composition.pld_epsilon`` call it). Validated inputs only."""
+    formula = gaussian_delta.__wrapped__
+    bound = target * (1 - DELTA_ROUNDING_MARGIN)
+
+    def excess(epsilon):
+        return formula(sigma, sensitivity, epsilon) - bound
+
+    # gaussian_delta decreases in ε. For σ ≪ Δ the root lies near ε ≈ Δ²/(2σ²), where e^ε·Φ(·) can overflow in
+    # floating point: no ε is then certified (inf), which never under-reports.
+    try:
+        if excess(1e-12) <= 0:
+            return 1e-12
+        high = 1.0
+        while excess(high) > 0:
+            high *= 2.0
+            if high > 1e300:
+                return math.inf  # so little noise that no finite ε can be certified
+        epsilon = optimize.brentq(excess, 1e-12, high, xtol=1e-13, rtol=1e-12) * (1 + 1e-9)
+        while excess(epsilon) > 0:  # round up until the computed δ meets the bound (an accountant never under-reports)
+            epsilon = math.nextafter(epsilon, math.inf) * (1 + 1e-12)
+    except OverflowError:
+        return math.inf
+    return epsilon
+
+
 @validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "method": Options(("analytic", "classic"))})
 def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
@@ -123,7 +161,8 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     σ = Δ √(2 ln(1.25/δ)) / ε, a valid bound only for ε < 1.
 
     ``method="analytic"`` (chapter 1, Theorem 1.10; Balle & Wang 2018): the smallest σ with
-    ``gaussian_delta(σ, Δ, ε) <= δ``, found by root finding in log σ. Valid for
+    ``gaussian_delta(σ, Δ, ε) <= δ(1 − 10⁻⁹)``, found by root finding in log σ (the margin
+    ``DELTA_ROUNDING_MARGIN`` covers the floating-point rounding of δ(σ), so the exact δ(σ) <= δ). Valid for
     every ε > 0 and never larger than the classic σ where that applies.
 
     Parameters
@@ -139,7 +178,8 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     Raises
     ------
     ValueError
-        For ε, δ or Δ out of range, for ε >= 1 with "classic", or an unknown method.
+        For ε, δ or Δ out of range, for ε >= 1 with "classic", an unknown method, or a Δ/ε so large
+        that σ would exceed the largest float (the message names sensitivity).
 
     Examples
     --------
@@ -151,7 +191,12 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
             raise ValueError(f"epsilon must satisfy 0 < epsilon < 1 for method='classic' "
                              f"(the classic bound is not valid beyond), got {epsilon!r}; "
                              f"use method='analytic'")
-        return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+        sigma = sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+        if not sigma < math.inf:
+            raise ValueError(f"sensitivity = {sensitivity!r} at epsilon = {epsilon!r} and delta = {delta!r} needs a "
+                             f"noise σ beyond the largest float (valid range: sensitivity·√(2 ln(1.25/δ))/ε below "
+                             f"{sys.float_info.max:.4g})")
+        return sigma
 
     # Δ and ε are checked above, so the root finder evaluates the bare formula, ``gaussian_delta.__wrapped__``
     # (the routine without its contract: ~40 calls per σ, each a float in, a float out; through the decorator
@@ -160,30 +205,40 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     formula = gaussian_delta.__wrapped__
 
     def delta_of(sigma):
-        if not 0 < sigma < math.inf:
+        if sigma == math.inf:
+            raise OverflowError("σ overflowed")
+        if not sigma > 0:
             check_positive(sigma, "sigma")
         return formula(sigma, sensitivity, epsilon)
 
     # δ(σ) decreases from 1 (σ → 0) to 0 (σ → ∞); bracket the root in log σ.
-    def excess(log_sigma):
-        return delta_of(math.exp(log_sigma)) - delta
+    # The target the computed δ(σ) must meet: δ(1 − DELTA_ROUNDING_MARGIN), so that the exact δ(σ) <= δ too.
+    target = delta * (1 - DELTA_ROUNDING_MARGIN)
 
-    low, high = math.log(sensitivity) - 1.0, math.log(sensitivity) + 1.0
-    while excess(low) < 0:
-        low -= 2.0
-    while excess(high) > 0:
-        high += 2.0
-    log_sigma = optimize.brentq(excess, low, high, xtol=1e-14, rtol=1e-14, maxiter=500)
-    # Round up to the bracket end that certainly satisfies δ(σ) <= δ.
-    sigma = math.exp(log_sigma)
-    while delta_of(sigma) > delta:
-        sigma = math.nextafter(sigma, math.inf) * (1 + 1e-15)
+    def excess(log_sigma):
+        return delta_of(math.exp(log_sigma)) - target
+
+    try:
+        low, high = math.log(sensitivity) - 1.0, math.log(sensitivity) + 1.0
+        while excess(low) < 0:
+            low -= 2.0
+        while excess(high) > 0:
+            high += 2.0
+        log_sigma = optimize.brentq(excess, low, high, xtol=1e-14, rtol=1e-14, maxiter=500)
+        # Round up to the bracket end whose computed δ(σ) meets the target.
+        sigma = math.exp(log_sigma)
+        while delta_of(sigma) > target:
+            sigma = math.nextafter(sigma, math.inf) * (1 + 1e-15)
+    except OverflowError:  # σ beyond the largest float
+        raise ValueError(f"sensitivity = {sensitivity!r} at epsilon = {epsilon!r} and delta = {delta!r} needs a "
+                         f"noise σ beyond the largest float (valid range: sensitivity small enough that σ, about "
+                         f"sensitivity·√(2 ln(1.25/δ))/ε, stays below {sys.float_info.max:.4g})") from None
     return sigma
 
 
 @privacy_claim(theorem="thm-gaussian-analytic", epsilon="epsilon", delta="delta")
 @validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "method": Options(("analytic", "classic")), "value": Array(), "rng": "random_state"})
+                  "method": Options(("analytic", "classic")), "value": Array(skip_nested=False), "rng": "random_state"})
 def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, method="analytic"):
     """Release ``value + N(0, σ² I)`` with σ = ``gaussian_sigma(...)`` ((ε, δ)-DP, Theorems 1.9 / 1.10).
 
