@@ -52,7 +52,7 @@ from ._validation import check_int, check_same_length
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
 from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma
 from .logistic_loss import MODEL, check_model_shapes, clip_per_example, per_example_gradients
-from .mechanisms import _gaussian_epsilon, gaussian_sigma
+from .mechanisms import gaussian_epsilon, gaussian_sigma
 
 __all__ = [
     "ACCOUNTANTS",
@@ -176,7 +176,7 @@ def _epsilon_zcdp(sigma, sensitivity, n_epochs, delta):
 
 def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
     # The smallest per-epoch ε₀ with δ(ε₀) ≤ δ/(2E), then E-fold advanced (or basic) composition at slack δ/2.
-    per_epoch = _gaussian_epsilon(sigma, sensitivity, delta / (2 * n_epochs))
+    per_epoch = gaussian_epsilon(sigma, sensitivity, delta / (2 * n_epochs))
     if per_epoch == math.inf:
         return math.inf
     advanced = advanced_composition(per_epoch, 0.0, n_epochs, delta / 2)[0]
@@ -185,7 +185,7 @@ def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
 
 def _epsilon_exact(sigma, sensitivity, n_epochs, delta):
     # The E epochs are one Gaussian mechanism of sensitivity Δ√E (see _sigma_exact).
-    return _gaussian_epsilon(sigma, sensitivity * math.sqrt(n_epochs), delta)
+    return gaussian_epsilon(sigma, sensitivity * math.sqrt(n_epochs), delta)
 
 
 _EPSILON_BY_ACCOUNTANT = {"zcdp": _epsilon_zcdp, "composition": _epsilon_composition, "exact": _epsilon_exact}

@@ -33,6 +33,7 @@ __all__ = [
     "laplace_mechanism",
     "gaussian_sigma",
     "gaussian_delta",
+    "gaussian_epsilon",
     "gaussian_mechanism",
     "randomized_response",
     "exponential_mechanism_probabilities",
@@ -92,13 +93,14 @@ def broken_laplace_half_noise(value, sensitivity, epsilon, rng=None):
     return laplace_mechanism(value, sensitivity / 2, epsilon, rng)
 
 
-#: The relative margin by which the Gaussian calibrations below undershoot δ (theory review ch01-05, N6). The formula
-#: δ(ε) = Φ(a − b) − e^ε Φ(−a − b) is a difference of two nearby numbers, so its double-precision value carries a
-#: relative error of a few ulps of Φ(a − b) over δ; evaluated at 60 digits (mpmath) over 280 (n, ε, δ) down to
-#: ε = 10⁻³, δ = 10⁻¹⁰, the computed value was low by at most 1.0·10⁻¹¹ relative. Asking the computed δ to meet
-#: δ(1 − 10⁻⁹) leaves 100 times that, so the *exact* δ also meets δ; it costs a relative 10⁻⁹ in δ (σ grows by
-#: far less than 10⁻⁹ relative: invisible in every printed number).
-DELTA_ROUNDING_MARGIN = 1e-9
+#: A bound on the relative rounding error of each term of δ(ε) = Φ(a − b) − e^ε Φ(−a − b) as computed below (scipy's
+#: ``ndtr``/``log_ndtr`` are accurate to a few ulps, ~1e-15; this is 1000 times that). The difference of the two
+#: terms cancels (at small ε and δ it is far smaller than either), so its relative error can be large: the
+#: theory review (ch01-05, N6) found calibrated σ whose exact δ (60-digit mpmath) exceeded the target by 1e-11
+#: relative, and at ε = 1e-4, δ = 1e-12 by 8e-10. The calibrations therefore compare :func:`_delta_upper`, the
+#: computed δ plus this error bound on both terms, with the target: then the *exact* δ(σ) <= δ, not only the computed
+#: one. It costs nothing visible (σ grows by ~1e-10 relative in chapter 1's settings).
+TERM_RELATIVE_ERROR = 1e-12
 
 
 @validate_params({"sigma": POSITIVE, "sensitivity": POSITIVE, "epsilon": Epsilon()})
@@ -124,15 +126,53 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     return max(first - math.exp(log_second), 0.0)
 
 
-def _gaussian_epsilon(sigma, sensitivity, target):
-    """The smallest ε (>= 10⁻¹²) whose computed ``gaussian_delta(σ, Δ, ε)`` meets target·(1 − DELTA_ROUNDING_MARGIN),
-    rounded up, or inf if none is finite: the inverse in ε of Theorem 1.10 (one home; DP-SGD's "exact" accountant
-    and the Gaussian path of ``composition.pld_epsilon`` call it). Validated inputs only."""
-    formula = gaussian_delta.__wrapped__
-    bound = target * (1 - DELTA_ROUNDING_MARGIN)
+def _delta_upper(sigma, sensitivity, epsilon):
+    """An upper bound on the exact δ(ε) of :func:`gaussian_delta`: its computed value plus the rounding error of its two
+    terms (TERM_RELATIVE_ERROR each, and for e^ε Φ(−a − b) the error of exp on a log of size |ε| + |ln Φ|)."""
+    a = sensitivity / (2 * sigma)
+    b = epsilon * sigma / sensitivity
+    first = special.ndtr(a - b)
+    log_phi = special.log_ndtr(-a - b)
+    log_second = epsilon + log_phi
+    if log_second >= 0:  # e^ε Φ(−a − b) >= 1 >= Φ(a − b) up to rounding: δ is 0 up to the terms' error
+        return TERM_RELATIVE_ERROR * (1 + first)
+    second = math.exp(log_second)
+    error = TERM_RELATIVE_ERROR * (first + second) + 4 * sys.float_info.epsilon * (epsilon + abs(log_phi)) * second
+    return max(first - second, 0.0) + error
 
+
+@validate_params({"sigma": POSITIVE, "sensitivity": POSITIVE, "delta": Delta(allow_zero=False)})
+def gaussian_epsilon(sigma, sensitivity, delta):
+    """The ε at which the Gaussian mechanism N(0, σ²) on a query of L2 sensitivity Δ is (ε, δ)-DP: Theorem 1.10 inverted.
+
+    The smallest ε (at least 10⁻¹²) whose computed ``gaussian_delta(σ, Δ, ε)`` plus its rounding error bound
+    (TERM_RELATIVE_ERROR) is <= δ, rounded up, so the exact δ(ε) <= δ (chapter 1, Theorem 1.10; Balle & Wang 2018). The one home of this
+    inverse: DP-SGD's "exact" accountant and the Gaussian path of ``composition.pld_epsilon`` call it.
+
+    Parameters
+    ----------
+    sigma : float, 0 < σ < inf
+    sensitivity : float, 0 < Δ < inf
+    delta : float, 0 < δ < 1
+
+    Returns
+    -------
+    float
+        ε > 0, or ``inf`` when σ is so small against Δ that no finite ε can be certified in floating point
+        (never an under-report). Cost: one root finding, about 40 evaluations of the formula.
+
+    Raises
+    ------
+    ValueError, TypeError
+        σ, Δ or δ outside the ranges above.
+
+    Examples
+    --------
+    >>> round(gaussian_epsilon(sigma=3.7306316, sensitivity=1.0, delta=1e-5), 4)
+    1.0
+    """
     def excess(epsilon):
-        return formula(sigma, sensitivity, epsilon) - bound
+        return _delta_upper(sigma, sensitivity, epsilon) - delta
 
     # gaussian_delta decreases in ε. For σ ≪ Δ the root lies near ε ≈ Δ²/(2σ²), where e^ε·Φ(·) can overflow in
     # floating point: no ε is then certified (inf), which never under-reports.
@@ -162,7 +202,7 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
 
     ``method="analytic"`` (chapter 1, Theorem 1.10; Balle & Wang 2018): the smallest σ with
     ``gaussian_delta(σ, Δ, ε) <= δ(1 − 10⁻⁹)``, found by root finding in log σ (the margin
-    ``DELTA_ROUNDING_MARGIN`` covers the floating-point rounding of δ(σ), so the exact δ(σ) <= δ). Valid for
+    ``TERM_RELATIVE_ERROR`` covers the floating-point rounding of δ(σ), so the exact δ(σ) <= δ). Valid for
     every ε > 0 and never larger than the classic σ where that applies.
 
     Parameters
@@ -198,22 +238,19 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
                              f"{sys.float_info.max:.4g})")
         return sigma
 
-    # Δ and ε are checked above, so the root finder evaluates the bare formula, ``gaussian_delta.__wrapped__``
-    # (the routine without its contract: ~40 calls per σ, each a float in, a float out; through the decorator
-    # they would still bind and convert their arguments, which made gaussian_sigma 2.5 times slower). A σ that
-    # under- or overflowed in exp is refused by name, with gaussian_delta's message, as before.
-    formula = gaussian_delta.__wrapped__
-
+    # Δ and ε are checked above, so the root finder evaluates the bare formula plus its error bound, _delta_upper
+    # (~40 calls per σ, each a float in, a float out, without the decorator). A σ that underflowed in exp is refused
+    # by name; one that overflowed, below.
     def delta_of(sigma):
         if sigma == math.inf:
             raise OverflowError("σ overflowed")
         if not sigma > 0:
             check_positive(sigma, "sigma")
-        return formula(sigma, sensitivity, epsilon)
+        return _delta_upper(sigma, sensitivity, epsilon)
 
     # δ(σ) decreases from 1 (σ → 0) to 0 (σ → ∞); bracket the root in log σ.
-    # The target the computed δ(σ) must meet: δ(1 − DELTA_ROUNDING_MARGIN), so that the exact δ(σ) <= δ too.
-    target = delta * (1 - DELTA_ROUNDING_MARGIN)
+    # The computed δ(σ) plus its rounding error bound must meet δ, so that the exact δ(σ) <= δ too (N6).
+    target = delta
 
     def excess(log_sigma):
         return delta_of(math.exp(log_sigma)) - target
