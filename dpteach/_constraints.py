@@ -144,6 +144,9 @@ class Delta(_Scalar):
 class Interval(_Scalar):
     """A real (``Real``) or integer (``Integral``) number in an interval; ``None`` ends are unbounded.
 
+    Unlike scikit-learn's ``Interval``, a real interval is always *finite*: ±inf is refused even at an
+    unbounded end (a noise scale, a sensitivity or a radius of inf has no meaning here), and the fuzz tries it.
+
     ``closed`` is "neither", "left", "right" or "both", as in scikit-learn. The common shapes check
     through the helper that words them today: (0, inf) and [0, inf) ``check_positive``,
     (0, 1) … [0, 1] ``check_probability``, (-inf, inf) ``check_finite_scalar``, integers ``check_int``.
@@ -208,8 +211,10 @@ class Interval(_Scalar):
         if self.right is not None:
             above = self.right + 1 if self.closed in ("right", "both") else self.right
             bad.append((above, repr(above)))
-            if self.kind is Real:
-                bad.append((math.inf, "inf"))  # bounded above: inf is out of range too
+        if self.kind is Real:  # a real Interval is finite, bounded or not (architecture review F5): the fuzz tries ±inf
+            bad.append((math.inf, "inf"))
+            if self.left is None:
+                bad.append((-math.inf, "-inf"))
         return bad
 
 

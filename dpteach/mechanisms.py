@@ -137,7 +137,9 @@ def _delta_upper(sigma, sensitivity, epsilon):
     if log_second >= 0:  # e^ε Φ(−a − b) >= 1 >= Φ(a − b) up to rounding: δ is 0 up to the terms' error
         return TERM_RELATIVE_ERROR * (1 + first)
     second = math.exp(log_second)
-    error = TERM_RELATIVE_ERROR * (first + second) + 4 * sys.float_info.epsilon * (epsilon + abs(log_phi)) * second
+    error = TERM_RELATIVE_ERROR * (first + second)
+    if second > 0:  # (at ε ≈ 1e300, ln Φ = −inf and second = 0: no exp error to add, and inf·0 would be NaN)
+        error += 4 * sys.float_info.epsilon * (epsilon + abs(log_phi)) * second
     return max(first - second, 0.0) + error
 
 
