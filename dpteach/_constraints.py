@@ -12,11 +12,18 @@ scikit-learn dependency. A public routine declares what each parameter may be::
   rule, so a bad argument gets the very same message as before (parameter, value, valid range),
   and returns the *converted* value (``float(epsilon)``, ``as_rng(rng)``), which the decorator
   passes to the body: the body reads the same values as when it converted them itself.
-- The checks run at the **outermost** decorated call only (the type conversions a body relies on,
-  ``float``, ``int``, a Generator, a float ndarray, still run on every call: they cost nothing and
-  keep a nested body reading the very values it would read at the top). A call made while another decorated
-  routine is running skips them (its caller already checked what it passes on); this is
-  scikit-learn's ``prefer_skip_nested_validation=True``. A routine that runs *user code* (an audit
+- The full checks run at the **outermost** decorated call. A call made while another decorated routine
+  is running (nested) skips only what its constraint allows (``Constraint.skip_nested``): the **array
+  scans** (a data set, labels, a sweep: its caller already checked what it passes on; scikit-learn's
+  ``prefer_skip_nested_validation=True``). The **scalar privacy preconditions** (ε, δ, a sensitivity, a σ,
+  a size, an option) are checked on *every* call, nested ones too, because a nested value is often
+  *derived* (2C, δ/(2E), a computed sensitivity) and nothing upstream checked it: a mechanism's theorem
+  holds only under them (wave-4 review, architecture F2). Nested, they cost a type test and a comparison
+  (``Constraint.nested``); only a value that fails it goes through the full check, for the message. So
+  does the value a mechanism releases (``Array(skip_nested=False)``: its scan is no more work than the
+  noise added to it). The conversions a body relies on (``float``, ``int``, a Generator, a float
+  ndarray) run on every call, and no nested call binds the signature (positions are found once, at
+  decoration). A routine that runs *user code* (an audit
   running a student's mechanism, a lab checker) declares ``skip_nested=False``: called from the top,
   it checks its own arguments and the routines that the user code calls check theirs. (As in
   scikit-learn, a call nested in a skipping routine stays skipped: that routine vouches for the
@@ -60,6 +67,12 @@ class Constraint:
 
     # A conversion the body relies on even when the checks are skipped (None: pass the value as given).
     convert_nested = None
+    # Whether a nested call may skip the check (array scans); False: checked on every call (scalar preconditions).
+    skip_nested = True
+
+    def nested(self, value, name):
+        """What a nested call does with ``value``: convert only (``skip_nested``), else the cheap check."""
+        return value if self.convert_nested is None else self.convert_nested(value)
 
     def __repr__(self):
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if k != "convert_nested")
@@ -67,10 +80,31 @@ class Constraint:
 
 
 NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
+_REAL_SCALARS = (float, int, np.floating, np.integer)
+_INTEGERS = (int, np.integer)
+#: Subnormal floats, which ε and δ refuse (their noise scales overflow): the fuzz tries both.
+SUBNORMAL = [(1e-310, "1e-310"), (5e-324, "5e-324")]
 
 
-class Epsilon(Constraint):
-    """A privacy parameter 0 < ε < inf (``allow_inf``: also ε = inf, the non-private reference)."""
+class _Scalar(Constraint):
+    """A scalar rule: checked on every call. Nested, a Python float (or int) that ``_holds`` passes with one
+    comparison; anything else (another type, a value out of range) takes the full ``validate``, for its message."""
+
+    skip_nested = False
+
+    def _holds(self, x):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def nested(self, value, name):
+        if isinstance(value, _REAL_SCALARS) and not isinstance(value, bool) and abs(value) <= 1.8e308:
+            x = float(value)
+            if self._holds(x):
+                return x
+        return self.validate(value, name)
+
+
+class Epsilon(_Scalar):
+    """A privacy parameter 0 < ε < inf, not subnormal (``allow_inf``: also ε = inf, the non-private reference)."""
 
     convert_nested = staticmethod(float)
 
@@ -80,13 +114,16 @@ class Epsilon(Constraint):
     def validate(self, value, name):
         return V.check_epsilon(value, name, allow_inf=self.allow_inf)
 
+    def _holds(self, x):
+        return V.SMALLEST_NORMAL <= x < math.inf or (self.allow_inf and x == math.inf)
+
     def invalid_values(self):
-        bad = [(0, "0"), (-1, "-1"), (math.nan, "nan")] + NOT_A_NUMBER
+        bad = [(0, "0"), (-1, "-1"), (math.nan, "nan")] + NOT_A_NUMBER + SUBNORMAL
         return bad if self.allow_inf else bad + [(math.inf, "inf")]
 
 
-class Delta(Constraint):
-    """0 <= δ < 1 (``allow_zero=False``: 0 < δ < 1)."""
+class Delta(_Scalar):
+    """0 <= δ < 1 (``allow_zero=False``: 0 < δ < 1), δ not subnormal."""
 
     convert_nested = staticmethod(float)
 
@@ -96,13 +133,19 @@ class Delta(Constraint):
     def validate(self, value, name):
         return V.check_delta(value, name, allow_zero=self.allow_zero)
 
+    def _holds(self, x):
+        return V.SMALLEST_NORMAL <= x < 1 or (self.allow_zero and x == 0)
+
     def invalid_values(self):
-        bad = [(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan")] + NOT_A_NUMBER
+        bad = [(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan")] + NOT_A_NUMBER + SUBNORMAL
         return bad if self.allow_zero else bad + [(0, "0")]
 
 
-class Interval(Constraint):
+class Interval(_Scalar):
     """A real (``Real``) or integer (``Integral``) number in an interval; ``None`` ends are unbounded.
+
+    Unlike scikit-learn's ``Interval``, a real interval is always *finite*: ±inf is refused even at an
+    unbounded end (a noise scale, a sensitivity or a radius of inf has no meaning here), and the fuzz tries it.
 
     ``closed`` is "neither", "left", "right" or "both", as in scikit-learn. The common shapes check
     through the helper that words them today: (0, inf) and [0, inf) ``check_positive``,
@@ -138,6 +181,24 @@ class Interval(Constraint):
             return V.check_int(value, name, minimum=low, maximum=high)
         return self._check_real(value, name)
 
+    def _holds(self, x):
+        left_closed, right_closed = self.closed in ("left", "both"), self.closed in ("right", "both")
+        return (math.isfinite(x)
+                and (self.left is None or (x >= self.left if left_closed else x > self.left))
+                and (self.right is None or (x <= self.right if right_closed else x < self.right)))
+
+    def nested(self, value, name):
+        if self.kind is Integral:  # an int in range passes as it is; a float (even 3.0) takes check_int's message
+            if isinstance(value, _INTEGERS) and not isinstance(value, bool) and self._holds_int(value):
+                return int(value)
+            return self.validate(value, name)
+        return super().nested(value, name)
+
+    def _holds_int(self, v):
+        low = None if self.left is None else self.left + (self.closed not in ("left", "both"))
+        high = None if self.right is None else self.right - (self.closed not in ("right", "both"))
+        return (low is None or v >= low) and (high is None or v <= high)
+
     def invalid_values(self):
         bad = list(NOT_A_NUMBER)
         if self.kind is Integral:
@@ -150,8 +211,10 @@ class Interval(Constraint):
         if self.right is not None:
             above = self.right + 1 if self.closed in ("right", "both") else self.right
             bad.append((above, repr(above)))
-            if self.kind is Real:
-                bad.append((math.inf, "inf"))  # bounded above: inf is out of range too
+        if self.kind is Real:  # a real Interval is finite, bounded or not (architecture review F5): the fuzz tries ±inf
+            bad.append((math.inf, "inf"))
+            if self.left is None:
+                bad.append((-math.inf, "-inf"))
         return bad
 
 
@@ -159,6 +222,13 @@ class Count(Constraint):
     """A whole number >= ``minimum`` (<= ``maximum``); a whole float such as ``1e4`` is accepted (``check_size``)."""
 
     convert_nested = staticmethod(int)
+    skip_nested = False
+
+    def nested(self, value, name):
+        if (isinstance(value, _INTEGERS) and not isinstance(value, bool) and value >= self.minimum
+                and (self.maximum is None or value <= self.maximum)):
+            return int(value)
+        return self.validate(value, name)
 
     def __init__(self, minimum=1, maximum=None):
         self.minimum, self.maximum = minimum, maximum
@@ -173,11 +243,18 @@ class Count(Constraint):
 class Options(Constraint):
     """One of a fixed tuple of values (``check_choice``; the message lists them in this order)."""
 
+    skip_nested = False
+
     def __init__(self, options):
         self.options = tuple(options)
 
     def validate(self, value, name):
         return V.check_choice(value, name, self.options)
+
+    def nested(self, value, name):
+        if isinstance(value, str) and value in self.options:
+            return value
+        return self.validate(value, name)
 
     def invalid_values(self):
         return [("no-such-option", "'no-such-option'")]
@@ -203,11 +280,26 @@ class RandomState(Constraint):
 class Array(Constraint):
     """A finite real array (``check_finite_array``): ``ndim`` an int or a tuple, optional ``shape``.
 
-    Nested, the value is not checked but still converted to a float ndarray, as the check would.
+    Nested, the value is not checked but still converted to a float ndarray, as the check would;
+    ``skip_nested=False`` (the value a mechanism releases) checks it on every call: one finiteness scan,
+    no more work than the noise added to it, so NaN or inf is never released from a nested call.
     """
 
-    def __init__(self, ndim=None, nonempty=True, shape=None):
-        self.ndim, self.nonempty, self.shape = ndim, nonempty, shape
+    def __init__(self, ndim=None, nonempty=True, shape=None, skip_nested=True):
+        self.ndim, self.nonempty, self.shape, self.skip_nested = ndim, nonempty, shape, skip_nested
+
+    def nested(self, value, name):
+        if self.skip_nested:
+            return self.convert_nested(value)
+        # The cheap path: a float or int ndarray (or Python float) of the declared dimension, all finite.
+        arr = value if isinstance(value, np.ndarray) else np.asarray(value) if isinstance(value, float) else None
+        allowed = None if self.ndim is None else (self.ndim,) if isinstance(self.ndim, int) else tuple(self.ndim)
+        if (arr is not None and arr.dtype.kind in "fiu" and (allowed is None or arr.ndim in allowed)
+                and self.shape is None and (arr.size > 0 or not self.nonempty)):
+            arr = arr.astype(float, copy=False)
+            if np.isfinite(arr).all():
+                return arr
+        return self.validate(value, name)
 
     @staticmethod
     def convert_nested(value):
@@ -264,12 +356,16 @@ class OrNone(Constraint):
 
     def __init__(self, inner):
         self.inner = _as_constraint(inner)
+        self.skip_nested = self.inner.skip_nested
         if self.inner.convert_nested is not None:
             convert = self.inner.convert_nested
             self.convert_nested = lambda value: None if value is None else convert(value)
 
     def validate(self, value, name):
         return None if value is None else self.inner.validate(value, name)
+
+    def nested(self, value, name):
+        return None if value is None else self.inner.nested(value, name)
 
     def invalid_values(self):
         return [(v, label) for v, label in self.inner.invalid_values() if v is not None]
@@ -340,12 +436,12 @@ def validation_skipped():
 def check_fields(record):
     """Check a dataclass record's fields against its class's ``_parameter_constraints`` (call it in ``__post_init__``).
 
-    Each field is replaced by its converted value (a frozen record too); skipped when nested, as a call is.
+    Each field is replaced by its converted value (a frozen record too); nested, only what a nested call checks.
     """
-    if _NESTED.get():
-        return
+    nested = _NESTED.get()
     for name, constraint in (constraints_of(type(record)) or {}).items():
-        object.__setattr__(record, name, constraint.validate(getattr(record, name), name))
+        check = constraint.nested if nested else constraint.validate
+        object.__setattr__(record, name, check(getattr(record, name), name))
 
 
 def fit_context(fit=None, /, constraints=None):
@@ -367,9 +463,12 @@ def fit_context(fit=None, /, constraints=None):
 
         @functools.wraps(fit)
         def wrapper(self, *args, **kwargs):
-            if not _NESTED.get():
-                for name, constraint in (constraints_of(type(self)) or {}).items():
+            nested = _NESTED.get()
+            for name, constraint in (constraints_of(type(self)) or {}).items():
+                if not nested:
                     constraint.validate(getattr(self, name), name)
+                elif not constraint.skip_nested:  # a fit nested in another routine: the scalar preconditions
+                    constraint.nested(getattr(self, name), name)
             return validated(self, *args, **kwargs)
 
         wrapper.__dpteach_constraints__ = validated.__dpteach_constraints__
@@ -384,31 +483,46 @@ def validate_params(constraints, *, skip_nested=True):
 
     On the outermost call every declared parameter (defaults included) is checked in the order
     declared and replaced by its converted value; the body then runs with nested decorated calls
-    skipping their checks. ``skip_nested=False`` (routines that call user code) leaves nested checks
-    on in the body. A call made while a skipping routine runs checks nothing.
+    skipping their array checks (``Constraint.skip_nested``; scalar preconditions are checked on every
+    call). ``skip_nested=False`` (routines that call user code) leaves all nested checks on in the body.
     """
     declared = {name: _as_constraint(spec) for name, spec in constraints.items()}
-    converted = {name: c.convert_nested for name, c in declared.items() if c.convert_nested is not None}
 
     def decorate(func):
         signature = inspect.signature(func)
         unknown = set(declared) - set(signature.parameters)
         if unknown:
             raise TypeError(f"{func.__qualname__}: constraints for unknown parameter(s) {sorted(unknown)}")
+        # What a nested call does, found once: (name, position or None, default, constraint) for every parameter
+        # whose constraint converts or checks when nested. A nested call then reads its arguments by position
+        # or keyword, without binding the signature (architecture review F3).
+        parameters = list(signature.parameters.values())
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        plan = []
+        for index, parameter in enumerate(parameters):
+            constraint = declared.get(parameter.name)
+            if constraint is None or (constraint.skip_nested and constraint.convert_nested is None):
+                continue
+            before = parameters[:index]
+            position = (index if parameter.kind in positional
+                        and all(p.kind in positional for p in before) else None)
+            plan.append((parameter.name, position, parameter.default, constraint))
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            if _NESTED.get():  # a decorated caller checked what it passes on
-                if not converted:
+            if _NESTED.get():  # a decorated caller checked its arrays; scalar preconditions still hold here
+                if not plan:
                     return func(*args, **kwargs)
-                try:
-                    bound = signature.bind(*args, **kwargs)
-                except TypeError:
-                    return func(*args, **kwargs)
-                bound.apply_defaults()
-                for name, convert in converted.items():
-                    bound.arguments[name] = convert(bound.arguments[name])
-                return func(*bound.args, **bound.kwargs)
+                args = list(args)
+                for name, position, default, constraint in plan:
+                    if name in kwargs:
+                        kwargs[name] = constraint.nested(kwargs[name], name)
+                    elif position is not None and position < len(args):
+                        args[position] = constraint.nested(args[position], name)
+                    elif default is not inspect.Parameter.empty:
+                        kwargs[name] = constraint.nested(default, name)
+                    # a missing argument: the call below raises Python's own TypeError
+                return func(*args, **kwargs)
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError:  # a missing or unexpected argument: Python's own message, naming the function

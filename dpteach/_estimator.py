@@ -6,8 +6,16 @@
 - ``score(X, y)`` is the accuracy of ``predict`` on ±1 labels (regressors override it with R²);
 - ``repr`` shows the constructor's parameters, so a printed learner says how it was configured;
 - ``get_params(deep=True)`` and ``set_params(**params)`` follow scikit-learn's protocol, so
-  ``sklearn.base.clone``, ``cross_val_score`` and ``GridSearchCV`` work on every learner (issue 23);
+  ``sklearn.base.clone``, ``cross_val_score``, ``Pipeline`` and ``GridSearchCV`` run on every learner (issue 23);
 - ``fit`` sets ``privacy_`` to a :class:`dpteach.privacy.PrivacyReceipt`.
+
+Running is not being private. The receipt covers **one** ``fit`` on **the data passed to it**
+(``PrivacyReceipt.covers``). In ``make_pipeline(StandardScaler(), learner)`` the scaler is fitted on
+the same rows without noise: one changed record moves every scaled row, so the learner's (ε, δ) no
+longer holds for the raw data, and the scaler's ``mean_`` is released exactly (chapter 9's audit
+certifies a leak above the receipt's ε). ``GridSearchCV`` and ``cross_val_score`` run many fits on
+overlapping rows and select among them without noise; the refit's receipt is that one refit's, not the
+search's. Scale with public bounds (or a private scaler) and account for every fit a search runs.
 """
 
 from __future__ import annotations

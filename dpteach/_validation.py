@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
 import numpy as np
 
@@ -50,8 +51,20 @@ def _as_real(value, name):
     return float(value)
 
 
+#: The smallest normal double (2.2250738585072014e-308). A privacy parameter below it but > 0 is subnormal: it
+#: carries fewer than 53 significant bits, and the scales it enters overflow (1/5e-324 = inf, so Lap(Δ/ε) releases
+#: ±inf) or divide by zero (ln(1/δ) with δ·x rounding to 0). ε and δ are refused there, by name.
+SMALLEST_NORMAL = sys.float_info.min
+
+
+def _refuse_subnormal(value, name, original, valid):
+    if 0 < value < SMALLEST_NORMAL:
+        raise ValueError(f"{name} = {original!r} is subnormal (below the smallest normal float "
+                         f"{SMALLEST_NORMAL!r}), where the noise scale overflows (valid range: {valid})")
+
+
 def check_epsilon(epsilon, name="epsilon", allow_inf=False):
-    """Return ``epsilon`` as a float after checking 0 < epsilon < inf.
+    """Return ``epsilon`` as a float after checking 0 < epsilon < inf, epsilon not subnormal.
 
     ``allow_inf=True`` also accepts ``math.inf``, for the functions that
     document ε = inf as their non-private reference path (ERM, the exact statistic).
@@ -64,16 +77,19 @@ def check_epsilon(epsilon, name="epsilon", allow_inf=False):
             raise ValueError(f"{name} must be > 0 (valid range: 0 < {name} <= inf, inf being the non-private "
                              f"reference), got {epsilon!r}")
         raise ValueError(f"{name} must be finite and > 0 (valid range: 0 < {name} < inf), got {epsilon!r}")
+    _refuse_subnormal(value, name, epsilon, f"{SMALLEST_NORMAL!r} <= {name} <{'=' if allow_inf else ''} inf")
     return value
 
 
 def check_delta(delta, name="delta", allow_zero=True):
-    """Return ``delta`` as a float after checking 0 <= delta < 1 (or 0 < delta < 1)."""
+    """Return ``delta`` as a float after checking 0 <= delta < 1 (or 0 < delta < 1), delta not subnormal."""
     value = _as_real(delta, name)
     low_ok = value >= 0 if allow_zero else value > 0
     if not (math.isfinite(value) and low_ok and value < 1):
         valid = f"0 <= {name} < 1" if allow_zero else f"0 < {name} < 1"
         raise ValueError(f"{name} must satisfy {valid}, got {delta!r}")
+    _refuse_subnormal(value, name, delta, f"{name} = 0 or {SMALLEST_NORMAL!r} <= {name} < 1" if allow_zero
+                      else f"{SMALLEST_NORMAL!r} <= {name} < 1")
     return value
 
 
@@ -387,6 +403,7 @@ def check_epsilon_sweep(epsilons, name="epsilons", allow_inf=False):
         if not (x > 0 and (math.isfinite(x) or (allow_inf and x == math.inf))):
             valid = f"0 < {name} <= inf (inf: the non-private reference)" if allow_inf else f"0 < {name} < inf"
             raise ValueError(f"every entry of {name} must satisfy {valid}, got {value!r}")
+        _refuse_subnormal(x, f"an entry of {name}", value, f"{SMALLEST_NORMAL!r} <= every entry of {name}")
         values.append(x)
     return values
 

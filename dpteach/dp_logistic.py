@@ -43,7 +43,6 @@ import math
 import sys
 
 import numpy as np
-from scipy import optimize
 
 from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OrNone, Options, POSITIVE,
                            POSITIVE_INT, Real, fit_context, validate_params)
@@ -53,7 +52,7 @@ from ._validation import check_int, check_same_length
 from .composition import advanced_composition, advanced_composition_epsilon_per_step
 from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma
 from .logistic_loss import MODEL, check_model_shapes, clip_per_example, per_example_gradients
-from .mechanisms import gaussian_delta, gaussian_sigma
+from .mechanisms import gaussian_epsilon, gaussian_sigma
 
 __all__ = [
     "ACCOUNTANTS",
@@ -175,28 +174,9 @@ def _epsilon_zcdp(sigma, sensitivity, n_epochs, delta):
     return zcdp_epsilon(max(rho, sys.float_info.min), delta)
 
 
-def _gaussian_epsilon(sigma, sensitivity, target):
-    """The smallest ε with ``gaussian_delta(σ, Δ, ε) ≤ target`` (rounded up), or inf if none is finite."""
-    # gaussian_delta decreases in ε. For σ ≪ Δ the root lies near ε ≈ Δ²/(2σ²), where e^ε·Φ(·) can overflow in
-    # floating point: no ε is then certified (inf), which never under-reports.
-    try:
-        if gaussian_delta(sigma, sensitivity, 1e-12) <= target:
-            return 1e-12
-        high = 1.0
-        while gaussian_delta(sigma, sensitivity, high) > target:
-            high *= 2.0
-            if high > 1e300:
-                return math.inf  # so little noise that no finite ε can be certified
-        epsilon = optimize.brentq(lambda e: gaussian_delta(sigma, sensitivity, e) - target, 1e-12, high,
-                                  xtol=1e-13, rtol=1e-12)
-    except OverflowError:
-        return math.inf
-    return epsilon * (1 + 1e-9)  # round up: an accountant must never under-report
-
-
 def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
     # The smallest per-epoch ε₀ with δ(ε₀) ≤ δ/(2E), then E-fold advanced (or basic) composition at slack δ/2.
-    per_epoch = _gaussian_epsilon(sigma, sensitivity, delta / (2 * n_epochs))
+    per_epoch = gaussian_epsilon(sigma, sensitivity, delta / (2 * n_epochs))
     if per_epoch == math.inf:
         return math.inf
     advanced = advanced_composition(per_epoch, 0.0, n_epochs, delta / 2)[0]
@@ -205,7 +185,7 @@ def _epsilon_composition(sigma, sensitivity, n_epochs, delta):
 
 def _epsilon_exact(sigma, sensitivity, n_epochs, delta):
     # The E epochs are one Gaussian mechanism of sensitivity Δ√E (see _sigma_exact).
-    return _gaussian_epsilon(sigma, sensitivity * math.sqrt(n_epochs), delta)
+    return gaussian_epsilon(sigma, sensitivity * math.sqrt(n_epochs), delta)
 
 
 _EPSILON_BY_ACCOUNTANT = {"zcdp": _epsilon_zcdp, "composition": _epsilon_composition, "exact": _epsilon_exact}

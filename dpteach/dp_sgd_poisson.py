@@ -18,7 +18,12 @@ does exactly that and the audit in tests/test_dp_sgd_poisson.py catches it.
 Neighbours are replace-one with n public (as everywhere in dpteach): each example's clipped gradient
 has norm ≤ C, so a sampled replacement moves the batch sum by up to 2C. The batch sum is divided by the
 *expected* batch size B = qn, never by the realised one (which depends on the sample). Accounting needs
-Google's ``dp-accounting`` (imported lazily by ``pld_epsilon``).
+Google's ``dp-accounting`` (imported lazily by ``pld_epsilon``), and δ >= ``composition.PLD_MIN_DELTA`` (10⁻⁹)
+for q < 1, where its FFT is accurate enough (at q = 1 the composition is exact at every δ).
+
+The PLD takes the one-dimensional antipodal pair (1−q)N(0, σ²) + qN(∓C, σ²) (dp-accounting's REPLACE_ONE) as the
+dominating pair of a step in d dimensions, an assumption in the sense of Zhu, Dong & Wang (2022, dominating pairs);
+the wave-4 review checked single steps in 2-D: δ(ε) grows with the angle between the two contributions up to π.
 """
 
 from __future__ import annotations
@@ -72,12 +77,12 @@ def poisson_sgd_epsilon(sigma, clip_norm, sampling_rate, n_steps, delta):
     sampling_rate : float, 0 < q <= 1
         Each example's probability of joining each batch.
     n_steps : int, 1 <= T <= MAX_STEPS (10⁶)
-    delta : float, 0 < δ < 1
+    delta : float, 0 < δ < 1 (10⁻⁹ <= δ for q < 1: ``composition.PLD_MIN_DELTA``)
 
     Returns
     -------
-    float. The PLD's pessimistic ε (never below the true one; at most about T·10⁻⁴ above). Cost: one PLD
-    self-composition, well under a second.
+    float. The PLD's pessimistic ε (never below the true one, the FFT's rounding error reserved as
+    ``pld_epsilon`` says; at most about T·10⁻⁴ above). Cost: one PLD self-composition, well under a second.
 
     Raises
     ------
@@ -122,7 +127,7 @@ def poisson_sgd_sigma(clip_norm, sampling_rate, n_steps, epsilon, delta):
     sampling_rate : float, 0 < q <= 1
     n_steps : int, 1 <= T <= MAX_STEPS (10⁶)
     epsilon : float, 10⁻³ <= ε <= 100 (EPSILON_RANGE)
-    delta : float, 0 < δ < 1
+    delta : float, 0 < δ < 1 (10⁻⁹ <= δ for q < 1: ``composition.PLD_MIN_DELTA``)
 
     Returns
     -------

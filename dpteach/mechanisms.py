@@ -20,6 +20,7 @@ Mironov (2012). Do not use it to protect real data.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy import optimize, special
@@ -32,6 +33,7 @@ __all__ = [
     "laplace_mechanism",
     "gaussian_sigma",
     "gaussian_delta",
+    "gaussian_epsilon",
     "gaussian_mechanism",
     "randomized_response",
     "exponential_mechanism_probabilities",
@@ -42,7 +44,7 @@ __all__ = [
 
 
 @privacy_claim(theorem="thm-laplace", epsilon="epsilon")
-@validate_params({"epsilon": Epsilon(), "sensitivity": POSITIVE, "value": Array(),
+@validate_params({"epsilon": Epsilon(), "sensitivity": POSITIVE, "value": Array(skip_nested=False),
                   "rng": "random_state"})
 def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     """Release ``value + Lap(sensitivity / epsilon)`` (chapter 1, Theorem 1.7).
@@ -91,6 +93,16 @@ def broken_laplace_half_noise(value, sensitivity, epsilon, rng=None):
     return laplace_mechanism(value, sensitivity / 2, epsilon, rng)
 
 
+#: A bound on the relative rounding error of each term of δ(ε) = Φ(a − b) − e^ε Φ(−a − b) as computed below (scipy's
+#: ``ndtr``/``log_ndtr`` are accurate to a few ulps, ~1e-15; this is 1000 times that). The difference of the two
+#: terms cancels (at small ε and δ it is far smaller than either), so its relative error can be large: the
+#: theory review (ch01-05, N6) found calibrated σ whose exact δ (60-digit mpmath) exceeded the target by 1e-11
+#: relative, and at ε = 1e-4, δ = 1e-12 by 8e-10. The calibrations therefore compare :func:`_delta_upper`, the
+#: computed δ plus this error bound on both terms, with the target: then the *exact* δ(σ) <= δ, not only the computed
+#: one. It costs nothing visible (σ grows by ~1e-10 relative in chapter 1's settings).
+TERM_RELATIVE_ERROR = 1e-12
+
+
 @validate_params({"sigma": POSITIVE, "sensitivity": POSITIVE, "epsilon": Epsilon()})
 def gaussian_delta(sigma, sensitivity, epsilon):
     """The exact δ(ε) of the Gaussian mechanism with noise N(0, σ²) (Balle & Wang 2018, Thm 8).
@@ -114,6 +126,74 @@ def gaussian_delta(sigma, sensitivity, epsilon):
     return max(first - math.exp(log_second), 0.0)
 
 
+def _delta_upper(sigma, sensitivity, epsilon):
+    """An upper bound on the exact δ(ε) of :func:`gaussian_delta`: its computed value plus the rounding error of its two
+    terms (TERM_RELATIVE_ERROR each, and for e^ε Φ(−a − b) the error of exp on a log of size |ε| + |ln Φ|)."""
+    a = sensitivity / (2 * sigma)
+    b = epsilon * sigma / sensitivity
+    first = special.ndtr(a - b)
+    log_phi = special.log_ndtr(-a - b)
+    log_second = epsilon + log_phi
+    if log_second >= 0:  # e^ε Φ(−a − b) >= 1 >= Φ(a − b) up to rounding: δ is 0 up to the terms' error
+        return TERM_RELATIVE_ERROR * (1 + first)
+    second = math.exp(log_second)
+    error = TERM_RELATIVE_ERROR * (first + second)
+    if second > 0:  # (at ε ≈ 1e300, ln Φ = −inf and second = 0: no exp error to add, and inf·0 would be NaN)
+        error += 4 * sys.float_info.epsilon * (epsilon + abs(log_phi)) * second
+    return max(first - second, 0.0) + error
+
+
+@validate_params({"sigma": POSITIVE, "sensitivity": POSITIVE, "delta": Delta(allow_zero=False)})
+def gaussian_epsilon(sigma, sensitivity, delta):
+    """The ε at which the Gaussian mechanism N(0, σ²) on a query of L2 sensitivity Δ is (ε, δ)-DP: Theorem 1.10 inverted.
+
+    The smallest ε (at least 10⁻¹²) whose computed ``gaussian_delta(σ, Δ, ε)`` plus its rounding error bound
+    (TERM_RELATIVE_ERROR) is <= δ, rounded up, so the exact δ(ε) <= δ (chapter 1, Theorem 1.10; Balle & Wang 2018). The one home of this
+    inverse: DP-SGD's "exact" accountant and the Gaussian path of ``composition.pld_epsilon`` call it.
+
+    Parameters
+    ----------
+    sigma : float, 0 < σ < inf
+    sensitivity : float, 0 < Δ < inf
+    delta : float, 0 < δ < 1
+
+    Returns
+    -------
+    float
+        ε > 0, or ``inf`` when σ is so small against Δ that no finite ε can be certified in floating point
+        (never an under-report). Cost: one root finding, about 40 evaluations of the formula.
+
+    Raises
+    ------
+    ValueError, TypeError
+        σ, Δ or δ outside the ranges above.
+
+    Examples
+    --------
+    >>> round(gaussian_epsilon(sigma=3.7306316, sensitivity=1.0, delta=1e-5), 4)
+    1.0
+    """
+    def excess(epsilon):
+        return _delta_upper(sigma, sensitivity, epsilon) - delta
+
+    # gaussian_delta decreases in ε. For σ ≪ Δ the root lies near ε ≈ Δ²/(2σ²), where e^ε·Φ(·) can overflow in
+    # floating point: no ε is then certified (inf), which never under-reports.
+    try:
+        if excess(1e-12) <= 0:
+            return 1e-12
+        high = 1.0
+        while excess(high) > 0:
+            high *= 2.0
+            if high > 1e300:
+                return math.inf  # so little noise that no finite ε can be certified
+        epsilon = optimize.brentq(excess, 1e-12, high, xtol=1e-13, rtol=1e-12) * (1 + 1e-9)
+        while excess(epsilon) > 0:  # round up until the computed δ meets the bound (an accountant never under-reports)
+            epsilon = math.nextafter(epsilon, math.inf) * (1 + 1e-12)
+    except OverflowError:
+        return math.inf
+    return epsilon
+
+
 @validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "method": Options(("analytic", "classic"))})
 def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
@@ -123,7 +203,8 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     σ = Δ √(2 ln(1.25/δ)) / ε, a valid bound only for ε < 1.
 
     ``method="analytic"`` (chapter 1, Theorem 1.10; Balle & Wang 2018): the smallest σ with
-    ``gaussian_delta(σ, Δ, ε) <= δ``, found by root finding in log σ. Valid for
+    ``gaussian_delta(σ, Δ, ε) <= δ(1 − 10⁻⁹)``, found by root finding in log σ (the margin
+    ``TERM_RELATIVE_ERROR`` covers the floating-point rounding of δ(σ), so the exact δ(σ) <= δ). Valid for
     every ε > 0 and never larger than the classic σ where that applies.
 
     Parameters
@@ -139,7 +220,8 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
     Raises
     ------
     ValueError
-        For ε, δ or Δ out of range, for ε >= 1 with "classic", or an unknown method.
+        For ε, δ or Δ out of range, for ε >= 1 with "classic", an unknown method, or a Δ/ε so large
+        that σ would exceed the largest float (the message names sensitivity).
 
     Examples
     --------
@@ -151,39 +233,51 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="analytic"):
             raise ValueError(f"epsilon must satisfy 0 < epsilon < 1 for method='classic' "
                              f"(the classic bound is not valid beyond), got {epsilon!r}; "
                              f"use method='analytic'")
-        return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+        sigma = sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+        if not sigma < math.inf:
+            raise ValueError(f"sensitivity = {sensitivity!r} at epsilon = {epsilon!r} and delta = {delta!r} needs a "
+                             f"noise σ beyond the largest float (valid range: sensitivity·√(2 ln(1.25/δ))/ε below "
+                             f"{sys.float_info.max:.4g})")
+        return sigma
 
-    # Δ and ε are checked above, so the root finder evaluates the bare formula, ``gaussian_delta.__wrapped__``
-    # (the routine without its contract: ~40 calls per σ, each a float in, a float out; through the decorator
-    # they would still bind and convert their arguments, which made gaussian_sigma 2.5 times slower). A σ that
-    # under- or overflowed in exp is refused by name, with gaussian_delta's message, as before.
-    formula = gaussian_delta.__wrapped__
-
+    # Δ and ε are checked above, so the root finder evaluates the bare formula plus its error bound, _delta_upper
+    # (~40 calls per σ, each a float in, a float out, without the decorator). A σ that underflowed in exp is refused
+    # by name; one that overflowed, below.
     def delta_of(sigma):
-        if not 0 < sigma < math.inf:
+        if sigma == math.inf:
+            raise OverflowError("σ overflowed")
+        if not sigma > 0:
             check_positive(sigma, "sigma")
-        return formula(sigma, sensitivity, epsilon)
+        return _delta_upper(sigma, sensitivity, epsilon)
 
     # δ(σ) decreases from 1 (σ → 0) to 0 (σ → ∞); bracket the root in log σ.
-    def excess(log_sigma):
-        return delta_of(math.exp(log_sigma)) - delta
+    # The computed δ(σ) plus its rounding error bound must meet δ, so that the exact δ(σ) <= δ too (N6).
+    target = delta
 
-    low, high = math.log(sensitivity) - 1.0, math.log(sensitivity) + 1.0
-    while excess(low) < 0:
-        low -= 2.0
-    while excess(high) > 0:
-        high += 2.0
-    log_sigma = optimize.brentq(excess, low, high, xtol=1e-14, rtol=1e-14, maxiter=500)
-    # Round up to the bracket end that certainly satisfies δ(σ) <= δ.
-    sigma = math.exp(log_sigma)
-    while delta_of(sigma) > delta:
-        sigma = math.nextafter(sigma, math.inf) * (1 + 1e-15)
+    def excess(log_sigma):
+        return delta_of(math.exp(log_sigma)) - target
+
+    try:
+        low, high = math.log(sensitivity) - 1.0, math.log(sensitivity) + 1.0
+        while excess(low) < 0:
+            low -= 2.0
+        while excess(high) > 0:
+            high += 2.0
+        log_sigma = optimize.brentq(excess, low, high, xtol=1e-14, rtol=1e-14, maxiter=500)
+        # Round up to the bracket end whose computed δ(σ) meets the target.
+        sigma = math.exp(log_sigma)
+        while delta_of(sigma) > target:
+            sigma = math.nextafter(sigma, math.inf) * (1 + 1e-15)
+    except OverflowError:  # σ beyond the largest float
+        raise ValueError(f"sensitivity = {sensitivity!r} at epsilon = {epsilon!r} and delta = {delta!r} needs a "
+                         f"noise σ beyond the largest float (valid range: sensitivity small enough that σ, about "
+                         f"sensitivity·√(2 ln(1.25/δ))/ε, stays below {sys.float_info.max:.4g})") from None
     return sigma
 
 
 @privacy_claim(theorem="thm-gaussian-analytic", epsilon="epsilon", delta="delta")
 @validate_params({"sensitivity": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "method": Options(("analytic", "classic")), "value": Array(), "rng": "random_state"})
+                  "method": Options(("analytic", "classic")), "value": Array(skip_nested=False), "rng": "random_state"})
 def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, method="analytic"):
     """Release ``value + N(0, σ² I)`` with σ = ``gaussian_sigma(...)`` ((ε, δ)-DP, Theorems 1.9 / 1.10).
 

@@ -17,6 +17,13 @@ guarantee after the fact:
 It also reads like the dicts learners used to return: ``receipt["epsilon"]``,
 ``receipt["calibrated_by"]``, ``dict(receipt)`` (a read-only mapping over the
 fields, then the ``details``).
+
+What a receipt covers (:data:`COVERS`, shown in its repr): **one** ``fit`` on **the data passed to it**,
+neighbours being data sets that differ in one of those rows. Nothing upstream or around that call:
+a ``StandardScaler`` fitted on the same rows in a scikit-learn ``Pipeline`` moves every scaled row when
+one record changes, and releases its ``mean_`` exactly (no finite ε; chapter 9, "What a receipt
+covers", audits it); ``GridSearchCV`` or ``cross_val_score`` run many fits on overlapping rows and pick
+among them without noise, so the total is not any one receipt's ε.
 """
 
 from __future__ import annotations
@@ -28,7 +35,11 @@ from dataclasses import dataclass, field, fields
 
 from ._constraints import Check, Options, Unchecked, check_fields, validate_params
 
-__all__ = ["PrivacyStep", "PrivacyReceipt", "PrivacyClaim", "privacy_claim", "claim_of"]
+__all__ = ["PrivacyStep", "PrivacyReceipt", "PrivacyClaim", "privacy_claim", "claim_of", "COVERS"]
+
+#: What every receipt covers, and what it does not (architecture review F1): part of its repr.
+COVERS = ("this one fit on the data passed to it; not preprocessing fitted on the same data (a scaler in a "
+          "Pipeline), nor a search or cross-validation over several fits")
 
 
 def _as_float(value, name):
@@ -133,9 +144,16 @@ class PrivacyStep:
         _apply_constraints(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PrivacyReceipt(Mapping):
     """The guarantee of one fit: (ε, δ), the accountant, the theorem, and optionally its steps.
+
+    It covers this one ``fit`` on the data passed to it (:data:`COVERS`), nothing else: not a scaler
+    or other preprocessing fitted on the same data before it (in a ``Pipeline`` the learner's neighbours
+    are the *scaled* rows, and one changed record moves all of them; the scaler's own statistics are
+    released exactly), and not a hyper-parameter search or cross-validation, which runs many fits on
+    overlapping rows and selects among them without noise. Preprocess with public or privately
+    released statistics, and account for every fit a search runs.
 
     Parameters
     ----------
@@ -157,6 +175,8 @@ class PrivacyReceipt(Mapping):
     >>> receipt = PrivacyReceipt(epsilon=1.0, delta=1e-5, accountant="zcdp", theorem="Theorem X.Y")
     >>> receipt["epsilon"], receipt.delta, receipt.is_private
     (1.0, 1e-05, True)
+    >>> receipt.covers.startswith("this one fit on the data passed to it")
+    True
     """
 
     epsilon: float
@@ -175,6 +195,16 @@ class PrivacyReceipt(Mapping):
 
     def __post_init__(self):
         _apply_constraints(self)
+
+    def __repr__(self):
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                          if f.name not in ("steps", "details") or getattr(self, f.name))
+        return f"{type(self).__name__}({shown}, covers={COVERS!r})"
+
+    @property
+    def covers(self):
+        """What the receipt covers: :data:`COVERS` (one fit on the data passed to it)."""
+        return COVERS
 
     @property
     def is_private(self):

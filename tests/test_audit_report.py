@@ -61,6 +61,7 @@ RELEASE_NOTHING = {
     # accountants and calibrations: formulas, checked by closed forms and round trips in their tests
     "dpteach.mechanisms.gaussian_sigma": "calibration formula (tests/test_mechanisms.py round trips)",
     "dpteach.mechanisms.gaussian_delta": "calibration formula (tests/test_mechanisms.py round trips)",
+    "dpteach.mechanisms.gaussian_epsilon": "accountant: Theorem 1.10 inverted (tests/test_accounting_oracle.py)",
     "dpteach.mechanisms.exponential_mechanism_probabilities": "exact law; its sampler is audited",
     "dpteach.composition.advanced_composition": "accountant (tests/test_composition.py)",
     "dpteach.composition.heterogeneous_advanced_composition": "accountant (tests/test_composition.py)",

@@ -2209,6 +2209,21 @@ def test_ch09_one_step_audit_passes_the_correct_step_and_catches_the_unclipped_o
         assert good.epsilon_lower <= 1.0 < 2.0 < broken.epsilon_lower, (seed, good.epsilon_lower, broken.epsilon_lower)
 
 
+@pytest.mark.claim("ch09-pipeline-scaler-leak-caught")
+def test_ch09_audit_certifies_a_pipeline_scaler_leak_above_the_receipt_and_none_for_the_learner_alone():
+    # The chapter's audit (n = 1000, far record (10⁶, 0), ε = 1, 150 certifying fits per data set) on seeds the book
+    # does not use. Alone, DP-SGD is 1-DP, so its 95 % lower confidence bound exceeds 1 with probability ≤ 5 % per
+    # seed. In the pipeline the scaled rows of D′ collapse to ≈ 0 (the far row sets the scale, 10⁶/√n ≈ 3·10⁴), so
+    # the learner's first weight loses its signal: on the book's seed the frequencies were 0.995 against 0.46, a
+    # bound of 2.7 at 200 fits; at 150 fits one miss in 150 still leaves the bound above 2 (Clopper–Pearson), so > 1
+    # is far from the edge. The scaler's mean moves by far/n = 1000 exactly (released as mean_).
+    from dpteach.experiments.table1_receipt import pipeline_scaler_audit
+    for seed in CLAIM_SEEDS[:2]:
+        out = pipeline_scaler_audit(rng=seed)
+        assert out["alone"].epsilon_lower <= out["receipt_epsilon"] == 1.0 < out["pipeline"].epsilon_lower, (seed, out)
+        assert abs(out["mean_D_prime"] - out["mean_D"] - 1000.0) < 1.0, (seed, out)
+
+
 @pytest.mark.claim("ch09-surrogate-gap-grows-with-threshold")
 def test_ch09_surrogate_gap_is_near_zero_at_t0_and_above_002_at_t1():
     # Table 9.3 at n = 20 000 (the book uses 5e4): the estimation error of logistic regression in d = 3 is ≈ d/n in

@@ -507,3 +507,54 @@ def test_markup_checker_catches_what_the_readers_saw(tmp_path):
                      "should have ':enumerator: 1.1'", "lacks :nonumber:", "no explicit text", "workshop talk",
                      "internal label", "below 9 pt", "equation number"]:
         assert fragment in problems
+
+
+def test_gaussian_sigma_meets_delta_exactly_not_only_in_floating_point():
+    # Theory review ch01-05, N6: the computed δ(σ) = Φ(a − b) − e^ε Φ(−a − b) cancels, so a σ whose *computed* δ meets
+    # the target could have an exact δ above it (on main: 1 + 8.4e-10 relative at ε = 1e-4, δ = 1e-12, Δ = 1e7, and
+    # 1 + 2.5e-10 at ε = 3e-4, δ = 1e-10, Δ = 1). The exact δ here is a 60-digit mpmath evaluation, independent of
+    # scipy; the calibration adds a bound on the rounding error of both terms, so the exact δ meets the target.
+    mpmath = pytest.importorskip("mpmath")
+
+    def exact_delta(sigma, sensitivity, epsilon):
+        with mpmath.workdps(60):
+            a = mpmath.mpf(sensitivity) / (2 * mpmath.mpf(sigma))
+            b = mpmath.mpf(epsilon) * mpmath.mpf(sigma) / mpmath.mpf(sensitivity)
+            return mpmath.ncdf(a - b) - mpmath.exp(mpmath.mpf(epsilon)) * mpmath.ncdf(-a - b)
+
+    for epsilon in (1e-4, 3e-4, 1e-3, 0.1, 1.0, 8.0):
+        for delta in (1e-5, 1e-10, 1e-12, 1e-15):
+            for sensitivity in (1.0, 1e7):
+                sigma = m.gaussian_sigma(sensitivity, epsilon, delta)
+                assert exact_delta(sigma, sensitivity, epsilon) <= delta, (epsilon, delta, sensitivity)
+                # still the smallest σ to 1e-6 relative: the margin is a rounding bound, not a loose calibration
+                assert exact_delta(sigma * (1 - 1e-6), sensitivity, epsilon) > delta
+                # and the inverse in ε meets δ too
+                back = m.gaussian_epsilon(sigma, sensitivity, delta)
+                assert exact_delta(sigma, sensitivity, back) <= delta and back <= epsilon * (1 + 1e-6)
+
+
+def test_gaussian_sigma_refuses_a_sensitivity_whose_noise_overflows_by_name():
+    # Was a raw "OverflowError: math range error" (architecture review F2).
+    for method, epsilon in (("analytic", 1.0), ("classic", 0.5)):
+        with pytest.raises(ValueError, match=r"^sensitivity = 1\.7e\+308 .*valid range"):
+            m.gaussian_sigma(1.7e308, epsilon, 1e-5, method=method)
+    with pytest.raises(ValueError, match=r"^sensitivity = 1\.7e\+308"):
+        m.gaussian_mechanism(np.zeros(2), 1.7e308, 1.0, 1e-5, rng=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: m.laplace_mechanism(np.zeros(3), 1.0, 1e-310, rng=0),
+    lambda: m.laplace_mechanism(np.zeros(3), 1.0, 5e-324, rng=0),
+    lambda: m.gaussian_mechanism(np.zeros(3), 1.0, 1.0, 5e-324, rng=0),
+    lambda: m.gaussian_sigma(1.0, 1e-310, 1e-5)])
+def test_subnormal_epsilon_and_delta_are_refused_by_name(call):
+    # Were inf releases (Lap(1/1e-310)) and a ZeroDivisionError downstream (δ = 5e-324 in dp_sgd_sigma).
+    with pytest.raises(ValueError, match=r"^(epsilon|delta) = [0-9.e+-]+ is subnormal .*valid range: 2\.2250738585072014e-308 <="):
+        call()
+
+
+def test_subnormal_delta_is_refused_by_dp_sgd_sigma_by_name():
+    from dpteach.dp_logistic import dp_sgd_sigma
+    with pytest.raises(ValueError, match=r"^delta = 5e-324 is subnormal"):
+        dp_sgd_sigma(1.0, 5, 1.0, 5e-324)

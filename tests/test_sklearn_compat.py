@@ -38,7 +38,7 @@ import dpteach  # noqa: E402
 from dpteach import data, hypotheses  # noqa: E402
 from dpteach._estimator import Estimator  # noqa: E402
 from dpteach.peeling import peeling_epsilon  # noqa: E402
-from dpteach.privacy import PrivacyReceipt, PrivacyStep  # noqa: E402
+from dpteach.privacy import COVERS, PrivacyReceipt, PrivacyStep  # noqa: E402
 
 
 def _learner_classes():
@@ -237,8 +237,26 @@ def test_grid_search_over_epsilon_runs(key):
     search = GridSearchCV(_make(key), {"epsilon": list(setting.grid)}, cv=2, error_score="raise")
     search.fit(*setting.data)
     assert search.best_params_["epsilon"] in setting.grid and math.isfinite(search.best_score_)
-    assert search.best_estimator_.privacy_.epsilon == _expected_epsilon(search.best_estimator_,
-                                                                        search.best_params_["epsilon"])
+    # The search ran len(grid)·cv fits plus the refit, on overlapping rows, and selected without noise: it is not
+    # (ε, δ)-DP at the refit's ε (architecture review F1). The refit's receipt is the refit's only, and says so.
+    receipt = search.best_estimator_.privacy_
+    assert len(search.cv_results_["params"]) * 2 + 1 > 1
+    assert receipt.epsilon == _expected_epsilon(search.best_estimator_, search.best_params_["epsilon"])
+    assert receipt.covers == COVERS and f"covers={COVERS!r}" in repr(receipt)
+
+
+def test_the_docs_say_a_receipt_covers_one_fit_on_the_data_passed_to_it():
+    # Where users look (F1): the receipt (docstring, repr), the estimator base's docs, the README's conventions.
+    import pathlib
+    import dpteach._estimator as estimator
+    import dpteach.privacy as privacy
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert COVERS.startswith("this one fit on the data passed to it") and "Pipeline" in COVERS and "search" in COVERS
+    for text in (privacy.PrivacyReceipt.__doc__, estimator.__doc__, " ".join(readme.split())):
+        text = " ".join(text.replace("*", "").split())  # bold markers aside
+        assert "one fit" in text or "one `fit`" in text or "one ``fit``" in text, text[:200]
+        assert "StandardScaler" in text or "scaler" in text
+        assert "GridSearchCV" in text or "search" in text
 
 
 # --- the privacy receipt --------------------------------------------------------------------------

@@ -102,6 +102,16 @@ def _inner(epsilon):
     return epsilon
 
 
+@validate_params({"data": Array(ndim=1)})
+def _inner_array(data):
+    return data
+
+
+@validate_params({"data": Array(ndim=1)})
+def _outer_array(data, inner_data):
+    return _inner_array(inner_data)
+
+
 @validate_params({"epsilon": Epsilon()}, skip_nested=False)
 def _runs_user_code(epsilon, user):
     return user()
@@ -113,11 +123,39 @@ def test_values_are_converted_before_the_body_runs():
     assert rng.random() == np.random.default_rng(4).random()
 
 
-def test_nested_calls_skip_and_the_outermost_checks():
+def test_nested_calls_skip_array_scans_but_check_scalar_preconditions():
     with pytest.raises(ValueError, match=r"epsilon must be finite and > 0 \(valid range: 0 < epsilon < inf\), got -1"):
         _inner(-1)
-    # inside _outer the nested call is not checked: the outer routine vouches for what it passes on
-    assert _outer(1.0, inner_epsilon=-1)[3] == -1
+    # Nested, a scalar privacy precondition is still checked (a derived ε or δ nothing upstream checked), with the
+    # message of the top-level call; a nested array is not scanned (its caller vouches for it), only converted.
+    for bad in (-1, 0.0, 1e-310, math.nan, math.inf, "1", True):
+        with pytest.raises((ValueError, TypeError), match=r"^epsilon"):
+            _outer(1.0, inner_epsilon=bad)
+    assert _outer(1.0, inner_epsilon=np.float32(0.5))[3] == 0.5
+    assert type(_outer(1.0, inner_epsilon=2)[3]) is float
+    with pytest.raises(ValueError, match="data must contain only finite values"):
+        _outer_array([math.nan], [1.0])
+    assert np.isnan(_outer_array([1.0], [math.nan])).all()
+
+
+def test_nested_mechanisms_keep_their_preconditions():
+    # architecture review F2: each of these passed (or crashed unnamed) when called from inside a decorated routine
+    from dpteach import mechanisms
+
+    @validate_params({})
+    def nested(call):
+        return call()
+
+    cases = [(lambda: mechanisms.gaussian_mechanism(1.0, 1.0, epsilon=1.0, delta=0.0, rng=0), r"^delta must satisfy"),
+             (lambda: mechanisms.laplace_mechanism(math.nan, 1.0, 1.0, rng=0), r"^value must contain only finite"),
+             (lambda: mechanisms.laplace_mechanism(np.array([0.0, math.inf]), 1.0, 1.0, rng=0),
+              r"^value must contain only finite"),
+             (lambda: mechanisms.gaussian_sigma(0, 1.0, 1e-5), r"^sensitivity must be finite and > 0"),
+             (lambda: mechanisms.gaussian_sigma(1.0, 1.0, 1e-5, method="bogus"), r"^method must be one of"),
+             (lambda: mechanisms.laplace_mechanism(np.zeros(3), 1.0, 1e-310, rng=0), r"^epsilon = 1e-310 is subnormal")]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message):
+            nested(call)
 
 
 def test_a_routine_that_runs_user_code_leaves_nested_checks_on():
