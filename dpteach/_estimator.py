@@ -18,6 +18,7 @@ import numpy as np
 
 from ._constraints import Unchecked, validate_params
 from ._validation import check_finite_array, check_labels, check_same_length
+from .feature_scaling import linear_scores
 
 __all__ = ["NotFittedError", "Estimator", "LinearClassifierMixin", "check_fitted"]
 
@@ -197,7 +198,9 @@ class LinearClassifierMixin:
     def decision_function(self, X):
         """⟨coef_, x⟩ + intercept_ for each row of X (post-processing). Cost O(n·d)."""
         X = self._check_predict_input(X)
-        return X @ self.coef_ + self.intercept_
+        # feature_scaling.linear_scores: the plain X @ coef_ + intercept_, except that a huge finite row
+        # gets the sign of its true margin (±inf), not inf − inf = NaN and an overflow warning.
+        return linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X):
         """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1: a halfspace (post-processing). Cost O(n·d)."""

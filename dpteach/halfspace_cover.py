@@ -278,6 +278,22 @@ def _check_cover(cover, name):
 _COVER = Check(_check_cover, invalid=[(None, "None"), ("cover", "'cover'")])
 
 
+def _scaled_steps(rows, basis, net, t0, a):
+    """(−⟨v, x⟩ − t₀)/a for rows x whose plain evaluation overflowed, without overflow warnings or NaN.
+
+    A record with a huge but finite coordinate (|x| near 1.8e308) makes ⟨v, x⟩ overflow
+    to ±inf, or to inf − inf = NaN, and NaN → int64 broke ``np.bincount`` (the review's
+    N12/F0): whether ``fit`` raised then depended on one record. Here x = 2^e·u with
+    max|u| < 1 (an exact power-of-2 rescaling, as ``feature_scaling`` does), the
+    projection is taken on u and rescaled last: the result is ±inf exactly when the true
+    value exceeds the largest double, and the clip to [0, n_thr] then gives the count
+    sign(⟨v, x⟩ + t) = sign(⟨v, u⟩) of every threshold, as in exact arithmetic.
+    """
+    _, exponent = np.frexp(np.max(np.abs(rows), axis=1, keepdims=True))
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(-((np.ldexp(rows, -exponent) @ basis) @ net.T) / a, exponent) - t0 / a
+
+
 @validate_params({"X": Array(ndim=2), "y": Labels(), "cover": _COVER})
 def cover_error_counts(X, y, cover):
     """The number of errors on (X, y) of every candidate of ``cover`` (the scores of Algorithm 7.7 line 7).
@@ -317,13 +333,18 @@ def cover_error_counts(X, y, cover):
     positive = y > 0
     counts = np.empty(n_dir * n_thr + 2, dtype=np.int64)
     if n_dir:
-        projected = X @ cover.basis  # (n, k): each direction is a point of the net in V
+        with np.errstate(over="ignore", invalid="ignore"):  # a huge record: redone below, scaled
+            projected = X @ cover.basis  # (n, k): each direction is a point of the net in V
         t0, a = cover.thresholds[0], cover.resolution
         per_chunk = max(1, _CHUNK_ENTRIES // max(1, X.shape[0]))
         for start in range(0, n_dir, per_chunk):
             net = cover.net[start:start + per_chunk]
-            z = projected @ net.T  # (n, b)
-            first_plus = np.clip(np.ceil((-z - t0) / a - 1e-12), 0, n_thr).astype(np.int64)
+            with np.errstate(over="ignore", invalid="ignore"):
+                steps = (-(projected @ net.T) - t0) / a  # (n, b): (−z − t₀)/a, z = ⟨v, x⟩
+            wild = ~np.all(np.isfinite(steps), axis=1)
+            if wild.any():  # only rows that overflowed: every other row keeps its exact numbers
+                steps[wild] = _scaled_steps(X[wild], cover.basis, net, t0, a)
+            first_plus = np.clip(np.ceil(steps - 1e-12), 0, n_thr).astype(np.int64)
             offsets = np.arange(net.shape[0]) * (n_thr + 1)
             pos = np.bincount((first_plus[positive] + offsets).ravel(), minlength=net.shape[0] * (n_thr + 1))
             neg = np.bincount((first_plus[~positive] + offsets).ravel(), minlength=net.shape[0] * (n_thr + 1))

@@ -35,6 +35,7 @@ from .privacy import PrivacyReceipt
 from ._constraints import (Array, Check, Delta, Epsilon, Integral, Interval, Options, OrNone, POSITIVE, POSITIVE_INT,
                            Real, fit_context, validate_params)
 from ._validation import check_finite_array, check_int, check_positive, check_same_length, check_work
+from .feature_scaling import linear_scores
 from .mechanisms import gaussian_sigma
 from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale
 from .privacy import privacy_claim
@@ -313,9 +314,12 @@ class DPLasso(Estimator):
         return self
 
     def predict(self, X):
-        """X·β̂ for X of shape (k, d). Raises NotFittedError before ``fit``."""
+        """X·β̂ for X of shape (k, d) (±inf where the exact value exceeds the largest double, never NaN).
+
+        Raises NotFittedError before ``fit``.
+        """
         X = self._check_predict_input(X)
-        return X @ self.coef_
+        return linear_scores(X, self.coef_)  # the plain X @ coef_; scaled only for rows that overflow
 
     def score(self, X, y):
         """The coefficient of determination R² = 1 − Σ(y − ŷ)²/Σ(y − ȳ)² of ``predict(X)``."""

@@ -250,3 +250,69 @@ def test_long_improper_fits_show_progress_and_short_ones_do_not(monkeypatch):
     monkeypatch.setattr(improper, "_PROGRESS_WORK", 10)
     improper.PrivateHermiteL1Learner(0.2, 1.0, 1e-5, degree=2, random_state=0).fit(X, y)
     assert calls == [False, None]  # None: the environment decides (DPTEACH_PROGRESS)
+
+
+# --- Issue 29 item 1: chapter 7's selection step and every release outside CASES -------------------------
+
+BIG = float(np.finfo(float).max)
+HUGE_VALUES = (1e300, 1.7e308, -BIG)
+
+
+def _huge_rows(value, d):
+    # Mixed signs (a rotated projection computes inf − inf = NaN) and one axis only (inf·0 = NaN).
+    return [np.full(d, value) * np.resize([1.0, -1.0], d), np.eye(d)[0] * value]
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_cover_error_counts_of_a_huge_record_are_those_of_its_scaled_copy(d):
+    # The review's N12/F0: ⟨v, x⟩ overflowed to ±inf or NaN, NaN → INT_MIN broke np.bincount (or warned).
+    # Exact check: x = 2^e·u (e = the exponent of max|x_j|) and x' = 2^40·u lie on the same side of every
+    # candidate halfspace ⟨v, ·⟩ + t, |t| ≤ R ≤ 2, unless 0 < |⟨v, u⟩| < 2^-39·R (x' may then fall
+    # inside the threshold range); the random bases here stay clear of that. The plain path on x' is
+    # finite, so it is the reference: the counts must be equal, at every subspace dimension k.
+    from dpteach import halfspace_cover as hc
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(60, d))
+    y = np.where(X[:, 0] >= 0, 1.0, -1.0)
+    for k in range(1, d + 1):
+        basis, _ = np.linalg.qr(rng.normal(size=(d, k)))
+        cover = hc.halfspace_cover(basis, 0.5 if k < 3 else 0.9)
+        for value in HUGE_VALUES:
+            for row in _huge_rows(value, d):
+                X_huge, X_scaled = X.copy(), X.copy()
+                X_huge[5] = row
+                _, e = np.frexp(np.max(np.abs(row)))
+                X_scaled[5] = np.ldexp(row, 40 - e)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    huge = hc.cover_error_counts(X_huge, y, cover)
+                    reference = hc.cover_error_counts(X_scaled, y, cover)
+                assert np.array_equal(huge, reference), (k, value, row)
+
+
+def test_select_halfspace_with_the_reviews_rotated_basis_and_record():
+    # theory review N12, direct call: basis [[1, 1], [1, −1]]/√2, record (1.5e308, −1.5e308): the
+    # projection is (0, inf)·… = NaN and main raised "'list' argument must have no negative elements".
+    from dpteach import halfspace_cover as hc
+    X = np.random.default_rng(0).normal(size=(200, 2))
+    y = np.where(X[:, 0] * X[:, 1] >= 0, 1.0, -1.0)
+    X[0] = (1.5e308, -1.5e308)
+    cover = hc.halfspace_cover(np.array([[1.0, 1.0], [1.0, -1.0]]) / np.sqrt(2), 0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        index, coef, intercept = hc.select_halfspace(X, y, cover, 1.0, rng=0)
+    assert 0 <= index < cover.size and np.all(np.isfinite(coef)) and np.isfinite(intercept)
+
+
+def test_the_proper_learner_fits_the_reviews_n12_data_at_every_seed():
+    # theory review N12: d = 2, y = sign(x₁x₂) (dim V = 2), one record at (1.7e308, −1.7e308). On main
+    # 5 of these 8 seeds raised under warnings-as-errors (overflow), and in some draws of V np.bincount
+    # raised on its own; now every fit succeeds, as for the neighbour with the record at (1, −1).
+    X = np.random.default_rng(0).normal(size=(8000, 2))
+    y = np.where(X[:, 0] * X[:, 1] >= 0, 1.0, -1.0)
+    X[0] = (1.7e308, -1.7e308)
+    for seed in range(8):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fitted = proper.PrivateProperLearner(0.1, 4.0, 1e-5, max_subspace_dim=2, random_state=seed).fit(X, y)
+        assert np.all(np.isfinite(fitted.coef_)) and np.isfinite(fitted.intercept_)
