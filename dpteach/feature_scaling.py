@@ -233,7 +233,7 @@ def clip_rows(X, radius, floor=None, norms=None):
     return X * radial_clip_factors(X, radius, floor=floor, norms=norms)
 
 
-def linear_scores(X, coef, intercept=0.0):
+def linear_scores(X, coef, intercept=None):
     """X·coef + intercept for the rows of X, without overflow warnings or NaN, any finite X (the review's F2).
 
     The plain product first, so ordinary rows get exactly the numbers they always had. A
@@ -244,12 +244,14 @@ def linear_scores(X, coef, intercept=0.0):
     and hence a prediction sign(·), is that of the true margin.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = X @ coef + intercept
+        scores = X @ coef if intercept is None else X @ coef + intercept  # None: no + 0.0 (keeps −0.0)
     wild = ~np.isfinite(scores)
     if wild.any():
         rows = X[wild]
         _, exponent = np.frexp(np.max(np.abs(rows), axis=1))
         with np.errstate(over="ignore", under="ignore"):
-            scores[wild] = np.ldexp(np.ldexp(rows, -exponent[:, None]) @ coef + np.ldexp(intercept, -exponent),
-                                    exponent)
+            scaled = np.ldexp(rows, -exponent[:, None]) @ coef
+            if intercept is not None:
+                scaled = scaled + np.ldexp(intercept, -exponent)
+            scores[wild] = np.ldexp(scaled, exponent)
     return scores
