@@ -37,6 +37,47 @@ def test_every_registered_routine_is_private_with_one_extreme_record(name, value
         return
     assert row["finite"], f"{name}: a non-finite release with one record at {value}"
     assert row["epsilon_lower"] <= entry.epsilon, row
+    if row["degenerate"] is not None:  # "nothing to audit" (issue 29 item 6): never the registry's own pair
+        assert value != "bound", row
+        assert row["epsilon_lower"] == 0.0
+
+
+# --- Issue 29 item 6: degenerate pairs are "nothing to audit", not a pass -------------------------------
+
+@pytest.mark.parametrize("name, value, why", [
+    ("laplace", 1e300, "same bits"), ("gaussian", 1.7976931348623157e308, "same bits"),
+    ("exponential_mechanism", 1e300, "same output"), ("report_noisy_max", 1.7976931348623157e308, "same output")])
+def test_the_reviews_vacuous_extreme_audits_are_reported_as_nothing_to_audit(name, value, why):
+    # The reliability review's F6: 1e300 − 1 == 1e300, so D and D' are the same double (Laplace,
+    # Gaussian); or candidate 0's score 1e300 wins with probability 1 on both sides. The audit
+    # certified ε ≥ 0 and the page counted it as a pass.
+    row = registry.run_extreme(registry.case(name), value)
+    assert row["refused"] is None and row["degenerate"] is not None and why in row["degenerate"], row
+    # And the audit page does not call it "ok".
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tools import audit_report
+    assert audit_report.extreme_verdict(dict(row, claim=row["claim"])) == "nothing to audit"
+
+
+def test_regular_pairs_are_not_degenerate_and_degenerate_ones_are_whatever_the_data_type():
+    def laplace(data, n, rng):
+        return rng.laplace(float(np.sum(data)), 1.0, size=n)
+
+    event = audit.threshold_events([0.5])[0]
+    regular = audit.epsilon_lower_bound(laplace, np.zeros(3), np.array([0.0, 0, 1]), event, 200, rng=0)
+    assert regular.degenerate is None
+    same = audit.epsilon_lower_bound(lambda data, n, rng: laplace(data[0], n, rng), (np.full(2, 1e300), 1.0),
+                                     (np.full(2, 1e300 - 1), 1.0), event, 200, rng=0)
+    assert "same bits" in same.degenerate and str(same).startswith("nothing to audit")
+    # A constant mechanism (one output w.p. 1 on both sides), whatever its input.
+    constant = audit.epsilon_lower_bound(lambda data, n, rng: np.zeros((n, 2)), 0.0, 1.0, event, 200, rng=0)
+    assert "same output" in constant.degenerate
+    # One differing run is enough to make the pair informative (it is then audited as usual).
+    nearly = audit.epsilon_lower_bound(lambda data, n, rng: (np.arange(n) == data).astype(float), 0, 5, event,
+                                       200, rng=0)
+    assert nearly.degenerate is None
 
 
 def test_every_registered_routine_has_an_extreme_record_hook():
