@@ -18,7 +18,6 @@ import numpy as np
 
 from ._constraints import Unchecked, validate_params
 from ._validation import check_finite_array, check_labels, check_same_length
-from .feature_scaling import linear_scores
 
 __all__ = ["NotFittedError", "Estimator", "LinearClassifierMixin", "check_fitted"]
 
@@ -171,6 +170,30 @@ class Estimator:
         prediction = self.predict(X)
         check_same_length(prediction, y, "X", "y")
         return float(np.mean(prediction == y))
+
+
+def linear_scores(X, coef, intercept=None):
+    """X·coef + intercept for the rows of X, without overflow warnings or NaN, any finite X (the review's F2).
+
+    The plain product first, so ordinary rows get exactly the numbers they always had. A
+    row whose plain value is not finite (a coordinate near 1.8e308: inf, or inf − inf =
+    NaN) is recomputed as 2^e·(u·coef + 2^−e·intercept) with x = 2^e·u, max|u| < 1 (an
+    exact power-of-2 rescaling, as ``feature_scaling.radial_clip_factors`` divides by max|x_j|): the
+    result is ±inf exactly when the true value exceeds the largest double, so its sign,
+    and hence a prediction sign(·), is that of the true margin.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = X @ coef if intercept is None else X @ coef + intercept  # None: no + 0.0 (keeps −0.0)
+    wild = ~np.isfinite(scores)
+    if wild.any():
+        rows = X[wild]
+        _, exponent = np.frexp(np.max(np.abs(rows), axis=1))
+        with np.errstate(over="ignore", under="ignore"):
+            scaled = np.ldexp(rows, -exponent[:, None]) @ coef
+            if intercept is not None:
+                scaled = scaled + np.ldexp(intercept, -exponent)
+            scores[wild] = np.ldexp(scaled, exponent)
+    return scores
 
 
 class LinearClassifierMixin:

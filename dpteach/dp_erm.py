@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ._constraints import Array, Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._scales import NORMAL_SCALE
 from ._validation import as_rng, check_finite_array, check_positive, check_same_length, check_work
 from .privacy import privacy_claim
 
@@ -61,7 +62,13 @@ def zcdp_rho(epsilon, delta):
     log_term = math.log(1.0 / delta)
     # Written as ε²/(√(L+ε)+√L)² to avoid cancellation when ε ≪ L.
     # Written as (ε/(√(L+ε)+√L))²: ε² would overflow at ε ~ 1e308 and underflow at 1e-300.
-    return (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2
+    try:
+        return (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2
+    except OverflowError:
+        # ε within a few ulps of the largest double: the square rounds above it although ρ < ε. The
+        # expanded (√(L+ε) − √L)² = ε + 2L − 2√L·√(L+ε) has no cancellation there (ε ≫ L).
+        # ρ is then within one ulp below ε: step one ulp down so that ρ is never over-claimed.
+        return math.nextafter(epsilon + 2.0 * log_term - 2.0 * math.sqrt(log_term) * math.sqrt(log_term + epsilon), 0.0)
 
 
 @validate_params({"rho": POSITIVE, "delta": Delta(allow_zero=False)})
@@ -90,7 +97,7 @@ def zcdp_epsilon(rho, delta):
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
 
-@validate_params({"lipschitz": POSITIVE, "n": POSITIVE_INT})
+@validate_params({"lipschitz": NORMAL_SCALE, "n": POSITIVE_INT})
 def l1_subgradient_sensitivity(lipschitz, n):
     """Replace-one L2 sensitivity 2T/n of the average subgradient of the L1 loss (Lemma 6.5).
 
@@ -144,7 +151,7 @@ def _step_size(radius, n_iterations, lipschitz, D, sigma):
     return radius / denominator
 
 
-@validate_params({"lipschitz": POSITIVE, "n": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+@validate_params({"lipschitz": NORMAL_SCALE, "n": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "n_iterations": POSITIVE_INT})
 def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     """Per-step noise σ = (2T/n)·√(K/(2ρ)) of Algorithm 6.7, with ρ = ``zcdp_rho(ε, δ)``.
@@ -232,7 +239,7 @@ def l1_loss(features, targets, coef):
 
 
 @privacy_claim(theorem="lem-zcdp", epsilon="epsilon, for n_iterations such releases", delta="delta")
-@validate_params({**PROBLEM, "point": Array(ndim=1), "lipschitz": POSITIVE, "epsilon": Epsilon(),
+@validate_params({**PROBLEM, "point": Array(ndim=1), "lipschitz": NORMAL_SCALE, "epsilon": Epsilon(),
                   "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state",
                   "size": OrNone(POSITIVE_INT)})
 def noisy_average_subgradient(features, targets, point, lipschitz, epsilon, delta, n_iterations=1,
@@ -309,8 +316,8 @@ def _check_rows(F, y, lipschitz):
 
 
 @privacy_claim(theorem="lem-zcdp", epsilon="epsilon", delta="delta")
-@validate_params({**PROBLEM, "lipschitz": POSITIVE, "radius": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "n_iterations": POSITIVE_INT, "rng": "random_state"})
+@validate_params({**PROBLEM, "lipschitz": NORMAL_SCALE, "radius": NORMAL_SCALE, "epsilon": Epsilon(),
+                  "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state"})
 def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, epsilon, delta, n_iterations,
                                         rng=None):
     """Algorithm 6.7: (ε, δ)-DP minimisation of the L1 loss over the ball of radius R.

@@ -47,6 +47,7 @@ from scipy import optimize
 
 from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OrNone, Options, POSITIVE,
                            POSITIVE_INT, Real, fit_context, validate_params)
+from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, privacy_claim
 from ._validation import check_int, check_same_length
@@ -76,7 +77,7 @@ MAX_DRAWS = 10 ** 8
 
 
 #: The public parameters of an accounting (C, E, δ and the accountant), as :func:`dp_sgd_sigma` declares them.
-BUDGET = {"clip_norm": POSITIVE, "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
+BUDGET = {"clip_norm": NORMAL_SCALE, "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
           "delta": Delta(allow_zero=False), "accountant": Options(ACCOUNTANTS)}
 
 
@@ -255,7 +256,7 @@ def _check_size(size, n_features):
 
 
 #: The parameters of one step's release (:func:`noisy_clipped_gradient_sum` and its broken copy).
-STEP = {"X": Array(ndim=2), "y": Labels(), **MODEL, "clip_norm": POSITIVE, "sigma": POSITIVE, "rng": "random_state",
+STEP = {"X": Array(ndim=2), "y": Labels(), **MODEL, "clip_norm": NORMAL_SCALE, "sigma": POSITIVE, "rng": "random_state",
         "size": OrNone(POSITIVE_INT)}
 
 
@@ -429,7 +430,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """
 
     _fitted_attribute = "coef_"
-    _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "clip_norm": OrNone(POSITIVE),
+    _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "clip_norm": NORMAL_SCALE_OR_NONE,
                               "n_epochs": BUDGET["n_epochs"], "batch_size": OrNone(POSITIVE_INT),
                               "learning_rate": OrNone(POSITIVE), "l2_penalty": Interval(Real, 0, None, closed="left"),
                               "accountant": Options(ACCOUNTANTS), "random_state": "random_state", "data_norm": POSITIVE}

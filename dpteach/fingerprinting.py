@@ -526,7 +526,9 @@ def calibrate_threshold(out_scores, fpr):
     m = out_scores.size
     allowed = math.floor(fpr * m + 1e-9)  # tolerance: fpr·m = 10 must not round down to 9
     if allowed < 1:
-        raise ValueError(f"out_scores must hold at least 1/fpr = {math.ceil(1 / fpr)} scores to calibrate "
+        needed = 1 / fpr  # inf for a subnormal fpr: no array is that long (math.ceil would raise)
+        needed = f"{math.ceil(needed)}" if math.isfinite(needed) else f"{needed} (more than any array holds)"
+        raise ValueError(f"out_scores must hold at least 1/fpr = {needed} scores to calibrate "
                          f"fpr={fpr!r}, got {m}")
     return float(np.sort(out_scores)[m - allowed - 1])
 

@@ -30,12 +30,12 @@ import math
 import numpy as np
 
 from . import composition
-from ._estimator import Estimator
+from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt
 from ._constraints import (Array, Check, Delta, Epsilon, Integral, Interval, Options, OrNone, POSITIVE, POSITIVE_INT,
                            Real, fit_context, validate_params)
+from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._validation import check_finite_array, check_int, check_positive, check_same_length, check_work
-from .feature_scaling import linear_scores
 from .mechanisms import gaussian_sigma
 from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale
 from .privacy import privacy_claim
@@ -96,7 +96,7 @@ def default_truncation(n_samples, noise_std=1.0, signal_norm=1.0):
 
 # --- one step of Algorithm 5.4 and its sensitivity (Lemma 5.5) -------------------------------------
 
-@validate_params({"block_size": POSITIVE_INT, "truncation": POSITIVE, "step_size": POSITIVE, "x_bound": POSITIVE})
+@validate_params({"block_size": POSITIVE_INT, "truncation": NORMAL_SCALE, "step_size": POSITIVE, "x_bound": POSITIVE})
 def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
     """λ = 4·η·c_x·T/m, the ℓ∞ sensitivity of one clipped gradient step (Lemma 5.5).
 
@@ -126,7 +126,7 @@ def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
 
 
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "beta": Array(ndim=1), "step_size": POSITIVE,
-                  "truncation": POSITIVE, "clip_residual": FLAG})
+                  "truncation": NORMAL_SCALE, "clip_residual": FLAG})
 def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     """Line 5 of Algorithm 5.4 on one block: v = β − (η/m)·Xᵀ Π_{[−2T,2T]}(Xβ − f_T(y)).
 
@@ -243,8 +243,8 @@ class DPLasso(Estimator):
     _estimator_type = "regressor"
     # sparsity <= d and n_iterations <= n need the data: fit checks them.
     _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "sparsity": POSITIVE_INT,
-                              "step_size": POSITIVE, "truncation": OrNone(POSITIVE), "n_iterations": OrNone(POSITIVE_INT),
-                              "random_state": "random_state", "clip_residual": FLAG,
+                              "step_size": POSITIVE, "truncation": NORMAL_SCALE_OR_NONE,
+                              "n_iterations": OrNone(POSITIVE_INT), "random_state": "random_state", "clip_residual": FLAG,
                               "calibrate": Options(("paper", "accountant")), "x_bound": POSITIVE}
 
     def __init__(self, epsilon, delta, sparsity, step_size=1.0, truncation=None, n_iterations=None,
@@ -337,7 +337,7 @@ class DPLasso(Estimator):
 EVENT = {"condition_bound": CONDITION_BOUND, "x_bound": POSITIVE}
 
 
-@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "truncation": POSITIVE, **EVENT})
+@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "truncation": NORMAL_SCALE, **EVENT})
 def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0, x_bound=1.0):
     """Δ₂ = 8Λc_x√d·T/n, the ℓ₂ sensitivity of OLS on f_T(y) on the event E(Λ, c_x, T) (Theorem 5.10's proof).
 
@@ -367,7 +367,7 @@ def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0
 
 
 @validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
-                  "delta": Delta(allow_zero=False), "truncation": POSITIVE, "noise_multiplier": OrNone(POSITIVE),
+                  "delta": Delta(allow_zero=False), "truncation": NORMAL_SCALE, "noise_multiplier": OrNone(POSITIVE),
                   **EVENT})
 def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier=None,
                         condition_bound=1.0, x_bound=1.0):
@@ -414,7 +414,7 @@ def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise
 
 #: The parameters of noisy OLS (:func:`noisy_ols` and the audits' releases).
 NOISY_OLS = {"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-             "truncation": POSITIVE, "rng": "random_state", "noise_multiplier": OrNone(POSITIVE), **EVENT}
+             "truncation": NORMAL_SCALE, "rng": "random_state", "noise_multiplier": OrNone(POSITIVE), **EVENT}
 
 
 @privacy_claim(theorem="thm-noisy-ols", epsilon="epsilon, on the event E(condition_bound, x_bound, truncation) only",
@@ -507,7 +507,7 @@ def _dp_gd_iterations(n_samples, n_iterations):
 
 
 @validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
-                  "delta": Delta(allow_zero=False), "truncation": POSITIVE, "n_iterations": OrNone(POSITIVE_INT),
+                  "delta": Delta(allow_zero=False), "truncation": NORMAL_SCALE, "n_iterations": OrNone(POSITIVE_INT),
                   "x_bound": POSITIVE, "accountant": Options(("gaussian", "advanced"))})
 def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations=None, x_bound=1.0,
                               accountant="gaussian"):
@@ -559,7 +559,7 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
 
 @privacy_claim(theorem="alg-dp-gd-ols", epsilon="epsilon", delta="delta")
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "truncation": POSITIVE, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
+                  "truncation": NORMAL_SCALE, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
                   "rng": "random_state", "x_bound": POSITIVE})
 def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None, step_size=1.0, rng=None,
                             x_bound=1.0):

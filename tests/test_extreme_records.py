@@ -14,6 +14,7 @@ audits certify ε far above the claim for them (P3's is in tests/test_regression
 Whole file: about 40 s on one core.
 """
 
+import re
 import time
 import warnings
 
@@ -518,3 +519,126 @@ def test_predict_follows_the_sign_of_the_true_margin_on_huge_rows():
     exact_sign = np.sign((rows / np.max(np.abs(rows), axis=1, keepdims=True)) @ lasso.coef_)
     assert not np.any(np.isnan(predicted)) and np.array_equal(np.sign(predicted), exact_sign)
     assert np.array_equal(lasso.predict(X), X @ lasso.coef_)  # ordinary rows: the plain product, same bits
+
+
+# --- Issue 29 item 4: the floating-point edges of the parameters -------------------------------------------
+
+SUB = 5e-324  # the smallest subnormal double
+
+
+def _item4_data():
+    X = np.random.default_rng(0).normal(size=(400, 3))
+    return X, np.where(X[:, 0] > 0, 1.0, -1.0)
+
+
+def _scale_calls(T):
+    """Every release whose scale parameter (a sensitivity, clip norm, radius, Lipschitz bound, truncation,
+    clip radius) is set to T, keyed by that parameter's name."""
+    from dpteach import attack_targets, dp_erm, dp_logistic, dpsas_steps, logistic_loss, peeling, regression
+    X, y = _item4_data()
+    return [
+        ("sensitivity", lambda: peeling.peel(np.arange(5.0), 2, 1.0, 1e-5, T, rng=0)),
+        ("sensitivity", lambda: peeling.peeling_noise_scale(2, 1.0, 1e-5, T)),
+        ("lipschitz", lambda: dp_erm.dp_erm_sigma(T, 10, 1.0, 1e-5, 5)),
+        ("lipschitz", lambda: dp_erm.noisy_average_subgradient(np.eye(3) * min(T, 1.0), np.ones(3), np.zeros(3), T,
+                                                                1.0, 1e-5, 1, rng=0)),
+        ("lipschitz", lambda: dp_erm.noisy_projected_subgradient_descent(np.eye(3) * min(T, 1.0), np.ones(3), T, 1.0,
+                                                                          1.0, 1e-5, 5, rng=0)),
+        ("radius", lambda: dp_erm.noisy_projected_subgradient_descent(np.eye(3), np.ones(3), 1.0, T, 1.0, 1e-5, 5,
+                                                                       rng=0)),
+        ("clip_norm", lambda: dp_logistic.dp_sgd_sigma(T, 1, 1.0, 1e-5)),
+        ("clip_norm", lambda: dp_logistic.dp_sgd_epsilon(1.0, T, 1, 1e-5)),
+        ("clip_norm", lambda: dp_logistic.DPSGDLogisticRegression(1.0, 1e-5, clip_norm=T, random_state=0).fit(X, y)),
+        ("clip_norm", lambda: dpsas_steps.dpsas_noise_sigma(100, T, 1.0, 1e-5)),
+        ("clip_norm", lambda: dpsas_steps.private_initial_direction(X, y, T, 1.0, 1e-5, rng=0)),
+        ("clip_norm", lambda: logistic_loss.gradient_sum_sensitivity(T)),
+        ("radius", lambda: attack_targets.clipped_gaussian_mean(X, 1.0, 1e-5, T, rng=0)),
+        ("truncation", lambda: regression.noisy_ols(X, y, 1.0, 1e-5, T, rng=0)),
+        ("truncation", lambda: regression.dp_gradient_descent_ols(X, y, 1.0, 1e-5, truncation=T, rng=0)),
+        ("truncation", lambda: regression.DPLasso(1.0, 1e-5, sparsity=2, truncation=T, random_state=0).fit(X, y)),
+        ("clip_radius", lambda: proper.private_hermite_correlations(X, y, 2, T, 1.0, 1e-5, rng=0)),
+    ]
+
+
+@pytest.mark.parametrize("T", [BIG, 1e300, 1e-300, SUB], ids=["max", "1e300", "1e-300", "subnormal"])
+def test_scale_parameters_at_the_float_edges_are_refused_naming_the_users_parameter(T):
+    # The reliability review's F1/F3: these released ±inf/NaN (peel → [-inf, -inf, 0, 0, 0]), raised a raw
+    # ZeroDivisionError/OverflowError/"math domain error", or named an internal "sigma". Now the contract
+    # (dpteach._scales.NORMAL_SCALE, 1e-150 <= T <= 1e150: T and T² normal doubles) refuses them by name.
+    for name, call in _scale_calls(T):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match=rf"^{name} must lie in \[1e-150, 1e\+150\], got {re.escape(repr(T))}"):
+                call()
+
+
+@pytest.mark.parametrize("T", [1e150, 1e-150], ids=["largest", "smallest"])
+def test_scale_parameters_at_the_ends_of_their_range_give_finite_releases(T):
+    # The range is not arbitrary: at both ends every release is finite and raises no warning.
+    for name, call in _scale_calls(T):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = call()
+        values = getattr(result, "coef_", result)
+        values = values[0] if isinstance(values, tuple) else values
+        assert np.all(np.isfinite(np.asarray(values, dtype=float))), name
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: __import__("dpteach.dpsas", fromlist=["x"]).eta_grid(SUB), r"^alpha must not be subnormal"),
+    (lambda: __import__("dpteach.dpsas_steps", fromlist=["x"]).default_n_rounds(SUB), r"^eta must not be subnormal"),
+    (lambda: __import__("dpteach.dpsas_steps", fromlist=["x"]).private_threshold(np.ones(5), 1.0, SUB, rng=0),
+     r"^kappa must not be subnormal"),
+    (lambda: improper.PrivateHermiteL1Learner(SUB, 1.0, 1e-5, random_state=0).fit(*_item4_data()), r"^alpha = 5e-324"),
+    (lambda: logconcave.PrivateLogConcaveL1Learner(SUB, 1.0, 1e-5, random_state=0).fit(*_item4_data()),
+     r"^alpha = 5e-324"),
+    (lambda: __import__("dpteach.halfspace_cover", fromlist=["x"]).sphere_net(2, 1e-300), r"^resolution = 1e-300"),
+    (lambda: __import__("dpteach.halfspace_cover", fromlist=["x"]).sphere_net(3, SUB), r"^resolution = 5e-324"),
+    (lambda: __import__("dpteach.halfspace_cover", fromlist=["x"]).halfspace_cover(np.eye(2)[:, :1], 1e-300),
+     r"^resolution = 1e-300"),
+    (lambda: proper.PrivateProperLearner(0.2, 1.0, 1e-5, cover_resolution=1e-300, random_state=0).fit(*_item4_data()),
+     r"^cover_resolution: resolution = 1e-300"),
+    (lambda: __import__("dpteach.fingerprinting", fromlist=["x"]).calibrate_threshold(np.arange(100.0), SUB),
+     r"^out_scores must hold at least 1/fpr = inf"),
+], ids=["eta_grid", "default_n_rounds", "private_threshold", "hermite_alpha", "logconcave_alpha", "sphere_net_k2",
+        "sphere_net_k3", "halfspace_cover", "proper_cover_resolution", "calibrate_threshold"])
+def test_other_parameters_at_the_float_edges_are_refused_by_name(call, message):
+    # F3's raw errors: OverflowError "cannot convert float infinity to integer", ZeroDivisionError, numpy's
+    # "Maximum allowed size exceeded" (a 3e300-point net asked of numpy).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_epsilon_at_the_largest_double_runs_the_hermite_learners_and_zcdp_rho():
+    # F3: zcdp_rho(1.8e308) raised OverflowError (ρ² rounded above the largest double), and with it the
+    # Hermite learners and theorem_parameters. ρ is now the float just below ε (the exact ρ = ε − 2√(ρL)
+    # lies within one ulp below ε), so it is never over-claimed; ordinary ε keep their bits.
+    from dpteach import dp_erm
+    rho = dp_erm.zcdp_rho(BIG, 1e-5)
+    assert 0 < rho < BIG and rho == np.nextafter(BIG, 0)
+    assert dp_erm.zcdp_rho(1.0, 1e-5) == (1.0 / (np.sqrt(np.log(1e5) + 1.0) + np.sqrt(np.log(1e5)))) ** 2
+    X, y = _item4_data()
+    for learner in (improper.PrivateHermiteL1Learner, logconcave.PrivateLogConcaveL1Learner):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fitted = learner(0.2, BIG, 1e-5, degree=2, n_iterations=20, random_state=0).fit(X, y)
+        assert np.all(np.isfinite(fitted.coef_))
+    assert np.isfinite(improper.theorem_parameters(2, 0.2, BIG, 1e-5)["block_size"])
+
+
+def test_dpsas_at_a_tiny_eta_returns_a_finite_threshold_and_direction():
+    # Theory review N7: for κ = η < 2⁻⁵⁴, 1 − κ rounds to 1, τ̂ = Φ⁻¹(1) = inf and ŵ = NaN (seeds 3, 4, 7 of
+    # 0–7 on main). Now τ̂ is clipped to [Φ⁻¹(κ), −Φ⁻¹(κ)] as in exact arithmetic and every output is finite.
+    from scipy import special
+    from dpteach import dpsas, dpsas_steps
+    X = np.random.default_rng(0).normal(size=(400, 3))
+    bound = -special.ndtri(1e-20)
+    for seed in range(8):
+        tau = dpsas_steps.private_threshold(np.ones(50), 1.0, 1e-20, rng=seed)
+        assert -bound <= tau <= bound
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            w, tau_hat = dpsas.dpsas(X, np.ones(400), 1.0, 1e-6, 1e-20, n_rounds=5, rng=seed)[:2]
+        assert np.all(np.isfinite(w)) and np.isfinite(tau_hat) and abs(tau_hat) <= bound
