@@ -315,6 +315,10 @@ def _check_rows(F, y, lipschitz):
                          f"e.g. with dpteach.hermite.clip_features), got a row of norm {largest!r}")
 
 
+#: The cost of one iteration's Python overhead in elementary steps (check_work's unit): about 10 µs.
+_STEP_OVERHEAD = 10_000
+
+
 @privacy_claim(theorem="lem-zcdp", epsilon="epsilon", delta="delta")
 @validate_params({**PROBLEM, "lipschitz": NORMAL_SCALE, "radius": NORMAL_SCALE, "epsilon": Epsilon(),
                   "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state"})
@@ -375,6 +379,9 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     _check_rows(F, y, lipschitz)
     n, D = F.shape
     check_work(("n_iterations", n_iterations), ("n", n), ("D", D))  # each step: a subgradient over all rows
+    # and each step's Python overhead (~10 µs, as much as ~10⁴ elementary steps), which dominates small
+    # problems: n_iterations = 10⁹ at n = D = 3 passed the line above and ran for hours (review F4)
+    check_work(("n_iterations", n_iterations), per_item=_STEP_OVERHEAD)
     sigma = dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations)
     step = _step_size(radius, n_iterations, lipschitz, D, sigma)
     v = np.zeros(D)

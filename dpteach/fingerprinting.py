@@ -32,7 +32,7 @@ from scipy import stats
 
 from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, Options, OrNone,
                            validate_params)
-from ._validation import check_callable, check_int, check_work
+from ._validation import check_callable, check_int, check_memory, check_work
 
 __all__ = [
     "score_statistic",
@@ -396,6 +396,7 @@ def membership_scores(sample, estimator, statistic, n, n_trials, rng=None, poole
     ((12,), (12,))
     """
     check_work(("n_trials", n_trials), ("n", n), per_item=2)  # 2n records drawn per trial (in and out)
+    check_memory(("n", n), itemsize=16)  # one trial's 2n records of >= 1 float each, before numpy is asked
     if chunk is None:  # learn the record width from one trial, to size the chunks
         width = _sample_chunk(sample, 1, n, rng).shape[-1]
         chunk = max(1, int(4e6 // (2 * n * width)))

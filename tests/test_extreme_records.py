@@ -642,3 +642,18 @@ def test_dpsas_at_a_tiny_eta_returns_a_finite_threshold_and_direction():
             warnings.simplefilter("error")
             w, tau_hat = dpsas.dpsas(X, np.ones(400), 1.0, 1e-6, 1e-20, n_rounds=5, rng=seed)[:2]
         assert np.all(np.isfinite(w)) and np.isfinite(tau_hat) and abs(tau_hat) <= bound
+
+
+def test_work_and_memory_caps_count_what_actually_costs():
+    # The reliability review's F4: n_iterations = 10⁹ at n = D = 3 passed the n·D·K work cap and ran for
+    # hours (each iteration's ~10 µs of Python overhead dominates), and membership_scores(n = 10⁹) raised
+    # numpy's raw MemoryError (29.8 GiB). Both are now refused at once, naming the parameter.
+    from dpteach import dp_erm, fingerprinting
+    start = time.process_time()
+    with pytest.raises(ValueError, match=r"^n_iterations=1000000000 would need .*use n_iterations <= 10000000"):
+        dp_erm.noisy_projected_subgradient_descent(np.eye(3), np.ones(3), 1.0, 1.0, 1.0, 1e-5, 10 ** 9, rng=0)
+    with pytest.raises(ValueError, match=r"^n=1000000000 would need ~14\.9 GiB"):
+        fingerprinting.membership_scores(lambda t, r, rng=None: rng.normal(size=(t, r, 2)),
+                                         lambda members, rng=None: members.mean(axis=1),
+                                         lambda records, releases: records[..., 0], 10 ** 9, 2, rng=0)
+    assert time.process_time() - start < 1.0
