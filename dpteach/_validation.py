@@ -549,7 +549,7 @@ def largest_linear(value_at_one, name):
 
 
 def check_normal_double(value, name, valid):
-    """Return ``value`` unless it is subnormal (0 < |value| < 2.2250738585072014e-308); then a ValueError naming ``name``.
+    """Return ``value`` unless it is subnormal (0 < |value| < 2.2250738585072014e-308): then a named ValueError.
 
     A subnormal parameter passes 0 < value, but the formulas built on it overflow
     (1/value, log(1/value), Φ⁻¹(value)) and raise raw Python errors or release ±inf.

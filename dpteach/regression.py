@@ -244,7 +244,8 @@ class DPLasso(Estimator):
     # sparsity <= d and n_iterations <= n need the data: fit checks them.
     _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "sparsity": POSITIVE_INT,
                               "step_size": POSITIVE, "truncation": NORMAL_SCALE_OR_NONE,
-                              "n_iterations": OrNone(POSITIVE_INT), "random_state": "random_state", "clip_residual": FLAG,
+                              "n_iterations": OrNone(POSITIVE_INT), "random_state": "random_state",
+                              "clip_residual": FLAG,
                               "calibrate": Options(("paper", "accountant")), "x_bound": POSITIVE}
 
     def __init__(self, epsilon, delta, sparsity, step_size=1.0, truncation=None, n_iterations=None,

@@ -452,10 +452,12 @@ def _not_audited_hooks():
             # batch_size = n: the accountant (which does not read the data) takes 0.6 s instead of 4.5 s
             lambda: dp_sgd_poisson.PoissonDPSGDLogisticRegression(1.0, 1e-5, n_epochs=1, batch_size=200,
                                                                   random_state=0), 200, 3),
-        "dpteach.mechanisms.exponential_mechanism_on_errors": _selection_hook(mechanisms.exponential_mechanism_on_errors),
+        "dpteach.mechanisms.exponential_mechanism_on_errors":
+            _selection_hook(mechanisms.exponential_mechanism_on_errors),
         "dpteach.improper.select_hypothesis": _selection_hook(improper.select_hypothesis),
         "dpteach.improper.PrivateHermiteL1Learner": _learner_hook(
-            lambda: improper.PrivateHermiteL1Learner(0.2, 1.0, 1e-5, degree=2, n_iterations=20, random_state=0), 400, 2),
+            lambda: improper.PrivateHermiteL1Learner(0.2, 1.0, 1e-5, degree=2, n_iterations=20, random_state=0),
+            400, 2),
         "dpteach.logconcave.PrivateLogConcaveL1Learner": _learner_hook(
             lambda: logconcave.PrivateLogConcaveL1Learner(0.2, 1.0, 1e-5, degree=2, n_iterations=20, random_state=0),
             400, 2),
@@ -463,7 +465,8 @@ def _not_audited_hooks():
         "dpteach.proper.PrivateProperLearner": _learner_hook(
             lambda: proper.PrivateProperLearner(0.1, 4.0, 1e-5, max_subspace_dim=2, random_state=0), 8000, 2,
             product_labels=True),
-        "dpteach.dpsas.dpsas": _release_hook(lambda X, y: dpsas.dpsas(X, y, 1.0, 1e-5, 0.1, n_rounds=3, rng=0), 2000, 3),
+        "dpteach.dpsas.dpsas": _release_hook(
+            lambda X, y: dpsas.dpsas(X, y, 1.0, 1e-5, 0.1, n_rounds=3, rng=0), 2000, 3),
         "dpteach.dpsas.dpsas_sample_reuse": _release_hook(
             lambda X, y: dpsas.dpsas_sample_reuse(X, y, 1.0, 1e-5, 0.1, n_rounds=3, rng=0), 2000, 3),
         "dpteach.dpsas.PrivateSemiAgnosticLearner": _learner_hook(
@@ -568,7 +571,8 @@ def test_scale_parameters_at_the_float_edges_are_refused_naming_the_users_parame
     for name, call in _scale_calls(T):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            with pytest.raises(ValueError, match=rf"^{name} must lie in \[1e-150, 1e\+150\], got {re.escape(repr(T))}"):
+            refusal = rf"^{name} must lie in \[1e-150, 1e\+150\] .*got {re.escape(repr(T))}$"
+            with pytest.raises(ValueError, match=refusal):
                 call()
 
 
