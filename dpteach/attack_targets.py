@@ -102,7 +102,7 @@ def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None
         The private data (T independent datasets, optional).
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    radius : float, > 0
+    radius : float, 1e-150 <= R <= 1e150
         The clipping radius R (choose it so that honest records are rarely clipped).
     center : array_like, shape (d,), optional
         Public centre of the ball (default 0); must not depend on the data.

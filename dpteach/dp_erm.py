@@ -107,7 +107,7 @@ def l1_subgradient_sensitivity(lipschitz, n):
 
     Parameters
     ----------
-    lipschitz : float > 0
+    lipschitz : float, 1e-150 <= T <= 1e150
         T, the bound on every feature row's norm (the clipping radius).
     n : int ≥ 1
         The (public) number of examples.
@@ -161,7 +161,7 @@ def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
 
     Parameters
     ----------
-    lipschitz : float > 0
+    lipschitz : float, 1e-150 <= T <= 1e150
     n : int ≥ 1
     epsilon : float > 0
     delta : float in (0, 1)
@@ -346,9 +346,9 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     features : array_like, shape (n, D), finite, every row of norm ≤ T
         The clipped features F_i = ψ̄_{p,T}(x_i).
     targets : array_like, shape (n,), finite (labels ±1 in Algorithm 6.10)
-    lipschitz : float > 0
+    lipschitz : float, 1e-150 <= T <= 1e150
         T; rows with larger norm raise ValueError (the privacy proof needs it).
-    radius : float > 0
+    radius : float, 1e-150 <= R <= 1e150
         R, the radius of the coefficient ball (1 for the Gaussian; R₀ in Theorem 6.13).
     epsilon : float > 0
     delta : float in (0, 1)

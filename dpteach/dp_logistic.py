@@ -140,7 +140,7 @@ def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
 
     Parameters
     ----------
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
         C.
     n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
         E.
@@ -220,7 +220,7 @@ def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
     ----------
     sigma : float > 0
         Noise standard deviation on each batch sum.
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
     n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
     delta : float, 0 < δ < 1
     accountant : {"zcdp", "composition", "exact", "best"}
@@ -278,7 +278,7 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
     y : array_like, shape (B,), labels ±1
     coef : array_like, shape (d,), intercept : float
         θ.
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
         C.
     sigma : float > 0
         Noise standard deviation.
@@ -361,7 +361,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     ----------
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    clip_norm : float > 0, optional
+    clip_norm : float, 1e-150 <= C <= 1e150, optional
         C, the per-example gradient bound (public). Default R: the w-part of ∇ℓ is −yσ(−m)·x, of norm
         ≤ ‖x‖ ≤ R, so on rows within the declared bound only the intercept's coordinate (at most 1 more)
         can push a gradient past C, and then only for examples misclassified by a wide margin

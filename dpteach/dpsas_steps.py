@@ -202,7 +202,7 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_relea
     ----------
     X : array_like, shape (m, d); y : array_like of ±1, shape (m,)
         The block D_init. Rows are clipped here, so the privacy guarantee holds whatever X is.
-    clip_norm : float
+    clip_norm : float, 1e-150 <= L <= 1e150
         L > 0 (DPSAS uses L = 2√d).
     epsilon : float
         0 < ε < inf, or inf for the non-private direction (no noise).
@@ -261,7 +261,7 @@ def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta, n_releases=1):
     ----------
     block_size : int
         m₀ ≥ 1, the size of each block (n₀ = (T_r + 2)·m₀).
-    clip_norm : float
+    clip_norm : float, 1e-150 <= L <= 1e150
         L > 0 (DPSAS: 2√d).
     epsilon : float
         0 < ε < inf, or inf (returns 0: no noise).
@@ -499,7 +499,7 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, siz
         λ > 0 from :func:`step_size`.
     sigma : float
         σ ≥ 0 from :func:`dpsas_noise_sigma` (0: the non-private step).
-    clip_norm : float
+    clip_norm : float, 1e-150 <= L <= 1e150
         L > 0.
     rng : None, int or numpy.random.Generator
     size : None or int

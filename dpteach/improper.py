@@ -304,7 +304,7 @@ def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, cli
     epsilon : float > 0
     delta : float in (0, 1)
     degree, n_blocks, n_thresholds, n_iterations : int ≥ 1, optional (override)
-    clip_radius : float > 0, optional (override)
+    clip_radius : float, 1e-150 <= T <= 1e150, optional (override)
 
     Returns
     -------
@@ -359,7 +359,7 @@ class PrivateHermiteL1Learner(Estimator):
         Failure probability (sets k = ⌈log₂(2/β)⌉).
     degree : int ≥ 1, optional
         Hermite degree p (default: :func:`practical_parameters`).
-    clip_radius : float > 0, optional
+    clip_radius : float, 1e-150 <= T <= 1e150, optional
         T (default 2√D_p). Must not depend on the data.
     n_blocks, n_thresholds, n_iterations : int ≥ 1, optional
         k, M, K (defaults: :func:`practical_parameters`).

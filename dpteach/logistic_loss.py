@@ -136,7 +136,7 @@ def clip_gradients(gradients, clip_norm):
     Parameters
     ----------
     gradients : array_like, shape (n, D), finite
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
         C.
 
     Returns
@@ -166,7 +166,7 @@ def gradient_sum_sensitivity(clip_norm):
 
     Parameters
     ----------
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
 
     Returns
     -------

@@ -164,7 +164,7 @@ def peeling_noise_scale(sparsity, epsilon, delta, sensitivity, calibrate="paper"
     sparsity : int, s >= 1
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    sensitivity : float
+    sensitivity : float, 1e-150 <= λ <= 1e150
         λ > 0, the ℓ∞ bound on the change of v between neighbours.
     calibrate : {"paper", "accountant", "pld"}
 
@@ -251,7 +251,7 @@ def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="pape
         0 < ε < inf.
     delta : float
         0 < δ < 1.
-    sensitivity : float
+    sensitivity : float, 1e-150 <= λ <= 1e150
         λ > 0, the ℓ∞ bound on v(D) − v(D') between neighbours.
     rng : None, int or numpy.random.Generator
     size : None or int

@@ -180,7 +180,7 @@ def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=
     y : array_like, shape (n₁,), labels in {−1, +1}
     degree : int ≥ 1
         The Hermite degree p; D_p = C(d + p, p) features.
-    clip_radius : float > 0
+    clip_radius : float, 1e-150 <= T <= 1e150
         The public clipping radius T (the paper uses 2√D_p).
     epsilon : float, 0 < ε < inf, or math.inf
         math.inf gives the exact projected mean (σ = 0): non-private, for reference curves.
@@ -276,7 +276,7 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
     delta : float in (0, 1)
     degree : int ≥ 1, optional
         Hermite degree p; default ⌈C₀/(cα)²⌉ with C₀/c² = ``TEACHING_DEGREE_CONSTANT``.
-    clip_radius : float > 0, optional
+    clip_radius : float, 1e-150 <= T <= 1e150, optional
         T; default 2√D_p (the paper's choice).
     max_subspace_dim : int ≥ 0
         Cap on dim V (the paper has none; the cover grows like (C/a)^{dim V}).

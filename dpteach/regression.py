@@ -108,7 +108,7 @@ def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
     Parameters
     ----------
     block_size : int, m >= 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     step_size : float, η > 0
     x_bound : float, c_x > 0
 
@@ -144,7 +144,7 @@ def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     y : array_like, shape (m,), finite
     beta : array_like, shape (d,), finite
     step_size : float, η > 0
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     clip_residual : bool
 
     Returns
@@ -351,7 +351,7 @@ def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0
     Parameters
     ----------
     n_samples, n_features : int ≥ 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     condition_bound : float, Λ ≥ 1 (the event's λ_min(XᵀX) ≥ n/(2Λ))
     x_bound : float, c_x > 0
 
@@ -392,7 +392,7 @@ def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise
     n_features : int, d >= 1
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     noise_multiplier : None or float c_W > 0
     condition_bound : float, Λ >= 1 (used when noise_multiplier is None)
     x_bound : float, c_x > 0 (used when noise_multiplier is None)
@@ -447,7 +447,7 @@ def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None,
     y : array_like, shape (n,), finite
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     rng : None, int or numpy.random.Generator
     noise_multiplier : None (the calibration on E) or float c_W > 0 (the paper's variance × c_W, uncalibrated)
     condition_bound : float, Λ >= 1 (the event's λ_min(X̄ᵀX̄) ≥ n/(2Λ); 1 suits a Rademacher design with n ≫ d)
@@ -533,7 +533,7 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     n_features : int, d >= 1
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     n_iterations : int or None, K >= 1 (None: ⌈ln n⌉)
     x_bound : float, c_x > 0
     accountant : {"gaussian", "advanced"}
@@ -583,7 +583,7 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     y : array_like, shape (n,), finite
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     n_iterations : int or None, K >= 1 (None: ⌈ln n⌉)
     step_size : float, η > 0
     rng : None, int or numpy.random.Generator

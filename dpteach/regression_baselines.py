@@ -68,7 +68,7 @@ def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None,
     sparsity : int, 1 <= ŝ <= d
     n_iterations : int or None, N₀ >= 1 (None: ⌈ln n⌉)
     step_size : float, η > 0
-    truncation : float or None, T > 0 (None: ``default_truncation(n)``)
+    truncation : float or None, 1e-150 <= T <= 1e150 (None: ``default_truncation(n)``)
     rng : None, int or numpy.random.Generator (only the random split uses it)
     clip_residual : bool
 
