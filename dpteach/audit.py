@@ -199,11 +199,11 @@ def _constant(outputs_d, outputs_neighbour):
 def _degenerate(dataset, neighbour, outputs_d, outputs_neighbour):
     """Why the pair can show nothing (the reliability review's F6), or None."""
     if _same_bits(dataset, neighbour):
-        return ("D and D' are the same bits (e.g. a record at 1e300 and its neighbour 1e300 − 1 round to the "
-                "same double), so no audit can tell them apart")
+        return ("same bits: D and D' are the same doubles (e.g. a record at 1e300 and its neighbour 1e300 − 1), "
+                "so no audit can tell them apart")
     if _constant(outputs_d, outputs_neighbour):
-        return ("the mechanism gave one and the same output in every run on D and on D' (e.g. a candidate "
-                "that wins with probability 1 on both sides), so the pair exposes nothing")
+        return ("same output: the mechanism gave one output in every run on D and on D' (e.g. a candidate that "
+                "wins with probability 1 on both), so the pair exposes nothing")
     return None
 
 

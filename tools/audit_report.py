@@ -144,7 +144,7 @@ def _extreme_table(rows):
                 finite = "finite" if row["finite"] else "**NOT finite**"
                 where = f" (at {row['bound']:.4g})" if row["value"] == "bound" else ""
                 if row.get("degenerate") and extreme_verdict(row) != "FAIL":
-                    text.append(f"{finite}, nothing to audit ({row['degenerate'].split(',')[0]}){where}")
+                    text.append(f"{finite}, nothing to audit ({row['degenerate'].split(':')[0]}){where}")
                 else:
                     text.append(f"{finite}, ε ≥ **{row['epsilon_lower']:.3f}** {extreme_verdict(row)}{where}")
         lines.append(f"| {_cell(cells[0]['title'])} | " + " | ".join(_cell(t) for t in text) + " |")
@@ -239,9 +239,10 @@ def render(rows, full=None, extreme=None):
               "finite on both inputs, raise no warning, and its audit "
               f"({registry.EXTREME_SETTINGS.n_trials:,} runs per input, "
               f"{registry.EXTREME_SETTINGS.confidence:.0%}) must stay at or below the claim. "
-              "A cell says *nothing to audit* when the pair cannot show anything: the record and its neighbour "
-              "one sensitivity away round to the same double ($10^{300} - 1 = 10^{300}$), or one output has "
-              "probability 1 on both inputs; such a cell is finite and warning-free but certifies nothing. "
+              "A cell says *nothing to audit* when the pair cannot show anything: *same bits*, the record and "
+              "its neighbour one sensitivity away round to the same double ($10^{300} - 1 = 10^{300}$), or "
+              "*same output*, one output has probability 1 on both inputs; such a cell is finite and "
+              "warning-free but certifies nothing. "
               "`tests/test_extreme_records.py` runs the same checks, and shows that they catch the old "
               "arithmetic of the Hermite correlations (a NaN release, ε ≥ 4) and of the L1 learners (a fit that "
               "raises).", ""]
