@@ -180,6 +180,30 @@ class Estimator:
         return float(np.mean(prediction == y))
 
 
+def linear_scores(X, coef, intercept=None):
+    """X·coef + intercept for the rows of X, without overflow warnings or NaN, any finite X (the review's F2).
+
+    The plain product first, so ordinary rows get exactly the numbers they always had. A
+    row whose plain value is not finite (a coordinate near 1.8e308: inf, or inf − inf =
+    NaN) is recomputed as 2^e·(u·coef + 2^−e·intercept) with x = 2^e·u, max|u| < 1 (an
+    exact power-of-2 rescaling, as ``feature_scaling.radial_clip_factors`` divides by max|x_j|): the
+    result is ±inf exactly when the true value exceeds the largest double, so its sign,
+    and hence a prediction sign(·), is that of the true margin.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = X @ coef if intercept is None else X @ coef + intercept  # None: no + 0.0 (keeps −0.0)
+    wild = ~np.isfinite(scores)
+    if wild.any():
+        rows = X[wild]
+        _, exponent = np.frexp(np.max(np.abs(rows), axis=1))
+        with np.errstate(over="ignore", under="ignore"):
+            scaled = np.ldexp(rows, -exponent[:, None]) @ coef
+            if intercept is not None:
+                scaled = scaled + np.ldexp(intercept, -exponent)
+            scores[wild] = np.ldexp(scaled, exponent)
+    return scores
+
+
 class LinearClassifierMixin:
     """``decision_function`` and ``predict`` of a learner whose output is a halfspace (coef_, intercept_).
 
@@ -205,7 +229,9 @@ class LinearClassifierMixin:
     def decision_function(self, X):
         """⟨coef_, x⟩ + intercept_ for each row of X (post-processing). Cost O(n·d)."""
         X = self._check_predict_input(X)
-        return X @ self.coef_ + self.intercept_
+        # feature_scaling.linear_scores: the plain X @ coef_ + intercept_, except that a huge finite row
+        # gets the sign of its true margin (±inf), not inf − inf = NaN and an overflow warning.
+        return linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X):
         """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1: a halfspace (post-processing). Cost O(n·d)."""

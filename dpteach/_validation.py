@@ -526,3 +526,53 @@ def check_second_moments(gram, moment, x, y, names="X and y"):
                          f"largest |y| = {np.max(np.abs(y)):.3g}); least squares needs |x|·|y| and |x|² below "
                          f"about 1e308/n")
 
+
+
+def computed(compute):
+    """``compute()`` as a float: inf where it overflows or divides by an underflowed zero, NaN where ``math``
+    refuses ("math domain error", e.g. log of an underflowed 0). The caller then refuses a result that is not
+    finite with :func:`check_finite_positive`, naming the user's parameter instead of a raw Python error."""
+    try:
+        return float(compute())
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+    except ValueError as error:
+        if "math domain error" not in str(error):
+            raise
+        return math.nan
+
+
+def check_finite_positive(value, quantity, valid, **given):
+    """Return ``value`` if it is a finite float > 0; else a ValueError naming the user's parameters ``given``.
+
+    For a derived quantity (a noise scale, a grid size, a step) that an extreme but valid
+    parameter (a sensitivity near 1.8e308, a subnormal clip norm or resolution) drives to inf,
+    NaN or 0: the release would be ±inf or NaN, or the call would fail in numpy or ``math``.
+    The message names each parameter of ``given`` (name=value), the quantity, and ``valid``.
+    """
+    number = float(value)
+    if math.isfinite(number) and number > 0:
+        return value
+    names = " and ".join(f"{key} = {val!r}" for key, val in given.items())
+    raise ValueError(f"{names} give {quantity} = {number!r}, which is not a finite positive float "
+                     f"(the release would be ±inf or NaN); valid range: {valid}")
+
+
+def largest_linear(value_at_one, name):
+    """The range text '0 < name < M' for a parameter that a finite quantity grows linearly with (M = max/that at 1)."""
+    if not (math.isfinite(value_at_one) and value_at_one > 0):
+        return f"no {name} works with the other parameters as given"
+    return f"0 < {name} <= {float(np.finfo(float).max) / value_at_one:.3g} with the other parameters as given"
+
+
+def check_normal_double(value, name, valid):
+    """Return ``value`` unless it is subnormal (0 < |value| < 2.2250738585072014e-308): then a named ValueError.
+
+    A subnormal parameter passes 0 < value, but the formulas built on it overflow
+    (1/value, log(1/value), Φ⁻¹(value)) and raise raw Python errors or release ±inf.
+    ``valid`` is the parameter's whole valid range, for the message.
+    """
+    if 0 < abs(value) < np.finfo(float).tiny:
+        raise ValueError(f"{name} must not be subnormal (below the smallest normal double "
+                         f"{float(np.finfo(float).tiny)!r}), got {value!r}; valid range: {valid}")
+    return value

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ._constraints import POSITIVE, POSITIVE_INT, Array, Delta, Epsilon, Interval, OrNone, Real, validate_params
+from ._scales import NORMAL_SCALE
 from ._validation import check_real_array, check_second_moments
 from .mechanisms import gaussian_sigma
 from .privacy import privacy_claim
@@ -80,7 +81,7 @@ def _center(center, records):
 
 
 # The contract of clipped_gaussian_mean and of its broken variant.
-CLIPPED_MEAN = {"records": RECORDS, "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "radius": POSITIVE,
+CLIPPED_MEAN = {"records": RECORDS, "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "radius": NORMAL_SCALE,
                 "center": OrNone(Array(ndim=1)), "rng": "random_state"}
 
 
@@ -101,7 +102,7 @@ def clipped_gaussian_mean(records, epsilon, delta, radius, center=None, rng=None
         The private data (T independent datasets, optional).
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    radius : float, > 0
+    radius : float, 1e-150 <= R <= 1e150
         The clipping radius R (choose it so that honest records are rarely clipped).
     center : array_like, shape (d,), optional
         Public centre of the ball (default 0); must not depend on the data.

@@ -48,7 +48,10 @@ class AuditResult:
 
     ``epsilon_lower`` is the lower confidence bound on ε (0 if nothing was
     found); ``p_hat`` and ``q_hat`` are the empirical P[M(D) ∈ E] and
-    P[M(D') ∈ E]; ``event_name`` describes the event used.
+    P[M(D') ∈ E]; ``event_name`` describes the event used. ``degenerate`` is None,
+    or why the pair could show nothing (D and D' are the same bits, or the
+    mechanism gave one and the same output in every run on both): then
+    ε_lower = 0 is "nothing to audit", not a passed audit.
 
     Examples
     --------
@@ -64,10 +67,11 @@ class AuditResult:
     confidence: float
     delta: float
     event_name: str = "event"
+    degenerate: str | None = None
 
     # A record the audit fills in from its checked arguments and its counts: nothing to check.
     _parameter_constraints = dict.fromkeys(
-        ("epsilon_lower", "p_hat", "q_hat", "n_trials", "confidence", "delta", "event_name"),
+        ("epsilon_lower", "p_hat", "q_hat", "n_trials", "confidence", "delta", "event_name", "degenerate"),
         Unchecked("a record dpteach fills in from checked values"))
 
     @property
@@ -76,6 +80,8 @@ class AuditResult:
         return _point_estimate(self.p_hat, self.q_hat, self.delta)
 
     def __str__(self):
+        if self.degenerate is not None:
+            return f"nothing to audit: {self.degenerate}"
         return (f"ε lower bound {self.epsilon_lower:.3f} at {self.confidence:.0%} confidence "
                 f"(event {self.event_name}: P[M(D)∈E]≈{self.p_hat:.4f}, "
                 f"P[M(D')∈E]≈{self.q_hat:.4f}, {self.n_trials} trials each)")
@@ -166,6 +172,41 @@ def _count(event, outputs):
     return int(inside.sum())
 
 
+def _same_bits(a, b):
+    """Whether two audit inputs are bit-for-bit the same (arrays, numbers, or tuples/lists of them)."""
+    if a is b:
+        return True
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same_bits(x, y) for x, y in zip(a, b))
+    try:
+        a, b = np.asarray(a), np.asarray(b)
+    except Exception:  # an input the audit cannot read (the data are opaque to it): not provably the same
+        return False
+    if a.dtype.hasobject or b.dtype.hasobject or a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    return a.tobytes() == b.tobytes()
+
+
+def _constant(outputs_d, outputs_neighbour):
+    """Whether every run on D and on D' gave the same output (NaN never counts as the same)."""
+    if outputs_d.dtype.hasobject or outputs_neighbour.dtype.hasobject \
+            or outputs_d.shape[1:] != outputs_neighbour.shape[1:]:
+        return False
+    rows = np.concatenate([outputs_d, outputs_neighbour]).reshape(len(outputs_d) + len(outputs_neighbour), -1)
+    return bool(np.all(rows == rows[:1]))
+
+
+def _degenerate(dataset, neighbour, outputs_d, outputs_neighbour):
+    """Why the pair can show nothing (the reliability review's F6), or None."""
+    if _same_bits(dataset, neighbour):
+        return ("same bits: D and D' are the same doubles (e.g. a record at 1e300 and its neighbour 1e300 − 1), "
+                "so no audit can tell them apart")
+    if _constant(outputs_d, outputs_neighbour):
+        return ("same output: the mechanism gave one output in every run on D and on D' (e.g. a candidate that "
+                "wins with probability 1 on both), so the pair exposes nothing")
+    return None
+
+
 def _check_events(events, name):
     """A non-empty sequence of event callables, as a list."""
     events = [check_callable(e, name, "event(outputs) -> booleans (each entry)")
@@ -211,7 +252,8 @@ def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.
     AuditResult
         ``epsilon_lower`` is the largest of the four forms of (eq-audit-inequality) (E or its
         complement; D and D' in either order), at the given confidence.
-        Cost: 2·n_trials runs of the mechanism.
+        ``degenerate`` says why the pair is "nothing to audit" (D and D' the same bits, or one
+        constant output on both), else None. Cost: 2·n_trials runs of the mechanism.
 
     Examples
     --------
@@ -224,11 +266,13 @@ def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.
     True
     """
     check_memory(("n_trials", n_trials))  # the mechanism returns n_trials outputs at once, twice
-    count_d = _count(event, _run(mechanism, dataset, n_trials, rng))
-    count_neighbour = _count(event, _run(mechanism, neighbour, n_trials, rng))
+    outputs_d = _run(mechanism, dataset, n_trials, rng)
+    outputs_neighbour = _run(mechanism, neighbour, n_trials, rng)
+    count_d, count_neighbour = _count(event, outputs_d), _count(event, outputs_neighbour)
     bound = float(_lower_bound(count_d, count_neighbour, n_trials, delta, confidence))
     return AuditResult(bound, count_d / n_trials, count_neighbour / n_trials, n_trials,
-                       confidence, delta, getattr(event, "__name__", "event"))
+                       confidence, delta, getattr(event, "__name__", "event"),
+                       _degenerate(dataset, neighbour, outputs_d, outputs_neighbour))
 
 
 @validate_params({**_COMMON, "n_select": OrNone(POSITIVE_INT),

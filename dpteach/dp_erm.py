@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ._constraints import Array, Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._scales import NORMAL_SCALE
 from ._validation import as_rng, check_finite_array, check_positive, check_same_length, check_work
 from .privacy import privacy_claim
 
@@ -61,7 +62,13 @@ def zcdp_rho(epsilon, delta):
     log_term = math.log(1.0 / delta)
     # Written as ε²/(√(L+ε)+√L)² to avoid cancellation when ε ≪ L.
     # Written as (ε/(√(L+ε)+√L))²: ε² would overflow at ε ~ 1e308 and underflow at 1e-300.
-    return (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2
+    try:
+        return (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2
+    except OverflowError:
+        # ε within a few ulps of the largest double: the square rounds above it although ρ < ε. The
+        # expanded (√(L+ε) − √L)² = ε + 2L − 2√L·√(L+ε) has no cancellation there (ε ≫ L).
+        # ρ is then within one ulp below ε: step one ulp down so that ρ is never over-claimed.
+        return math.nextafter(epsilon + 2.0 * log_term - 2.0 * math.sqrt(log_term) * math.sqrt(log_term + epsilon), 0.0)
 
 
 @validate_params({"rho": POSITIVE, "delta": Delta(allow_zero=False)})
@@ -97,7 +104,7 @@ def zcdp_epsilon(rho, delta):
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
 
-@validate_params({"lipschitz": POSITIVE, "n": POSITIVE_INT})
+@validate_params({"lipschitz": NORMAL_SCALE, "n": POSITIVE_INT})
 def l1_subgradient_sensitivity(lipschitz, n):
     """Replace-one L2 sensitivity 2T/n of the average subgradient of the L1 loss (Lemma 6.5).
 
@@ -107,7 +114,7 @@ def l1_subgradient_sensitivity(lipschitz, n):
 
     Parameters
     ----------
-    lipschitz : float > 0
+    lipschitz : float, 1e-150 <= T <= 1e150
         T, the bound on every feature row's norm (the clipping radius).
     n : int ≥ 1
         The (public) number of examples.
@@ -151,7 +158,7 @@ def _step_size(radius, n_iterations, lipschitz, D, sigma):
     return radius / denominator
 
 
-@validate_params({"lipschitz": POSITIVE, "n": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+@validate_params({"lipschitz": NORMAL_SCALE, "n": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "n_iterations": POSITIVE_INT})
 def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     """Per-step noise σ = (2T/n)·√(K/(2ρ)) of Algorithm 6.7, with ρ = ``zcdp_rho(ε, δ)``.
@@ -161,7 +168,7 @@ def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
 
     Parameters
     ----------
-    lipschitz : float > 0
+    lipschitz : float, 1e-150 <= T <= 1e150
     n : int ≥ 1
     epsilon : float > 0
     delta : float in (0, 1)
@@ -239,7 +246,7 @@ def l1_loss(features, targets, coef):
 
 
 @privacy_claim(theorem="lem-zcdp", epsilon="epsilon, for n_iterations such releases", delta="delta")
-@validate_params({**PROBLEM, "point": Array(ndim=1), "lipschitz": POSITIVE, "epsilon": Epsilon(),
+@validate_params({**PROBLEM, "point": Array(ndim=1), "lipschitz": NORMAL_SCALE, "epsilon": Epsilon(),
                   "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state",
                   "size": OrNone(POSITIVE_INT)})
 def noisy_average_subgradient(features, targets, point, lipschitz, epsilon, delta, n_iterations=1,
@@ -315,9 +322,13 @@ def _check_rows(F, y, lipschitz):
                          f"e.g. with dpteach.hermite.clip_features), got a row of norm {largest!r}")
 
 
+#: The cost of one iteration's Python overhead in elementary steps (check_work's unit): about 10 µs.
+_STEP_OVERHEAD = 10_000
+
+
 @privacy_claim(theorem="lem-zcdp", epsilon="epsilon", delta="delta")
-@validate_params({**PROBLEM, "lipschitz": POSITIVE, "radius": POSITIVE, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "n_iterations": POSITIVE_INT, "rng": "random_state"})
+@validate_params({**PROBLEM, "lipschitz": NORMAL_SCALE, "radius": NORMAL_SCALE, "epsilon": Epsilon(),
+                  "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state"})
 def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, epsilon, delta, n_iterations,
                                         rng=None):
     """Algorithm 6.7: (ε, δ)-DP minimisation of the L1 loss over the ball of radius R.
@@ -342,9 +353,9 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     features : array_like, shape (n, D), finite, every row of norm ≤ T
         The clipped features F_i = ψ̄_{p,T}(x_i).
     targets : array_like, shape (n,), finite (labels ±1 in Algorithm 6.10)
-    lipschitz : float > 0
+    lipschitz : float, 1e-150 <= T <= 1e150
         T; rows with larger norm raise ValueError (the privacy proof needs it).
-    radius : float > 0
+    radius : float, 1e-150 <= R <= 1e150
         R, the radius of the coefficient ball (1 for the Gaussian; R₀ in Theorem 6.13).
     epsilon : float > 0
     delta : float in (0, 1)
@@ -375,6 +386,9 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     _check_rows(F, y, lipschitz)
     n, D = F.shape
     check_work(("n_iterations", n_iterations), ("n", n), ("D", D))  # each step: a subgradient over all rows
+    # and each step's Python overhead (~10 µs, as much as ~10⁴ elementary steps), which dominates small
+    # problems: n_iterations = 10⁹ at n = D = 3 passed the line above and ran for hours (review F4)
+    check_work(("n_iterations", n_iterations), per_item=_STEP_OVERHEAD)
     sigma = dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations)
     step = _step_size(radius, n_iterations, lipschitz, D, sigma)
     v = np.zeros(D)

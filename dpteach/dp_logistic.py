@@ -46,6 +46,7 @@ import numpy as np
 
 from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OrNone, Options, POSITIVE,
                            POSITIVE_INT, Real, fit_context, validate_params)
+from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, privacy_claim
 from ._validation import check_int, check_same_length
@@ -75,7 +76,7 @@ MAX_DRAWS = 10 ** 8
 
 
 #: The public parameters of an accounting (C, E, δ and the accountant), as :func:`dp_sgd_sigma` declares them.
-BUDGET = {"clip_norm": POSITIVE, "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
+BUDGET = {"clip_norm": NORMAL_SCALE, "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
           "delta": Delta(allow_zero=False), "accountant": Options(ACCOUNTANTS)}
 
 
@@ -138,7 +139,7 @@ def dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="best"):
 
     Parameters
     ----------
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
         C.
     n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
         E.
@@ -199,7 +200,7 @@ def dp_sgd_epsilon(sigma, clip_norm, n_epochs, delta, accountant="best"):
     ----------
     sigma : float > 0
         Noise standard deviation on each batch sum.
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
     n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
     delta : float, 0 < δ < 1
     accountant : {"zcdp", "composition", "exact", "best"}
@@ -235,7 +236,7 @@ def _check_size(size, n_features):
 
 
 #: The parameters of one step's release (:func:`noisy_clipped_gradient_sum` and its broken copy).
-STEP = {"X": Array(ndim=2), "y": Labels(), **MODEL, "clip_norm": POSITIVE, "sigma": POSITIVE, "rng": "random_state",
+STEP = {"X": Array(ndim=2), "y": Labels(), **MODEL, "clip_norm": NORMAL_SCALE, "sigma": POSITIVE, "rng": "random_state",
         "size": OrNone(POSITIVE_INT)}
 
 
@@ -257,7 +258,7 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
     y : array_like, shape (B,), labels ±1
     coef : array_like, shape (d,), intercept : float
         θ.
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
         C.
     sigma : float > 0
         Noise standard deviation.
@@ -340,7 +341,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     ----------
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    clip_norm : float > 0, optional
+    clip_norm : float, 1e-150 <= C <= 1e150, optional
         C, the per-example gradient bound (public). Default R: the w-part of ∇ℓ is −yσ(−m)·x, of norm
         ≤ ‖x‖ ≤ R, so on rows within the declared bound only the intercept's coordinate (at most 1 more)
         can push a gradient past C, and then only for examples misclassified by a wide margin
@@ -409,7 +410,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """
 
     _fitted_attribute = "coef_"
-    _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "clip_norm": OrNone(POSITIVE),
+    _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "clip_norm": NORMAL_SCALE_OR_NONE,
                               "n_epochs": BUDGET["n_epochs"], "batch_size": OrNone(POSITIVE_INT),
                               "learning_rate": OrNone(POSITIVE), "l2_penalty": Interval(Real, 0, None, closed="left"),
                               "accountant": Options(ACCOUNTANTS), "random_state": "random_state", "data_norm": POSITIVE}

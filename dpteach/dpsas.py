@@ -30,7 +30,7 @@ from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POS
                            validate_params)
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, privacy_claim
-from ._validation import check_probability, check_representable, check_same_length
+from ._validation import check_normal_double, check_probability, check_representable, check_same_length
 from .dpsas_ramp import check_unit_vector
 from .dpsas_steps import (DELTA, EPSILON_OR_INF, ETA, SCALE, STEP_RULES, clip_rows, default_n_rounds,
                           dpsas_noise_sigma, dpsas_round_prechecked, private_initial_direction, private_threshold,
@@ -271,7 +271,8 @@ def check_alpha(alpha, name="alpha"):
     if C_ETA * alpha >= 0.5:
         raise ValueError(f"{name} must lie in (0, 1/3) so that the first grid value 1.5·alpha is below "
                          f"1/2 (Proposition 8.8 needs eta < 1/2), got {alpha!r}")
-    return alpha
+    # the grid size log₂(0.25/(1.5α)) and every η of the grid must be normal doubles
+    return check_normal_double(alpha, name, f"{sys.float_info.min!r} <= {name} < 1/3")
 
 
 #: α ∈ (0, 1/3) (the message says why).

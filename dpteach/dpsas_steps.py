@@ -37,8 +37,9 @@ from scipy import special
 
 from ._constraints import (Array, Check, Delta, Epsilon, Interval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
                            validate_params)
-from ._validation import (check_epsilon, check_int, check_labels, check_memory, check_positive, check_probability,
-                          check_same_length)
+from ._scales import NORMAL_SCALE
+from ._validation import (check_epsilon, check_int, check_labels, check_memory, check_normal_double, check_positive,
+                          check_probability, check_same_length)
 from . import feature_scaling
 from .dpsas_ramp import FINITE, check_unit_vector, unit_ramp_gradient
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
@@ -75,7 +76,8 @@ def check_eta(eta, name="eta"):
     eta = check_probability(eta, name)
     if eta >= 0.5:
         raise ValueError(f"{name} must lie in (0, 0.5) (an upper bound on OPT < 1/2), got {eta!r}")
-    return eta
+    # log(π/(2η)) (the rounds) and Φ⁻¹(η) (the threshold's clip) overflow for a subnormal η
+    return check_normal_double(eta, name, f"{sys.float_info.min!r} <= {name} < 0.5")
 
 
 def check_scale(step_size_scale, name="step_size_scale"):
@@ -93,7 +95,8 @@ def check_kappa(kappa, name="kappa"):
     if kappa >= 0.5:
         raise ValueError(f"{name} must lie in (0, 0.5) (the clip interval [kappa, 1 - kappa] must be "
                          f"non-empty), got {kappa!r}")
-    return kappa
+    # Φ⁻¹(κ) is finite for every normal κ (|Φ⁻¹| <= 37.6), -inf for a subnormal one
+    return check_normal_double(kappa, name, f"{sys.float_info.min!r} <= {name} < 0.5")
 
 
 _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
@@ -156,7 +159,13 @@ def private_threshold(y, epsilon, kappa, rng=None):
     if epsilon != math.inf:
         # One label changes from −1 to +1 or back: the mean moves by 2/m (L1 sensitivity).
         label_mean = laplace_mechanism(label_mean, 2.0 / y.size, epsilon, rng)
-    return float(special.ndtri(np.clip((1.0 + label_mean) / 2.0, kappa, 1.0 - kappa)))
+    tau = float(special.ndtri(np.clip((1.0 + label_mean) / 2.0, kappa, 1.0 - kappa)))
+    if 1.0 - kappa == 1.0:
+        # κ < 2⁻⁵⁴: 1 − κ rounds to 1, so the clip above no longer keeps p̃ < 1 and Φ⁻¹(1) = +inf (theory
+        # review N7: τ̂ = inf, then λ = inf and ŵ = NaN). Clip in the τ domain instead, to the same
+        # [Φ⁻¹(κ), Φ⁻¹(1 − κ)] = [Φ⁻¹(κ), −Φ⁻¹(κ)] of exact arithmetic (only here: every κ ≥ 2⁻⁵⁴ keeps its bits).
+        tau = min(max(tau, float(special.ndtri(kappa))), -float(special.ndtri(kappa)))
+    return tau
 
 
 def broken_threshold_sensitivity_forgot_factor_two(y, epsilon, kappa, rng=None):
@@ -167,7 +176,13 @@ def broken_threshold_sensitivity_forgot_factor_two(y, epsilon, kappa, rng=None):
     """
     y = check_labels(y, "y")
     label_mean = laplace_mechanism(float(np.mean(y)), 1.0 / y.size, check_epsilon(epsilon), rng)
-    return float(special.ndtri(np.clip((1.0 + label_mean) / 2.0, kappa, 1.0 - kappa)))
+    tau = float(special.ndtri(np.clip((1.0 + label_mean) / 2.0, kappa, 1.0 - kappa)))
+    if 1.0 - kappa == 1.0:
+        # κ < 2⁻⁵⁴: 1 − κ rounds to 1, so the clip above no longer keeps p̃ < 1 and Φ⁻¹(1) = +inf (theory
+        # review N7: τ̂ = inf, then λ = inf and ŵ = NaN). Clip in the τ domain instead, to the same
+        # [Φ⁻¹(κ), Φ⁻¹(1 − κ)] = [Φ⁻¹(κ), −Φ⁻¹(κ)] of exact arithmetic (only here: every κ ≥ 2⁻⁵⁴ keeps its bits).
+        tau = min(max(tau, float(special.ndtri(kappa))), -float(special.ndtri(kappa)))
+    return tau
 
 
 def _uniform_direction(d, rng):
@@ -176,7 +191,7 @@ def _uniform_direction(d, rng):
 
 
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
-@validate_params({"X": Array(ndim=2), "y": Labels(), "clip_norm": POSITIVE, "epsilon": EPSILON_OR_INF,
+@validate_params({"X": Array(ndim=2), "y": Labels(), "clip_norm": NORMAL_SCALE, "epsilon": EPSILON_OR_INF,
                   "delta": DELTA, "rng": "random_state", "n_releases": POSITIVE_INT})
 def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_releases=1):
     """Private initial direction ŵ₀ (Algorithm 8.3 lines 6–7; Lemma 8.6 = the paper's 4.5).
@@ -188,7 +203,7 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_relea
     ----------
     X : array_like, shape (m, d); y : array_like of ±1, shape (m,)
         The block D_init. Rows are clipped here, so the privacy guarantee holds whatever X is.
-    clip_norm : float
+    clip_norm : float, 1e-150 <= L <= 1e150
         L > 0 (DPSAS uses L = 2√d).
     epsilon : float
         0 < ε < inf, or inf for the non-private direction (no noise).
@@ -238,7 +253,7 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_relea
 
 # --- 2. Rounds: schedule, step size, noise and one noisy step ------------------------------------
 
-@validate_params({"block_size": POSITIVE_INT, "clip_norm": POSITIVE, "epsilon": EPSILON_OR_INF, "delta": DELTA,
+@validate_params({"block_size": POSITIVE_INT, "clip_norm": NORMAL_SCALE, "epsilon": EPSILON_OR_INF, "delta": DELTA,
                   "n_releases": POSITIVE_INT})
 def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta, n_releases=1):
     """σ of the per-round noise (and of ŵ₀'s noise): the Gaussian mechanism for L2 sensitivity 2L/m₀.
@@ -247,7 +262,7 @@ def dpsas_noise_sigma(block_size, clip_norm, epsilon, delta, n_releases=1):
     ----------
     block_size : int
         m₀ ≥ 1, the size of each block (n₀ = (T_r + 2)·m₀).
-    clip_norm : float
+    clip_norm : float, 1e-150 <= L <= 1e150
         L > 0 (DPSAS: 2√d).
     epsilon : float
         0 < ε < inf, or inf (returns 0: no noise).
@@ -465,7 +480,7 @@ def dpsas_round_prechecked(w, X, y, a, b, lam, sigma, rng, size=None):
 
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="the epsilon of sigma", delta="the delta of sigma")
 @validate_params({"w": Array(ndim=1), "X_block": Array(ndim=2), "y_block": Labels(), "a": POSITIVE, "b": FINITE,
-                  "step": POSITIVE, "sigma": NOISE_SCALE, "clip_norm": POSITIVE, "rng": "random_state",
+                  "step": POSITIVE, "sigma": NOISE_SCALE, "clip_norm": NORMAL_SCALE, "rng": "random_state",
                   "size": OrNone(POSITIVE_INT)})
 def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, size=None):
     """One round of DP online gradient descent (Algorithm 8.3 lines 10–12; Claim 4.3).
@@ -485,7 +500,7 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, siz
         λ > 0 from :func:`step_size`.
     sigma : float
         σ ≥ 0 from :func:`dpsas_noise_sigma` (0: the non-private step).
-    clip_norm : float
+    clip_norm : float, 1e-150 <= L <= 1e150
         L > 0.
     rng : None, int or numpy.random.Generator
     size : None or int

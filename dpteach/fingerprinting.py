@@ -32,7 +32,7 @@ from scipy import stats
 
 from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, Options, OrNone,
                            validate_params)
-from ._validation import check_callable, check_int, check_work
+from ._validation import check_callable, check_int, check_memory, check_work
 
 __all__ = [
     "score_statistic",
@@ -396,6 +396,7 @@ def membership_scores(sample, estimator, statistic, n, n_trials, rng=None, poole
     ((12,), (12,))
     """
     check_work(("n_trials", n_trials), ("n", n), per_item=2)  # 2n records drawn per trial (in and out)
+    check_memory(("n", n), itemsize=16)  # one trial's 2n records of >= 1 float each, before numpy is asked
     if chunk is None:  # learn the record width from one trial, to size the chunks
         width = _sample_chunk(sample, 1, n, rng).shape[-1]
         chunk = max(1, int(4e6 // (2 * n * width)))
@@ -526,7 +527,9 @@ def calibrate_threshold(out_scores, fpr):
     m = out_scores.size
     allowed = math.floor(fpr * m + 1e-9)  # tolerance: fpr·m = 10 must not round down to 9
     if allowed < 1:
-        raise ValueError(f"out_scores must hold at least 1/fpr = {math.ceil(1 / fpr)} scores to calibrate "
+        needed = 1 / fpr  # inf for a subnormal fpr: no array is that long (math.ceil would raise)
+        needed = f"{math.ceil(needed)}" if math.isfinite(needed) else f"{needed} (more than any array holds)"
+        raise ValueError(f"out_scores must hold at least 1/fpr = {needed} scores to calibrate "
                          f"fpr={fpr!r}, got {m}")
     return float(np.sort(out_scores)[m - allowed - 1])
 

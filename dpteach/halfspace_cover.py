@@ -30,7 +30,7 @@ from scipy import spatial
 
 from ._constraints import (Array, Check, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE,
                            validate_params)
-from ._validation import check_int, check_same_length
+from ._validation import check_int, check_same_length, computed
 from .mechanisms import exponential_mechanism_on_errors
 from .privacy import privacy_claim
 
@@ -116,6 +116,19 @@ def covering_radius(net):
     return _covering_radius(net)
 
 
+
+def _check_net_size(k, resolution, n_points, smallest):
+    """Refuse, naming ``resolution``, a net of more than MAX_CANDIDATES directions before building it.
+
+    Without this, resolution = 1e-300 asked numpy for 3e300 angles ("Maximum allowed size
+    exceeded") and a subnormal one divided by zero (the reliability review's F3).
+    """
+    if not n_points <= MAX_CANDIDATES:
+        raise ValueError(f"resolution = {resolution!r} needs a net of about {n_points:.3g} directions in k = dim V "
+                         f"= {k} dimensions (> MAX_CANDIDATES = {MAX_CANDIDATES}); valid range at k = {k}: "
+                         f"{smallest:.3g} <= resolution < 1 (or lower k, max_subspace_dim)")
+
+
 @validate_params({"k": Interval(Integral, 0, None, closed="left"), "resolution": OPEN_UNIT})
 def sphere_net(k, resolution):
     """A net of unit vectors in ℝ^k with covering radius ≤ ``resolution`` (Fact B.11; our nets for k ≤ 3).
@@ -152,11 +165,14 @@ def sphere_net(k, resolution):
         return np.array([[1.0], [-1.0]])
     if k == 2:
         # N equally spaced angles have covering radius 2 sin(π/(2N)) ≤ a iff N ≥ π / (2 arcsin(a/2)).
+        _check_net_size(k, resolution, computed(lambda: math.pi / (2.0 * math.asin(resolution / 2.0))),
+                        2.0 * math.sin(math.pi / (2.0 * MAX_CANDIDATES)))
         n_points = math.ceil(math.pi / (2.0 * math.asin(resolution / 2.0)) - 1e-9)
         angles = 2.0 * math.pi * np.arange(n_points) / n_points
         return np.column_stack([np.cos(angles), np.sin(angles)])
     if k == 3:
         # Fibonacci points: radius ≈ 2.7/√N; start at N = 8/a² and grow until the exact radius is ≤ a.
+        _check_net_size(k, resolution, computed(lambda: 8.0 / resolution ** 2), math.sqrt(8.0 / MAX_CANDIDATES))
         n_points = max(8, math.ceil(8.0 / resolution ** 2))
         net = _fibonacci_sphere(n_points)
         while _covering_radius(net) > resolution:
@@ -256,7 +272,12 @@ def halfspace_cover(basis, resolution, max_threshold=None):
     if max_threshold is None:
         max_threshold = _default_max_threshold(resolution)
     net = sphere_net(basis.shape[1], resolution)
-    steps = math.floor(max_threshold / resolution + 1e-9)
+    steps = computed(lambda: max_threshold / resolution + 1e-9)
+    if 2 * steps + 1 > MAX_CANDIDATES:  # before numpy is asked for 2e300 thresholds (resolution = 1e-300)
+        raise ValueError(f"resolution = {resolution!r} gives about {2 * steps + 1:.3g} thresholds in "
+                         f"[-{max_threshold:g}, {max_threshold:g}] (> MAX_CANDIDATES = {MAX_CANDIDATES}); valid range: "
+                         f"{2 * max_threshold / (MAX_CANDIDATES - 1):.3g} <= resolution < 1 at this max_threshold")
+    steps = math.floor(steps)
     thresholds = resolution * np.arange(-steps, steps + 1)
     if net.shape[0] * thresholds.size > MAX_CANDIDATES:
         raise ValueError(f"the cover would have {net.shape[0] * thresholds.size} candidates "
@@ -276,6 +297,22 @@ def _check_cover(cover, name):
 
 
 _COVER = Check(_check_cover, invalid=[(None, "None"), ("cover", "'cover'")])
+
+
+def _scaled_steps(rows, basis, net, t0, a):
+    """(−⟨v, x⟩ − t₀)/a for rows x whose plain evaluation overflowed, without overflow warnings or NaN.
+
+    A record with a huge but finite coordinate (|x| near 1.8e308) makes ⟨v, x⟩ overflow
+    to ±inf, or to inf − inf = NaN, and NaN → int64 broke ``np.bincount`` (the review's
+    N12/F0): whether ``fit`` raised then depended on one record. Here x = 2^e·u with
+    max|u| < 1 (an exact power-of-2 rescaling, as ``feature_scaling`` does), the
+    projection is taken on u and rescaled last: the result is ±inf exactly when the true
+    value exceeds the largest double, and the clip to [0, n_thr] then gives the count
+    sign(⟨v, x⟩ + t) = sign(⟨v, u⟩) of every threshold, as in exact arithmetic.
+    """
+    _, exponent = np.frexp(np.max(np.abs(rows), axis=1, keepdims=True))
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(-((np.ldexp(rows, -exponent) @ basis) @ net.T) / a, exponent) - t0 / a
 
 
 @validate_params({"X": Array(ndim=2), "y": Labels(), "cover": _COVER})
@@ -317,13 +354,18 @@ def cover_error_counts(X, y, cover):
     positive = y > 0
     counts = np.empty(n_dir * n_thr + 2, dtype=np.int64)
     if n_dir:
-        projected = X @ cover.basis  # (n, k): each direction is a point of the net in V
+        with np.errstate(over="ignore", invalid="ignore"):  # a huge record: redone below, scaled
+            projected = X @ cover.basis  # (n, k): each direction is a point of the net in V
         t0, a = cover.thresholds[0], cover.resolution
         per_chunk = max(1, _CHUNK_ENTRIES // max(1, X.shape[0]))
         for start in range(0, n_dir, per_chunk):
             net = cover.net[start:start + per_chunk]
-            z = projected @ net.T  # (n, b)
-            first_plus = np.clip(np.ceil((-z - t0) / a - 1e-12), 0, n_thr).astype(np.int64)
+            with np.errstate(over="ignore", invalid="ignore"):
+                steps = (-(projected @ net.T) - t0) / a  # (n, b): (−z − t₀)/a, z = ⟨v, x⟩
+            wild = ~np.all(np.isfinite(steps), axis=1)
+            if wild.any():  # only rows that overflowed: every other row keeps its exact numbers
+                steps[wild] = _scaled_steps(X[wild], cover.basis, net, t0, a)
+            first_plus = np.clip(np.ceil(steps - 1e-12), 0, n_thr).astype(np.int64)
             offsets = np.arange(net.shape[0]) * (n_thr + 1)
             pos = np.bincount((first_plus[positive] + offsets).ravel(), minlength=net.shape[0] * (n_thr + 1))
             neg = np.bincount((first_plus[~positive] + offsets).ravel(), minlength=net.shape[0] * (n_thr + 1))

@@ -21,6 +21,7 @@ import numpy as np
 from . import dp_erm
 from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT,
                            fit_context, validate_params)
+from ._scales import NORMAL_SCALE_OR_NONE
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from .bounds.improper import algorithm_6_7_sizes
@@ -258,7 +259,7 @@ def practical_degree(alpha):
     >>> practical_degree(alpha=0.1)
     3
     """
-    return min(5, max(1, math.ceil(0.3 / alpha)))
+    return max(1, math.ceil(min(0.3 / alpha, 5.0)))  # = min(5, ⌈0.3/α⌉); 0.3/α is inf for a subnormal α
 
 
 #: Work K·n₀·D (multiply-adds of the DP-ERM iterations) above which ``fit`` shows a progress bar
@@ -286,7 +287,7 @@ def _check_fit_size(d, degree, params, degree_given):
 
 @validate_params({"n": Interval(Integral, 4, None, closed="left"), "d": POSITIVE_INT, "alpha": OPEN_UNIT,
                   "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT,
-                  "degree": OrNone(POSITIVE_INT), "clip_radius": OrNone(POSITIVE), "n_blocks": OrNone(POSITIVE_INT),
+                  "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE, "n_blocks": OrNone(POSITIVE_INT),
                   "n_thresholds": OrNone(POSITIVE_INT), "n_iterations": OrNone(POSITIVE_INT)})
 def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
                          n_thresholds=None, n_iterations=None):
@@ -307,7 +308,7 @@ def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, cli
     epsilon : float > 0
     delta : float in (0, 1)
     degree, n_blocks, n_thresholds, n_iterations : int ≥ 1, optional (override)
-    clip_radius : float > 0, optional (override)
+    clip_radius : float, 1e-150 <= T <= 1e150, optional (override)
 
     Returns
     -------
@@ -329,7 +330,7 @@ def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, cli
     D = feature_dimension(d, p)
     T = _hermite_clip_radius(d, p, C_SMALL * alpha, "2sqrtD") if clip_radius is None else clip_radius
     k = math.ceil(math.log2(2 / beta)) if n_blocks is None else n_blocks
-    if n_thresholds is None and 1 / (2 * C_SMALL * alpha) > MAX_THRESHOLDS:
+    if n_thresholds is None and _or_inf(lambda: 1 / (2 * C_SMALL * alpha)) > MAX_THRESHOLDS:
         raise ValueError(f"alpha = {alpha!r} needs a threshold grid of M = ⌈2/α⌉ = {2 / alpha:.3g} points, more "
                          f"than MAX_THRESHOLDS = {MAX_THRESHOLDS:,}; valid range: alpha >= {2 / MAX_THRESHOLDS:g} "
                          f"(or pass n_thresholds)")
@@ -362,7 +363,7 @@ class PrivateHermiteL1Learner(Estimator):
         Failure probability (sets k = ⌈log₂(2/β)⌉).
     degree : int ≥ 1, optional
         Hermite degree p (default: :func:`practical_parameters`).
-    clip_radius : float > 0, optional
+    clip_radius : float, 1e-150 <= T <= 1e150, optional
         T (default 2√D_p). Must not depend on the data.
     n_blocks, n_thresholds, n_iterations : int ≥ 1, optional
         k, M, K (defaults: :func:`practical_parameters`).
@@ -401,7 +402,7 @@ class PrivateHermiteL1Learner(Estimator):
 
     _parameter_constraints = {
         "alpha": OPEN_UNIT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT,
-        "degree": OrNone(POSITIVE_INT), "clip_radius": OrNone(POSITIVE), "n_blocks": OrNone(POSITIVE_INT),
+        "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE, "n_blocks": OrNone(POSITIVE_INT),
         "n_thresholds": OrNone(POSITIVE_INT), "n_iterations": OrNone(POSITIVE_INT), "random_state": "random_state",
     }
     _fitted_attribute = "coef_"

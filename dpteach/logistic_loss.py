@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ._constraints import Array, Interval, Labels, POSITIVE, Real, validate_params
+from ._constraints import Array, Interval, Labels, Real, validate_params
+from ._scales import NORMAL_SCALE
 from .feature_scaling import clip_rows
 
 __all__ = ["logistic_loss", "logistic_gradients", "clip_gradients", "gradient_sum_sensitivity"]
@@ -125,7 +126,7 @@ def clip_per_example(G, clip_norm):
     return clip_rows(G, clip_norm, norms=norms[:, None])
 
 
-@validate_params({"gradients": Array(ndim=2), "clip_norm": POSITIVE})
+@validate_params({"gradients": Array(ndim=2), "clip_norm": NORMAL_SCALE})
 def clip_gradients(gradients, clip_norm):
     """Per-example clipping g ↦ g·min(1, C/‖g‖₂) (step 2 of Algorithm 9.2).
 
@@ -135,7 +136,7 @@ def clip_gradients(gradients, clip_norm):
     Parameters
     ----------
     gradients : array_like, shape (n, D), finite
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
         C.
 
     Returns
@@ -155,7 +156,7 @@ def clip_gradients(gradients, clip_norm):
     return clip_per_example(gradients, clip_norm)
 
 
-@validate_params({"clip_norm": POSITIVE})
+@validate_params({"clip_norm": NORMAL_SCALE})
 def gradient_sum_sensitivity(clip_norm):
     """Replace-one L2 sensitivity 2C of a sum of clipped gradients (Lemma 9.1).
 
@@ -165,7 +166,7 @@ def gradient_sum_sensitivity(clip_norm):
 
     Parameters
     ----------
-    clip_norm : float > 0
+    clip_norm : float, 1e-150 <= C <= 1e150
 
     Returns
     -------

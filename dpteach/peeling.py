@@ -25,7 +25,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import Array, Delta, Epsilon, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import Array, Delta, Epsilon, Options, OrNone, POSITIVE_INT, validate_params
+from ._scales import NORMAL_SCALE
 from ._validation import as_rng, check_finite_array, check_int, check_memory
 from .composition import advanced_epsilon, pld_epsilon
 from .privacy import privacy_claim
@@ -147,7 +148,7 @@ def peeling_epsilon(sparsity, epsilon, delta, accountant="composition"):
 
 
 @validate_params({"sparsity": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "sensitivity": POSITIVE, "calibrate": Options(CALIBRATIONS)})
+                  "sensitivity": NORMAL_SCALE, "calibrate": Options(CALIBRATIONS)})
 def peeling_noise_scale(sparsity, epsilon, delta, sensitivity, calibrate="paper"):
     """The common Laplace scale b of Peeling's 2s noise draws (Algorithm 5.2, line 1).
 
@@ -163,7 +164,7 @@ def peeling_noise_scale(sparsity, epsilon, delta, sensitivity, calibrate="paper"
     sparsity : int, s >= 1
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    sensitivity : float
+    sensitivity : float, 1e-150 <= λ <= 1e150
         λ > 0, the ℓ∞ bound on the change of v between neighbours.
     calibrate : {"paper", "accountant", "pld"}
 
@@ -217,7 +218,7 @@ def peel_rows(values, sparsity, scale, rng):
 
 @privacy_claim(theorem="thm-peeling-privacy", epsilon="peeling_epsilon(s, epsilon, delta)", delta="delta")
 @validate_params({"v": Array(ndim=1), "s": POSITIVE_INT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "sensitivity": POSITIVE, "rng": "random_state", "size": OrNone(POSITIVE_INT),
+                  "sensitivity": NORMAL_SCALE, "rng": "random_state", "size": OrNone(POSITIVE_INT),
                   "calibrate": Options(CALIBRATIONS)})
 def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="paper"):
     """Peeling: private top-s selection with noisy values (Algorithm 5.2; the paper's Peeling).
@@ -250,7 +251,7 @@ def peel(v, s, epsilon, delta, sensitivity, rng=None, size=None, calibrate="pape
         0 < ε < inf.
     delta : float
         0 < δ < 1.
-    sensitivity : float
+    sensitivity : float, 1e-150 <= λ <= 1e150
         λ > 0, the ℓ∞ bound on v(D) − v(D') between neighbours.
     rng : None, int or numpy.random.Generator
     size : None or int

@@ -42,6 +42,7 @@ from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE,
                            POSITIVE_INT, fit_context, validate_params)
+from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._validation import check_representable, check_same_length
 # The teaching constants of the learner, each defined beside the formula it sets:
 # C₀/c² (degree rule and eigenvalue threshold) and γ (noise floor) in dpteach.subspace,
@@ -133,7 +134,7 @@ def _project_unit_ball(values):
 
 
 # The contract of the release of Algorithm 7.7 line 3, shared by its audit variants below (which add ``size``).
-CORRELATION_CONSTRAINTS = {"X": Array(ndim=2), "y": Labels(), "degree": POSITIVE_INT, "clip_radius": POSITIVE,
+CORRELATION_CONSTRAINTS = {"X": Array(ndim=2), "y": Labels(), "degree": POSITIVE_INT, "clip_radius": NORMAL_SCALE,
                            "epsilon": Epsilon(allow_inf=True), "delta": Delta(allow_zero=False), "rng": "random_state"}
 _AUDIT_CONSTRAINTS = {**CORRELATION_CONSTRAINTS, "size": OrNone(POSITIVE_INT)}
 
@@ -179,7 +180,7 @@ def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=
     y : array_like, shape (n₁,), labels in {−1, +1}
     degree : int ≥ 1
         The Hermite degree p; D_p = C(d + p, p) features.
-    clip_radius : float > 0
+    clip_radius : float, 1e-150 <= T <= 1e150
         The public clipping radius T (the paper uses 2√D_p).
     epsilon : float, 0 < ε < inf, or math.inf
         math.inf gives the exact projected mean (σ = 0): non-private, for reference curves.
@@ -275,7 +276,7 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
     delta : float in (0, 1)
     degree : int ≥ 1, optional
         Hermite degree p; default ⌈C₀/(cα)²⌉ with C₀/c² = ``TEACHING_DEGREE_CONSTANT``.
-    clip_radius : float > 0, optional
+    clip_radius : float, 1e-150 <= T <= 1e150, optional
         T; default 2√D_p (the paper's choice).
     max_subspace_dim : int ≥ 0
         Cap on dim V (the paper has none; the cover grows like (C/a)^{dim V}).
@@ -316,7 +317,7 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
     # ε = inf is the documented non-private reference run (as for the other halfspace learners that offer one).
     _parameter_constraints = {
         "alpha": ALPHA, "epsilon": Epsilon(allow_inf=True), "delta": Delta(allow_zero=False),
-        "degree": OrNone(POSITIVE_INT), "clip_radius": OrNone(POSITIVE),
+        "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE,
         "max_subspace_dim": Interval(Integral, 0, None, closed="left"), "cover_resolution": OrNone(OPEN_UNIT),
         "random_state": "random_state",
     }
@@ -362,7 +363,11 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         M = gradient_second_moment(m_tilde, degree, d)
         threshold = subspace_threshold(alpha, d, degree, first.size, sigma)
         basis, eigenvalues = relevant_subspace(M, threshold, min(max_dim, d))
-        cover = halfspace_cover(basis, resolution)
+        try:
+            cover = halfspace_cover(basis, resolution)
+        except ValueError as error:  # a cover too large to build: name the learner's parameter, not the helper's
+            name = "cover_resolution" if self.cover_resolution is not None else "alpha (the default cover_resolution)"
+            raise ValueError(f"{name}: {error}") from error
         index, coef, intercept = select_halfspace(X[second], y[second], cover, epsilon, rng)
 
         self.n_features_in_ = d

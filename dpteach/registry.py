@@ -266,12 +266,16 @@ def run_extreme(entry, value, settings=EXTREME_SETTINGS):
     """Audit ``entry`` with one record at ``value`` (see :func:`extreme_setup`); a dict for the report.
 
     Keys: name, value, refused (the validation message or None), finite (every
-    output on both inputs finite), epsilon_lower (certified, at ``settings``), claim.
+    output on both inputs finite), epsilon_lower (certified, at ``settings``), claim,
+    degenerate (None, or why the pair is "nothing to audit": D and D' the same
+    double, e.g. 1e300 and 1e300 − 1, or one output with probability 1 on both;
+    ``audit.AuditResult.degenerate``; such a row is not a passed audit).
     Warnings are raised as errors: a warning that appears for one record and not
     for its neighbour is itself an observable difference.
     """
     row = {"name": entry.name, "value": value, "claim": entry.epsilon, "delta": entry.delta, "refused": None,
-           "finite": True, "epsilon_lower": 0.0, "n_trials": settings.n_trials, "confidence": settings.confidence}
+           "finite": True, "epsilon_lower": 0.0, "n_trials": settings.n_trials, "confidence": settings.confidence,
+           "degenerate": None}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         setup = extreme_setup(entry, value)
@@ -288,7 +292,7 @@ def run_extreme(entry, value, settings=EXTREME_SETTINGS):
         else:
             result = audit.audit(mechanism, dataset, neighbour, events, settings.n_trials, delta=entry.delta,
                                  confidence=settings.confidence, n_select=settings.n_select, rng=rng)
-    row["epsilon_lower"] = result.epsilon_lower
+    row["epsilon_lower"], row["degenerate"] = result.epsilon_lower, result.degenerate
     return row
 
 

@@ -30,10 +30,11 @@ import math
 import numpy as np
 
 from . import composition
-from ._estimator import Estimator
+from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt
 from ._constraints import (Array, Check, Delta, Epsilon, Integral, Interval, Options, OrNone, POSITIVE, POSITIVE_INT,
                            Real, fit_context, validate_params)
+from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._validation import check_finite_array, check_int, check_positive, check_same_length, check_work
 from .mechanisms import gaussian_sigma
 from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale
@@ -95,7 +96,7 @@ def default_truncation(n_samples, noise_std=1.0, signal_norm=1.0):
 
 # --- one step of Algorithm 5.4 and its sensitivity (Lemma 5.5) -------------------------------------
 
-@validate_params({"block_size": POSITIVE_INT, "truncation": POSITIVE, "step_size": POSITIVE, "x_bound": POSITIVE})
+@validate_params({"block_size": POSITIVE_INT, "truncation": NORMAL_SCALE, "step_size": POSITIVE, "x_bound": POSITIVE})
 def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
     """λ = 4·η·c_x·T/m, the ℓ∞ sensitivity of one clipped gradient step (Lemma 5.5).
 
@@ -107,7 +108,7 @@ def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
     Parameters
     ----------
     block_size : int, m >= 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     step_size : float, η > 0
     x_bound : float, c_x > 0
 
@@ -125,7 +126,7 @@ def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
 
 
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "beta": Array(ndim=1), "step_size": POSITIVE,
-                  "truncation": POSITIVE, "clip_residual": FLAG})
+                  "truncation": NORMAL_SCALE, "clip_residual": FLAG})
 def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     """Line 5 of Algorithm 5.4 on one block: v = β − (η/m)·Xᵀ Π_{[−2T,2T]}(Xβ − f_T(y)).
 
@@ -143,7 +144,7 @@ def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     y : array_like, shape (m,), finite
     beta : array_like, shape (d,), finite
     step_size : float, η > 0
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     clip_residual : bool
 
     Returns
@@ -242,8 +243,9 @@ class DPLasso(Estimator):
     _estimator_type = "regressor"
     # sparsity <= d and n_iterations <= n need the data: fit checks them.
     _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "sparsity": POSITIVE_INT,
-                              "step_size": POSITIVE, "truncation": OrNone(POSITIVE), "n_iterations": OrNone(POSITIVE_INT),
-                              "random_state": "random_state", "clip_residual": FLAG,
+                              "step_size": POSITIVE, "truncation": NORMAL_SCALE_OR_NONE,
+                              "n_iterations": OrNone(POSITIVE_INT), "random_state": "random_state",
+                              "clip_residual": FLAG,
                               "calibrate": Options(("paper", "accountant")), "x_bound": POSITIVE}
 
     def __init__(self, epsilon, delta, sparsity, step_size=1.0, truncation=None, n_iterations=None,
@@ -313,9 +315,12 @@ class DPLasso(Estimator):
         return self
 
     def predict(self, X):
-        """X·β̂ for X of shape (k, d). Raises NotFittedError before ``fit``."""
+        """X·β̂ for X of shape (k, d) (±inf where the exact value exceeds the largest double, never NaN).
+
+        Raises NotFittedError before ``fit``.
+        """
         X = self._check_predict_input(X)
-        return X @ self.coef_
+        return linear_scores(X, self.coef_)  # the plain X @ coef_; scaled only for rows that overflow
 
     def score(self, X, y):
         """The coefficient of determination R² = 1 − Σ(y − ŷ)²/Σ(y − ȳ)² of ``predict(X)``."""
@@ -333,7 +338,7 @@ class DPLasso(Estimator):
 EVENT = {"condition_bound": CONDITION_BOUND, "x_bound": POSITIVE}
 
 
-@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "truncation": POSITIVE, **EVENT})
+@validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "truncation": NORMAL_SCALE, **EVENT})
 def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0, x_bound=1.0):
     """Δ₂ = 8Λc_x√d·T/n, the ℓ₂ sensitivity of OLS on f_T(y) on the event E(Λ, c_x, T) (Theorem 5.10's proof).
 
@@ -346,7 +351,7 @@ def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0
     Parameters
     ----------
     n_samples, n_features : int ≥ 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     condition_bound : float, Λ ≥ 1 (the event's λ_min(XᵀX) ≥ n/(2Λ))
     x_bound : float, c_x > 0
 
@@ -363,7 +368,7 @@ def noisy_ols_sensitivity(n_samples, n_features, truncation, condition_bound=1.0
 
 
 @validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
-                  "delta": Delta(allow_zero=False), "truncation": POSITIVE, "noise_multiplier": OrNone(POSITIVE),
+                  "delta": Delta(allow_zero=False), "truncation": NORMAL_SCALE, "noise_multiplier": OrNone(POSITIVE),
                   **EVENT})
 def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise_multiplier=None,
                         condition_bound=1.0, x_bound=1.0):
@@ -387,7 +392,7 @@ def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise
     n_features : int, d >= 1
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     noise_multiplier : None or float c_W > 0
     condition_bound : float, Λ >= 1 (used when noise_multiplier is None)
     x_bound : float, c_x > 0 (used when noise_multiplier is None)
@@ -410,7 +415,7 @@ def noisy_ols_noise_std(n_samples, n_features, epsilon, delta, truncation, noise
 
 #: The parameters of noisy OLS (:func:`noisy_ols` and the audits' releases).
 NOISY_OLS = {"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-             "truncation": POSITIVE, "rng": "random_state", "noise_multiplier": OrNone(POSITIVE), **EVENT}
+             "truncation": NORMAL_SCALE, "rng": "random_state", "noise_multiplier": OrNone(POSITIVE), **EVENT}
 
 
 @privacy_claim(theorem="thm-noisy-ols", epsilon="epsilon, on the event E(condition_bound, x_bound, truncation) only",
@@ -442,7 +447,7 @@ def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None,
     y : array_like, shape (n,), finite
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     rng : None, int or numpy.random.Generator
     noise_multiplier : None (the calibration on E) or float c_W > 0 (the paper's variance × c_W, uncalibrated)
     condition_bound : float, Λ >= 1 (the event's λ_min(X̄ᵀX̄) ≥ n/(2Λ); 1 suits a Rademacher design with n ≫ d)
@@ -503,7 +508,7 @@ def _dp_gd_iterations(n_samples, n_iterations):
 
 
 @validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
-                  "delta": Delta(allow_zero=False), "truncation": POSITIVE, "n_iterations": OrNone(POSITIVE_INT),
+                  "delta": Delta(allow_zero=False), "truncation": NORMAL_SCALE, "n_iterations": OrNone(POSITIVE_INT),
                   "x_bound": POSITIVE, "accountant": Options(("gaussian", "advanced"))})
 def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations=None, x_bound=1.0,
                               accountant="gaussian"):
@@ -528,7 +533,7 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     n_features : int, d >= 1
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     n_iterations : int or None, K >= 1 (None: ⌈ln n⌉)
     x_bound : float, c_x > 0
     accountant : {"gaussian", "advanced"}
@@ -555,7 +560,7 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
 
 @privacy_claim(theorem="alg-dp-gd-ols", epsilon="epsilon", delta="delta")
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "truncation": POSITIVE, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
+                  "truncation": NORMAL_SCALE, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
                   "rng": "random_state", "x_bound": POSITIVE})
 def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None, step_size=1.0, rng=None,
                             x_bound=1.0):
@@ -578,7 +583,7 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     y : array_like, shape (n,), finite
     epsilon : float, 0 < ε < inf
     delta : float, 0 < δ < 1
-    truncation : float, T > 0
+    truncation : float, 1e-150 <= T <= 1e150
     n_iterations : int or None, K >= 1 (None: ⌈ln n⌉)
     step_size : float, η > 0
     rng : None, int or numpy.random.Generator

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ._constraints import Array, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._scales import NORMAL_SCALE_OR_NONE
 from ._validation import check_int, check_same_length, check_second_moments, check_work
 from .regression import default_truncation
 from .regression_steps import FLAG, block_indices, gradient_step
@@ -51,7 +52,7 @@ def hard_threshold(v, s):
 
 
 @validate_params({**DESIGN, "sparsity": POSITIVE_INT, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
-                  "truncation": OrNone(POSITIVE), "rng": "random_state", "clip_residual": FLAG})
+                  "truncation": NORMAL_SCALE_OR_NONE, "rng": "random_state", "clip_residual": FLAG})
 def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None, rng=None,
               clip_residual=True):
     """Algorithm 5.4 without privacy: the same split gradient steps, exact top-ŝ thresholding.
@@ -67,7 +68,7 @@ def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None,
     sparsity : int, 1 <= ŝ <= d
     n_iterations : int or None, N₀ >= 1 (None: ⌈ln n⌉)
     step_size : float, η > 0
-    truncation : float or None, T > 0 (None: ``default_truncation(n)``)
+    truncation : float or None, 1e-150 <= T <= 1e150 (None: ``default_truncation(n)``)
     rng : None, int or numpy.random.Generator (only the random split uses it)
     clip_residual : bool
 
