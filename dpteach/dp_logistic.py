@@ -305,23 +305,42 @@ def broken_noisy_gradient_sum_without_clipping(X, y, coef, intercept, clip_norm,
     return noisy[0] if size is None else noisy
 
 
-#: Steps per epoch of the default batch size (see :func:`default_batch_size`).
+#: Most steps per epoch of the default batch size (see :func:`default_batch_size`).
 DEFAULT_STEPS_PER_EPOCH = 100
 
 
 def default_batch_size(n, steps_per_epoch=DEFAULT_STEPS_PER_EPOCH):
-    """⌈n/steps_per_epoch⌉ (at least 1, at most n): the default batch size of the DP-SGD learners (public n only).
+    """⌈n/steps_per_epoch⌉ (at least 1, at most n): a batch size from public n only.
 
-    Used by :class:`DPSGDLogisticRegression` (100 steps per epoch) and by
-    :class:`dpteach.dp_sgd_poisson.PoissonDPSGDLogisticRegression` (20 expected steps per epoch).
+    :func:`sgd_batch_size` uses it as the smallest default batch (at most 100 steps per epoch).
     """
-    # Each epoch is charged in full whatever its batches (no amplification claimed), so steps within an epoch cost
-    # no privacy, only noise σ/B on each mean gradient. Rows of norm ≤ R in d dimensions give flat directions of
-    # curvature near β/d, which 5 epochs of 20 steps leave far from converged; 100 steps per epoch reach them.
     return max(1, min(n, math.ceil(n / steps_per_epoch)))
 
 
-def _default_step_size(data_norm):
+def sgd_batch_size(n, n_parameters, sigma, learning_rate, n_epochs, data_norm,
+                   steps_per_epoch=DEFAULT_STEPS_PER_EPOCH):
+    """The default batch size of the DP-SGD learners: B = ⌈(2η²σ²pEn / D²)^{1/3}⌉ with D = 4/R (issue 33).
+
+    Kept between ⌈n/100⌉ and n. Public values only: n, the p = d + 1 parameters, the noise σ on each batch
+    sum, the step size η, the E epochs and the declared row bound R (never the data).
+
+    Why. Each epoch is charged in full whatever its batches (Theorem 9.3 claims no amplification), so steps
+    within an epoch cost no privacy, but each adds its own noise Z ~ N(0, σ²I_p) to a sum that is then
+    divided by B. The update direction ĝ = (Σ_batch clipped g + Z)/B has E‖ĝ‖² ≤ C² + σ²p/B². Online
+    gradient descent with a constant step η on convex losses (Zinkevich 2003), turned into a statistical
+    bound by averaging, gives an excess loss of at most D²/(2ηT) + η·E‖ĝ‖²/2 after T = En/B steps, D being
+    the norm of the weights sought. As a function of B that is D²B/(2ηEn) + ηC²/2 + ησ²p/(2B²): fewer,
+    larger batches cost optimisation steps (the first term grows like B) and more, smaller batches cost
+    noise (the last term grows like 1/B²). The minimum is at B³ = 2η²σ²pEn/D². For D we take 4/R, the
+    norm of weights that give a row at the bound R a margin of 4 (logistic loss 0.018): a public scale,
+    not a fit. At most 100 steps per epoch (B ≥ ⌈n/100⌉), where more steps only add loop overhead.
+    """
+    weight_norm = 4.0 / data_norm
+    optimum = (2.0 * learning_rate ** 2 * sigma ** 2 * n_parameters * n_epochs * n / weight_norm ** 2) ** (1 / 3)
+    return max(default_batch_size(n, steps_per_epoch), min(n, math.ceil(optimum)))
+
+
+def default_step_size(data_norm):
     """η = 1/β = 4/R²: the step size for rows of norm ≤ R, from the logistic loss's smoothness (Eq. 9.2).
 
     The Hessian of ℓ(θ; x, y) in w is σ'(m)·x xᵀ with σ' ≤ 1/4, so ℓ is β-smooth in w with β = ‖x‖²/4 ≤ R²/4,
@@ -349,9 +368,10 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     n_epochs : int, 1 ≤ E ≤ MAX_EPOCHS (10⁶)
         E, passes over the data (default 5).
     batch_size : int ≥ 1, optional
-        B (default ⌈n/100⌉: 100 steps per epoch, which cost no privacy, since each epoch is charged in
-        full whatever its batches). Examples beyond the last full batch of an epoch's permutation are
-        skipped in that epoch.
+        B (default :func:`sgd_batch_size`: the batch that balances the noise each step adds against the
+        steps an epoch makes, from public n, d, σ, η, E and R; steps within an epoch cost no privacy, since
+        each epoch is charged in full whatever its batches). Examples beyond the last full batch of an
+        epoch's permutation are skipped in that epoch.
     learning_rate : float > 0, optional
         Step size η of θ ← θ − η(noisy mean gradient + λθ). Default 4/R² = 1/β, β = R²/4 being the
         smoothness of the logistic loss in w on rows of norm ≤ R (see the chapter's Section 9.2).
@@ -447,18 +467,18 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         data_norm = float(self.data_norm)
         clip_norm = data_norm if self.clip_norm is None else float(self.clip_norm)
         n_epochs, epsilon, delta = int(self.n_epochs), float(self.epsilon), float(self.delta)
-        learning_rate = _default_step_size(data_norm) if self.learning_rate is None else float(self.learning_rate)
+        learning_rate = default_step_size(data_norm) if self.learning_rate is None else float(self.learning_rate)
         l2_penalty = float(self.l2_penalty)
         n, d = X.shape
-        if self.batch_size is None:
-            batch = default_batch_size(n)
-        else:
-            batch = check_int(self.batch_size, "batch_size", minimum=1, maximum=n)  # needs the data: n
+        if self.batch_size is not None:
+            check_int(self.batch_size, "batch_size", minimum=1, maximum=n)  # needs the data: n
         if n_epochs * n * (d + 1) > MAX_FIT_WORK:
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "
                              f"MAX_FIT_WORK = {MAX_FIT_WORK:.0e} gradient coordinates; use fewer n_epochs or rows")
         rng = np.random.default_rng(self.random_state)
         sigma, calibrated_by = _calibration(clip_norm, n_epochs, epsilon, delta, self.accountant)
+        batch = (sgd_batch_size(n, d + 1, sigma, learning_rate, n_epochs, data_norm) if self.batch_size is None
+                 else int(self.batch_size))
         steps_per_epoch = n // batch
 
         theta = np.zeros(d + 1)

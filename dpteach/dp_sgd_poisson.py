@@ -28,6 +28,7 @@ the wave-4 review checked single steps in 2-D: δ(ε) grows with the angle betwe
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -38,7 +39,7 @@ from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, privacy_claim
 from ._validation import check_int, check_same_length
 from .composition import PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
-from .dp_logistic import MAX_EPOCHS, MAX_FIT_WORK, default_batch_size, dp_sgd_sigma
+from .dp_logistic import MAX_EPOCHS, MAX_FIT_WORK, default_step_size, dp_sgd_sigma, sgd_batch_size
 from .logistic_loss import clip_per_example, per_example_gradients
 
 __all__ = ["poisson_sgd_epsilon", "poisson_sgd_sigma", "PoissonDPSGDLogisticRegression"]
@@ -212,6 +213,16 @@ def _shuffled_sums_with_poisson_accounting_broken(G, clip_norm, sigma, sampling_
     return sums + sigma * rng.standard_normal(sums.shape)
 
 
+@functools.lru_cache(maxsize=256)
+def cached_poisson_sgd_sigma(clip_norm, sampling_rate, n_steps, epsilon, delta):
+    """:func:`poisson_sgd_sigma`, computed once per setting (issue 33).
+
+    σ depends only on public values (C, q, T, ε, δ), never on the data, so every fit with the same public
+    settings (cross-validation folds, seeds, refits) reuses one calibration instead of a dozen PLD evaluations.
+    """
+    return poisson_sgd_sigma(clip_norm, sampling_rate, n_steps, epsilon, delta)
+
+
 @privacy_claim(theorem="thm-dpsgd-privacy", epsilon="epsilon", delta="delta")
 class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """DP-SGD logistic regression with Poisson-subsampled batches, accounted by PLD (chapter 9, issue 24).
@@ -220,20 +231,29 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     ----------
     epsilon : float, 10⁻³ <= ε <= 100 (EPSILON_RANGE)
     delta : float, 0 < δ < 1
-    clip_norm : float > 0
-        C (public).
+    clip_norm : float > 0, optional
+        C (public). Default R, the declared row bound ``data_norm``, as in
+        :class:`dpteach.dp_logistic.DPSGDLogisticRegression`.
     n_epochs : int, 1 <= E <= MAX_EPOCHS
         Expected passes over the data: T = E·⌈n/B⌉ steps.
     batch_size : int >= 1, optional
-        Expected batch size B (default ⌈n/20⌉); the sampling rate is q = B/n.
-    learning_rate : float > 0
+        Expected batch size B; the sampling rate is q = B/n. Default: :func:`dpteach.dp_logistic.sgd_batch_size`
+        evaluated at the shuffled learner's σ for the same (C, E, ε, δ), which is at least the Poisson σ
+        (amplification only lowers it), so the noise that rule balances is never underestimated; public values only.
+    learning_rate : float > 0, optional
+        Default 4/R² = 1/β, as the shuffled learner (the logistic loss is R²/4-smooth on rows of norm ≤ R).
     l2_penalty : float >= 0
     random_state : seed or Generator, optional
+    data_norm : float > 0, keyword-only
+        R, the declared bound on the rows' norm (default 1); it sets the defaults of clip_norm and
+        learning_rate and nothing else.
 
     Attributes
     ----------
     coef_, intercept_ : the average iterate of the last ⌈n/B⌉ steps.
     sigma_ : float; sampling_rate_ : float; n_steps_ : int
+    clip_norm_, learning_rate_ : float; batch_size_ : int
+        The C, η and expected B used (the defaults resolved from ``data_norm``).
     privacy_ : PrivacyReceipt
         The guarantee and how it was computed.
 
@@ -257,13 +277,15 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """
 
     _fitted_attribute = "coef_"
-    _parameter_constraints = {"epsilon": TARGET, "delta": Delta(allow_zero=False), "clip_norm": POSITIVE,
+    _parameter_constraints = {"epsilon": TARGET, "delta": Delta(allow_zero=False), "clip_norm": OrNone(POSITIVE),
                               "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
-                              "batch_size": OrNone(POSITIVE_INT), "learning_rate": POSITIVE,
-                              "l2_penalty": Interval(Real, 0, None, closed="left"), "random_state": "random_state"}
+                              "batch_size": OrNone(POSITIVE_INT), "learning_rate": OrNone(POSITIVE),
+                              "l2_penalty": Interval(Real, 0, None, closed="left"), "random_state": "random_state",
+                              "data_norm": POSITIVE}
 
-    def __init__(self, epsilon, delta, clip_norm=1.0, n_epochs=5, batch_size=None, learning_rate=0.5,
-                 l2_penalty=0.0, random_state=None):
+    # data_norm is keyword-only, as in DPSGDLogisticRegression: a positional clip_norm keeps its meaning.
+    def __init__(self, epsilon, delta, clip_norm=None, n_epochs=5, batch_size=None, learning_rate=None,
+                 l2_penalty=0.0, random_state=None, *, data_norm=1.0):
         self.epsilon = epsilon
         self.delta = delta
         self.clip_norm = clip_norm
@@ -272,6 +294,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.learning_rate = learning_rate
         self.l2_penalty = l2_penalty
         self.random_state = random_state
+        self.data_norm = data_norm
 
     @fit_context({"X": Array(ndim=2), "y": Labels()})
     def fit(self, X, y):
@@ -283,20 +306,29 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
             As :class:`dpteach.dp_logistic.DPSGDLogisticRegression`; ImportError without dp-accounting.
         """
         check_same_length(X, y)
-        epsilon, delta, clip_norm = float(self.epsilon), float(self.delta), float(self.clip_norm)
-        n_epochs, learning_rate, l2_penalty = int(self.n_epochs), float(self.learning_rate), float(self.l2_penalty)
+        # The defaults follow the declared bound R (a public parameter), never the data: C = R, η = 4/R².
+        data_norm, epsilon, delta = float(self.data_norm), float(self.epsilon), float(self.delta)
+        clip_norm = data_norm if self.clip_norm is None else float(self.clip_norm)
+        learning_rate = default_step_size(data_norm) if self.learning_rate is None else float(self.learning_rate)
+        n_epochs, l2_penalty = int(self.n_epochs), float(self.l2_penalty)
         n, d = X.shape
-        # 20 expected steps per epoch, as documented: each Poisson step is one more step for the PLD accountant (its
-        # σ and its running time depend on the step count), unlike the shuffled learner's steps within an epoch.
-        batch = default_batch_size(n, 20) if self.batch_size is None else check_int(self.batch_size, "batch_size",
-                                                                                minimum=1, maximum=n)
+        if self.batch_size is None:
+            shuffled_sigma = dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, accountant="exact")
+            batch = sgd_batch_size(n, d + 1, shuffled_sigma, learning_rate, n_epochs, data_norm)
+            # ⌈n/B⌉ steps per epoch at rate B/n would sample up to twice E passes when B is near n: use the
+            # rate 1/⌈n/B⌉ (expected batch n/⌈n/B⌉ >= B), so the T steps make E expected passes exactly.
+            steps_per_epoch = math.ceil(n / batch)
+            rate = 1.0 / steps_per_epoch
+            batch = n * rate
+        else:
+            batch = check_int(self.batch_size, "batch_size", minimum=1, maximum=n)
+            rate, steps_per_epoch = batch / n, math.ceil(n / batch)
         if n_epochs * n * (d + 1) > MAX_FIT_WORK:
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "
                              f"MAX_FIT_WORK = {MAX_FIT_WORK:.0e} gradient coordinates; use fewer n_epochs or rows")
-        rate, steps_per_epoch = batch / n, math.ceil(n / batch)
         n_steps = check_int(n_epochs * steps_per_epoch, "n_epochs·⌈n/batch_size⌉", maximum=MAX_STEPS)
         rng = np.random.default_rng(self.random_state)
-        sigma = poisson_sgd_sigma(clip_norm, rate, n_steps, epsilon, delta)
+        sigma = cached_poisson_sgd_sigma(clip_norm, rate, n_steps, epsilon, delta)
 
         theta, average = np.zeros(d + 1), np.zeros(d + 1)
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported below, by name
@@ -314,6 +346,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         theta = average / steps_per_epoch
         self.coef_, self.intercept_ = theta[:d].copy(), float(theta[d])
         self.sigma_, self.sampling_rate_, self.n_steps_ = sigma, rate, n_steps
+        self.clip_norm_, self.learning_rate_, self.batch_size_ = clip_norm, learning_rate, batch
         self.n_features_in_ = d
         self.privacy_ = PrivacyReceipt(
             epsilon, delta, accountant="pld", theorem="Theorem 9.3 (Poisson-subsampled variant)",

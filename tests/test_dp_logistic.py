@@ -353,3 +353,21 @@ X3, Y3 = np.ones((3, 2)), np.array([1.0, -1.0, 1.0])
 def test_bad_input_raises_named_errors(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_default_batch_balances_the_steps_against_their_noise():
+    # sgd_batch_size minimises D²B/(2ηEn) + ησ²p/(2B²) (the Zinkevich bound as a function of B), D = 4/R:
+    # B³ = 2η²σ²pEn/D². At η = 4, σ = 10, p = 4, E = 5, n = 1000, R = 1: B³ = 2·16·100·4·5·1000/16 = 4·10⁶.
+    from dpteach.dp_logistic import sgd_batch_size
+    assert sgd_batch_size(1000, 4, 10.0, 4.0, 5, 1.0) == math.ceil((4e6) ** (1 / 3))  # 159
+    # A row bound R scales D = 4/R, so B grows like R^{2/3} at fixed η, σ.
+    assert sgd_batch_size(1000, 4, 10.0, 4.0, 5, 8.0) == math.ceil((4e6 * 64) ** (1 / 3))
+    # Never beyond n, never below ⌈n/100⌉ (at most 100 steps per epoch).
+    assert sgd_batch_size(1000, 4, 1e6, 4.0, 5, 1.0) == 1000
+    assert sgd_batch_size(10 ** 6, 4, 1e-3, 4.0, 5, 1.0) == 10 ** 4
+    # The learner uses it: more noise (smaller ε) means larger batches.
+    X = np.random.default_rng(0).normal(size=(2000, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    small, large = (L.DPSGDLogisticRegression(eps, 1e-5, random_state=0).fit(X, y).batch_size_ for eps in (0.5, 4.0))
+    assert small > large

@@ -85,8 +85,13 @@ def test_fit_is_private_by_construction_and_learns():
     w = np.ones(d) / np.sqrt(d)
     y = np.where(X @ w + 0.1 * rng.normal(size=n) >= 0, 1.0, -1.0)
     model = P.PoissonDPSGDLogisticRegression(epsilon=1.0, delta=1e-5, n_epochs=3, random_state=0).fit(X, y)
-    assert model.sampling_rate_ == pytest.approx(200 / n)
-    assert model.n_steps_ == 60
+    # Default batch (issue 33): the shuffled learner's rule at the shuffled σ (at least the Poisson σ), then the
+    # rate 1/⌈n/B⌉ so that the T = E·⌈n/B⌉ steps make exactly E expected passes; C = R = 1 and η = 4/R².
+    from dpteach.dp_logistic import dp_sgd_sigma, sgd_batch_size
+    B = sgd_batch_size(n, d + 1, dp_sgd_sigma(1.0, 3, 1.0, 1e-5, accountant="exact"), 4.0, 3, 1.0)
+    steps_per_epoch = -(-n // B)
+    assert model.sampling_rate_ == 1.0 / steps_per_epoch and model.n_steps_ == 3 * steps_per_epoch
+    assert model.clip_norm_ == 1.0 and model.learning_rate_ == 4.0
     assert P.poisson_sgd_epsilon(model.sigma_, 1.0, model.sampling_rate_, model.n_steps_, 1e-5) <= 1.0
     # Learns: far better than chance on a separable-ish problem (chance is 0.5).
     assert model.score(X, y) > 0.8

@@ -140,9 +140,11 @@ def test_dp_lasso_estimator_interface():
     assert model.predict(X[:3]).shape == (3,)
     assert model.score(X, y) == pytest.approx(1 - np.sum((y - X @ model.coef_) ** 2) / np.sum((y - y.mean()) ** 2))
     assert len(model.support_path_) == model.n_iter_
-    assert model.epsilon_certified_ == pytest.approx(peeling.peeling_epsilon(4, 2.0, 1e-5))
-    accountant = r.DPLasso(2.0, 1e-5, 4, random_state=7, calibrate="accountant").fit(X, y)
-    assert accountant.epsilon_certified_ == 2.0
+    # The default certifies the ε it is given (issue 33); the paper's calibration certifies Theorem 5.3's ε′.
+    assert model.calibrate == "accountant" and model.epsilon_certified_ == 2.0
+    paper = r.DPLasso(2.0, 1e-5, 4, random_state=7, calibrate="paper").fit(X, y)
+    assert paper.epsilon_certified_ == pytest.approx(peeling.peeling_epsilon(4, 2.0, 1e-5))
+    assert paper.noise_scale_ > model.noise_scale_  # the paper's calibration spends only ε′ < ε here
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :5])
 

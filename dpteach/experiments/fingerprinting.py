@@ -426,7 +426,7 @@ def _regression_estimators(d, s, n, epsilons, sigma, beta):
             lambda X, y, rng, e=e: regression.noisy_ols(X, y, e, delta, truncation, rng=rng), d)
         estimators[("dp_lasso", e)] = _per_trial(
             lambda X, y, rng, e=e: regression.DPLasso(e, delta, 2 * s, truncation=truncation,
-                                                      random_state=rng).fit(X, y).coef_, d)
+                                                      random_state=rng, calibrate="paper").fit(X, y).coef_, d)
     certified = {e: peeling.peeling_epsilon(2 * s, e, delta) for e in epsilons}
     return estimators, certified
 

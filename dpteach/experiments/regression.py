@@ -86,7 +86,7 @@ def _private_and_iht_errors(n, d, s, epsilons, delta, rng):
     seed = int(rng.integers(2 ** 31))
     errors, support = np.empty(len(epsilons)), np.empty(len(epsilons))
     for i, eps in enumerate(epsilons):
-        coef = DPLasso(eps, delta, 2 * s, random_state=seed).fit(X, y).coef_
+        coef = DPLasso(eps, delta, 2 * s, random_state=seed, calibrate="paper").fit(X, y).coef_
         errors[i], support[i] = _error(coef, beta), np.mean(coef[beta != 0] != 0)
     return errors, support, _error(split_iht(X, y, 2 * s, rng=seed), beta), (X, y, beta)
 
@@ -224,7 +224,7 @@ def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
         seed = int(rng.integers(2 ** 31))
         for name, options in variants.items():
             for k, (_, overrides) in enumerate(options):
-                params = dict(sparsity=2 * s, random_state=seed)
+                params = dict(sparsity=2 * s, random_state=seed, calibrate="paper")
                 params.update(overrides)
                 results[name][1][k, rep] = _error(DPLasso(epsilon, delta, **params).fit(X, y).coef_, beta)
     return results
@@ -434,7 +434,8 @@ def _tracing_setup(kind, epsilon, rng):
         estimators = {
             "LASSO": _per_trial(lambda X, y, g: lasso_ista(X, y, penalty=0.02), d),
             f"private LASSO (ε = {epsilon:g})": _per_trial(
-                lambda X, y, g: DPLasso(epsilon, delta, 10, n_iterations=2, random_state=g).fit(X, y).coef_, d)}
+                lambda X, y, g: DPLasso(epsilon, delta, 10, n_iterations=2, random_state=g,
+                                        calibrate="paper").fit(X, y).coef_, d)}
     return n, sample, estimators, statistics
 
 
