@@ -19,7 +19,7 @@ import math
 from numbers import Real
 
 from . import _validation as V
-from ._constraints import NOT_A_NUMBER, Interval, OrNone
+from ._constraints import NOT_A_NUMBER, POSITIVE, Interval, OrNone
 
 #: The smallest and largest scale parameter a release accepts (T and T² normal doubles).
 SCALE_MIN, SCALE_MAX = 1e-150, 1e150
@@ -41,6 +41,12 @@ class NormalScale(Interval):
                              f"normal doubles and every sensitivity and noise scale derived from it is finite "
                              f"and nonzero), got {value!r}")
         return x
+
+    def nested(self, value, name):
+        # A nested scale is often derived (2C, a sensitivity from T and n, Δ/√K) and may leave the normal range
+        # legitimately (a tiny sensitivity at a huge n). Its privacy precondition, finite and > 0, holds on every
+        # call (POSITIVE's nested check); the range itself is the user's contract, checked where they pass it.
+        return POSITIVE.nested(value, name)
 
     def invalid_values(self):
         return list(NOT_A_NUMBER) + [(math.nan, "nan"), (0.0, "0.0"), (-1.0, "-1.0"), (5e-324, "5e-324"),

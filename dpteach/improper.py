@@ -328,12 +328,13 @@ def practical_parameters(n, d, alpha, epsilon, delta, beta=0.1, degree=None, cli
     """
     p = practical_degree(alpha) if degree is None else degree
     D = feature_dimension(d, p)
-    T = _hermite_clip_radius(d, p, C_SMALL * alpha, "2sqrtD") if clip_radius is None else clip_radius
-    k = math.ceil(math.log2(2 / beta)) if n_blocks is None else n_blocks
+    # The grid check comes first: at a tiny α the radius below would be asked of c·α = 0 (an internal name).
     if n_thresholds is None and _or_inf(lambda: 1 / (2 * C_SMALL * alpha)) > MAX_THRESHOLDS:
         raise ValueError(f"alpha = {alpha!r} needs a threshold grid of M = ⌈2/α⌉ = {2 / alpha:.3g} points, more "
                          f"than MAX_THRESHOLDS = {MAX_THRESHOLDS:,}; valid range: alpha >= {2 / MAX_THRESHOLDS:g} "
                          f"(or pass n_thresholds)")
+    T = _hermite_clip_radius(d, p, C_SMALL * alpha, "2sqrtD") if clip_radius is None else clip_radius
+    k = math.ceil(math.log2(2 / beta)) if n_blocks is None else n_blocks
     M = math.ceil(1 / (2 * C_SMALL * alpha)) if n_thresholds is None else n_thresholds
     m = max(1, n // 5)
     n0 = (n - m) // k
