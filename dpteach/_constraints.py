@@ -440,6 +440,8 @@ def check_fields(record):
     """
     nested = _NESTED.get()
     for name, constraint in (constraints_of(type(record)) or {}).items():
+        if nested and constraint.skip_nested:
+            continue  # an array field built inside a checked routine: left as it is, as before
         check = constraint.nested if nested else constraint.validate
         object.__setattr__(record, name, check(getattr(record, name), name))
 
