@@ -21,8 +21,8 @@ from pathlib import Path
 
 from sphinx.errors import ExtensionError
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: tools/
-from tools import glued_numbers  # noqa: E402  (one home for the marker and its formatting)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _ext/ (Sphinx puts it there too)
+import glued_markers  # noqa: E402  (one home for the marker, its formatting and its checks)
 
 
 def _glued_values(app, docname):
@@ -45,10 +45,10 @@ def _scan(app, doctree):
     found.pop(docname, None)
     if source.suffix == ".ipynb":
         nb = json.loads(source.read_text(encoding="utf-8"))
-        values = _glued_values(app, docname) if glued_numbers.markers_in(nb) else None
+        values = _glued_values(app, docname) if glued_markers.markers_in(nb) else None
         if values is not None:
-            bad = glued_numbers.markup_problems(nb) + glued_numbers.describe_stale(
-                docname, glued_numbers.stale_literals(nb, values))
+            bad = glued_markers.markup_problems(nb) + glued_markers.describe_stale(
+                docname, glued_markers.stale_literals(nb, values))
             if bad:
                 found[docname] = bad
     app.env.dpteach_stale_glue = found
@@ -70,7 +70,7 @@ def _report(app, exception):
     if found:
         lines = [f"  {problem}" for docname in sorted(found) for problem in found[docname]]
         raise ExtensionError(f"{len(lines)} number(s) quoted in the prose differ from what the build computed:\n"
-                             + "\n".join(lines) + "\n" + glued_numbers.FIX)
+                             + "\n".join(lines) + "\n" + glued_markers.FIX)
 
 
 def setup(app):

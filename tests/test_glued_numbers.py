@@ -167,3 +167,23 @@ def test_no_marker_is_left_at_the_start_of_a_line():
                                             {"a": _plain(1)})
     leftover = json.loads(_text([_cell("markdown", ["x\n", "<!--glue:a-->1<!--/glue--> y\n"]), CODE]))
     assert "begins a line" in "".join(glued_numbers.markup_problems(leftover))
+
+
+def test_a_stale_literal_fails_the_book_build(tmp_path):
+    # The book's own _config.yml and _ext (test_book_build's tiny book): the build executes the page, and
+    # _ext/dpteach_glued_numbers.py compares each literal with the glued value. One right, one stale, one varying.
+    from test_book_build import JUPYTER_BOOK, _build, _tiny_book
+
+    if not JUPYTER_BOOK.exists():
+        pytest.skip("jupyter-book is not installed next to python")
+    _tiny_book(tmp_path, ['from myst_nb import glue\nimport time\nglue("x", 3.14159, display=False)\n'
+                          'glue("t", time.process_time(), display=False)'])
+    page = json.loads((tmp_path / "page.ipynb").read_text())
+    page["cells"].append({"cell_type": "markdown", "metadata": {}, "id": "quoted", "source": [
+        "pi is <!--glue:x:.2f-->3.14<!--/glue-->, or <!--glue:x:.3f-->3.14<!--/glue-->; "
+        "t = <!--glue-varies:t:.0f-->12345<!--/glue-->.\n"]})
+    (tmp_path / "page.ipynb").write_text(json.dumps(page))
+    status, log = _build(tmp_path)
+    assert status != 0, log[-3000:]
+    assert "1 number(s) quoted in the prose differ from what the build computed" in log, log[-3000:]
+    assert "page: glue key 'x' (format '.3f'): the prose says '3.14', the executed cell gives '3.142'" in log
