@@ -13,9 +13,6 @@ from __future__ import annotations
 import ast
 import re
 
-#: The mime prefix myst-nb's ``glue(..., display=False)`` puts on the glued bundle.
-GLUE_PREFIX = "application/papermill.record/"
-
 #: A quoted number: ``<!--glue:KEY[:FORMAT]-->LITERAL<!--/glue-->`` on one line. KEY[:FORMAT] is
 #: the text of the former role, split at its last colon as myst-nb did. ``<!--glue-varies:...-->``
 #: quotes a number that no seed fixes (a timing, OpenDP's unseedable sampler): ``--write`` refreshes
@@ -146,12 +143,16 @@ def stale_literals(nb, values):
     """[(key, format, literal, computed text)] for every marker whose literal is not the glued value.
 
     ``values`` is {key: text/plain} from an execution; a key it lacks gives computed ``None``. A
-    ``glue-varies`` marker is stale only if its key is missing (its value formats, or this raises).
+    ``glue-varies`` marker is stale only if its key is missing or its value does not format.
     """
     stale = []
     for _, key, fmt, literal, varies in markers_in(nb):
-        computed = format_value(values[key], fmt) if key in values else None
-        if computed is None or (computed != literal and not varies):
+        formats = True
+        try:
+            computed = format_value(values[key], fmt) if key in values else None
+        except (ValueError, TypeError) as error:  # e.g. NumPy 2's "np.float64(0.5)": glue float(...) instead
+            computed, formats = f"<{values[key]!r} does not format as {fmt!r}: {error}>", False
+        if computed is None or not formats or (computed != literal and not varies):
             stale.append((key, fmt, literal, computed))
     return stale
 

@@ -20,7 +20,7 @@ from myst_nb.core.variables import format_plain_text
 from tools import glued_numbers
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "book").rglob("*.ipynb"))
+NOTEBOOKS = sorted(p for p in (ROOT / "book").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
 def _nb(path):
@@ -118,6 +118,9 @@ def test_a_numpy_scalar_is_quoted_as_myst_nb_would_show_it():
     # the chapters glue float(...) for that reason, and the tool fails the same way instead of guessing.
     with pytest.raises(ValueError):
         glued_numbers.format_value(_plain(np.float64(0.5)), ".2f")
+    nb = json.loads(_text([_cell("markdown", ["<!--glue-varies:a:.2f-->0.50<!--/glue-->\n"]), CODE]))
+    [(key, _, literal, computed)] = glued_numbers.stale_literals(nb, {"a": _plain(np.float64(0.5))})
+    assert (key, literal) == ("a", "0.50") and "does not format" in computed
 
 
 def test_malformed_markers_and_leftover_roles_are_reported():
