@@ -18,9 +18,11 @@ fails for a label in a chapter without a test, or a test without a label.
 
 A claim that does not survive its test is rewritten in the chapter, never tuned.
 
-Numbers that an experiment produces are not typed in the prose: the chapter
-computes them in a cell and inserts them with myst-nb's ``glue`` and the
-``{glue:text}`` role.
+Numbers that an experiment produces are not typed in the prose by hand: the
+chapter computes them in a cell and glues them (myst-nb's ``glue``), and
+``tools/glued_numbers.py`` writes each into the prose as a literal in a marker,
+``<!--glue:key:fmt-->3.41<!--/glue-->``, which the book build and nbval check
+against the executed cell.
 """
 
 from __future__ import annotations
