@@ -36,6 +36,7 @@ from ._constraints import (Array, Check, Delta, Epsilon, Integral, Interval, Opt
                            Real, fit_context, validate_params)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._validation import check_finite_array, check_int, check_positive, check_same_length, check_work
+from .feature_scaling import clip_rows
 from .mechanisms import gaussian_sigma
 from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale
 from .privacy import privacy_claim
@@ -512,9 +513,10 @@ def _dp_gd_iterations(n_samples, n_iterations):
 
 @validate_params({"n_samples": POSITIVE_INT, "n_features": POSITIVE_INT, "epsilon": Epsilon(),
                   "delta": Delta(allow_zero=False), "truncation": NORMAL_SCALE, "n_iterations": OrNone(POSITIVE_INT),
-                  "x_bound": POSITIVE, "accountant": Options(("gaussian", "advanced"))})
+                  "x_bound": POSITIVE, "accountant": Options(("gaussian", "advanced")),
+                  "row_norm": NORMAL_SCALE_OR_NONE})
 def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations=None, x_bound=1.0,
-                              accountant="gaussian"):
+                              accountant="gaussian", row_norm=None):
     """Per-step noise σ_GD of Algorithm 5.11: the analytic Gaussian σ for sensitivity Δ₂·√K at (ε, δ).
 
     One replaced record moves the clipped mean gradient by at most
@@ -542,6 +544,8 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     accountant : {"gaussian", "advanced"}
         "gaussian" (default): exact Gaussian composition; "advanced": the superseded
         advanced-composition calibration.
+    row_norm : float or None, R > 0
+        Rows bounded in ℓ₂ instead: ‖x_i‖₂ <= R, so Δ₂ = 4RT/n with no √d (issue 33); ``x_bound`` is then unused.
 
     Returns
     -------
@@ -554,7 +558,8 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
     3.1655
     """
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
-    sensitivity = 4 * x_bound * math.sqrt(n_features) * truncation / n_samples
+    row_bound = x_bound * math.sqrt(n_features) if row_norm is None else row_norm  # the largest ‖x_i‖₂
+    sensitivity = 4 * row_bound * truncation / n_samples
     if accountant == "advanced":
         epsilon_step = composition.advanced_composition_epsilon_per_step(epsilon, n_iterations, delta / 2)
         return gaussian_sigma(sensitivity, epsilon_step, delta / (2 * n_iterations))
@@ -564,9 +569,9 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
 @privacy_claim(theorem="alg-dp-gd-ols", epsilon="epsilon", delta="delta")
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "truncation": NORMAL_SCALE, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
-                  "rng": "random_state", "x_bound": POSITIVE})
+                  "rng": "random_state", "x_bound": POSITIVE, "row_norm": NORMAL_SCALE_OR_NONE})
 def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None, step_size=1.0, rng=None,
-                            x_bound=1.0):
+                            x_bound=1.0, row_norm=None):
     """Noisy gradient descent for least squares with clipped residuals: rigorously (ε, δ)-DP (Algorithm 5.11).
 
     Our rigorous alternative to :func:`noisy_ols` (the later version of the paper
@@ -574,8 +579,8 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
 
         r_i = Π_{[−2T,2T]}(x_i'β − f_T(y_i)),   g = (1/n) Σ x_i r_i,   β ← β − η (g + N(0, σ_GD² I_d))
 
-    Privacy: X is clipped to [−c_x, c_x], so ‖x_i r_i‖₂ <= 2T·c_x√d and one
-    replaced record moves g by at most Δ₂ = 4c_x√d·T/n in ℓ₂, whatever β is.
+    Privacy: X is clipped to [−c_x, c_x] (or each row to ‖x_i‖₂ <= R), so ‖x_i r_i‖₂ <= 2T·c_x√d (or 2TR)
+    and one replaced record moves g by at most Δ₂ = 4c_x√d·T/n (or 4RT/n) in ℓ₂, whatever β is.
     The K steps are adaptively composed Gaussian mechanisms; σ_GD =
     :func:`dp_gradient_descent_sigma` calibrates their exact (Gaussian-DP)
     composition to (ε, δ), so the output is (ε, δ)-DP on every dataset.
@@ -591,6 +596,9 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     step_size : float, η > 0
     rng : None, int or numpy.random.Generator
     x_bound : float, c_x > 0
+    row_norm : float or None, R > 0
+        Clip each row to ‖x_i‖₂ <= R instead of each entry to c_x: Δ₂ = 4RT/n, without the √d of the entrywise
+        bound (issue 33); for rows scaled to unit norm, R = 1.
 
     Returns
     -------
@@ -602,6 +610,14 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     TypeError, ValueError
         For bad arrays or parameters.
 
+    Notes
+    -----
+    No intercept is fitted: append a public constant column (its coefficient is the intercept; under
+    ``row_norm`` it counts in the row's norm), and centre y only by a public value, never by its mean.
+    When it cannot beat predicting zero: the noise adds about (ησ_GD)²·K·d to E‖β̂ − β‖² (K steps, each
+    N(0, σ_GD²I_d), for small ηK), while the zero predictor's excess is ‖β‖²-sized; so if
+    η·σ_GD·√(Kd) (public, from :func:`dp_gradient_descent_sigma`) exceeds a public guess of ‖β‖, predict 0.
+
     Examples
     --------
     >>> X = np.random.default_rng(1).choice([-1.0, 1.0], size=(40, 6))
@@ -612,8 +628,9 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     n_samples, n_features = X.shape
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
     check_work(("n_iterations", n_iterations), ("n", n_samples), ("d", n_features))  # a full gradient per step
-    sigma = dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations, x_bound)
-    X = np.clip(X, -x_bound, x_bound)
+    sigma = dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation, n_iterations, x_bound,
+                                      row_norm=row_norm)
+    X = np.clip(X, -x_bound, x_bound) if row_norm is None else clip_rows(X, row_norm)
     target = truncate(y, truncation)
     beta = np.zeros(n_features)
     for _ in range(n_iterations):

@@ -474,3 +474,38 @@ def test_tracing_experiment_reports_chapter_4s_aucs_on_the_same_draws():
 def test_no_certificate_without_residual_clipping():
     X, y, _ = sparse_regression_data(2_000, 20, 2, rng=1)
     assert r.DPLasso(1.0, 1e-5, 4, clip_residual=False, random_state=0).fit(X, y).epsilon_certified_ == math.inf
+
+
+def test_dp_gradient_descent_row_norm_bounds_the_sensitivity_without_root_d():
+    # Issue 33: rows clipped to ‖x‖₂ <= R give Δ₂ = 4RT/n (no √d). Check the bound on the actual map: for
+    # replace-one pairs whose differing rows are far outside the ball, the clipped gradient at any β moves by at
+    # most 4RT/n (the triangle inequality over two terms of norm <= 2TR; since |f_T(y)| <= T it is not attained),
+    # and by 2RT/n exactly for the same far row with responses ±T at β = 0.
+    n, d, T, R = 200, 50, 2.0, 1.0
+    rng = np.random.default_rng(11)
+    assert r.dp_gradient_descent_sigma(n, d, 1.0, 1e-5, T, 3, row_norm=R) == pytest.approx(
+        r.dp_gradient_descent_sigma(n, d, 1.0, 1e-5, T, 3, x_bound=R / np.sqrt(d)))  # c_x√d = R: same Δ₂
+
+    def gradient(X, y, beta, clip):
+        Xc = clip(X)
+        residual = np.clip(Xc @ beta - r.truncate(y, T), -2 * T, 2 * T)
+        return Xc.T @ residual / n
+
+    from dpteach.feature_scaling import clip_rows
+    worst = worst_unclipped = 0.0
+    for trial in range(50):
+        X, y, beta = rng.normal(size=(n, d)), rng.normal(size=n) * 5, rng.normal(size=d) * (trial > 0)
+        X2, y2 = X.copy(), y.copy()
+        X[0] = X2[0] = 1e6 * rng.normal(size=d)  # the same far row, responses beyond ±T
+        y[0], y2[0] = 1e3, -1e3
+        worst = max(worst, np.linalg.norm(gradient(X, y, beta, lambda Z: clip_rows(Z, R))
+                                          - gradient(X2, y2, beta, lambda Z: clip_rows(Z, R))))
+        worst_unclipped = max(worst_unclipped, np.linalg.norm(gradient(X, y, beta, lambda Z: Z)
+                                                              - gradient(X2, y2, beta, lambda Z: Z)))
+    assert 2 * R * T / n * (1 - 1e-9) <= worst <= 4 * R * T / n * (1 + 1e-12)
+    assert worst_unclipped > 100 * 4 * R * T / n  # a variant that forgets to clip the rows breaks the bound
+    # The release clips its rows: one far record leaves every coefficient finite, with the same seed and shapes.
+    X, y = rng.normal(size=(n, d)), rng.normal(size=n)
+    X[0] = 1e300
+    beta_hat = r.dp_gradient_descent_ols(X, y, 1.0, 1e-5, T, 3, rng=0, row_norm=R)
+    assert beta_hat.shape == (d,) and np.all(np.isfinite(beta_hat))
