@@ -226,6 +226,13 @@ def _fit_regressor(name, epsilon, delta, seed, X_train, y_train, X_test):
     return model.predict(X_test), seconds
 
 
+def _standard_error(scores):
+    """sd/√(number of splits); exactly 0 when every split scored the same (np.std leaves rounding noise there)."""
+    if len(scores) < 2:
+        return float("nan")
+    return 0.0 if np.ptp(scores) == 0 else float(np.std(scores, ddof=1) / np.sqrt(len(scores)))
+
+
 @validate_params({"datasets": _names(tuple(DATASETS)), "epsilons": _EPSILON_SWEEP,
                   "delta": Delta(allow_zero=False), "n_seeds": POSITIVE_INT,
                   "learners": OrNone(_names(CLASSIFIERS + REGRESSORS)),
@@ -284,8 +291,7 @@ def run(datasets=tuple(DATASETS), epsilons=EPSILONS, delta=DELTA, n_seeds=10, le
                     seconds.append(cpu)
                 rows.append({"data": data, "epsilon": float(epsilon), "learner": name,
                              "metric": "accuracy" if task == "classification" else "mse",
-                             "mean": float(np.mean(scores)), "se": float(np.std(scores, ddof=1) / np.sqrt(n_seeds))
-                             if n_seeds > 1 else float("nan"), "scores": scores,
+                             "mean": float(np.mean(scores)), "se": _standard_error(scores), "scores": scores,
                              "fit_cpu_seconds": float(np.median(seconds)),
                              "majority_rate": majority if task == "classification" else float("nan")})
     return rows
