@@ -215,8 +215,8 @@ def _fit_regressor(name, epsilon, delta, seed, X_train, y_train, X_test):
         from diffprivlib.models import LinearRegression
 
         d = X_train.shape[1]
-        model = LinearRegression(epsilon=epsilon, bounds_X=(-np.ones(d), np.ones(d)), bounds_y=(-TRUNCATION, TRUNCATION),
-                                 random_state=seed, accountant=BudgetAccountant())
+        model = LinearRegression(epsilon=epsilon, bounds_X=(-np.ones(d), np.ones(d)),
+                                 bounds_y=(-TRUNCATION, TRUNCATION), random_state=seed, accountant=BudgetAccountant())
     else:
         from sklearn.linear_model import LinearRegression
 
