@@ -2300,6 +2300,175 @@ def test_ch09_default_dp_sgd_within_002_of_diffprivlib_on_unit_norm_rows():
 
 
 # ---------------------------------------------------------------------------------------------
+# Chapter 10
+# ---------------------------------------------------------------------------------------------
+
+import functools  # noqa: E402,F811  (here too, so that this section stands on its own)
+
+# Chapter 10 runs real_data.run(rng=SEED) with SEED = 20241010: 10 splits drawn from that seed. These tests run the
+# same table (every learner, data set and ε, 10 splits) with rng = each of CLAIM_SEEDS, so the splits and every
+# learner's noise are other draws (≈ 16 s of CPU per seed, cached). A mean over 10 splits has the standard error the
+# chapter's table prints: ≤ 0.015 for the DP-SGD learners, ≤ 0.05 for the others; margins below are in those units.
+
+_CH10_EPSILONS = (0.5, 1.0, 2.0)
+_CH10_DPSGD = ("dpsgd", "poisson_dpsgd")
+_CH10_HALFSPACE = ("improper", "proper", "semi_agnostic")
+_CH10_SETS = ("breast_cancer", "digits_3", "wine_0")
+
+
+@functools.lru_cache(maxsize=None)
+def _ch10_table(seed):
+    pytest.importorskip("sklearn", reason="scikit-learn is not installed (pip install -r requirements.txt)")
+    pytest.importorskip("diffprivlib", reason="diffprivlib is not installed (pip install -r requirements.txt)")
+    from dpteach.experiments import real_data
+    rows = real_data.run(epsilons=_CH10_EPSILONS, n_seeds=10, rng=seed)
+    return {(row["data"], row["epsilon"], row["learner"]): row for row in rows}
+
+
+def _ch10_mean(seed, data, epsilon, name):
+    return _ch10_table(seed)[data, epsilon, name]["mean"]
+
+
+def _ch10_above_majority(seed, data, epsilon, name):
+    return _ch10_mean(seed, data, epsilon, name) - _ch10_table(seed)[data, epsilon, "majority"]["majority_rate"]
+
+
+@pytest.mark.claim("ch10-dpsgd-beats-diffprivlib-breast-wine")
+def test_ch10_default_dp_sgd_beats_diffprivlib_on_breast_cancer_and_wine():
+    # Book and claim seeds: the smallest margin is 0.068–0.077 (wine, ε = 0.5, where diffprivlib's SE is ≈ 0.05 and
+    # DP-SGD's ≈ 0.03): more than one SE of the difference; asserted > 0.
+    for seed in CLAIM_SEEDS:
+        for data in ("breast_cancer", "wine_0"):
+            for epsilon in _CH10_EPSILONS:
+                for name in _CH10_DPSGD:
+                    gap = _ch10_mean(seed, data, epsilon, name) - _ch10_mean(seed, data, epsilon, "diffprivlib")
+                    assert gap > 0, (seed, data, epsilon, name, gap)
+
+
+@pytest.mark.claim("ch10-digits-dpsgd-at-majority")
+def test_ch10_default_dp_sgd_stays_at_the_majority_rate_on_digits():
+    # Measured |DP-SGD − majority| ≤ 0.014 (Poisson at ε = 2; SE ≈ 0.003), 0 for the shuffled learner at ε ≤ 1;
+    # "within 0.02". Non-private logistic regression measured 0.976: "far above" asserted as > majority + 0.05.
+    for seed in CLAIM_SEEDS:
+        for epsilon in _CH10_EPSILONS:
+            for name in _CH10_DPSGD:
+                assert abs(_ch10_above_majority(seed, "digits_3", epsilon, name)) < 0.02, (seed, epsilon, name)
+        assert _ch10_above_majority(seed, "digits_3", 1.0, "sklearn") > 0.05, seed
+
+
+@pytest.mark.claim("ch10-digits-diffprivlib-climbs")
+def test_ch10_diffprivlib_on_digits_below_majority_until_eps_2_and_no_private_learner_far_above():
+    # diffprivlib measured 0.78–0.83 at ε = 0.5 and 0.83–0.87 at ε = 1 against 0.898 (≥ 2 SE below), rising with ε;
+    # at ε = 2 0.891–0.908 (|· − majority| ≤ 0.01, SE ≈ 0.01). The largest private margin above the majority rate
+    # on digits is 0.014 (Poisson DP-SGD at ε = 2).
+    for seed in CLAIM_SEEDS:
+        diffprivlib = [_ch10_mean(seed, "digits_3", e, "diffprivlib") for e in _CH10_EPSILONS]
+        assert np.all(np.diff(diffprivlib) > 0), (seed, diffprivlib)
+        assert _ch10_above_majority(seed, "digits_3", 0.5, "diffprivlib") < 0, seed
+        assert _ch10_above_majority(seed, "digits_3", 1.0, "diffprivlib") < 0, seed
+        assert abs(_ch10_above_majority(seed, "digits_3", 2.0, "diffprivlib")) < 0.02, seed
+        for epsilon in (0.5, 1.0):  # "DP-SGD's constant answer still beats it there": measured by ≥ 0.03
+            for name in _CH10_DPSGD:
+                assert _ch10_mean(seed, "digits_3", epsilon, name) > diffprivlib[_CH10_EPSILONS.index(epsilon)], seed
+        for epsilon in _CH10_EPSILONS:
+            for name in _CH10_DPSGD + _CH10_HALFSPACE + ("diffprivlib",):
+                assert _ch10_above_majority(seed, "digits_3", epsilon, name) < 0.02, (seed, epsilon, name)
+
+
+@pytest.mark.claim("ch10-halfspace-near-majority")
+def test_ch10_halfspace_learners_near_majority_and_below_dp_sgd():
+    # Largest margin above the majority rate measured 0.064–0.077 (Algorithm 6.10 or 8.9 on breast_cancer, SE ≈ 0.02–
+    # 0.045): "not more than 0.15" leaves ≥ 1.5 SE of the worst. The smallest DP-SGD lead on breast_cancer and wine is
+    # 0.10–0.14 (wine, ε = 0.5): asserted > 0.
+    for seed in CLAIM_SEEDS:
+        for data in _CH10_SETS:
+            for epsilon in _CH10_EPSILONS:
+                for name in _CH10_HALFSPACE:
+                    assert _ch10_above_majority(seed, data, epsilon, name) < 0.15, (seed, data, epsilon, name)
+                    if data != "digits_3":
+                        for peer in _CH10_DPSGD:
+                            lead = _ch10_mean(seed, data, epsilon, peer) - _ch10_mean(seed, data, epsilon, name)
+                            assert lead > 0, (seed, data, epsilon, name, peer, lead)
+
+
+@pytest.mark.claim("ch10-proper-at-majority")
+def test_ch10_proper_learner_scores_the_majority_rate():
+    # Measured exactly the majority rate (SE 0) on every set and ε, book and claim seeds; asserted within 0.01.
+    for seed in CLAIM_SEEDS:
+        for data in _CH10_SETS:
+            for epsilon in _CH10_EPSILONS:
+                assert abs(_ch10_above_majority(seed, data, epsilon, "proper")) < 0.01, (seed, data, epsilon)
+
+
+@pytest.mark.claim("ch10-semi-agnostic-below-majority")
+def test_ch10_semi_agnostic_below_majority_on_digits():
+    # Measured 0.12–0.17 below the majority rate (SE ≈ 0.015): asserted < 0. (On wine it was below on the book's seed
+    # and above on one claim seed, so the chapter claims digits only.)
+    for seed in CLAIM_SEEDS:
+        for epsilon in _CH10_EPSILONS:
+            assert _ch10_above_majority(seed, "digits_3", epsilon, "semi_agnostic") < 0, (seed, epsilon)
+
+
+@pytest.mark.claim("ch10-fit-times-milliseconds")
+def test_ch10_dp_sgd_and_diffprivlib_fits_take_milliseconds():
+    # CPU time (time.process_time), not wall time. Measured medians ≤ 7 ms on a loaded 2-core machine; "instantaneous"
+    # asserted as < 0.1 s, a margin of more than 10× for a slower CPU.
+    for seed in CLAIM_SEEDS:
+        for data in _CH10_SETS:
+            for name in _CH10_DPSGD + ("diffprivlib",):
+                assert _ch10_table(seed)[data, 1.0, name]["fit_cpu_seconds"] < 0.1, (seed, data, name)
+
+
+@pytest.mark.claim("ch10-improper-slowest-on-digits")
+def test_ch10_improper_learner_slowest_on_digits_by_ten_times():
+    # Median CPU times of the same fits on the same rows: measured ratio 21–23 (2 145 degree-2 features against at most
+    # 64 + 1 parameters for the others); asserted > 10.
+    from dpteach.experiments import real_data
+    for seed in CLAIM_SEEDS:
+        seconds = {name: _ch10_table(seed)["digits_3", 1.0, name]["fit_cpu_seconds"] for name in real_data.CLASSIFIERS}
+        slowest_other = max(value for name, value in seconds.items() if name != "improper")
+        assert seconds["improper"] > 10 * slowest_other, (seed, seconds)
+
+
+@pytest.mark.claim("ch10-diabetes-diffprivlib-far-worse")
+def test_ch10_diffprivlib_regression_far_worse_than_noisy_gd():
+    # Measured ratios ≥ 5·10⁵ (diffprivlib's MSE 10⁶–10¹³ against noisy GD's 1–20); asserted ≥ 10³ at every ε.
+    for seed in CLAIM_SEEDS:
+        for epsilon in _CH10_EPSILONS:
+            ratio = _ch10_mean(seed, "diabetes", epsilon, "diffprivlib") / _ch10_mean(seed, "diabetes", epsilon, "dp_gd")
+            assert ratio > 1e3, (seed, epsilon, ratio)
+
+
+@pytest.mark.claim("ch10-diabetes-private-worse-than-zero")
+def test_ch10_private_regressions_do_not_beat_zero_and_noisy_gd_improves():
+    # Noisy GD measured 10–19, 3.1–5.5, 1.24–1.96 at ε = 0.5, 1, 2 against 0.95–1.06 for 0 (the closest: 1.24 ± 0.2
+    # against 0.955 ± 0.04); DPLasso ≥ 4.6. Least squares 0.49–0.52.
+    for seed in CLAIM_SEEDS:
+        zero = _ch10_mean(seed, "diabetes", 1.0, "zero")
+        gd = [_ch10_mean(seed, "diabetes", e, "dp_gd") for e in _CH10_EPSILONS]
+        assert np.all(np.diff(gd) < 0), (seed, gd)
+        for epsilon in _CH10_EPSILONS:
+            for name in ("dp_gd", "dp_lasso", "diffprivlib"):
+                assert _ch10_mean(seed, "diabetes", epsilon, name) > zero, (seed, epsilon, name)
+        assert _ch10_mean(seed, "diabetes", 1.0, "sklearn") < zero, seed
+
+
+@pytest.mark.claim("ch10-diabetes-noise-exceeds-gradient")
+def test_ch10_noisy_gd_noise_norm_exceeds_the_gradient_at_zero():
+    # σ_GD depends on public values only (n = 309, d = 10, T = 3, ε = 1, δ = 1e-5): √d·σ_GD ≈ 3.55. The gradient at
+    # β = 0, (1/n) Σ x_i y_i, measured 0.38–0.42 on the book's and the claim seeds' splits: asserted smaller.
+    pytest.importorskip("sklearn", reason="scikit-learn is not installed (pip install -r requirements.txt)")
+    from dpteach import regression
+    from dpteach.experiments import real_data
+    X, y = real_data.load_dataset("diabetes")
+    for seed in CLAIM_SEEDS:
+        X_train, _, y_train, _ = real_data.split_and_scale(X, y, "regression", seed)
+        n, d = X_train.shape
+        sigma = regression.dp_gradient_descent_sigma(n, d, 1.0, real_data.DELTA, real_data.TRUNCATION)
+        assert np.sqrt(d) * sigma > np.linalg.norm(X_train.T @ y_train / n), seed
+
+
+# ---------------------------------------------------------------------------------------------
 # Appendix A
 # ---------------------------------------------------------------------------------------------
 
