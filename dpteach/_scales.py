@@ -21,6 +21,9 @@ from numbers import Real
 from . import _validation as V
 from ._constraints import NOT_A_NUMBER, POSITIVE, Interval, OrNone
 
+# The contract values, not callables (the fuzz reaches them through every routine that declares them).
+__all__ = ["SCALE_MIN", "SCALE_MAX", "NORMAL_SCALE", "NORMAL_SCALE_OR_NONE"]
+
 #: The smallest and largest scale parameter a release accepts (T and T² normal doubles).
 SCALE_MIN, SCALE_MAX = 1e-150, 1e150
 

@@ -527,11 +527,10 @@ def check_second_moments(gram, moment, x, y, names="X and y"):
                          f"about 1e308/n")
 
 
-
 def computed(compute):
     """``compute()`` as a float: inf where it overflows or divides by an underflowed zero, NaN where ``math``
     refuses ("math domain error", e.g. log of an underflowed 0). The caller then refuses a result that is not
-    finite with :func:`check_finite_positive`, naming the user's parameter instead of a raw Python error."""
+    finite by the user's parameter name, instead of letting a raw Python error out."""
     try:
         return float(compute())
     except (OverflowError, ZeroDivisionError):
@@ -540,29 +539,6 @@ def computed(compute):
         if "math domain error" not in str(error):
             raise
         return math.nan
-
-
-def check_finite_positive(value, quantity, valid, **given):
-    """Return ``value`` if it is a finite float > 0; else a ValueError naming the user's parameters ``given``.
-
-    For a derived quantity (a noise scale, a grid size, a step) that an extreme but valid
-    parameter (a sensitivity near 1.8e308, a subnormal clip norm or resolution) drives to inf,
-    NaN or 0: the release would be ±inf or NaN, or the call would fail in numpy or ``math``.
-    The message names each parameter of ``given`` (name=value), the quantity, and ``valid``.
-    """
-    number = float(value)
-    if math.isfinite(number) and number > 0:
-        return value
-    names = " and ".join(f"{key} = {val!r}" for key, val in given.items())
-    raise ValueError(f"{names} give {quantity} = {number!r}, which is not a finite positive float "
-                     f"(the release would be ±inf or NaN); valid range: {valid}")
-
-
-def largest_linear(value_at_one, name):
-    """The range text '0 < name < M' for a parameter that a finite quantity grows linearly with (M = max/that at 1)."""
-    if not (math.isfinite(value_at_one) and value_at_one > 0):
-        return f"no {name} works with the other parameters as given"
-    return f"0 < {name} <= {float(np.finfo(float).max) / value_at_one:.3g} with the other parameters as given"
 
 
 def check_normal_double(value, name, valid):

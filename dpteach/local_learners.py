@@ -13,7 +13,7 @@ import numpy as np
 
 from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, Interval, Labels, Options,
                            fit_context, validate_params)
-from ._estimator import Estimator
+from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt, privacy_claim
 from ._validation import check_callable, check_finite_array, check_sweep
 from .group_sizes import RULE_CONSTRAINTS, UNIT, group_size
@@ -251,4 +251,9 @@ class LocalHalfspaceLearner(Estimator):
     def predict(self, X):
         """Labels ±1: sign⟨ŵ, x⟩ (ties +1)."""
         X = self._check_predict_input(X)
-        return np.where(np.einsum("ij,j->i", X, self.coef_) >= 0, 1, -1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            margins = np.einsum("ij,j->i", X, self.coef_)
+        wild = ~np.isfinite(margins)  # a huge row: inf − inf = NaN gave −1 whatever the true sign
+        if wild.any():
+            margins[wild] = linear_scores(X[wild], self.coef_)  # ±inf with the true margin's sign
+        return np.where(margins >= 0, 1, -1)

@@ -662,3 +662,18 @@ def test_work_and_memory_caps_count_what_actually_costs():
                                          lambda members, rng=None: members.mean(axis=1),
                                          lambda records, releases: records[..., 0], 10 ** 9, 2, rng=0)
     assert time.process_time() - start < 1.0
+
+
+def test_the_local_halfspace_learner_predicts_the_true_sign_on_huge_rows():
+    # Same as F2 in chapter 3: coef_ = (−3.47, −1.66) and x = (−1.7e308, 1.7e308) has margin
+    # 1.7e308·(3.47 − 1.66) > 0, but main's einsum gave +inf + (−inf) = NaN, silently labelled −1.
+    from dpteach import local_learners
+    X = np.linspace(-1, 1, 400).reshape(200, 2)
+    model = local_learners.LocalHalfspaceLearner(epsilon=1.0, n_steps=2, random_state=0)
+    model.fit(X, np.array([1.0, -1.0] * 100))
+    rows = np.array([[-1.7e308, 1.7e308], [1.7e308, -1.7e308], [BIG, BIG], [-1e300, 1e300]])
+    expected = np.where((rows / np.max(np.abs(rows), axis=1, keepdims=True)) @ model.coef_ >= 0, 1, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(model.predict(rows), expected)
+    assert np.array_equal(model.predict(X), np.where(np.einsum("ij,j->i", X, model.coef_) >= 0, 1, -1))
