@@ -206,7 +206,7 @@ INSPECT_NOTEBOOK = """() => {
     // jupyterlab-myst has no glue store. Searched in the rendered prose only (the hidden editor holds the source).
     glueKeys: md.map(e => { const c = e.cloneNode(true);
         c.querySelectorAll('.cm-editor, .jp-InputArea-editor').forEach(x => x.remove()); return c.textContent; })
-      .flatMap(t => t.match(/ch\d\d_\w+:\S*|appa_\w+|\{glue[^}]*\}/g) || []),
+      .flatMap(t => t.match(/\\bch\\d\\d_\\w+:[^\\s),;]*|\\bappa_\\w+|\\{glue[^}]*\\}/g) || []),  // \\b: not kappa_i
     // N3, N14: what jupyterlab-myst cannot resolve it marks with a warning icon in yellow-orange and a
     // title ("Cross Reference Not Found", "Citation Not Found"): "⚠ Definition 4.1 <def-…>", "⚠ cai2021cost".
     warnings: Array.from(document.querySelectorAll('.jp-MarkdownCell .text-yellow-600, .jp-MarkdownCell [title*="Not Found" i]'))
