@@ -51,6 +51,8 @@
       frame.parentNode.insertBefore(hint, frame.nextSibling);
       box.addEventListener("scroll", function () { edges(box, frame); }, {passive: true});
       window.addEventListener("resize", function () { edges(box, frame); });
+      // A box in a closed dropdown (a solution) has no width until it opens: measure it again then.
+      if (window.ResizeObserver) new ResizeObserver(function () { edges(box, frame); }).observe(box);
     }
     edges(box, frame);
   }
@@ -71,12 +73,20 @@
     return frame;
   }
   // Display equations: MathJax's mjx-container scrolls inside Sphinx's div.math, which is the frame.
+  function cueEquation(math) {
+    var frame = math.closest("div.math");
+    if (frame && (math.scrollWidth > math.clientWidth + 1 || frame.classList.contains("dpteach-scroll-frame"))) {
+      cue(math, frame);
+      if (!math.hasAttribute("tabindex") && math.scrollWidth > math.clientWidth + 1) math.tabIndex = 0;
+    }
+  }
   function cueEquations() {
     document.querySelectorAll("div.math mjx-container[display=\"true\"]").forEach(function (math) {
-      var frame = math.closest("div.math");
-      if (math.scrollWidth > math.clientWidth + 1 || frame.classList.contains("dpteach-scroll-frame")) {
-        cue(math, frame);
-        if (!math.hasAttribute("tabindex") && math.scrollWidth > math.clientWidth + 1) math.tabIndex = 0;
+      cueEquation(math);
+      // An equation hidden at load (in a closed solution) overflows only once it is shown.
+      if (window.ResizeObserver && !math.dataset.dpteachWatched) {
+        math.dataset.dpteachWatched = "1";
+        new ResizeObserver(function () { cueEquation(math); }).observe(math);
       }
     });
   }

@@ -193,7 +193,9 @@ async () => {
   await new Promise(done => setTimeout(done, 400));
   const wide = Array.from(document.querySelectorAll(
       '.dpteach-frames-images, .dpteach-figure-scroll, div.math mjx-container[display="true"]'))
-    .filter(el => el.getBoundingClientRect().width > 0 && el.scrollWidth > el.clientWidth + 1);
+    // (on screen: not in a closed solution dropdown, which hides its body with visibility: hidden)
+    .filter(el => el.getBoundingClientRect().width > 0 && el.checkVisibility({visibilityProperty: true}) &&
+                  el.scrollWidth > el.clientWidth + 1);
   const uncued = wide.filter(el => {
     const frame = el.closest('.dpteach-scroll-frame');
     if (!frame) return true;
