@@ -206,12 +206,14 @@ async () => {
     const more = el.scrollLeft < el.scrollWidth - el.clientWidth - 1;
     return !hinted || (more && !(parseFloat(right.opacity) > 0.9 && right.backgroundImage.includes('gradient')));
   }).map(describe);
-  const h1 = document.querySelector('article h1, main h1');
+  // N12: the page title's lines, from its height and line height ("normal" is about 1.2 em).
+  const h1 = document.querySelector('article h1');
   const h1Box = h1 ? h1.getBoundingClientRect() : null;
+  const h1Line = h1 ? (parseFloat(getComputedStyle(h1).lineHeight) || 1.2 * parseFloat(getComputedStyle(h1).fontSize)) : 1;
   return {
     wide: wide.length,
     uncued_scroll: uncued,
-    h1_lines: h1 ? Math.round(h1Box.height / parseFloat(getComputedStyle(h1).lineHeight)) : 0,
+    h1_lines: h1 ? Math.round(h1Box.height / h1Line) : 0,
     h1_text: h1 ? h1.textContent.trim() : '',
     margins: margins,
     clipped_math: clipped,
