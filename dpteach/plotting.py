@@ -224,6 +224,10 @@ def readable_legends(fig, min_points=9):
     return fig
 
 
+#: What :func:`legends_over_data` lists for a legend that runs across the frame of its axes.
+LEGEND_CROSSES_AXES = "<legend crosses the axes frame>"
+
+
 def legends_over_data(fig, margin_px=1.0):
     """Every legend of ``fig`` that a plotted curve or point runs through (reader review D8).
 
@@ -233,6 +237,10 @@ def legends_over_data(fig, margin_px=1.0):
     pixel or so, falls inside the legend's box shrunk by ``margin_px`` on each side and inside the
     axes (matplotlib clips what lies outside them); scatter points count by their centres. Lines of
     legends placed outside the axes (``bbox_to_anchor`` below the plot) cannot be covered.
+
+    A legend that straddles the frame of its axes, partly inside and partly outside (a long entry
+    running past the right edge, reader review N6), is reported too, with the label
+    :data:`LEGEND_CROSSES_AXES` among the artists. A legend wholly outside the axes is deliberate.
     """
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
@@ -262,6 +270,12 @@ def legends_over_data(fig, margin_px=1.0):
                       & (points[:, 1] >= axes_box.y0) & (points[:, 1] <= axes_box.y1))
             if inside.any():
                 covering.append(artist.get_label())
+        inside_axes = (box.x0 >= axes_box.x0 - 0.5 and box.x1 <= axes_box.x1 + 0.5
+                       and box.y0 >= axes_box.y0 - 0.5 and box.y1 <= axes_box.y1 + 0.5)
+        overlaps_axes = (box.x0 < axes_box.x1 and box.x1 > axes_box.x0
+                         and box.y0 < axes_box.y1 and box.y1 > axes_box.y0)
+        if overlaps_axes and not inside_axes:
+            covering.append(LEGEND_CROSSES_AXES)
         if covering:
             found.append((index, ax.get_title(), covering))
     return found

@@ -28,6 +28,7 @@ import io
 import json
 import math
 import os
+import re
 import time
 
 import ipywidgets as w
@@ -43,7 +44,7 @@ from ._validation import check_finite_scalar, check_int, check_positive, check_s
 from .plotting import check_text
 
 __all__ = ["epsilon_slider", "alpha_slider", "dimension_slider", "int_slider", "float_slider",
-           "choice_slider", "LiveFigure", "live_figure", "frame_values", "static_frames_enabled"]
+           "choice_slider", "LiveFigure", "live_figure", "frame_values", "static_frames_enabled", "describe_figure"]
 
 _LAYOUT = dict(style={"description_width": "initial"}, layout=w.Layout(width="380px"))
 
@@ -194,6 +195,48 @@ def _with_default(picks, default, n_frames, spacing, position):
     return sorted(set(picks) | {default}, key=position)
 
 
+_NUMBER_WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+_TEX_WORDS = {"varepsilon": "ε", "epsilon": "ε", "delta": "δ", "alpha": "α", "sigma": "σ", "Delta": "Δ",
+              "tau": "τ", "mu": "μ", "sqrt": "√", "le": "≤", "ge": "≥"}
+
+
+def _plain(text):
+    # Mathtext ("$e^\varepsilon$") as a screen reader should say it: no dollars, braces or backslashes.
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_WORDS.get(m.group(1), m.group(1)), text)
+    return " ".join(text.replace("$", "").replace("{", "").replace("}", "").replace("\\", "").split())
+
+
+def describe_figure(fig):
+    """A figure's alt text from what it shows: per panel its title, its axes, their scales and its legend.
+
+    The frame switcher's images carry it (with the slider value), so a screen reader hears what the
+    picture is, not only "ε (privacy) = 1" (reader review N7). Axes without labels or title
+    (colour bars, insets) are left out.
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    panels = [ax for ax in fig.axes if ax.get_visible() and (ax.get_title() or ax.get_xlabel() or ax.get_ylabel())]
+    described = []
+    for ax in panels:
+        x, y = _plain(ax.get_xlabel()), _plain(ax.get_ylabel())
+        scales = [name for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)) if axis.get_scale() == "log"]
+        scale = {0: "", 1: f", log {scales[0]} axis" if scales else "", 2: ", log-log"}[len(scales)]
+        text = _plain(ax.get_title())
+        if x and y:
+            text += f"{': ' if text else ''}{y} against {x}{scale}"
+        legend = ax.get_legend()
+        if legend is not None:
+            entries = [_plain(t.get_text()) for t in legend.get_texts() if t.get_text()]
+            if entries:
+                text += "; shows " + "; ".join(entries)
+        described.append(text)
+    described += [f"legend: {'; '.join(_plain(t.get_text()) for t in legend.get_texts())}" for legend in fig.legends]
+    if len(panels) <= 1:
+        return ". ".join(described) or "A figure"
+    count = _NUMBER_WORDS.get(len(panels), str(len(panels)))
+    return f"{count} panels. " + " ".join(f"Panel {i}: {text}." for i, text in enumerate(described, start=1))
+
+
 def _label(value):
     if isinstance(value, float):
         return f"{value:.3g}"
@@ -256,6 +299,7 @@ class LiveFigure:
         self._handle = None
         self._positions = None  # axes positions of the first layout, reused by later redraws
         self._frame_text_px = None  # smallest text of the last pre-rendered frames, in image pixels
+        self._frame_alts = {}  # frame position -> describe_figure() of that frame
 
     @property
     def values(self):
@@ -360,6 +404,7 @@ class LiveFigure:
             self._draw({**self.values, self.main_slider: values[position]})
             pngs[position] = self._frame_png_bytes()
             text_px.append(plotting.min_text_px(self.figure))
+            self._frame_alts[position] = describe_figure(self.figure)
         self._frame_text_px = min(text_px)
         return [(values[i], pngs[i]) for i in range(len(values))]
 
@@ -379,9 +424,12 @@ class LiveFigure:
         labels = [_label(value) for value, _ in frames]
         # The smallest text of the frames, in image pixels: the page keeps it legible (D6).
         text_px = self._frame_text_px or plotting.MIN_TEXT_PX
+        # What the frame shows, then the value it shows it at (N7): "… Shown at ε (privacy) = 1."
+        alts = [f"{self._frame_alts[i].rstrip('.')}. " if i in self._frame_alts else "" for i in range(len(frames))]
         images = "".join(
             f'<img src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}" '
-            f'alt="{name} = {html.escape(labels[i])}" data-value="{html.escape(labels[i])}" '
+            f'alt="{html.escape(alts[i])}Shown at {name} = {html.escape(labels[i])}." '
+            f'data-value="{html.escape(labels[i])}" '
             f'data-min-text-px="{text_px:.4g}" '
             f'style="max-width:100%;height:auto;{"" if i == index else "display:none;"}">'
             for i, (_, png) in enumerate(frames))

@@ -17,7 +17,10 @@ Checked in every notebook under book/ (chapters and labs):
 * an inline ``$…$`` never wraps onto a line that Markdown reads as a new block (``+ x``,
   ``- x``, ``# x``, ``> x``, ``1. x``): the math is cut in two and shows as raw TeX (issue 21,
   D2: chapter 3, chapter 9 and lab 4). Checked in the markdown pages too;
-* box numbers ("Lemma 6.8") of a chapter follow the page order, per kind of box (D4).
+* box numbers ("Lemma 6.8") of a chapter follow the page order, per kind of box (D4);
+* every role renders on Binder: it stays on one line (jupyterlab-myst shows "⚠ Definition 4.1
+  <def-…>" for a role whose text wraps, reader review N3), and it is one jupyterlab-myst resolves
+  (``{cite}`` shows "⚠ cai2021cost", N14; ``{glue:text}`` shows its key, N1).
 """
 
 import json
@@ -43,9 +46,7 @@ MARKDOWN_PAGES = sorted(p for p in (ROOT / "book").rglob("*.md")
 FORBIDDEN_MACROS = {"eps", "R", "E", "Lap", "err", "OPT", "sign", "N", "D", "H"}
 STANDARD_LATEX = {"Pr"}
 
-# (notebook, check) pairs that fail today: chapters 1-3 have their text pass in
-# progress. strict=True: once a fix lands, the XPASS fails the suite, and the
-# mark has to go.
+# (notebook, check) pairs that fail today (strict xfail: a fix makes the XPASS fail the suite). None now.
 KNOWN_FAILURES = {}
 
 
@@ -297,11 +298,53 @@ def margin_problems(path):
             if re.match(r"^(`{3,}|:{3,})\{(margin|aside)\}", line.strip())]
 
 
+#: Roles jupyterlab-myst (Binder) renders as on the web. Others, such as the {cite} and {glue} families,
+#: need Sphinx (sphinxcontrib-bibtex, myst-nb's glue store) and show as a "⚠" warning or as their raw key.
+BINDER_ROLES = {"doc", "eq", "prf:ref", "ref", "numref", "math", "sub", "sup", "abbr", "download", "term"}
+_ROLE = re.compile(r"\{([A-Za-z][\w:.+-]*)\}`([^`]*)`")
+
+
+def role_problems(path):
+    """Roles that Binder's jupyterlab-myst does not render: split across lines, or of a kind it cannot resolve."""
+    problems = []
+    for index, cell in enumerate(_cells(path)):
+        if cell["cell_type"] != "markdown":
+            continue
+        # The cell's prose with code fences blanked (line by line, so line numbers stay), rejoined so
+        # that a role whose text wraps onto the next line is seen whole.
+        lines = {number: line for i, number, line in _markdown_lines_raw(path) if i == index}
+        text = "\n".join(lines[n] for n in sorted(lines))
+        for match in _ROLE.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            role = match.group(0).replace("\n", "⏎")[:70]
+            if "\n" in match.group(2):
+                problems.append(f"cell {index}, line {line}: role split across lines: {role!r}")
+            if match.group(1) not in BINDER_ROLES:
+                problems.append(f"cell {index}, line {line}: {{{match.group(1)}}} does not render in "
+                                f"jupyterlab-myst (Binder): {role!r}")
+    return problems
+
+
+def _markdown_lines_raw(path):
+    """_markdown_lines with inline code kept (a role is `{name}` followed by an inline code span)."""
+    for index, cell in enumerate(_cells(path)):
+        if cell["cell_type"] != "markdown":
+            continue
+        shown = {n: line for i, n, line in _markdown_lines(path) if i == index}
+        for number, line in enumerate(_source(cell).splitlines(), start=1):
+            # _markdown_lines gives "" for a line of a code fence, and the line itself (inline code
+            # blanked, or stripped for a directive's fence) for prose.
+            yield index, number, "" if shown.get(number) == "" and line else line
+
+
 CHECKS = {"display_math": display_math_problems, "macros": macro_problems,
           "workshop_talk": workshop_problems, "no_outputs": output_problems,
           "progress_bars": progress_bar_problems, "margin_notes": margin_problems,
           "inline_math": inline_math_problems, "box_order": box_order_problems,
-          "comment_lines": comment_line_problems}
+          "comment_lines": comment_line_problems,
+          # every role jupyterlab-myst cannot render, or split across lines ({glue} roles included: the numbers
+          # are literals in markers now, tools/glued_numbers.py)
+          "binder_roles": role_problems}
 
 
 def _cases():
@@ -481,3 +524,18 @@ def test_config_passes_myst_options_where_jupyter_book_reads_them():
     assert set(config["parse"]) <= {"myst_enable_extensions", "myst_substitutions", "myst_url_schemes"}
     assert config["sphinx"]["config"]["myst_dmath_double_inline"] is True
     assert "sphinx-mathjax-offline" in config["sphinx"]["extra_extensions"]
+
+
+def test_role_check(tmp_path):
+    path = _notebook(tmp_path,
+                     "See {prf:ref}`Definition 4.1 <def-x>` and {eq}`eq-a`.",          # fine
+                     "in {prf:ref}`Definition 4.1\n<def-tracing-adversary>`, and",      # chapter 4's (N3)
+                     "Cited from {cite}`cai2021cost` (arXiv v1)",                       # chapter 5's (N14)
+                     "slopes are {glue:text}`ch06_slope:.2f` and {cite:p}`dong2022gaussian`",
+                     "```python\nx = '{cite}`not a role, code`'\n```",                  # code: not prose
+                     "Write `` {cite}`key` `` ... ")
+    problems = role_problems(path)
+    assert [p.split(":")[0] for p in problems] == ["cell 1, line 1", "cell 2, line 1", "cell 3, line 1",
+                                                   "cell 3, line 1", "cell 5, line 1"], problems
+    assert "split across lines" in problems[0] and "{cite}" in problems[1]
+    assert "{glue:text}" in problems[2] and "{cite:p}" in problems[3]

@@ -338,6 +338,15 @@ def test_every_task_is_graded_independently(path):
             assert not foreign, f"checker {meta['grade_id']} uses other tasks' answers: {foreign}"
 
 
+@pytest.mark.parametrize("path", LAB_SOLUTIONS, ids=LAB_IDS)
+def test_every_lab_says_at_the_top_to_run_the_tasks_one_at_a_time(path):
+    # N13: a checker raises LabCheckError while its task is unsolved, so Run All on a fresh student lab
+    # stops at the first task and never reaches the others; the first text a student reads says so.
+    first = next(cell for cell in cells(path) if cell["cell_type"] == "markdown")
+    opening = "".join(first["source"]).split("\n\n")[:2]  # the title and the paragraph after it
+    assert re.search(r"Run the tasks one at a time", opening[1]) and "Run All" in opening[1], opening
+
+
 NON_STANDARD_MACROS = re.compile(r"\\(eps|R|E|Lap|err|OPT|sign|N|D|H)(?![A-Za-z])")
 
 

@@ -47,6 +47,18 @@ def test_legends_on_blank_space_or_below_the_axes_pass(figure):
     assert plotting.legends_over_data(fig) == []
 
 
+def test_a_legend_that_runs_out_of_its_axes_is_reported(figure):
+    # Chapter 6's first figure (N6): a long entry ran past the right edge of a narrow panel.
+    fig, ax = figure
+    x = np.linspace(0, 1, 50)
+    ax.plot(x, np.full_like(x, 0.95), label="high")             # along the top, away from the legend
+    ax.legend(loc="lower left", bbox_to_anchor=(0.2, 0.0))      # shifted right: its box leaves the axes
+    ax.get_legend().get_texts()[0].set_text("a label long enough to run past the right-hand frame of the axes")
+    assert plotting.legends_over_data(fig) == [(0, "", [plotting.LEGEND_CROSSES_AXES])]
+    ax.get_legend().get_texts()[0].set_text("short")             # the same legend, now inside: fine
+    assert plotting.legends_over_data(fig) == []
+
+
 def test_scatter_points_under_the_legend_are_reported(figure):
     fig, ax = figure
     ax.scatter([0.95, 0.1], [0.95, 0.1], label="points")

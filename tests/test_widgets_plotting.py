@@ -346,3 +346,23 @@ def test_chapter9_switchers_stop_only_at_the_computed_epsilons():
     # The old slider, as it stood, fails this test: it stops at 3, which was never computed.
     old = widgets.epsilon_slider(1.0, 0.5, 4.0, "ε (nearest of 0.5, 1, 2, 4)")
     assert 3.0 in widgets.frame_values(old) and 3.0 not in epsilons
+
+
+def test_frame_alt_texts_describe_the_figure_and_its_value():
+    # N7: a frame's alt text was only "ε (privacy) = 1". Now each frame says what it shows (its own
+    # title, axes and legend, drawn at that value) and then the value.
+    import html
+    import re
+
+    def draw(fig, epsilon):
+        left, right = fig.subplots(1, 2)
+        left.loglog([1, 10], [1, epsilon], label=r"cap $e^\varepsilon$")
+        left.legend()
+        left.set(title=f"tracing, ε = {epsilon:g}", xlabel="d / n", ylabel="AUC")
+        right.plot([0, 1], [0, 1])
+        right.set(xlabel="n", ylabel="error")
+    live = widgets.LiveFigure(draw, {"epsilon": widgets.choice_slider([0.5, 2.0], 0.5, "ε (privacy)")})
+    alts = [html.unescape(a) for a in re.findall(r'<img [^>]*?alt="([^"]*)"', live.frames_html(live.frames(), 0))]
+    assert alts == [f"Two panels. Panel 1: tracing, ε = {e:g}: AUC against d / n, log-log; shows cap e^ε. "
+                    f"Panel 2: error against n. Shown at ε (privacy) = {e:g}." for e in (0.5, 2.0)]
+    plt.close("all")

@@ -187,7 +187,34 @@ async () => {
   const margins = Array.from(document.querySelectorAll('aside.margin, .margin.sidebar, .margin.admonition'))
     .map(note => ({text: describe(note), width: note.getBoundingClientRect().width,
                    column: article.getBoundingClientRect().width}));
+  // N4: every box that scrolls sideways (a figure, a display equation) shows that it does: its frame
+  // (_static/dpteach-figures.js) casts a shadow on the edge with more beyond it, and a "scroll →"
+  // line follows the frame. Measured after the script's scroll handlers and the shadow's fade ran.
+  await new Promise(done => setTimeout(done, 400));
+  const wide = Array.from(document.querySelectorAll(
+      '.dpteach-frames-images, .dpteach-figure-scroll, div.math mjx-container[display="true"]'))
+    // (on screen: not in a closed solution dropdown, which hides its body with visibility: hidden)
+    .filter(el => el.getBoundingClientRect().width > 0 && el.checkVisibility({visibilityProperty: true}) &&
+                  el.scrollWidth > el.clientWidth + 1);
+  const uncued = wide.filter(el => {
+    const frame = el.closest('.dpteach-scroll-frame');
+    if (!frame) return true;
+    const hint = frame.nextElementSibling;
+    const hinted = !!hint && hint.classList.contains('dpteach-scroll-hint') && hint.offsetHeight > 0 &&
+                   /scroll/.test(hint.innerText);
+    const right = getComputedStyle(frame, '::after');
+    const more = el.scrollLeft < el.scrollWidth - el.clientWidth - 1;
+    return !hinted || (more && !(parseFloat(right.opacity) > 0.9 && right.backgroundImage.includes('gradient')));
+  }).map(describe);
+  // N12: the page title's lines, from its height and line height ("normal" is about 1.2 em).
+  const h1 = document.querySelector('article h1');
+  const h1Box = h1 ? h1.getBoundingClientRect() : null;
+  const h1Line = h1 ? (parseFloat(getComputedStyle(h1).lineHeight) || 1.2 * parseFloat(getComputedStyle(h1).fontSize)) : 1;
   return {
+    wide: wide.length,
+    uncued_scroll: uncued,
+    h1_lines: h1 ? Math.round(h1Box.height / h1Line) : 0,
+    h1_text: h1 ? h1.textContent.trim() : '',
     margins: margins,
     clipped_math: clipped,
     figures: figures,

@@ -1,4 +1,4 @@
-"""Browser tests of the built book (and of one chapter in JupyterLab), on the system Chromium.
+"""Browser tests of the built book (and of every chapter and lab in one JupyterLab session), on the system Chromium.
 
 Skipped, with the reason, when Playwright or Chromium is missing. The book is
 built once per session exactly as `make book` builds it; set

@@ -256,6 +256,43 @@ def test_figure_text_is_legible_and_the_page_does_not_scroll_sideways(laid_out, 
     assert found["page_width"] <= width, f"the page is {found['page_width']} px wide in a {width} px window"
 
 
+@pytest.mark.parametrize("page, viewport", _layout_params(PAGES, "scroll_cue"))
+def test_a_figure_or_equation_that_scrolls_shows_that_it_does(laid_out, page, viewport):
+    # N4: on a phone every figure (and 101 of 133 equations) was wider than the column and scrolled with
+    # nothing on screen to say so; a two-panel figure lost the panel the text discusses.
+    found = laid_out(page, viewport)
+    assert not found["uncued_scroll"], f"{len(found['uncued_scroll'])} of {found['wide']} scrolling boxes " \
+                                       f"without an edge shadow and a 'scroll →' line: {found['uncued_scroll'][:5]}"
+    if viewport == "phone" and page in CHAPTERS:
+        assert found["wide"] > 0, "no figure or equation wider than a phone: the scan found nothing to check"
+
+
+@pytest.mark.parametrize("page", _params(PAGES, "phone_title"))
+def test_the_title_takes_at_most_three_lines_on_a_phone(laid_out, page):
+    # N12: chapter 6's title ran to 5 lines at 390 px and filled the top third of the first screen.
+    found = laid_out(page, "phone")
+    assert found["h1_text"], "no h1 on the page"
+    assert found["h1_lines"] <= 3, f"{found['h1_text']!r}: {found['h1_lines']} lines at 390 px"
+
+
+def test_the_scroll_shadow_follows_the_reader_to_the_end_of_a_figure(viewport_contexts, book_server):
+    # The cue is not decoration: at the start the right edge is shadowed (more to the right), at the
+    # end the left one (more to the left) and the right one is gone.
+    page = viewport_contexts["phone"].new_page()
+    page.goto(book_server + "book/01_dp_basics.html", wait_until="load")
+    frame = page.locator(".dpteach-scroll-frame.dpteach-scrolls:not(.math)").first  # a figure
+    frame.wait_for(state="attached", timeout=30_000)
+    frame.scroll_into_view_if_needed()
+    classes = lambda: frame.get_attribute("class").split()  # noqa: E731
+    assert "dpteach-more-right" in classes() and "dpteach-more-left" not in classes()
+    frame.evaluate("f => { const box = f.querySelector('.dpteach-frames-images, .dpteach-figure-scroll');"
+                   " box.scrollLeft = box.scrollWidth; }")
+    page.wait_for_function("f => !f.classList.contains('dpteach-more-right')", arg=frame.element_handle(),
+                           timeout=5_000)
+    assert "dpteach-more-left" in classes()
+    page.close()
+
+
 # A margin note is an admonition with ``:class: margin`` (it renders in JupyterLab too; issue 21, B3).
 @pytest.mark.parametrize("page", _params([p for p in PAGES if ":class: margin" in _source_text(p)], "margins"))
 def test_margin_notes_are_full_width_on_a_phone(laid_out, page):
