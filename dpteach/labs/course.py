@@ -127,7 +127,9 @@ def make_course(out, src_dir=SOLUTIONS_DIR, course_id=COURSE_ID, kernel_name="py
         raise FileNotFoundError(f"no lab notebooks (*.ipynb) found in src_dir={str(src_dir)!r}")
     notebooks = {path: dumps_notebook(course_source_notebook(path)) for path in sources}
     out.mkdir(parents=True, exist_ok=True)
-    (out / "nbgrader_config.py").write_text(nbgrader_config(course_id, kernel_name, secret=secret), encoding="utf-8")
+    config = out / "nbgrader_config.py"
+    config.touch(mode=0o600)  # it holds the course's secret: readable by its owner only
+    config.write_text(nbgrader_config(course_id, kernel_name, secret=secret), encoding="utf-8")
     names = []
     for path, text in notebooks.items():
         name = assignment or path.stem

@@ -137,8 +137,12 @@ def secret_cases(secret):
                int(rng.integers(1, 5)), float(rng.choice([0.05, 0.1, 0.2, 0.3])),
                float(rng.choice([0.05, 0.5, 1.0, 4.0])), bool(rng.integers(2)), bool(rng.integers(2)))
               for _ in range(24)]
-    grid = [(float(rng.choice([0.01, 0.02, 0.05, 0.1, 0.2])), float(rng.choice([0.1, 0.5, 1.0, 2.0, 5.0])),
+    grid = [(round(float(rng.uniform(0.01, 0.25)), 3), round(float(rng.uniform(0.05, 5.0)), 3),
              float(rng.choice([0.01, 0.05, 0.1]))) for _ in range(6)]
+    # none of the public cases (whose right answers the feedback may have shown)
+    complexity = [c for c in complexity if c not in LABS["lab02"].COMPLEXITY_GRID]
+    choice = [c for c in choice if c not in LABS["lab09"].CHOICE_CASES]
+    grid = [c for c in grid if c not in LABS["lab08"].GRID_CASES]
     return {("dpteach.labs.lab02", "COMPLEXITY_GRID"): complexity,
             ("dpteach.labs.lab09", "CHOICE_CASES"): tuple(choice),
             ("dpteach.labs.lab08", "GRID_CASES"): tuple(grid)}
