@@ -190,6 +190,29 @@ def test_the_answer_process_is_isolated_read_only_and_has_no_checkers(monkeypatc
     assert work["writable"] == [] and work["lab"] == []
 
 
+def test_an_answer_that_never_returns_fails_at_the_time_limit(tmp_path):
+    """Even when a detached child it forked keeps the wire open (the grading process reads with a deadline)."""
+    import os
+    import signal
+    pid_file = tmp_path / "grandchild"
+    source = ("import os, time\n"
+              "if os.fork() == 0:\n"
+              "    os.setsid()\n"
+              f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+              "    time.sleep(3600)\n"
+              "    os._exit(0)\n"
+              "def my_clip(gradients, clip_norm):\n"
+              "    os._exit(0)\n")
+    nb = notebook(LAB09, replace={"task1-solution": source})
+    try:
+        result = isolated.grade_task(isolated.answer_cells(nb), "lab09", "check_clipping", ["my_clip"], SECRET,
+                                     timeout=20)
+        assert not result.passed and "the answer" in result.message, result.message
+    finally:
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
 def test_the_wire_carries_data_only(tmp_path):
     import os
 

@@ -25,7 +25,8 @@ if args.command == "course":
     if args.out is None:
         parser.error("course needs --out FOLDER")
     folder = make_course(args.out, args.src, course_id=args.course_id, kernel_name=args.kernel)
-    print(f"wrote the nbgrader course {folder}: cd there and run nbgrader (see book/instructors.md)")
+    print(f"wrote the nbgrader course {folder}: run nbgrader there with this environment's nbgrader, e.g. "
+          f"{sys.executable.rsplit('/', 1)[0]}/nbgrader autograde ASSIGNMENT (see book/instructors.md)")
     sys.exit(0)
 out = STUDENT_DIR if args.out is None else args.out
 if args.check:

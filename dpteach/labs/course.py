@@ -38,7 +38,7 @@ __all__ = ["COURSE_ID", "EXECUTE_TIMEOUT", "GRADE_TIMEOUT", "nbgrader_config", "
 
 COURSE_ID = "dpteach"
 #: Seconds nbgrader allows one cell of the notebook's own run (the slowest lab cell, Lab 5's Task 3 check, takes
-#: TIMING_LAB5_T3 s; see book/instructors.md, "Timing").
+#: about 4 s of CPU, 49 s at a load average of 15 on two cores; see book/instructors.md, "Timing").
 EXECUTE_TIMEOUT = 300
 #: Seconds one graded task may take in its answer process, all its calls together.
 GRADE_TIMEOUT = 600

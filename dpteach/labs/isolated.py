@@ -45,7 +45,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import threading
+import time
 import types
 from pathlib import Path
 
@@ -227,7 +227,7 @@ def _resolve_exception(module, name):
     return None
 
 
-def _start(python, cells, names, forbidden, work):
+def _start(python, cells, names, forbidden, work, deadline):
     copy = work / "copy"
     copy.mkdir()
     _write_copy(copy)
@@ -240,7 +240,7 @@ def _start(python, cells, names, forbidden, work):
     os.close(answer_read)
     os.close(answer_write)
     log.close()
-    channel = Channel(judge_read, judge_write, _resolve_exception)
+    channel = Channel(judge_read, judge_write, _resolve_exception, deadline)
     channel.send({"copy": str(copy), "site": _SITE, "cells": cells, "names": names,
                   "forbidden": sorted(forbidden), "defined_in": _defined_in(forbidden)})
     return process, channel
@@ -284,9 +284,7 @@ def grade_task(cells, lab, checker, answer_names, secret, python=sys.executable,
         return GradeResult((False, f"no checker {lab}.{checker}"))
     forbidden = _forbidden_names(lab, checker)
     work = Path(tempfile.mkdtemp(prefix="dpteach-answer-"))
-    process, channel = _start(python, list(cells), list(answer_names), forbidden, work)
-    timer = threading.Timer(timeout, lambda: _kill(process))
-    timer.start()
+    process, channel = _start(python, list(cells), list(answer_names), forbidden, work, time.monotonic() + timeout)
     try:
         ready = channel.receive()
         if not (isinstance(ready, list) and ready and ready[0] == "ready"):
@@ -303,13 +301,9 @@ def grade_task(cells, lab, checker, answer_names, secret, python=sys.executable,
     except Exception as err:  # noqa: BLE001 - any failure of the check is a failed task
         return GradeResult((False, f"{lab}.{checker}: {type(err).__name__}: {str(err)[:1500]}"))
     finally:
-        timer.cancel()
         _stop(process, work)
-
-
-def _kill(process):
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, 9)
+        with contextlib.suppress(OSError):
+            channel.close()
 
 
 # --- notebooks ----------------------------------------------------------------------------------

@@ -19,6 +19,8 @@ import builtins
 import json
 import math
 import os
+import select
+import time
 
 _PLAIN_KINDS = "biufc"  # numpy dtype kinds that cross as data: bool, ints, floats, complex
 
@@ -39,12 +41,16 @@ def _numpy():
 class Channel:
     """One end of the wire: encodes, decodes, and serves the other side's calls while waiting for an answer."""
 
-    def __init__(self, read_fd, write_fd, resolve_exception=None):
-        self._in = os.fdopen(read_fd, "r", encoding="utf-8")
+    def __init__(self, read_fd, write_fd, resolve_exception=None, deadline=None):
+        self._fd, self._buffer, self.deadline = read_fd, b"", deadline  # deadline: a time.monotonic() value
         self._out = os.fdopen(write_fd, "w", encoding="utf-8")
         self._objects = {}
         self._origins = {}  # id of a Generator received as an argument -> (its handle on the other side, it)
         self._resolve_exception = resolve_exception or (lambda module, name: None)
+
+    def close(self):
+        os.close(self._fd)
+        self._out.close()
 
     # --- values -----------------------------------------------------------------------------
     def encode(self, value):
@@ -132,9 +138,18 @@ class Channel:
         self._out.flush()
 
     def receive(self):
-        line = self._in.readline()
-        if not line:
-            raise WireError("the other process closed the wire (it exited or was killed)")
+        # Raw reads with a deadline: a process that keeps the pipe open (say, a child it started and detached)
+        # cannot make the reader wait past it.
+        while b"\n" not in self._buffer:
+            if self.deadline is not None:
+                remaining = self.deadline - time.monotonic()
+                if remaining <= 0 or not select.select([self._fd], [], [], remaining)[0]:
+                    raise WireError("the answer took longer than the time allowed for the task")
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                raise WireError("the other process closed the wire (it exited or was killed)")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
         try:
             return json.loads(line)
         except ValueError as err:
