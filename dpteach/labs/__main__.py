@@ -17,7 +17,7 @@ parser.add_argument("--out", default=None, help=f"folder for the student noteboo
 parser.add_argument("--check", action="store_true",
                     help="student: write nothing; exit 1 if a student version in --out is missing or out of date")
 parser.add_argument("--course-id", default="dpteach", help="course: nbgrader course id")
-parser.add_argument("--kernel", default="python3", help="course: the Jupyter kernel (with dpteach) that grades")
+parser.add_argument("--kernel", default="python3", help="course: the Jupyter kernel (with dpteach) that runs submissions for the feedback")
 args = parser.parse_args()
 if args.command == "course":
     from .course import make_course

