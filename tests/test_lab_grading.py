@@ -151,6 +151,15 @@ def test_a_table_harvested_from_the_public_feedback_passes_the_public_check_but_
         assert not result.passed, (path.name, result.message)
 
 
+def test_every_module_a_checker_imports_late_is_loaded_before_any_submission_runs():
+    """A checker's import inside a function would read a file a kernel may have rewritten: isolated loads it first."""
+    import re
+    late = set()
+    for path in sorted((ROOT / "dpteach" / "labs").glob("lab*.py")):
+        late |= set(re.findall(r"\n +from \.\.(\w+) import", path.read_text(encoding="utf-8")))
+    assert late and {f"dpteach.{name}" for name in late} <= set(isolated.PRELOADED), late
+
+
 def test_the_secret_changes_the_graded_cases():
     ours, theirs = isolated.secret_cases(SECRET), isolated.secret_cases("another course")
     from dpteach.labs import lab02, lab08, lab09

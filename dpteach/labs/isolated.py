@@ -62,6 +62,10 @@ _PACKAGE = _HERE.parent
 #: The lab checker modules, imported now: before any submission's code can rewrite a file on disk.
 LABS = {f"lab{n:02d}": importlib.import_module(f"dpteach.labs.lab{n:02d}") for n in range(1, 10)}
 _LAB_MODULES = [m for name, m in sorted(sys.modules.items()) if name.startswith("dpteach.labs.lab")]
+# ... and what checkers import inside a function (tests/test_lab_grading.py checks that this list is complete).
+PRELOADED = ("dpteach.audit", "dpteach.data", "dpteach.mechanisms", "dpteach.regression")
+for _name in PRELOADED:
+    importlib.import_module(_name)
 # The answer process's program and dpteach's files, as text read now, never again from disk.
 _PROGRAM = (_HERE / "wire.py").read_text(encoding="utf-8") + "\n" + \
     (_HERE / "answer_process.py").read_text(encoding="utf-8")
