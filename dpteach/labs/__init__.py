@@ -19,6 +19,12 @@ the helpers of :mod:`dpteach.labs.checking`. Each raises
 :class:`LabCheckError` with a hint for the mistake it found, and prints a
 short "passed" line when the answer is right. Every checker has a test
 showing that it rejects typical wrong answers, each with its own hint.
+
+These checkers give feedback in the student's kernel. Grades are decided
+outside it: :mod:`dpteach.labs.isolated` runs each answer in a fresh
+isolated process and the checker in the grading process, on a course's
+secret cases; :mod:`dpteach.labs.nbgrader_grading` is that step in nbgrader
+(``python -m dpteach.labs course`` configures it).
 """
 
 from __future__ import annotations

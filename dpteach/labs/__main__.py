@@ -17,7 +17,7 @@ parser.add_argument("--out", default=None, help=f"folder for the student noteboo
 parser.add_argument("--check", action="store_true",
                     help="student: write nothing; exit 1 if a student version in --out is missing or out of date")
 parser.add_argument("--course-id", default="dpteach", help="course: nbgrader course id")
-parser.add_argument("--kernel", default="python3", help="course: the Jupyter kernel (with dpteach) that grades")
+parser.add_argument("--kernel", default="python3", help="course: the Jupyter kernel (with dpteach) that runs submissions for the feedback")
 args = parser.parse_args()
 if args.command == "course":
     from .course import make_course
@@ -25,7 +25,8 @@ if args.command == "course":
     if args.out is None:
         parser.error("course needs --out FOLDER")
     folder = make_course(args.out, args.src, course_id=args.course_id, kernel_name=args.kernel)
-    print(f"wrote the nbgrader course {folder}: cd there and run nbgrader (see book/instructors.md)")
+    print(f"wrote the nbgrader course {folder}: run nbgrader there with this environment's nbgrader, e.g. "
+          f"{sys.executable.rsplit('/', 1)[0]}/nbgrader autograde ASSIGNMENT (see book/instructors.md)")
     sys.exit(0)
 out = STUDENT_DIR if args.out is None else args.out
 if args.check:

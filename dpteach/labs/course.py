@@ -3,7 +3,7 @@
 It writes::
 
     course/
-      nbgrader_config.py          course id, dpteach's stub text, kernel, timeout
+      nbgrader_config.py          course id, stub text, kernel, timeouts, the grading step, its secret
       source/lab01_mechanisms/lab01_mechanisms.ipynb   (one assignment per lab)
       ...
       release/...                 after ``nbgrader generate_assignment`` (unless run=False)
@@ -15,10 +15,11 @@ from ``book/labs/``), and ``nbgrader_config.py`` sets
 ``ClearSolutions.code_stub`` to dpteach's stub, so nbgrader's release is the
 web book's student version cell for cell: same sources, hence the same
 checksums, so a student may submit the book's download instead of the
-release. The hidden grading cells (see :mod:`dpteach.labs.grader`) stay in
-the source and are removed from the release by nbgrader itself (which is
-why nbgrader reports a checksum change for each graded cell at autograde,
-for its own release as for the download: it puts the hidden tests back).
+release. The hidden part of each graded cell (one comment naming the task,
+read by :mod:`dpteach.labs.nbgrader_grading`) stays in the source and is
+removed from the release by nbgrader itself (which is why nbgrader reports a
+checksum change for each graded cell at autograde, for its own release as
+for the download: it puts the hidden part back).
 """
 
 from __future__ import annotations
@@ -26,36 +27,57 @@ from __future__ import annotations
 import copy
 import json
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
 from .student import SOLUTIONS_DIR, STUB, TEXT_STUB, cell_source, dumps_notebook, rewrite_links, validate_lab_notebook
 
-__all__ = ["COURSE_ID", "EXECUTE_TIMEOUT", "nbgrader_config", "course_source_notebook", "make_course"]
+__all__ = ["COURSE_ID", "EXECUTE_TIMEOUT", "GRADE_TIMEOUT", "nbgrader_config", "course_source_notebook", "make_course"]
 
 COURSE_ID = "dpteach"
-#: Seconds nbgrader allows one cell (the slowest solution cell takes about 3 s).
-EXECUTE_TIMEOUT = 120
+#: Seconds nbgrader allows one cell of the notebook's own run (the slowest lab cell, Lab 5's Task 3 check, takes
+#: about 4 s of CPU, 49 s at a load average of 15 on two cores; see book/instructors.md, "Timing").
+EXECUTE_TIMEOUT = 300
+#: Seconds one graded task may take in its answer process, all its calls together.
+GRADE_TIMEOUT = 600
 
 
-def nbgrader_config(course_id=COURSE_ID, kernel_name="python3", timeout=EXECUTE_TIMEOUT):
-    """The text of the course's ``nbgrader_config.py``."""
+def nbgrader_config(course_id=COURSE_ID, kernel_name="python3", timeout=EXECUTE_TIMEOUT, secret=None, python=None):
+    """The text of the course's ``nbgrader_config.py``.
+
+    ``secret`` seeds the graded cases (a new random one by default: keep the file private); ``python`` is the
+    interpreter that runs each answer at grading (default: this one), fixed here so that nothing a submission
+    sets can choose it.
+    """
     if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
         raise ValueError(f"timeout must be a positive int (seconds), got {timeout!r}")
+    secret = secrets.token_hex(16) if secret is None else secret
+    python = os.path.abspath(sys.executable) if python is None else python
     return (
-        "# Written by `python -m dpteach.labs course` (dpteach/labs/course.py).\n"
+        "# Written by `python -m dpteach.labs course` (dpteach/labs/course.py). Keep it private: it holds the\n"
+        "# secret that seeds the graded cases.\n"
+        "from nbconvert.preprocessors import ClearMetadataPreprocessor\n"
+        "from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,\n"
+        "                                    LimitOutput, SaveAutoGrades)\n\n"
+        "from dpteach.labs.nbgrader_grading import IsolatedGrading\n\n"
         "c = get_config()  # noqa: F821 - defined by nbgrader when it reads this file\n\n"
         f"c.CourseDirectory.course_id = {course_id!r}\n"
         "# dpteach's stub, so that the release equals the web book's student version\n"
         f"c.ClearSolutions.code_stub = {{'python': {STUB!r}}}\n"
         f"c.ClearSolutions.text_stub = {TEXT_STUB!r}\n"
-        "# The kernel that runs submissions at autograde: it must be an environment with dpteach installed\n"
-        "# (`python -m ipykernel install --user --name python3` from the dpteach venv, or change the name).\n"
+        "# The kernel that runs submissions at autograde (for the feedback; it decides no grade). 'python3' is\n"
+        "# the interpreter nbgrader runs in, e.g. .venv/bin/nbgrader's; do not install a kernel of that name.\n"
         f"c.ExecutePreprocessor.kernel_name = {kernel_name!r}\n"
         f"c.Execute.timeout = {timeout}\n"
-        "# A failed checker is a wrong answer, not a crash of the autograder.\n"
-        "c.Execute.allow_errors = True\n"
+        "# The grade of every dpteach task: each answer re-run in its own process, right after Execute\n"
+        "# (book/instructors.md, 'What decides the grade').\n"
+        "c.Autograde.autograde_preprocessors = [Execute, IsolatedGrading, IgnorePattern, ClearMetadataPreprocessor,\n"
+        "                                       LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]\n"
+        f"c.IsolatedGrading.secret = {secret!r}\n"
+        f"c.IsolatedGrading.python = {python!r}\n"
+        f"c.IsolatedGrading.timeout = {GRADE_TIMEOUT}\n"
     )
 
 
@@ -87,7 +109,7 @@ def _run_nbgrader(course, *args):
 
 
 def make_course(out, src_dir=SOLUTIONS_DIR, course_id=COURSE_ID, kernel_name="python3", assignment=None,
-                run=True):
+                run=True, secret=None):
     """Write an nbgrader course for every lab in ``src_dir`` to ``out``; return its folder.
 
     One assignment per lab (named after the notebook), or all labs in one
@@ -105,7 +127,9 @@ def make_course(out, src_dir=SOLUTIONS_DIR, course_id=COURSE_ID, kernel_name="py
         raise FileNotFoundError(f"no lab notebooks (*.ipynb) found in src_dir={str(src_dir)!r}")
     notebooks = {path: dumps_notebook(course_source_notebook(path)) for path in sources}
     out.mkdir(parents=True, exist_ok=True)
-    (out / "nbgrader_config.py").write_text(nbgrader_config(course_id, kernel_name), encoding="utf-8")
+    config = out / "nbgrader_config.py"
+    config.touch(mode=0o600)  # it holds the course's secret: readable by its owner only
+    config.write_text(nbgrader_config(course_id, kernel_name, secret=secret), encoding="utf-8")
     names = []
     for path, text in notebooks.items():
         name = assignment or path.stem
