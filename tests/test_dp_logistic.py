@@ -371,3 +371,16 @@ def test_default_batch_balances_the_steps_against_their_noise():
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     small, large = (L.DPSGDLogisticRegression(eps, 1e-5, random_state=0).fit(X, y).batch_size_ for eps in (0.5, 4.0))
     assert small > large
+
+
+def test_chapter9_sentences_on_the_default_batch():
+    # Chapter 9: "On a few hundred rows that is one or two steps per epoch; at n = 2·10⁵ it is the cap of 100 steps
+    # per epoch" (R = 1, η = 4, E = 5, δ = 1e-5, the exact σ). A few hundred rows: breast_cancer's 398 training
+    # rows (d = 30) and wine's 124 (d = 13) at the chapters' ε; 2·10⁵ rows: chapter 9's unit-ball rows (d = 10).
+    from dpteach.dp_logistic import sgd_batch_size
+    for n, d in ((398, 30), (124, 13)):
+        for epsilon in (0.5, 1.0, 2.0):
+            sigma = L.dp_sgd_sigma(1.0, 5, epsilon, 1e-5, accountant="exact")
+            assert n // sgd_batch_size(n, d + 1, sigma, 4.0, 5, 1.0) in (1, 2)
+    sigma = L.dp_sgd_sigma(1.0, 5, 1.0, 1e-5, accountant="exact")
+    assert sgd_batch_size(200_000, 11, sigma, 4.0, 5, 1.0) == 2000
