@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 
 from docutils import nodes
-from sphinx.errors import ExtensionError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _ext/ (Sphinx puts it there too)
+import doc_findings  # noqa: E402  (the per-page bookkeeping shared with dpteach_glued_numbers)
 
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 _WARNING = re.compile(r"\b[A-Z][A-Za-z]*Warning: ")
@@ -46,7 +48,8 @@ def problems_in(text, classes, paths):
     return found
 
 
-def _scan(app, doctree):
+def _bad_outputs(app, doctree):
+    """Why this page's outputs may not ship ([] if they may)."""
     paths = _builder_paths(app)
     bad = []
     for output in doctree.findall(nodes.Element):
@@ -56,35 +59,13 @@ def _scan(app, doctree):
         for problem in problems_in(output.astext(), classes, paths):
             line = output.line or (output.parent.line if output.parent is not None else None)
             bad.append(f"{problem} in the output of the cell at line {line}")
-    found = getattr(app.env, "dpteach_bad_outputs", {})
-    if bad:
-        found[app.env.docname] = bad
-    else:
-        found.pop(app.env.docname, None)
-    app.env.dpteach_bad_outputs = found
+    return bad
 
 
-def _purge(app, env, docname):
-    getattr(env, "dpteach_bad_outputs", {}).pop(docname, None)
-
-
-def _merge(app, env, docnames, other):
-    env.dpteach_bad_outputs = {**getattr(env, "dpteach_bad_outputs", {}),
-                               **{d: v for d, v in getattr(other, "dpteach_bad_outputs", {}).items() if d in docnames}}
-
-
-def _report(app, exception):
-    if exception is not None:
-        return
-    found = getattr(app.env, "dpteach_bad_outputs", {})
-    if found:
-        lines = [f"  {docname}: {problem}" for docname in sorted(found) for problem in found[docname]]
-        raise ExtensionError(f"{len(lines)} notebook output(s) may not ship in the book:\n" + "\n".join(lines))
+def _message(found):
+    lines = [f"  {docname}: {problem}" for docname in sorted(found) for problem in found[docname]]
+    return f"{len(lines)} notebook output(s) may not ship in the book:\n" + "\n".join(lines)
 
 
 def setup(app):
-    app.connect("doctree-read", _scan)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
-    app.connect("build-finished", _report)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    return doc_findings.connect(app, "dpteach_bad_outputs", _bad_outputs, _message)

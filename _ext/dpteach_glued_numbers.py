@@ -19,9 +19,8 @@ import json
 import sys
 from pathlib import Path
 
-from sphinx.errors import ExtensionError
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _ext/ (Sphinx puts it there too)
+import doc_findings  # noqa: E402  (the per-page bookkeeping shared with dpteach_clean_outputs)
 import glued_markers  # noqa: E402  (one home for the marker, its formatting and its checks)
 
 
@@ -38,44 +37,24 @@ def _glued_values(app, docname):
     return {key: entry["data"]["text/plain"] for key, entry in data.items() if "text/plain" in entry.get("data", {})}
 
 
-def _scan(app, doctree):
-    docname = app.env.docname
-    source = Path(app.env.doc2path(docname))
-    found = getattr(app.env, "dpteach_stale_glue", {})
-    found.pop(docname, None)
-    if source.suffix == ".ipynb":
-        nb = json.loads(source.read_text(encoding="utf-8"))
-        values = _glued_values(app, docname) if glued_markers.markers_in(nb) else None
-        if values is not None:
-            bad = glued_markers.markup_problems(nb) + glued_markers.describe_stale(
-                docname, glued_markers.stale_literals(nb, values))
-            if bad:
-                found[docname] = bad
-    app.env.dpteach_stale_glue = found
+def _stale(app, doctree):
+    """The marker problems and stale literals of this page ([] if it was not executed in this build)."""
+    source = Path(app.env.doc2path(app.env.docname))
+    if source.suffix != ".ipynb":
+        return []
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    values = _glued_values(app, app.env.docname) if glued_markers.markers_in(nb) else None
+    if values is None:
+        return []
+    return glued_markers.markup_problems(nb) + glued_markers.describe_stale(
+        app.env.docname, glued_markers.stale_literals(nb, values))
 
 
-def _purge(app, env, docname):
-    getattr(env, "dpteach_stale_glue", {}).pop(docname, None)
-
-
-def _merge(app, env, docnames, other):
-    env.dpteach_stale_glue = {**getattr(env, "dpteach_stale_glue", {}),
-                              **{d: v for d, v in getattr(other, "dpteach_stale_glue", {}).items() if d in docnames}}
-
-
-def _report(app, exception):
-    if exception is not None:
-        return
-    found = getattr(app.env, "dpteach_stale_glue", {})
-    if found:
-        lines = [f"  {problem}" for docname in sorted(found) for problem in found[docname]]
-        raise ExtensionError(f"{len(lines)} number(s) quoted in the prose differ from what the build computed:\n"
-                             + "\n".join(lines) + "\n" + glued_markers.FIX)
+def _message(found):
+    lines = [f"  {problem}" for docname in sorted(found) for problem in found[docname]]
+    return (f"{len(lines)} number(s) quoted in the prose differ from what the build computed:\n"
+            + "\n".join(lines) + "\n" + glued_markers.FIX)
 
 
 def setup(app):
-    app.connect("doctree-read", _scan)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
-    app.connect("build-finished", _report)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    return doc_findings.connect(app, "dpteach_stale_glue", _stale, _message)
