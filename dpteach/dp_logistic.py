@@ -336,8 +336,12 @@ def sgd_batch_size(n, n_parameters, sigma, learning_rate, n_epochs, data_norm,
     not a fit. At most 100 steps per epoch (B ≥ ⌈n/100⌉), where more steps only add loop overhead.
     """
     weight_norm = 4.0 / data_norm
-    optimum = (2.0 * learning_rate ** 2 * sigma ** 2 * n_parameters * n_epochs * n / weight_norm ** 2) ** (1 / 3)
-    return max(default_batch_size(n, steps_per_epoch), min(n, math.ceil(optimum)))
+    # In logs: η², σ² and D² alone can leave the doubles at the ends of R's range, their ratio does not.
+    log_optimum = (math.log(2.0 * n_parameters * n_epochs * n) + 2 * math.log(learning_rate) + 2 * math.log(sigma)
+                   - 2 * math.log(weight_norm)) / 3
+    if log_optimum >= math.log(n):
+        return n
+    return max(default_batch_size(n, steps_per_epoch), math.ceil(math.exp(log_optimum)))
 
 
 def default_step_size(data_norm):
@@ -380,7 +384,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     accountant : {"zcdp", "composition", "exact", "best"}
         How σ is calibrated (:func:`dp_sgd_sigma`); "best" (the default) uses the smallest σ, the exact one.
     random_state : seed or Generator, optional
-    data_norm : float > 0, keyword-only
+    data_norm : float, 1e-150 <= R <= 1e150, keyword-only
         R, the bound on the rows' norm ‖x‖₂ that the user declares (default 1: rows scaled onto the unit
         ball, as DP practice asks). It sets the defaults of clip_norm and learning_rate and nothing else: it is never checked
         against the data, and privacy never depends on it being true (the gradients are clipped at C
@@ -433,7 +437,8 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "clip_norm": NORMAL_SCALE_OR_NONE,
                               "n_epochs": BUDGET["n_epochs"], "batch_size": OrNone(POSITIVE_INT),
                               "learning_rate": OrNone(POSITIVE), "l2_penalty": Interval(Real, 0, None, closed="left"),
-                              "accountant": Options(ACCOUNTANTS), "random_state": "random_state", "data_norm": POSITIVE}
+                              "accountant": Options(ACCOUNTANTS), "random_state": "random_state",
+                              "data_norm": NORMAL_SCALE}
 
     # data_norm is keyword-only: it came after clip_norm was the third positional parameter, and a positional
     # clip_norm must not silently become a data bound.

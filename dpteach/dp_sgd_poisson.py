@@ -37,6 +37,7 @@ from scipy import optimize
 from ._constraints import (Array, Delta, Integral, Interval, Labels, OrNone, POSITIVE, POSITIVE_INT, Real,
                            fit_context, validate_params)
 from ._estimator import Estimator, LinearClassifierMixin
+from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from .privacy import PrivacyReceipt, privacy_claim
 from ._validation import check_int, check_same_length
 from .composition import PLD_GRID, PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
@@ -275,7 +276,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         Default 4/R² = 1/β, as the shuffled learner (the logistic loss is R²/4-smooth on rows of norm ≤ R).
     l2_penalty : float >= 0
     random_state : seed or Generator, optional
-    data_norm : float > 0, keyword-only
+    data_norm : float, 1e-150 <= R <= 1e150, keyword-only
         R, the declared bound on the rows' norm (default 1); it sets the defaults of clip_norm and
         learning_rate and nothing else.
 
@@ -308,11 +309,11 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     """
 
     _fitted_attribute = "coef_"
-    _parameter_constraints = {"epsilon": TARGET, "delta": Delta(allow_zero=False), "clip_norm": OrNone(POSITIVE),
+    _parameter_constraints = {"epsilon": TARGET, "delta": Delta(allow_zero=False), "clip_norm": NORMAL_SCALE_OR_NONE,
                               "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
                               "batch_size": OrNone(POSITIVE_INT), "learning_rate": OrNone(POSITIVE),
                               "l2_penalty": Interval(Real, 0, None, closed="left"), "random_state": "random_state",
-                              "data_norm": POSITIVE}
+                              "data_norm": NORMAL_SCALE}
 
     # data_norm is keyword-only, as in DPSGDLogisticRegression: a positional clip_norm keeps its meaning.
     def __init__(self, epsilon, delta, clip_norm=None, n_epochs=5, batch_size=None, learning_rate=None,
