@@ -1,6 +1,6 @@
 """The one progress helper: a tqdm bar for live runs, nothing in static builds (shared layer).
 
-A computation that takes more than about 2 s shows progress (DESIGN.md). The
+A computation that takes more than about 2 s shows progress (README, "Where things go"). The
 runners in ``dpteach.experiments`` and the few algorithm fits that can run that
 long (the improper learner at large D) both use :func:`progress`; ``tqdm`` is
 imported only when a bar is actually shown, so an algorithm module stays free of it.

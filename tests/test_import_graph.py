@@ -4,7 +4,7 @@ What is checked, on the source files (nothing is imported, so a lazy import insi
 counts as an arrow too):
 
 * no circle between modules;
-* the layering of DESIGN.md ("Where things go", and the rooms of ../shared/reviews/architecture.md):
+* the layering the README states ("Where things go": foundation, algorithms, then data/bounds/experiments):
   each layer imports only the layers it is allowed to (``ALLOWED``), chapter 1 imports only the
   foundation, chapters 4–9 never import chapters 2–3;
 * no module imports a ``_private`` name from another dpteach module (the foundation modules whose own
@@ -29,7 +29,7 @@ from tools import one_home_imports
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "dpteach"
 
-# --- the layers (DESIGN.md, "Shared layers" and "Where things go") ----------------------------------
+# --- the layers (README, "Where things go") ------------------------------------------------------------
 #: The foundation: validation and the declared constraints checked through it, the estimator base, the progress
 #: helper, the one privacy receipt type, the declared range of scale parameters (_scales).
 FOUNDATION = {"dpteach._validation", "dpteach._constraints", "dpteach._estimator", "dpteach._progress",
