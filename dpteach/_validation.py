@@ -361,8 +361,10 @@ def check_epsilon_array(epsilon, name="epsilon"):
     arr = _as_real_array(epsilon, name)
     if arr.size == 0:
         raise TypeError(f"{name} must be a real number or an array of real numbers, got {_describe(epsilon)}")
-    for value in arr.ravel():
-        check_epsilon(value, name)
+    values = arr.astype(float).ravel()
+    bad = ~(np.isfinite(values) & (values >= SMALLEST_NORMAL))  # one vectorised scan (review S3), not a loop
+    if np.any(bad):
+        check_epsilon(values[np.argmax(bad)], name)  # the first bad entry, with check_epsilon's own message
     return arr.astype(float)
 
 
