@@ -284,10 +284,22 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
     (2, 3)
     """
     check_model_shapes(X, y, coef)  # the declared contract checks each array; these relate them (no validator call)
-    n_samples = _check_size(size, X.shape[1])
-    total = clip_per_example(per_example_gradients(X, y, coef, intercept), clip_norm).sum(axis=0)
-    noisy = total + sigma * rng.standard_normal((n_samples, total.size))
+    noisy, _ = noisy_clipped_gradient_sum_prechecked(X, y, coef, intercept, clip_norm, sigma, rng,
+                                                      _check_size(size, X.shape[1]))
     return noisy[0] if size is None else noisy
+
+
+def noisy_clipped_gradient_sum_prechecked(X, y, coef, intercept, clip_norm, sigma, rng, n_samples=1):
+    """The body of :func:`noisy_clipped_gradient_sum` on checked arguments (``rng`` a Generator): the releases,
+    shape (n_samples, d + 1), and how many examples had their gradient clipped (a diagnostic, not released).
+
+    The learner's loop calls it directly: one pass of per-example gradients per step, and no validation in the
+    hot loop (the fit checked its data and parameters once).
+    """
+    G = per_example_gradients(X, y, coef, intercept)
+    total = clip_per_example(G, clip_norm).sum(axis=0)
+    noisy = total + sigma * rng.standard_normal((n_samples, total.size))
+    return noisy, int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
 
 
 @validate_params(STEP)
@@ -495,12 +507,12 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
                 for step in range(steps_per_epoch):
                     rows = order[step * batch:(step + 1) * batch]
                     X_batch, y_batch = X[rows], y[rows]
-                    # The step's release is the audited one (Lemma 9.1's Gaussian mechanism), not a copy of it.
-                    noisy_sum = noisy_clipped_gradient_sum(X_batch, y_batch, theta[:d], theta[d], clip_norm, sigma,
-                                                           rng)
-                    G = per_example_gradients(X_batch, y_batch, theta[:d], theta[d])  # for the diagnostic (not private) count
-                    clipped += int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
-                    theta = theta - learning_rate * (noisy_sum / batch + l2_penalty * theta)
+                    # The step's release is the audited one (Lemma 9.1's Gaussian mechanism), not a copy of it: the
+                    # body of noisy_clipped_gradient_sum, which also counts the clipped gradients (one pass).
+                    noisy, n_clipped = noisy_clipped_gradient_sum_prechecked(X_batch, y_batch, theta[:d], theta[d],
+                                                                             clip_norm, sigma, rng)
+                    clipped += n_clipped
+                    theta = theta - learning_rate * (noisy[0] / batch + l2_penalty * theta)
                     average += theta
                     if not np.all(np.isfinite(theta)):
                         break  # reported below, by name

@@ -303,20 +303,30 @@ def test_same_seed_same_result_and_not_fitted_error():
 
 
 def test_fit_releases_through_the_audited_step(monkeypatch):
-    # Issue 23: every step of fit is a call of the audited noisy_clipped_gradient_sum (not a copy of it), with the
-    # σ of the accountant and the clip norm C; one call per step.
-    calls = []
-    audited = L.noisy_clipped_gradient_sum
+    # Issue 23: every step of fit is the audited noisy_clipped_gradient_sum's body (not a copy of it), with the σ of
+    # the accountant and the clip norm C; one call per step. Issue 32: the loop calls that body unvalidated, and it
+    # computes the per-example gradients once per step (the clipped count comes from the same pass).
+    calls, gradient_passes = [], []
+    body, gradients = L.noisy_clipped_gradient_sum_prechecked, L.per_example_gradients
 
-    def counted(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
+    def counted(X, y, coef, intercept, clip_norm, sigma, rng, n_samples=1):
         calls.append((len(X), clip_norm, sigma))
-        return audited(X, y, coef, intercept, clip_norm, sigma, rng, size)
+        return body(X, y, coef, intercept, clip_norm, sigma, rng, n_samples)
 
-    monkeypatch.setattr(L, "noisy_clipped_gradient_sum", counted)
+    def counted_gradients(*args):
+        gradient_passes.append(1)
+        return gradients(*args)
+
+    monkeypatch.setattr(L, "noisy_clipped_gradient_sum_prechecked", counted)
+    monkeypatch.setattr(L, "per_example_gradients", counted_gradients)
     X, y, _ = gaussian_halfspace_data(200, 2, noise_rate=0.1, rng=8)
     model = L.DPSGDLogisticRegression(1.0, 1e-5, n_epochs=2, batch_size=20, random_state=3).fit(X, y)
-    assert len(calls) == model.n_steps_ == 2 * (200 // 20)
+    assert len(calls) == len(gradient_passes) == model.n_steps_ == 2 * (200 // 20)
     assert set(calls) == {(20, model.clip_norm_, model.sigma_)}
+    # The public, audited step is that body: the same release for the same arguments and seed.
+    w = np.array([0.3, -0.2])
+    public = L.noisy_clipped_gradient_sum(X[:20], y[:20], w, 0.1, 1.0, 2.0, rng=5, size=3)
+    assert np.array_equal(public, body(X[:20], y[:20], w, 0.1, 1.0, 2.0, np.random.default_rng(5), 3)[0])
 
 
 # --- bad input -------------------------------------------------------------------------------
