@@ -72,7 +72,12 @@ def _accountant_epsilon_round(sparsity, epsilon, delta):
     high = epsilon
     while excess(high) < 0:
         high *= 2
-    root = optimize.brentq(excess, 1e-300, high, xtol=1e-15, rtol=1e-13)
+    if excess(1e-300) < 0:
+        root = optimize.brentq(excess, 1e-300, high, xtol=1e-15, rtol=1e-13)
+    else:  # ε itself near 1e-300: solve for ε_r/ε from a lower end that certainly fits (basic composition of
+        # the 2s rounds gives 1.5·s·ε_r = 0.75·ε there); a fixed 1e-300 did not bracket the root
+        root = epsilon * optimize.brentq(lambda ratio: excess(ratio * epsilon) / epsilon, 1 / (2 * sparsity),
+                                         high / epsilon, xtol=1e-15, rtol=1e-13)
     while excess(root) > 0:  # never overspend the budget: step below the solver's tolerance
         root = math.nextafter(root, 0.0) * (1 - 1e-15)
     return root

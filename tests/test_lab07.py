@@ -370,16 +370,18 @@ def test_nbgrader_metadata():
             assert "### BEGIN SOLUTION" in "".join(c["source"])
 
 
-def test_the_hidden_grade_refuses_the_library_net_reached_by_a_run_time_name(tmp_path):
-    """Task 6's answer calls dpteach's own sphere net through importlib: the public checker cannot see it, the grade can."""
-    from test_lab_grading import verdicts
+def test_the_grade_refuses_the_library_net_reached_by_a_run_time_name():
+    """Task 6's answer calls dpteach's own sphere net through importlib: the public checker cannot see it, the grade
+    (run in a separate process whose library routine the task asks for raises) can."""
+    from test_lab_grading import grade, notebook
     cheat = ("import importlib\n"
              "def my_sphere_net(resolution):\n"
              "    return getattr(importlib.import_module('dpteach.halfspace_' + 'cover'), 'sphere_' + 'net')(3, resolution)\n")
-    result = verdicts(NOTEBOOK, replace={"task6-solution": cheat}, tmp_path=tmp_path)
-    assert result["task6-check"]["visible"] == "pass", result["task6-check"]
-    assert result["task6-check"]["hidden"].startswith("fail") and "task asks you to write" in result["task6-check"]["hidden"]
-    assert all(v == {"visible": "pass", "hidden": "pass"} for k, v in result.items() if k != "task6-check"), result
+    namespace = {}
+    exec(cheat, namespace)
+    lab07.check_sphere_net(namespace["my_sphere_net"])  # the public, formative checker accepts it
+    result = grade(notebook(NOTEBOOK, replace={"task6-solution": cheat}), "task6-check")
+    assert not result.passed and "task asks you to write" in result.message, result.message
 
 
 def test_sphere_net_hint_gives_the_band_spacing_only_after_repeated_tries():
