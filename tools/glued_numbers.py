@@ -26,7 +26,7 @@ Usage (from the repository root, in the book's environment)::
     python -m tools.glued_numbers --write [book/01_dp_basics.ipynb ...]   # execute, convert, refresh
     python -m tools.glued_numbers --check [...]                          # execute, compare (status 1)
     python -m tools.glued_numbers --write --from-build _build            # values of the last `make book`
-    python -m tools.glued_numbers --write --varies KEY [KEY ...] book/X.ipynb  # mark numbers no seed fixes
+    python -m tools.glued_numbers --write book/X.ipynb --varies KEY [KEY ...]  # mark numbers no seed fixes (file first)
 
 ``--write`` turns every ``{glue:text}`key:fmt``` (also ``{glue}``, ``{glue:}``, ``{glue:any}``)
 into the marker form and sets every marker's literal to the executed value, formatted exactly
