@@ -219,7 +219,7 @@ def _module_of(key):
     return CALLABLES[key].__module__
 
 
-class _TimeLimit:
+class _CPUTimeLimit:
     """Fail a call that uses more than ``seconds`` of this process's CPU time.
 
     A CPU-time limit (ITIMER_PROF: user + system time of this process, SIGPROF), not a wall-clock
@@ -259,7 +259,7 @@ def run_example(key, call_kwargs=None, fit_kwargs=None):
     if missing:
         pytest.skip(missing)
     kwargs = copy.deepcopy(example.kwargs) if call_kwargs is None else call_kwargs
-    with _TimeLimit(CALL_TIME_LIMIT):
+    with _CPUTimeLimit(CALL_TIME_LIMIT):
         result = obj(*example.args, **kwargs)
         if _is_estimator(obj):
             fit = copy.deepcopy(example.fit) if fit_kwargs is None else fit_kwargs
@@ -346,7 +346,7 @@ def test_bad_call_raises_a_named_error(key, part, name, bad, label):
     if _is_estimator(obj) and part == "call":
         # __init__ only stores (scikit-learn convention); the check happens at fit.
         estimator = obj(*example.args, **call_kwargs)
-        with pytest.raises((ValueError, TypeError)) as info, _TimeLimit(CALL_TIME_LIMIT):
+        with pytest.raises((ValueError, TypeError)) as info, _CPUTimeLimit(CALL_TIME_LIMIT):
             estimator.fit(**fit_kwargs)
     else:
         with pytest.raises((ValueError, TypeError)) as info:
@@ -624,6 +624,6 @@ def test_simulate_sq_locally_refuses_a_size_whose_cost_is_known_to_be_too_large(
     # d = 10^18 coordinates means 10^18 queries: refused up front (a named limit), never run.
     from dpteach import local
     users = EXAMPLES["dpteach.local.simulate_sq_locally"].kwargs["data"]
-    with pytest.raises(ValueError, match="d"), _TimeLimit(5):
+    with pytest.raises(ValueError, match="d"), _CPUTimeLimit(5):
         local.simulate_sq_locally(sq_algorithms.sq_mean, users, 1.0, 0.05, rule="clt", rng=0, d=10 ** 18, tau=0.5)
 

@@ -509,3 +509,31 @@ def test_dp_gradient_descent_row_norm_bounds_the_sensitivity_without_root_d():
     X[0] = 1e300
     beta_hat = r.dp_gradient_descent_ols(X, y, 1.0, 1e-5, T, 3, rng=0, row_norm=R)
     assert beta_hat.shape == (d,) and np.all(np.isfinite(beta_hat))
+
+
+def test_dp_gradient_descent_row_norm_audit_catches_a_variant_that_skips_the_clipping(monkeypatch):
+    # The row_norm path is a release (issue 33): audit it on a far row (norm 100, outside the ball R = 1) whose
+    # response flips between ±T, one step (K = 1) from β = 0, where β̂₁ = −η(x̄₁r/n + noise) moves by
+    # 2T·R/n <= Δ₂ = 4RT/n (σ ≈ 0.75, a shift of 0.1). Correct: certified ε_lb <= ε. The same routine with
+    # the row clipping switched off (clip_rows the identity) moves β̂₁ by 2T·100/n = 10 with the same σ: caught.
+    from dpteach import audit
+    n, T, eps, delta = 20, 1.0, 1.0, 1e-5
+    X = np.zeros((n, 2))
+    X[0] = (100.0, 0.0)
+    y = np.zeros(n)
+    y_neighbour = y.copy()
+    y[0], y_neighbour[0] = T, -T
+
+    def mechanism(labels, n_trials, g):
+        return np.array([r.dp_gradient_descent_ols(X, labels, eps, delta, T, 1, rng=g, row_norm=1.0)[0]
+                         for _ in range(n_trials)])
+
+    sd = r.dp_gradient_descent_sigma(n, 2, eps, delta, T, 1, row_norm=1.0)
+    events = audit.threshold_events(sd * np.linspace(-3.5, 3.5, 15))
+    correct = audit.audit(mechanism, y, y_neighbour, events, 4000, delta=delta, confidence=0.95, n_select=2000,
+                          rng=1).epsilon_lower
+    monkeypatch.setattr(r, "clip_rows", lambda rows, radius: rows)
+    broken = audit.audit(mechanism, y, y_neighbour, audit.threshold_events(np.linspace(-12, 12, 25)), 4000,
+                         delta=delta, confidence=0.95, n_select=2000, rng=1).epsilon_lower
+    assert correct <= eps
+    assert broken > eps

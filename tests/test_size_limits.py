@@ -31,7 +31,7 @@ import re
 import pytest
 
 from dpteach import _validation
-from test_api_fuzz import (CALLABLES, EXAMPLES, _is_estimator, _TimeLimit, example_arguments, missing_requirement)
+from test_api_fuzz import (CALLABLES, EXAMPLES, _is_estimator, _CPUTimeLimit, example_arguments, missing_requirement)
 
 HUGE = 10 ** 18
 CALL_TIME_LIMIT = 10  # seconds of CPU time; a refusal is immediate, so this only fires on work that was started
@@ -183,7 +183,7 @@ def _call(key, part, name, bad):
     fit_kwargs = copy.deepcopy(example.fit)
     (call_kwargs if part == "call" else fit_kwargs)[name] = bad
     obj = CALLABLES[key]
-    with _TimeLimit(CALL_TIME_LIMIT):
+    with _CPUTimeLimit(CALL_TIME_LIMIT):
         result = obj(*example.args, **call_kwargs)
         if _is_estimator(obj):
             result.fit(**fit_kwargs)
@@ -249,7 +249,7 @@ def test_product_is_exact_for_huge_factors():
 # budget is on the product, so each must be refused up front, naming the factors.
 
 def _refused_quickly(call, *names):
-    with pytest.raises(ValueError) as info, _TimeLimit(CALL_TIME_LIMIT):
+    with pytest.raises(ValueError) as info, _CPUTimeLimit(CALL_TIME_LIMIT):
         call()
     for name in names:
         assert _names_the_parameter(str(info.value), name), f"{name!r} not named: {info.value}"
