@@ -245,7 +245,8 @@ def l1_loss(features, targets, coef):
     return float(np.mean(np.abs(features @ v - targets)))
 
 
-@privacy_claim(theorem="lem-zcdp", epsilon="epsilon, for n_iterations such releases", delta="delta")
+@privacy_claim(theorem="lem-zcdp", epsilon="epsilon", delta="delta",
+               condition="for n_iterations such releases together")
 @validate_params({**PROBLEM, "point": Array(ndim=1), "lipschitz": NORMAL_SCALE, "epsilon": Epsilon(),
                   "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state",
                   "size": OrNone(POSITIVE_INT)})

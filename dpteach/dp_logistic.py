@@ -27,7 +27,7 @@ implemented; any of them may be chosen before seeing the data:
   sample-reuse variant (``dpsas_steps``);
 * ``"best"`` (the default): the smallest of the three σ's. All are valid and the choice depends only on
   (C, E, ε, δ), never on the data, so the minimum is valid too. Since the exact accountant is tight, it
-  is the one "best" picks (up to rounding); the fitted model says which in ``privacy_["calibrated_by"]``.
+  is the one "best" picks (up to rounding); the fitted model says which in ``privacy_.steps[0].accountant``.
 
 Unlike production DP-SGD (Opacus, TensorFlow Privacy) we do **not** use privacy amplification by
 subsampling: the batches are a shuffle, not Poisson samples, and the accountant charges every epoch in
@@ -48,9 +48,9 @@ from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, Or
                            POSITIVE_INT, Real, fit_context, validate_params)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._estimator import Estimator, LinearClassifierMixin
-from .privacy import PrivacyReceipt, privacy_claim
+from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_int, check_same_length
-from .composition import advanced_composition, advanced_composition_epsilon_per_step
+from .composition import advanced_composition, advanced_composition_epsilon_per_step, basic_composition
 from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma
 from .logistic_loss import MODEL, check_model_shapes, clip_per_example, per_example_gradients
 from .mechanisms import gaussian_epsilon, gaussian_sigma
@@ -240,8 +240,8 @@ STEP = {"X": Array(ndim=2), "y": Labels(), **MODEL, "clip_norm": NORMAL_SCALE, "
         "size": OrNone(POSITIVE_INT)}
 
 
-@privacy_claim(theorem="lem-clipped-sum-sensitivity", epsilon="the ε with gaussian_delta(sigma, 2·clip_norm, ε) = δ",
-               delta="any δ in (0, 1)")
+@privacy_claim(theorem="lem-clipped-sum-sensitivity", epsilon="gaussian_epsilon(sigma, 2 * clip_norm, delta)",
+               delta="delta", condition="for every delta in (0, 1): the Gaussian mechanism of sensitivity 2·clip_norm")
 @validate_params(STEP)
 def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None, size=None):
     """One step's release of Algorithm 9.2: Σ_i clip_C(∇ℓ(θ; x_i, y_i)) + N(0, σ² I).
@@ -415,9 +415,8 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         Fraction of per-example gradients that were clipped (computed on private data, so it is
         **not** private: for diagnostics only, never release it).
     privacy_ : PrivacyReceipt
-        The guarantee; ``accountant`` is the one whose σ was used (also ``privacy_["calibrated_by"]``),
-        ``privacy_["requested_accountant"]`` the one asked for, ``privacy_["per_epoch_zcdp_rho"]`` the
-        per-epoch charge.
+        The guarantee: one step, the E epochs, whose ``accountant`` is the one whose σ was used
+        (``privacy_.steps[0].accountant``; ``accountant`` is the one asked for).
     n_features_in_ : int
 
     Privacy (Theorem 9.3)
@@ -529,10 +528,13 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.batch_size_, self.n_steps_ = batch, n_epochs * steps_per_epoch
         self.clipped_fraction_ = clipped / (n_epochs * steps_per_epoch * batch)
         self.n_features_in_ = d
+        # One step: the E epochs of Gaussian sums (sensitivity 2C), as the accountant that calibrated σ composes them.
         self.privacy_ = PrivacyReceipt(
-            epsilon, delta, accountant=calibrated_by, theorem="Theorem 9.3",
+            steps=[PrivacyStep(f"{n_epochs} epochs of {steps_per_epoch} noisy clipped gradient sums (Gaussian, "
+                               f"sensitivity 2C = {2 * clip_norm:.4g}, sigma = {sigma:.4g})",
+                               f"all {n} examples, each in at most one batch per epoch", epsilon, delta,
+                               calibrated_by)],
+            composition=basic_composition, theorem="thm-dpsgd-privacy",
             why="each example is in one batch per epoch (a Gaussian mechanism with sensitivity 2C); "
-                "the epochs compose",
-            details={"requested_accountant": self.accountant, "calibrated_by": calibrated_by,
-                     "per_epoch_zcdp_rho": (2 * clip_norm) ** 2 / (2 * sigma ** 2)})
+                "the epochs compose by the accountant")
         return self

@@ -38,9 +38,10 @@ from ._constraints import (Array, Delta, Integral, Interval, Labels, OrNone, POS
                            fit_context, validate_params)
 from ._estimator import Estimator, LinearClassifierMixin
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
-from .privacy import PrivacyReceipt, privacy_claim
+from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_int, check_same_length
-from .composition import PLD_GRID, PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
+from .composition import (PLD_GRID, PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, basic_composition, expected_loss,
+                           pld_epsilon)
 from .mechanisms import gaussian_epsilon
 from .dp_logistic import MAX_EPOCHS, MAX_FIT_WORK, default_step_size, dp_sgd_sigma, sgd_batch_size
 from .logistic_loss import clip_per_example, per_example_gradients
@@ -380,8 +381,12 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.sigma_, self.sampling_rate_, self.n_steps_ = sigma, rate, n_steps
         self.clip_norm_, self.learning_rate_, self.batch_size_ = clip_norm, learning_rate, batch
         self.n_features_in_ = d
+        # One step: the T subsampled Gaussian sums, composed by their privacy loss distributions (σ calibrated to it).
         self.privacy_ = PrivacyReceipt(
-            epsilon, delta, accountant="pld", theorem="Theorem 9.3 (Poisson-subsampled variant)",
+            steps=[PrivacyStep(f"{n_steps} Poisson-subsampled noisy clipped gradient sums (rate q = {rate:.4g}, "
+                               f"sensitivity 2C = {2 * clip_norm:.4g} when sampled, sigma = {sigma:.4g})",
+                               f"all {n} examples, each sampled with probability q per step", epsilon, delta, "pld")],
+            composition=basic_composition, theorem="thm-dpsgd-privacy",
             why="T Poisson-subsampled Gaussian mechanisms (rate q, sensitivity 2C when sampled), "
                 "composed by their privacy loss distributions")
         return self

@@ -29,12 +29,13 @@ import numpy as np
 from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context,
                            validate_params)
 from ._estimator import Estimator, LinearClassifierMixin
-from .privacy import PrivacyReceipt, privacy_claim
+from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_normal_double, check_probability, check_representable, check_same_length
 from .dpsas_ramp import check_unit_vector
 from .dpsas_steps import (DELTA, EPSILON_OR_INF, ETA, SCALE, STEP_RULES, clip_rows, default_n_rounds,
                           dpsas_noise_sigma, dpsas_round_prechecked, private_initial_direction, private_threshold,
                           round_schedule, step_size)
+from .composition import parallel_composition
 from .mechanisms import exponential_mechanism_on_errors
 
 # The building blocks of Algorithm 8.3 have one home each (dpteach.dpsas_ramp, dpteach.dpsas_steps); import them
@@ -490,7 +491,12 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
         self.eta_grid_ = grid
         self.n_validation_, self.n_validation_theory_, self.part_size_ = n_val, theory, part
         self.privacy_ = PrivacyReceipt(
-            epsilon, delta, accountant="parallel composition", theorem="Theorem 8.11",
+            steps=[*(PrivacyStep(f"DPSAS run {k + 1} (Algorithm 8.3, eta = {eta:.4g}, {rounds[k]} rounds)",
+                                 f"{part} examples of part {k + 1}", epsilon, delta, "prop-dpsas-privacy")
+                     for k, eta in enumerate(grid)),
+                   PrivacyStep(f"exponential mechanism over the K = {n_parts} candidates (accuracy, sensitivity 1/m)",
+                               f"{n_val} validation examples", epsilon, 0.0, "thm-exponential-mechanism-privacy")],
+            composition=parallel_composition, theorem="thm-dpsas-learner",
             why="disjoint parts: K DPSAS runs, each (epsilon, delta)-DP, and the epsilon-DP exponential "
                 "mechanism on the validation part")
         self.n_features_in_ = d

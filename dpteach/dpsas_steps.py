@@ -478,7 +478,8 @@ def dpsas_round_prechecked(w, X, y, a, b, lam, sigma, rng, size=None):
     return u / np.linalg.norm(u, axis=-1, keepdims=True), gradient
 
 
-@privacy_claim(theorem="prop-dpsas-privacy", epsilon="the epsilon of sigma", delta="the delta of sigma")
+@privacy_claim(theorem="prop-dpsas-privacy", epsilon="gaussian_epsilon(sigma, 2 * clip_norm / len(y_block), delta)",
+               delta="delta", condition="for every delta in (0, 1) and every fixed w (sigma = 0: the non-private step)")
 @validate_params({"w": Array(ndim=1), "X_block": Array(ndim=2), "y_block": Labels(), "a": POSITIVE, "b": FINITE,
                   "step": POSITIVE, "sigma": NOISE_SCALE, "clip_norm": NORMAL_SCALE, "rng": "random_state",
                   "size": OrNone(POSITIVE_INT)})

@@ -19,9 +19,10 @@ import numpy as np
 
 from ._constraints import Array, Epsilon, Labels, OrNone, POSITIVE_INT, fit_context, validate_params
 from ._estimator import Estimator
+from .composition import basic_composition
 from .hypotheses import HYPOTHESIS_CLASS
 from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors
-from .privacy import PrivacyReceipt, privacy_claim
+from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 
 __all__ = ["generic_private_learner", "GenericPrivateLearner", "erm", "select_hypotheses"]
 
@@ -147,9 +148,12 @@ class GenericPrivateLearner(Estimator):
         self.index_ = int(generic_private_learner(self.hypotheses, X, y, self.epsilon,
                                                   rng=np.random.default_rng(self.random_state)))
         self.hypothesis_ = self.hypotheses[self.index_]
-        self.privacy_ = PrivacyReceipt(float(self.epsilon), 0.0, accountant="exponential mechanism",
-                                       theorem="Theorem 2.5",
-                                       why="the error count has sensitivity 1 and H is fixed before the data")
+        self.privacy_ = PrivacyReceipt(
+            steps=[PrivacyStep(f"exponential mechanism over {len(self.hypotheses)} hypotheses (error count, "
+                               f"sensitivity 1)", f"all {len(y)} examples", float(self.epsilon), 0.0,
+                               "thm-exponential-mechanism-privacy")],
+            composition=basic_composition, theorem="thm-generic-privacy",
+            why="the error count has sensitivity 1 and H is fixed before the data")
         return self
 
     def predict(self, X):

@@ -31,6 +31,7 @@ from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_di
 from .hermite import clip_features_prechecked, hermite_features_unchecked, clip_features, clip_radius as _hermite_clip_radius
 from .dpsas import validation_size
 from .hermite import feature_dimension
+from .composition import parallel_composition
 from .mechanisms import exponential_mechanism_on_errors
 
 __all__ = [
@@ -408,7 +409,7 @@ class PrivateHermiteL1Learner(Estimator):
     }
     _fitted_attribute = "coef_"
     _radius = 1.0
-    _privacy_theorem = "Theorem 6.11"
+    _privacy_theorem = "thm-l1-privacy"  # the box label of the class's privacy_claim
 
     def __init__(self, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
                  n_thresholds=None, n_iterations=None, random_state=None):
@@ -502,14 +503,14 @@ class PrivateHermiteL1Learner(Estimator):
         self.n_features_in_ = d
         self.parameters_ = dict(params, sigma=sigma, coefficient_radius=R,
                                 theorem=self._theorem(d, alpha, epsilon, delta, beta))
+        # The threshold grid reads no data (post-processing of the k coefficient vectors): it is no step.
         self.privacy_ = PrivacyReceipt(
-            epsilon, delta, accountant="parallel composition", theorem=self._privacy_theorem,
-            why="every example is in exactly one of the k blocks or the validation set",
-            steps=(*(PrivacyStep(f"DP-ERM on block {j + 1} (Algorithm 6.7, {K} Gaussian steps, sigma = {sigma:.4g})",
-                                 f"{n0} examples of block {j + 1}", epsilon, delta) for j in range(k)),
-                   PrivacyStep(f"threshold grid of {M} values", "none (post-processing)", 0.0, 0.0),
+            steps=[*(PrivacyStep(f"DP-ERM on block {j + 1} (Algorithm 6.7, {K} Gaussian steps, sigma = {sigma:.4g})",
+                                 f"{n0} examples of block {j + 1}", epsilon, delta, "zcdp") for j in range(k)),
                    PrivacyStep(f"exponential mechanism over {k * M} classifiers (sensitivity 1)",
-                               f"{m} validation examples", epsilon, 0.0)))
+                               f"{m} validation examples", epsilon, 0.0, "thm-exponential-mechanism-privacy")],
+            composition=parallel_composition, theorem=self._privacy_theorem,
+            why="every example is in exactly one of the k blocks or the validation set")
         return self
 
     def _scores(self, X):

@@ -14,8 +14,9 @@ import numpy as np
 from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, Interval, Labels, Options,
                            fit_context, validate_params)
 from ._estimator import Estimator, linear_scores
-from .privacy import PrivacyReceipt, privacy_claim
+from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_callable, check_finite_array, check_sweep
+from .composition import parallel_composition
 from .group_sizes import RULE_CONSTRAINTS, UNIT, group_size
 from .local import query_plan, simulate_sq_locally, users_needed
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
@@ -94,12 +95,13 @@ def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem"
     return high
 
 
-def _local_receipt(run):
-    """The receipt of a local learner's run: every user reports once, through an ε-local randomizer."""
-    return PrivacyReceipt(run.epsilon, 0.0, accountant="parallel composition over users",
-                          theorem="Theorem 3.10",
-                          why="each user answers one query once, through an epsilon-local randomizer",
-                          details={"max_user_epsilon": run.max_user_epsilon})
+def _local_receipt(run, epsilon, randomizer):
+    """The receipt of a local learner's run: query j is answered once by each user of its own group, ε-locally."""
+    return PrivacyReceipt(
+        steps=[PrivacyStep(f"query {j + 1}: one {randomizer} report per user", f"group {j + 1} ({size} users)",
+                           epsilon, 0.0, "thm-randomizers-private") for j, size in enumerate(run.group_sizes)],
+        composition=parallel_composition, theorem="thm-sq-to-local",
+        why="each user answers one query once, through an epsilon-local randomizer")
 
 
 @privacy_claim(theorem="thm-sq-to-local", epsilon="epsilon", delta=0.0, model="local")
@@ -167,7 +169,7 @@ class LocalThresholdLearner(Estimator):
                                         rule=self.rule, rng=rng, alpha=alpha)
         self.threshold_ = float(self.run_.output)
         self.n_features_in_ = 1
-        self.privacy_ = _local_receipt(self.run_)
+        self.privacy_ = _local_receipt(self.run_, epsilon, self.randomizer)
         return self
 
     def predict(self, X):
@@ -245,7 +247,7 @@ class LocalHalfspaceLearner(Estimator):
         self.coef_ = np.asarray(self.run_.output, dtype=float)
         self.tolerance_ = float(self.run_.achieved_tolerances[0])
         self.n_features_in_ = d
-        self.privacy_ = _local_receipt(self.run_)
+        self.privacy_ = _local_receipt(self.run_, epsilon, self.randomizer)
         return self
 
     def predict(self, X):

@@ -357,7 +357,7 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
         self.marginal = marginal
         self.coefficient_radius = coefficient_radius
 
-    _privacy_theorem = "Theorem 6.11 with Proposition D.2"
+    _privacy_theorem = "thm-logconcave"  # the box label of the class's privacy_claim
 
     def _clipped_feature_map(self, X, radius):
         return _clipped_logconcave_features(X, self.marginal, self.degree_, radius)

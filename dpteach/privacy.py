@@ -1,22 +1,26 @@
-"""One privacy receipt: the (ε, δ) a fitted learner guarantees, how it was accounted and by which theorem.
+"""Privacy receipts and claims: what a fitted learner guarantees, **computed** from its steps; what a routine promises.
 
-Every dpteach learner sets ``privacy_`` to a :class:`PrivacyReceipt` in ``fit``
-(issue 23). The receipt is a frozen record, so nothing downstream can edit a
-guarantee after the fact:
+Every dpteach learner sets ``privacy_`` to a :class:`PrivacyReceipt` in ``fit``. The receipt is a frozen
+record of
 
-- ``epsilon``, ``delta``: the guarantee of the whole fit (ε = inf means the
-  non-private reference run: no guarantee at all);
-- ``accountant``: how the total was computed ("parallel composition", "zcdp",
-  "pld", ...);
-- ``theorem``: the label of the book's theorem that proves it;
-- ``why``: the proof in one sentence;
-- ``steps``: the steps that read data (:class:`PrivacyStep`: what is released,
-  which rows it reads, its own ε and δ), when the learner reports them;
-- ``details``: learner-specific extras (e.g. DP-SGD's ``calibrated_by``).
+- ``steps``: the steps of the fit that read data (:class:`PrivacyStep`: what is released, which rows it
+  reads, its own ε and δ, and the ``accountant`` that gives them). A step that iterates a mechanism under
+  an accountant (DP-SGD's T noisy gradient sums under zCDP or PLD, Algorithm 6.7's K steps under zCDP) is
+  *one* step: the iterated mechanism with its parameters in its name, the accountant's (ε, δ) for it;
+- ``composition``: the composition theorem the learner's privacy theorem uses over those steps,
+  :func:`dpteach.composition.parallel_composition` (steps on disjoint rows chosen without looking at the
+  data: (max ε_i, max δ_i), Theorem 1.18) or :func:`dpteach.composition.basic_composition` (steps on the
+  same rows: (Σ ε_i, Σ δ_i), Theorem 1.16). The learner passes the function: the rule has one home, and
+  this foundation module does not import chapter 1;
+- ``theorem``: the label of the book's box that proves the guarantee (``"thm-dpsas-learner"``), the very key
+  the learner's :func:`privacy_claim` declares;
+- ``why``: the privacy argument in one sentence;
+- ``epsilon``, ``delta``: **computed** from the steps by the composition. A receipt takes no total, so none
+  can disagree with its steps (issue 32). A step with ε = inf (the non-private reference run; a LASSO
+  without residual clipping) leaves the whole fit without a guarantee, ε = inf.
 
-It also reads like the dicts learners used to return: ``receipt["epsilon"]``,
-``receipt["calibrated_by"]``, ``dict(receipt)`` (a read-only mapping over the
-fields, then the ``details``).
+Parallel composition refuses two steps that read the same rows. Read a receipt by attribute
+(``receipt.epsilon``, ``receipt.steps[0].accountant``).
 
 What a receipt covers (:data:`COVERS`, shown in its repr): **one** ``fit`` on **the data passed to it**,
 neighbours being data sets that differ in one of those rows. Nothing upstream or around that call:
@@ -24,16 +28,25 @@ a ``StandardScaler`` fitted on the same rows in a scikit-learn ``Pipeline`` move
 one record changes, and releases its ``mean_`` exactly (no finite ε; chapter 9, "What a receipt
 covers", audits it); ``GridSearchCV`` or ``cross_val_score`` run many fits on overlapping rows and pick
 among them without noise, so the total is not any one receipt's ε.
+
+A routine declares what it promises with :func:`privacy_claim` (a :class:`PrivacyClaim`): the box label,
+and ε and δ each as a number or as a formula in the routine's parameters (Python syntax: ``"epsilon"``,
+``"peeling_epsilon(s, epsilon, delta)"``). A condition under which the claim holds goes in ``condition``
+("on the event E(...) only"), never in ε.
+
+The fields are checked by declared constraints (:mod:`dpteach._constraints`: ``Epsilon``, ``Delta``,
+``Options``, ``OrNone``, ``check_fields``); the few rules only records of this module need are the private
+constraint classes below.
 """
 
 from __future__ import annotations
 
+import ast
 import math
-import numbers
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
-from ._constraints import Check, Options, Unchecked, check_fields, validate_params
+from . import _validation as V
+from ._constraints import Constraint, Delta, Epsilon, Options, OrNone, Unchecked, check_fields, validate_params
 
 __all__ = ["PrivacyStep", "PrivacyReceipt", "PrivacyClaim", "privacy_claim", "claim_of", "COVERS"]
 
@@ -42,111 +55,134 @@ COVERS = ("this one fit on the data passed to it; not preprocessing fitted on th
           "Pipeline), nor a search or cross-validation over several fits")
 
 
-def _as_float(value, name):
-    # As _validation's checks do: a bool or a string is not a number, a NumPy scalar is.
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
-    return float(value)
+# --- the rules only these records need (checked on every construction: a receipt built inside a fit too) ------
+
+class _Record(Constraint):
+    """A rule of a record field: cheap, so checked nested as well (``check_fields`` calls ``nested``)."""
+
+    skip_nested = False
+
+    def nested(self, value, name):
+        return self.validate(value, name)
 
 
-def _check_guarantee_epsilon(epsilon, name):
-    """ε ∈ [0, inf] as a float (0: a step that reads no data; inf: no guarantee)."""
-    epsilon = _as_float(epsilon, name)
-    if not epsilon >= 0:  # also refuses NaN
-        raise ValueError(f"{name} must satisfy 0 <= epsilon <= inf (inf: no guarantee), got {epsilon!r}")
-    return epsilon
+class _Text(_Record):
+    """A non-empty string (a name, the rows a step reads, a sentence)."""
+
+    def validate(self, value, name):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string, got {value!r} of type {type(value).__name__}")
+        if not value.strip():
+            raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        return value
+
+    def invalid_values(self):
+        return [(None, "None"), (1, "1"), ("", "''")]
 
 
-def _check_guarantee_delta(delta, name):
-    """δ ∈ [0, 1) as a float."""
-    delta = _as_float(delta, name)
-    if not 0 <= delta < 1:  # also refuses NaN
-        raise ValueError(f"{name} must satisfy 0 <= delta < 1, got {delta!r}")
-    return delta
+class _BoxLabel(_Record):
+    """The label of a box of the book, such as ``"thm-my-mechanism"`` (the theorem index knows them all)."""
+
+    def validate(self, value, name):
+        if not isinstance(value, str) or "-" not in value or not value.replace("-", "").isalnum():
+            raise ValueError(f"{name} must be a box label of the book such as 'thm-my-mechanism', got {value!r}")
+        return value
+
+    def invalid_values(self):
+        return [("Theorem 2.3", "'Theorem 2.3'"), (None, "None")]
 
 
-class _ReadOnlyDict(dict):
-    """A dict that refuses edits (a receipt is frozen), yet pickles and deep-copies like a dict.
+class _Amount(_Record):
+    """A claimed ε or δ: a number that ``number`` accepts, or a formula in the routine's parameters (Python)."""
 
-    (``types.MappingProxyType`` would refuse edits too, but cannot be pickled, and a fitted learner
-    must be: ``copy.deepcopy``, joblib's parallel ``GridSearchCV``.)
-    """
+    def __init__(self, number):
+        self.number = number
 
-    def _refuse(self, *args, **kwargs):
-        raise TypeError("the details of a PrivacyReceipt are read-only")
+    def validate(self, value, name):
+        if not isinstance(value, str):
+            return self.number.validate(value, name)
+        try:
+            formula = ast.parse(value, mode="eval")
+        except SyntaxError:
+            formula = None
+        if formula is None or not any(isinstance(node, ast.Name) for node in ast.walk(formula)):
+            raise ValueError(f"{name} must be a number, or a parameter name or a formula in parameters (Python "
+                             f"syntax, such as 'peeling_epsilon(s, epsilon, delta)'; a condition goes in "
+                             f"'condition'), got {value!r}")
+        return value
 
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
-
-    def __reduce__(self):
-        return type(self), (dict(self),)
-
-
-def _check_text(value, name):
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, got {value!r} of type {type(value).__name__}")
-    return value
-
-
-def _check_steps(steps, name):
-    """The steps as a tuple of :class:`PrivacyStep` records."""
-    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of PrivacyStep records, got {steps!r}")
-    steps = tuple(steps)
-    for step in steps:
-        if not isinstance(step, PrivacyStep):
-            raise TypeError(f"{name} must hold PrivacyStep records, got {step!r}")
-    return steps
+    def invalid_values(self):
+        return [("the epsilon of sigma", "prose")] + self.number.invalid_values()  # they hold '1', a constant
 
 
-def _check_details(details, name):
-    """The learner's extras as a read-only mapping that repeats no field of the receipt."""
-    if not isinstance(details, Mapping):
-        raise TypeError(f"{name} must be a mapping, got {details!r}")
-    clash = sorted(set(details) & {f.name for f in fields(PrivacyReceipt)})
-    if clash:
-        raise ValueError(f"{name} must not repeat a field of the receipt, got key(s) {clash}")
-    return _ReadOnlyDict(details)
+class _Steps(_Record):
+    """A non-empty sequence of :class:`PrivacyStep` records, as a tuple."""
+
+    def validate(self, value, name):
+        steps = tuple(V.check_sequence(value, name, "PrivacyStep records"))
+        if not steps:
+            raise ValueError(f"{name} must list at least one PrivacyStep (the steps of the fit that read data), "
+                             f"got none")
+        for step in steps:
+            if not isinstance(step, PrivacyStep):
+                raise TypeError(f"{name} must hold PrivacyStep records, got {step!r}")
+        return steps
+
+    def invalid_values(self):
+        return [(None, "None"), ([], "[]"), ([1], "[1]")]
 
 
-# The rules of the two records. A receipt is a frozen record whose fields are also *converted* (floats, a tuple
-# of steps, read-only details), so its __post_init__ applies them on every construction, nested or not (unlike
-# check_fields, which skips a record built inside a checked routine): a learner's receipt is frozen the same way.
-_TEXT = Check(_check_text, invalid=[(None, "None"), (1, "1")])
-_EPSILON = Check(_check_guarantee_epsilon, invalid=[(-1, "-1"), (math.nan, "nan"), ("1", "'1'"), (True, "True"),
-                                                    (None, "None")])
-_DELTA = Check(_check_guarantee_delta, invalid=[(-0.1, "-0.1"), (1, "1"), (1.5, "1.5"), (math.nan, "nan"),
-                                                ("1", "'1'"), (True, "True"), (None, "None")])
+#: The composition theorems a receipt applies over its steps (dpteach.composition's functions of these names).
+COMPOSITIONS = ("basic_composition", "parallel_composition")
 
 
-def _apply_constraints(record):
-    for name, constraint in type(record)._parameter_constraints.items():
-        object.__setattr__(record, name, constraint.validate(getattr(record, name), name))
+class _Composition(_Record):
+    """:func:`dpteach.composition.basic_composition` or :func:`~dpteach.composition.parallel_composition`."""
+
+    def validate(self, value, name):
+        if getattr(value, "__module__", None) != "dpteach.composition" or getattr(value, "__name__", None) \
+                not in COMPOSITIONS:
+            raise ValueError(f"{name} must be dpteach.composition.basic_composition (steps on the same rows, "
+                             f"Theorem 1.16) or parallel_composition (steps on disjoint rows, Theorem 1.18), "
+                             f"got {value!r}")
+        return value
+
+    def invalid_values(self):
+        return [(None, "None"), (max, "max"), ("parallel_composition", "'parallel_composition'")]
+
+
+_TEXT = _Text()
 
 
 @dataclass(frozen=True)
 class PrivacyStep:
-    """One step of a fit that reads data: what it releases, which rows, and its own (ε, δ).
+    """One step of a fit that reads data: what it releases, which rows, its own (ε, δ) and what gives them.
+
+    ``epsilon`` may be inf (a step without a guarantee); ``accountant`` says how the step's (ε, δ) is
+    obtained: the mechanism's theorem, or the accountant of an iterated mechanism ("zcdp", "pld", ...).
 
     Examples
     --------
-    >>> PrivacyStep(name="selection", rows="m rows", epsilon=1, delta=0.0)
-    PrivacyStep(name='selection', rows='m rows', epsilon=1.0, delta=0.0)
+    >>> PrivacyStep(name="selection", rows="validation rows", epsilon=1, delta=0.0, accountant="thm-exp-mech")
+    PrivacyStep(name='selection', rows='validation rows', epsilon=1.0, delta=0.0, accountant='thm-exp-mech')
     """
 
     name: str
     rows: str
     epsilon: float
-    delta: float = 0.0
+    delta: float
+    accountant: str
 
-    _parameter_constraints = {"name": _TEXT, "rows": _TEXT, "epsilon": _EPSILON, "delta": _DELTA}
+    _parameter_constraints = {"name": _TEXT, "rows": _TEXT, "epsilon": Epsilon(allow_inf=True), "delta": Delta(),
+                              "accountant": _TEXT}
 
     def __post_init__(self):
-        _apply_constraints(self)
+        check_fields(self)
 
 
 @dataclass(frozen=True, repr=False)
-class PrivacyReceipt(Mapping):
-    """The guarantee of one fit: (ε, δ), the accountant, the theorem, and optionally its steps.
+class PrivacyReceipt:
+    """The guarantee of one fit: its steps, their composition, the theorem; (ε, δ) computed from them.
 
     It covers this one ``fit`` on the data passed to it (:data:`COVERS`), nothing else: not a scaler
     or other preprocessing fitted on the same data before it (in a ``Pipeline`` the learner's neighbours
@@ -157,48 +193,68 @@ class PrivacyReceipt(Mapping):
 
     Parameters
     ----------
-    epsilon : float, 0 <= ε <= inf (inf: the non-private reference run, no guarantee)
-    delta : float, 0 <= δ < 1
-    accountant : str
-        How the total is computed from the steps.
+    steps : sequence of PrivacyStep
+        The steps of the fit that read data (at least one).
+    composition : dpteach.composition.basic_composition or dpteach.composition.parallel_composition
+        The composition the theorem uses over the steps (parallel: the steps must name different rows).
     theorem : str
-        The label of the book's theorem box that proves the guarantee ("Theorem" and its number).
+        The label of the book's box that proves the guarantee (``"thm-..."``), as in the learner's claim.
     why : str
         The privacy argument in one sentence.
-    steps : sequence of PrivacyStep
-        The steps that read data (may be empty).
-    details : mapping
-        Learner-specific extras, read as further keys of the mapping view.
+
+    Attributes
+    ----------
+    epsilon : float, 0 < ε <= inf (inf: no guarantee)
+    delta : float, 0 <= δ < 1
+        ``composition`` applied to the steps' ε and δ.
 
     Examples
     --------
-    >>> receipt = PrivacyReceipt(epsilon=1.0, delta=1e-5, accountant="zcdp", theorem="Theorem X.Y")
-    >>> receipt["epsilon"], receipt.delta, receipt.is_private
+    >>> from dpteach.composition import parallel_composition
+    >>> steps = [PrivacyStep("model", "rows of part A", 1.0, 1e-5, "Gaussian mechanism"),
+    ...          PrivacyStep("selection", "rows of part B", 0.5, 0.0, "exponential mechanism")]
+    >>> receipt = PrivacyReceipt(steps=steps, composition=parallel_composition, theorem="thm-my-learner",
+    ...                          why="each row is in one part")
+    >>> receipt.epsilon, receipt.delta, receipt.is_private
     (1.0, 1e-05, True)
     >>> receipt.covers.startswith("this one fit on the data passed to it")
     True
     """
 
-    epsilon: float
-    delta: float
-    accountant: str
+    steps: tuple
+    composition: object
     theorem: str
-    why: str = ""
-    steps: tuple = ()
-    details: Mapping = field(default_factory=dict, hash=False)
+    why: str
+    epsilon: float = field(init=False)
+    delta: float = field(init=False)
 
-    _parameter_constraints = {
-        "epsilon": _EPSILON, "delta": _DELTA, "accountant": _TEXT, "theorem": _TEXT, "why": _TEXT,
-        "steps": Check(_check_steps, invalid=[(None, "None"), ([1], "[1]")]),
-        "details": Check(_check_details, invalid=[(None, "None"), ({"epsilon": 1.0}, "{'epsilon': 1.0}")]),
-    }
+    _parameter_constraints = {"steps": _Steps(), "composition": _Composition(), "theorem": _BoxLabel(), "why": _TEXT}
 
     def __post_init__(self):
-        _apply_constraints(self)
+        check_fields(self)
+        if self.composition.__name__ == "parallel_composition":
+            rows = [step.rows for step in self.steps]
+            shared = sorted({r for r in rows if rows.count(r) > 1})
+            if shared:
+                raise ValueError(f"steps read the same rows {shared}: parallel composition (Theorem 1.18) needs "
+                                 f"disjoint rows; compose them with basic_composition")
+        epsilons, deltas = [step.epsilon for step in self.steps], [step.delta for step in self.steps]
+        if math.inf in epsilons:
+            # No guarantee for a step, none for the whole. The theorems take finite ε, and their rule for δ does not
+            # read ε: δ is composed with every ε set to 1.
+            epsilon, delta = math.inf, self.composition([1.0] * len(deltas), deltas)[1]
+        else:
+            epsilon, delta = self.composition(epsilons, deltas)
+        if not delta < 1:
+            raise ValueError(f"steps compose to delta = {delta!r} >= 1 by {self.composition.__name__}: no guarantee "
+                             f"(valid range: 0 <= delta < 1)")
+        object.__setattr__(self, "epsilon", epsilon)
+        object.__setattr__(self, "delta", delta)
 
     def __repr__(self):
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
-                          if f.name not in ("steps", "details") or getattr(self, f.name))
+        shown = ", ".join(f"{name}={value!r}" for name, value in (
+            ("epsilon", self.epsilon), ("delta", self.delta), ("composition", _Named(self.composition.__name__)),
+            ("theorem", self.theorem), ("why", self.why), ("steps", self.steps)))
         return f"{type(self).__name__}({shown}, covers={COVERS!r})"
 
     @property
@@ -211,22 +267,12 @@ class PrivacyReceipt(Mapping):
         """Whether the receipt guarantees anything (ε < inf; δ < 1 always)."""
         return math.isfinite(self.epsilon)
 
-    # --- the read-only mapping view, for readers of the old dict shape ---------------------------
-    def _keys(self):
-        return [f.name for f in fields(self) if f.name != "details"] + list(self.details)
 
-    def __getitem__(self, key):
-        if key in self.details:
-            return self.details[key]
-        if key != "details" and key in {f.name for f in fields(self)}:
-            return getattr(self, key)
-        raise KeyError(f"{key!r}: a PrivacyReceipt has the keys {self._keys()}")
+class _Named(str):
+    """A name shown without quotes in a repr (the composition function)."""
 
-    def __iter__(self):
-        return iter(self._keys())
-
-    def __len__(self):
-        return len(self._keys())
+    def __repr__(self):
+        return str(self)
 
 
 @dataclass(frozen=True)
@@ -235,11 +281,12 @@ class PrivacyClaim:
 
     - ``theorem``: the label of the book's box that proves it (``"thm-my-mechanism"``), which the
       theorem index links to the routine;
-    - ``epsilon``, ``delta``: the guarantee, each as the name of the parameter that holds it
-      (``"epsilon"``) or as a number (``delta=0.0`` for pure DP), or a short formula in words
-      (``"k·epsilon"``);
+    - ``epsilon``, ``delta``: the guarantee, each as a number (``delta=0.0`` for pure DP), the name of
+      the parameter that holds it (``"epsilon"``) or a formula in the parameters, in Python syntax
+      (``"k * epsilon"``, ``"peeling_epsilon(s, epsilon, delta)"``);
     - ``model``: "central", "local" (each report is ε-private on its own: local DP) or "zcdp"
-      (ρ-zero-concentrated DP, ``epsilon`` names ρ).
+      (ρ-zero-concentrated DP, ``epsilon`` names ρ);
+    - ``condition``: when the claim holds, if not always (``"on the event E(...) only"``), or None.
 
     The audit registry (:mod:`dpteach.registry`) and the audit report read the declared claims: a
     routine that declares one is a release whose privacy must be audited or excused.
@@ -252,41 +299,17 @@ class PrivacyClaim:
     epsilon: object = "epsilon"
     delta: object = 0.0
     model: str = "central"
+    condition: str | None = None
 
-    _parameter_constraints = {
-        "theorem": Check(lambda value, name: _check_label(value, name), invalid=[("Theorem 2.3", "'Theorem 2.3'"),
-                                                                                 (None, "None")]),
-        "epsilon": Check(lambda value, name: _check_amount(value, name, allow_zero=False),
-                         invalid=[(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf"), (None, "None"),
-                                  (True, "True")]),
-        "delta": Check(lambda value, name: _check_amount(value, name, allow_zero=True),
-                       invalid=[(-0.1, "-0.1"), (1, "1"), (math.nan, "nan"), (None, "None"), (True, "True")]),
-        "model": Options(("central", "local", "zcdp")),
-    }
+    _parameter_constraints = {"theorem": _BoxLabel(), "epsilon": _Amount(Epsilon()), "delta": _Amount(Delta()),
+                              "model": Options(("central", "local", "zcdp")), "condition": OrNone(_TEXT)}
 
     def __post_init__(self):
         check_fields(self)
 
 
-def _check_label(value, name):
-    if not isinstance(value, str) or not value.replace("-", "").isalnum() or "-" not in value:
-        raise ValueError(f"{name} must be a box label of the book such as 'thm-my-mechanism', got {value!r}")
-    return value
-
-
-def _check_amount(value, name, allow_zero):
-    """A privacy amount: the name of the parameter that holds it (or a formula in words), or a number."""
-    if isinstance(value, str) and value.strip():
-        return value
-    number = _as_float(value, name)
-    if not (0 <= number if allow_zero else 0 < number) or number >= (1 if name == "delta" else math.inf):
-        valid = "[0, 1)" if name == "delta" else "(0, inf)"
-        raise ValueError(f"{name} must be a parameter name or a number in {valid}, got {value!r}")
-    return number
-
-
 @validate_params(PrivacyClaim._parameter_constraints)
-def privacy_claim(*, theorem, epsilon="epsilon", delta=0.0, model="central"):
+def privacy_claim(*, theorem, epsilon="epsilon", delta=0.0, model="central", condition=None):
     """Declare the privacy claim of a routine or learner class (see :class:`PrivacyClaim`); returns it unchanged.
 
     >>> @privacy_claim(theorem="thm-my-mechanism", epsilon="epsilon")
@@ -295,7 +318,7 @@ def privacy_claim(*, theorem, epsilon="epsilon", delta=0.0, model="central"):
     >>> claim_of(release).theorem
     'thm-my-mechanism'
     """
-    claim = PrivacyClaim(theorem=theorem, epsilon=epsilon, delta=delta, model=model)  # checks each field
+    claim = PrivacyClaim(theorem=theorem, epsilon=epsilon, delta=delta, model=model, condition=condition)
 
     def decorate(obj):
         obj.__dpteach_privacy__ = claim

@@ -50,6 +50,7 @@ from ._validation import check_representable, check_same_length
 from .halfspace_cover import halfspace_cover, select_halfspace
 from .feature_scaling import feature_dimension_or_refuse
 from .hermite import clip_scale as _clip_scale, hermite_features_unchecked as _unchecked_features, hermite_feature_sum
+from .composition import parallel_composition
 from .mechanisms import gaussian_sigma
 from .subspace import (ALPHA, TEACHING_DEGREE_CONSTANT, gradient_second_moment, relevant_subspace,
                        subspace_threshold)
@@ -379,11 +380,11 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         self.cover_size_ = cover.size
         self.coef_, self.intercept_ = coef, float(intercept)
         self.privacy_ = PrivacyReceipt(
-            epsilon, delta, accountant="parallel composition", theorem="Theorem 7.8",
-            why="the split is data-independent: the correlations read only S1, the selection only S2",
-            steps=(PrivacyStep("Hermite correlations (Gaussian mechanism)", f"{first.size} examples of S1",
-                               epsilon, delta),
+            steps=[PrivacyStep(f"Hermite correlations (Gaussian mechanism, sigma = {sigma:.4g})",
+                               f"{first.size} examples of S1", epsilon, delta, "lem-proper-private-polynomial"),
                    PrivacyStep(f"exponential mechanism over the cover of {cover.size} halfspaces",
-                               f"{second.size} examples of S2", epsilon, 0.0)))
+                               f"{second.size} examples of S2", epsilon, 0.0, "thm-exponential-mechanism-privacy")],
+            composition=parallel_composition, theorem="thm-proper-learner",
+            why="the split is data-independent: the correlations read only S1, the selection only S2")
         return self
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import composition
 from ._estimator import Estimator, linear_scores
-from .privacy import PrivacyReceipt
+from .privacy import PrivacyReceipt, PrivacyStep
 from ._constraints import (Array, Check, Delta, Epsilon, Integral, Interval, Options, OrNone, POSITIVE, POSITIVE_INT,
                            Real, fit_context, validate_params)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
@@ -171,7 +171,8 @@ def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
 
 # --- Algorithm 5.4: the private LASSO ------------------------------------------------------------
 
-@privacy_claim(theorem="thm-dp-lasso-privacy", epsilon="peeling_epsilon(sparsity, epsilon, delta)", delta="delta")
+@privacy_claim(theorem="thm-dp-lasso-privacy", epsilon="peeling_epsilon(sparsity, epsilon, delta) if calibrate == "
+               "'paper' else epsilon", delta="delta", condition="with clip_residual=True (without it: no guarantee)")
 class DPLasso(Estimator):
     """The private LASSO of Cai, Wang & Zhang (Algorithm 5.4; the paper's Algorithm 4).
 
@@ -310,9 +311,10 @@ class DPLasso(Estimator):
             self.epsilon_certified_ = epsilon
         self.support_path_ = supports
         self.privacy_ = PrivacyReceipt(
-            self.epsilon_certified_, delta, theorem="Theorem 5.6",
-            accountant="parallel composition of Peeling" + (" (calibrated by the accountant)"
-                                                            if self.calibrate == "accountant" else ""),
+            steps=[PrivacyStep(f"Peeling of iteration {t + 1} (s = {sparsity}, Laplace scale {scale:.4g}, "
+                               f"calibrate={self.calibrate!r})", f"{block_size} examples of block {t + 1}",
+                               self.epsilon_certified_, delta, "thm-peeling-privacy") for t in range(n_blocks)],
+            composition=composition.parallel_composition, theorem="thm-dp-lasso-privacy",
             why=("each record is in one block, read by one Peeling step of l-infinity sensitivity lambda"
                  if self.clip_residual else
                  "none: without the residual clipping Lemma 5.5 fails, so epsilon = inf (no guarantee)"))
@@ -422,8 +424,8 @@ NOISY_OLS = {"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delt
              "truncation": NORMAL_SCALE, "rng": "random_state", "noise_multiplier": OrNone(POSITIVE), **EVENT}
 
 
-@privacy_claim(theorem="thm-noisy-ols", epsilon="epsilon, on the event E(condition_bound, x_bound, truncation) only",
-               delta="delta")
+@privacy_claim(theorem="thm-noisy-ols", epsilon="epsilon", delta="delta",
+               condition="on the event E(condition_bound, x_bound, truncation) only")
 @validate_params(NOISY_OLS)
 def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None, condition_bound=1.0,
               x_bound=1.0):

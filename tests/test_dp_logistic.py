@@ -185,11 +185,11 @@ def test_default_dp_sgd_and_the_chapter_9_comparison_use_the_exact_accountant():
     from dpteach.experiments import table1
     X, y, _ = gaussian_halfspace_data(400, 3, threshold=0.3, noise_rate=0.1, rng=11)
     model = L.DPSGDLogisticRegression(1.0, 1e-5, random_state=1).fit(X, y)
-    assert model.privacy_["calibrated_by"] == "exact"
+    assert model.privacy_.steps[0].accountant == "exact"
     assert model.sigma_ == L.dp_sgd_sigma(1.0, 5, 1.0, 1e-5, "exact")
     peer = table1.fit_learner("dp_sgd", X, y, 2.0, 1e-5, rng=2)
     s = table1.SETTINGS["dp_sgd"]
-    assert peer.privacy_["calibrated_by"] == "exact"
+    assert peer.privacy_.steps[0].accountant == "exact"
     assert _composed_gaussian_delta(peer.sigma_, s["clip_norm"], s["n_epochs"], 2.0) <= 1e-5 * (1 + 1e-6)
 
 
@@ -265,7 +265,7 @@ def test_learns_the_rcn_halfspace_at_large_epsilon():
     # Under RCN the logistic minimiser is the target (symmetric noise, Gaussian x); 0.02 leaves room
     # for 500 noisy steps. A wrong gradient sign or a forgotten intercept gives errors above 0.1.
     assert error <= 0.1 + 0.02
-    assert model.privacy_["epsilon"] == 8.0 and model.sigma_ == L.dp_sgd_sigma(1.0, 5, 8.0, 1e-5)
+    assert model.privacy_.epsilon == 8.0 and model.sigma_ == L.dp_sgd_sigma(1.0, 5, 8.0, 1e-5)
     assert model.n_steps_ == 5 * 100 and model.batch_size_ == 200
     np.testing.assert_array_equal(model.predict(X[:5]), np.where(X[:5] @ model.coef_ + model.intercept_ >= 0,
                                                                  1.0, -1.0))

@@ -293,7 +293,7 @@ def test_learner_attributes_privacy_and_not_fitted():
     learner.fit(X, y)
     assert np.isclose(np.linalg.norm(learner.coef_), 1.0)
     assert len(learner.candidates_) == learner.eta_grid_.size == 2
-    assert learner.privacy_["epsilon"] == 1.0 and learner.privacy_["delta"] == 1e-5
+    assert learner.privacy_.epsilon == 1.0 and learner.privacy_.delta == 1e-5
     assert set(np.unique(learner.predict(X))) <= {-1.0, 1.0}
     assert 0.5 < learner.score(X, y) <= 1.0
     with pytest.raises(ValueError, match="features"):

@@ -83,8 +83,8 @@ def test_fitted_attributes_privacy_and_parameters():
     assert np.linalg.norm(learner.coef_) <= 1 + 1e-12
     assert learner.candidate_coefs_.shape == (3, 10)
     assert learner.threshold_ in I.threshold_grid(20)
-    assert learner.privacy_.epsilon == 1.0 and learner.privacy_.theorem == "Theorem 6.11"
-    assert len(learner.privacy_.steps) == 3 + 2
+    assert learner.privacy_.epsilon == 1.0 and learner.privacy_.theorem == "thm-l1-privacy"
+    assert len(learner.privacy_.steps) == 3 + 1  # the k = 3 blocks and the selection (the grid reads no data)
     d = learner.decision_function(X[:10])
     assert np.array_equal(learner.predict(X[:10]), np.where(d >= 0, 1.0, -1.0))
     again = I.PrivateHermiteL1Learner(0.1, 1.0, 1e-5, beta=0.25, random_state=0).fit(X, y)

@@ -261,7 +261,7 @@ def test_properness_predict_is_sign_of_linear_function():
     assert np.allclose(learner.decision_function(X_test), linear)
     assert learner.coef_.shape == (5,) and isinstance(learner.intercept_, float)
     assert learner.cover_size_ == learner.cover_.size and learner.subspace_.shape[0] == 5
-    assert learner.privacy_["epsilon"] == 1.0 and learner.privacy_["delta"] == 1e-5
+    assert learner.privacy_.epsilon == 1.0 and learner.privacy_.delta == 1e-5
     assert 0 <= learner.score(X, y) <= 1
 
 
