@@ -19,10 +19,10 @@ import numpy as np
 
 from ._constraints import Array, Epsilon, Labels, OrNone, POSITIVE_INT, fit_context, validate_params
 from ._estimator import Estimator
-from .composition import basic_composition
 from .hypotheses import HYPOTHESIS_CLASS
 from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
+from .composition import basic_composition
 
 __all__ = ["generic_private_learner", "GenericPrivateLearner", "erm", "select_hypotheses"]
 

@@ -16,11 +16,11 @@ from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon,
 from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_callable, check_finite_array, check_sweep
-from .composition import parallel_composition
 from .group_sizes import RULE_CONSTRAINTS, UNIT, group_size
 from .local import query_plan, simulate_sq_locally, users_needed
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
                             sq_threshold_binary_search, sq_threshold_grid)
+from .composition import parallel_composition
 
 __all__ = ["smallest_feasible_alpha", "masked_parity_users", "LocalThresholdLearner", "LocalHalfspaceLearner"]
 

@@ -112,7 +112,7 @@ class _Amount(_Record):
         return value
 
     def invalid_values(self):
-        return [("the epsilon of sigma", "prose")] + self.number.invalid_values()  # they hold '1', a constant
+        return [("the epsilon of sigma", "prose")] + self.number.invalid_values()  # with "1": a constant is no formula
 
 
 class _Steps(_Record):
@@ -252,10 +252,9 @@ class PrivacyReceipt:
         object.__setattr__(self, "delta", delta)
 
     def __repr__(self):
-        shown = ", ".join(f"{name}={value!r}" for name, value in (
-            ("epsilon", self.epsilon), ("delta", self.delta), ("composition", _Named(self.composition.__name__)),
-            ("theorem", self.theorem), ("why", self.why), ("steps", self.steps)))
-        return f"{type(self).__name__}({shown}, covers={COVERS!r})"
+        return (f"{type(self).__name__}(epsilon={self.epsilon!r}, delta={self.delta!r}, composition="
+                f"{self.composition.__name__}, theorem={self.theorem!r}, why={self.why!r}, steps={self.steps!r}, "
+                f"covers={COVERS!r})")
 
     @property
     def covers(self):
@@ -266,13 +265,6 @@ class PrivacyReceipt:
     def is_private(self):
         """Whether the receipt guarantees anything (ε < inf; δ < 1 always)."""
         return math.isfinite(self.epsilon)
-
-
-class _Named(str):
-    """A name shown without quotes in a repr (the composition function)."""
-
-    def __repr__(self):
-        return str(self)
 
 
 @dataclass(frozen=True)
