@@ -159,12 +159,14 @@ class PrivacyStep:
     """One step of a fit that reads data: what it releases, which rows, its own (ε, δ) and what gives them.
 
     ``epsilon`` may be inf (a step without a guarantee); ``accountant`` says how the step's (ε, δ) is
-    obtained: the mechanism's theorem, or the accountant of an iterated mechanism ("zcdp", "pld", ...).
+    obtained: the box label of the mechanism's theorem (``"thm-exponential-mechanism-privacy"``), or the
+    accountant that composes an iterated mechanism ("zcdp", "exact", "composition", "pld"). ``rows`` names
+    the part of the data the step reads: parallel composition needs the parts of its steps to differ.
 
     Examples
     --------
-    >>> PrivacyStep(name="selection", rows="validation rows", epsilon=1, delta=0.0, accountant="thm-exp-mech")
-    PrivacyStep(name='selection', rows='validation rows', epsilon=1.0, delta=0.0, accountant='thm-exp-mech')
+    >>> PrivacyStep(name="selection", rows="m validation rows", epsilon=1, delta=0.0, accountant="thm-em")
+    PrivacyStep(name='selection', rows='m validation rows', epsilon=1.0, delta=0.0, accountant='thm-em')
     """
 
     name: str
@@ -234,8 +236,8 @@ class PrivacyReceipt:
         check_fields(self)
         if self.composition.__name__ == "parallel_composition":
             rows = [step.rows for step in self.steps]
-            shared = sorted({r for r in rows if rows.count(r) > 1})
-            if shared:
+            if len(set(rows)) < len(rows):
+                shared = sorted({r for r in rows if rows.count(r) > 1})
                 raise ValueError(f"steps read the same rows {shared}: parallel composition (Theorem 1.18) needs "
                                  f"disjoint rows; compose them with basic_composition")
         epsilons, deltas = [step.epsilon for step in self.steps], [step.delta for step in self.steps]
