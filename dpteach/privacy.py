@@ -159,7 +159,7 @@ class PrivacyStep:
     """One step of a fit that reads data: what it releases, which rows, its own (ε, δ) and what gives them.
 
     ``epsilon`` may be inf (a step without a guarantee); ``accountant`` says how the step's (ε, δ) is
-    obtained: the box label of the mechanism's theorem (``"thm-exponential-mechanism-privacy"``), or the
+    obtained: the box label of the mechanism's theorem (``"thm-..."``), or the
     accountant that composes an iterated mechanism ("zcdp", "exact", "composition", "pld"). ``rows`` names
     the part of the data the step reads: parallel composition needs the parts of its steps to differ.
 
