@@ -3,7 +3,7 @@
 scikit-learn's shape (``sklearn/utils/_param_validation.py``), dpteach's wording and no
 scikit-learn dependency. A public routine declares what each parameter may be::
 
-    @validate_params({"epsilon": Epsilon(), "tau": Interval(Real, 0, 1, closed="neither"),
+    @validate_params({"epsilon": Epsilon(), "tau": FiniteInterval(Real, 0, 1, closed="neither"),
                       "rule": Options(("theorem", "slide")), "rng": "random_state"})
     def group_size(epsilon, tau, rule="theorem", rng=None):
         ...the algorithm only...
@@ -47,7 +47,7 @@ import numpy as np
 
 from . import _validation as V
 
-__all__ = ["Constraint", "Interval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
+__all__ = ["Constraint", "FiniteInterval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
            "RandomState", "Count", "Unchecked", "validate_params", "validation_skipped", "generate_invalid_values",
            "constraints_of", "fit_context", "check_fields", "POSITIVE_INT", "POSITIVE", "OPEN_UNIT"]
 
@@ -141,11 +141,12 @@ class Delta(_Scalar):
         return bad if self.allow_zero else bad + [(0, "0")]
 
 
-class Interval(_Scalar):
+class FiniteInterval(_Scalar):
     """A real (``Real``) or integer (``Integral``) number in an interval; ``None`` ends are unbounded.
 
-    Unlike scikit-learn's ``Interval``, a real interval is always *finite*: ±inf is refused even at an
-    unbounded end (a noise scale, a sensitivity or a radius of inf has no meaning here), and the fuzz tries it.
+    Named for what it is (architecture review F5): unlike scikit-learn's ``Interval``, a real interval is always
+    *finite*: ±inf is refused even at an unbounded end (a noise scale, a sensitivity or a radius of inf has no
+    meaning here), and the fuzz tries it.
 
     ``closed`` is "neither", "left", "right" or "both", as in scikit-learn. The common shapes check
     through the helper that words them today: (0, inf) and [0, inf) ``check_positive``,
@@ -154,7 +155,7 @@ class Interval(_Scalar):
 
     def __init__(self, kind, left, right, closed="neither"):
         if kind not in (Real, Integral) or closed not in ("neither", "left", "right", "both"):
-            raise ValueError(f"Interval(kind, left, right, closed): kind Real or Integral, got {kind!r}, {closed!r}")
+            raise ValueError(f"FiniteInterval(kind, left, right, closed): kind Real or Integral, got {kind!r}, {closed!r}")
         self.kind, self.left, self.right, self.closed = kind, left, right, closed
         self.convert_nested = int if kind is Integral else float
 
@@ -211,10 +212,10 @@ class Interval(_Scalar):
         if self.right is not None:
             above = self.right + 1 if self.closed in ("right", "both") else self.right
             bad.append((above, repr(above)))
-        if self.kind is Real:  # a real Interval is finite, bounded or not (architecture review F5): the fuzz tries ±inf
-            bad.append((math.inf, "inf"))
-            if self.left is None:
-                bad.append((-math.inf, "-inf"))
+        # finite, bounded or not (architecture review F5), an integer one too: the fuzz tries ±inf
+        bad.append((math.inf, "inf"))
+        if self.left is None:
+            bad.append((-math.inf, "-inf"))
         return bad
 
 
@@ -389,11 +390,11 @@ class Unchecked(Constraint):
 
 
 # The shapes most contracts use, named once.
-POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+POSITIVE_INT = FiniteInterval(Integral, 1, None, closed="left")
 """An integer >= 1 (a count, a degree, a dimension): ``check_int(value, name, minimum=1)``."""
-POSITIVE = Interval(Real, 0, None)
+POSITIVE = FiniteInterval(Real, 0, None)
 """A finite real > 0 (a sensitivity, a radius): ``check_positive``."""
-OPEN_UNIT = Interval(Real, 0, 1)
+OPEN_UNIT = FiniteInterval(Real, 0, 1)
 """A real in (0, 1) (an accuracy α, a failure probability β, a tolerance τ): ``check_probability``."""
 
 

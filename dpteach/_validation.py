@@ -34,11 +34,18 @@ __all__ = [
     "check_count_array",
     "check_representable",
     "check_unit_interval",
-    "check_real_array",
     "check_epsilon_sweep",
     "check_sizes",
     "check_size",
     "check_sweep",
+    "check_memory",
+    "check_work",
+    "check_second_moments",
+    "computed",
+    "check_normal_double",
+    "SMALLEST_NORMAL",
+    "MAX_MEMORY_BYTES",
+    "MAX_WORK",
 ]
 
 
@@ -377,16 +384,6 @@ def check_unit_interval(values, name="values"):
     return arr
 
 
-def check_real_array(x, name, ndim=None, nonempty=True, shape=None):
-    """:func:`check_finite_array` (kept as a name: it was the checker that refused strings, booleans and objects).
-
-    ``np.asarray("0.5", dtype=float)`` is 0.5 and ``True`` is 1.0, so a plain
-    float conversion would accept a string or a boolean where a number is
-    meant; both checkers now raise a TypeError naming ``name`` instead.
-    """
-    return check_finite_array(x, name, ndim=ndim, nonempty=nonempty, shape=shape)
-
-
 def check_epsilon_sweep(epsilons, name="epsilons", allow_inf=False):
     """Return a sweep of privacy parameters (a scalar or a non-empty 1-D sequence) as a list of floats.
 
@@ -435,7 +432,7 @@ def check_sweep(values, name):
     """
     if values is None:
         raise TypeError(f"{name} must be a real number or a sequence of them, got None")
-    return [float(v) for v in np.atleast_1d(check_real_array(values, name, ndim=(0, 1)))]
+    return [float(v) for v in np.atleast_1d(check_finite_array(values, name, ndim=(0, 1)))]
 
 
 def check_size(value, name, minimum=1, maximum=None):

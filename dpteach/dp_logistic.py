@@ -44,7 +44,7 @@ import sys
 
 import numpy as np
 
-from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OrNone, Options, POSITIVE,
+from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OrNone, Options, POSITIVE,
                            POSITIVE_INT, Real, fit_context, validate_params)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._estimator import Estimator, LinearClassifierMixin
@@ -76,7 +76,7 @@ MAX_DRAWS = 10 ** 8
 
 
 #: The public parameters of an accounting (C, E, δ and the accountant), as :func:`dp_sgd_sigma` declares them.
-BUDGET = {"clip_norm": NORMAL_SCALE, "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
+BUDGET = {"clip_norm": NORMAL_SCALE, "n_epochs": FiniteInterval(Integral, 1, MAX_EPOCHS, closed="both"),
           "delta": Delta(allow_zero=False), "accountant": Options(ACCOUNTANTS)}
 
 
@@ -448,7 +448,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     _fitted_attribute = "coef_"
     _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "clip_norm": NORMAL_SCALE_OR_NONE,
                               "n_epochs": BUDGET["n_epochs"], "batch_size": OrNone(POSITIVE_INT),
-                              "learning_rate": OrNone(POSITIVE), "l2_penalty": Interval(Real, 0, None, closed="left"),
+                              "learning_rate": OrNone(POSITIVE), "l2_penalty": FiniteInterval(Real, 0, None, closed="left"),
                               "accountant": Options(ACCOUNTANTS), "random_state": "random_state",
                               "data_norm": NORMAL_SCALE}
 

@@ -34,7 +34,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import (Array, Delta, Integral, Interval, Labels, OrNone, POSITIVE, POSITIVE_INT, Real,
+from ._constraints import (Array, Delta, Integral, FiniteInterval, Labels, OrNone, POSITIVE, POSITIVE_INT, Real,
                            fit_context, validate_params)
 from ._estimator import Estimator, LinearClassifierMixin
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
@@ -52,8 +52,8 @@ MAX_STEPS = 10 ** 6
 
 
 #: The public parameters of the Poisson accountant (each example's sampling rate 0 < q <= 1, T steps, δ).
-STEPS = {"sampling_rate": Interval(Real, 0, 1, closed="right"),
-         "n_steps": Interval(Integral, 1, MAX_STEPS, closed="both"), "delta": Delta(allow_zero=False)}
+STEPS = {"sampling_rate": FiniteInterval(Real, 0, 1, closed="right"),
+         "n_steps": FiniteInterval(Integral, 1, MAX_STEPS, closed="both"), "delta": Delta(allow_zero=False)}
 
 
 def _in_pld_limits(sigma, clip_norm, sampling_rate, n_steps):
@@ -135,7 +135,7 @@ EPSILON_RANGE = (1e-3, 100.0)
 
 
 #: The target ε of :func:`poisson_sgd_sigma` and of the learner: a number in EPSILON_RANGE.
-TARGET = Interval(Real, EPSILON_RANGE[0], EPSILON_RANGE[1], closed="both")
+TARGET = FiniteInterval(Real, EPSILON_RANGE[0], EPSILON_RANGE[1], closed="both")
 
 
 @validate_params({"clip_norm": POSITIVE, "sampling_rate": STEPS["sampling_rate"], "n_steps": STEPS["n_steps"],
@@ -310,9 +310,9 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
 
     _fitted_attribute = "coef_"
     _parameter_constraints = {"epsilon": TARGET, "delta": Delta(allow_zero=False), "clip_norm": NORMAL_SCALE_OR_NONE,
-                              "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
+                              "n_epochs": FiniteInterval(Integral, 1, MAX_EPOCHS, closed="both"),
                               "batch_size": OrNone(POSITIVE_INT), "learning_rate": OrNone(POSITIVE),
-                              "l2_penalty": Interval(Real, 0, None, closed="left"), "random_state": "random_state",
+                              "l2_penalty": FiniteInterval(Real, 0, None, closed="left"), "random_state": "random_state",
                               "data_norm": NORMAL_SCALE}
 
     # data_norm is keyword-only, as in DPSGDLogisticRegression: a positional clip_norm keeps its meaning.

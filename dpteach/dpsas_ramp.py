@@ -16,13 +16,13 @@ from numbers import Real
 
 import numpy as np
 
-from ._constraints import Array, Interval, Labels, POSITIVE, validate_params
+from ._constraints import Array, FiniteInterval, Labels, POSITIVE, validate_params
 from ._validation import check_finite_array, check_same_length
 
 __all__ = ["ramp", "ramp_derivative", "ramp_loss", "ramp_loss_gradient"]
 
 #: Any finite real (the band centre b, a threshold τ̂).
-FINITE = Interval(Real, None, None)
+FINITE = FiniteInterval(Real, None, None)
 
 
 def _as_output(value):

@@ -35,7 +35,7 @@ from numbers import Real
 import numpy as np
 from scipy import special
 
-from ._constraints import (Array, Check, Delta, Epsilon, Interval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
+from ._constraints import (Array, Check, Delta, Epsilon, FiniteInterval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
                            validate_params)
 from ._scales import NORMAL_SCALE
 from ._validation import (check_epsilon, check_int, check_labels, check_memory, check_normal_double, check_positive,
@@ -431,7 +431,7 @@ def _projected_noise(w, sigma, rng, size=None):
 
 
 #: σ ≥ 0 (0: no noise, the non-private step).
-NOISE_SCALE = Interval(Real, 0, None, closed="left")
+NOISE_SCALE = FiniteInterval(Real, 0, None, closed="left")
 
 
 @validate_params({"w": Array(ndim=1), "sigma": NOISE_SCALE, "rng": "random_state", "size": OrNone(POSITIVE_INT)})

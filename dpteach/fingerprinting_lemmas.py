@@ -21,13 +21,13 @@ from numbers import Integral
 
 import numpy as np
 
-from ._constraints import POSITIVE, POSITIVE_INT, Array, Check, Interval, OrNone, validate_params
+from ._constraints import POSITIVE, POSITIVE_INT, Array, Check, FiniteInterval, OrNone, validate_params
 from ._validation import check_callable, check_memory
 
 __all__ = ["fingerprinting_lemma_mc", "gaussian_fingerprinting_mc"]
 
 # At least two draws: the standard errors divide by n_draws − 1.
-N_DRAWS = Interval(Integral, 2, None, closed="left")
+N_DRAWS = FiniteInterval(Integral, 2, None, closed="left")
 
 
 def _function(signature):

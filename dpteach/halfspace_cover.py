@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import spatial
 
-from ._constraints import (Array, Check, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE,
+from ._constraints import (Array, Check, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
                            validate_params)
 from ._validation import check_int, check_same_length, computed
 from .mechanisms import exponential_mechanism_on_errors
@@ -129,7 +129,7 @@ def _check_net_size(k, resolution, n_points, smallest):
                          f"{smallest:.3g} <= resolution < 1 (or lower k, max_subspace_dim)")
 
 
-@validate_params({"k": Interval(Integral, 0, None, closed="left"), "resolution": OPEN_UNIT})
+@validate_params({"k": FiniteInterval(Integral, 0, None, closed="left"), "resolution": OPEN_UNIT})
 def sphere_net(k, resolution):
     """A net of unit vectors in ℝ^k with covering radius ≤ ``resolution`` (Fact B.11; our nets for k ≤ 3).
 

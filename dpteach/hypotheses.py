@@ -21,7 +21,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._constraints import Array, Check, Interval, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._constraints import Array, Check, FiniteInterval, OrNone, POSITIVE_INT, Unchecked, validate_params
 from ._validation import (check_bits, check_finite_array, check_int, check_labels, check_memory, check_probability,
                           check_same_length)
 from .fast_counts import halfspace_errors, interval_errors, line_points, naive_error_counts, threshold_class_errors
@@ -308,8 +308,8 @@ class Intervals(HypothesisClass):
 
 
 #: The size of a net of directions: at least 2 (d = 1 has exactly the two directions ±1).
-N_DIRECTIONS = OrNone(Interval(Integral, 2, None, closed="left"))
-SEED = Interval(Integral, 0, None, closed="left")
+N_DIRECTIONS = OrNone(FiniteInterval(Integral, 2, None, closed="left"))
+SEED = FiniteInterval(Integral, 0, None, closed="left")
 
 
 @validate_params({"d": POSITIVE_INT, "n_directions": N_DIRECTIONS, "seed": SEED})
@@ -456,7 +456,7 @@ class Parities(HypothesisClass):
 
     name = "parities"
 
-    @validate_params({"d": Interval(Integral, 1, 30, closed="both")})
+    @validate_params({"d": FiniteInterval(Integral, 1, 30, closed="both")})
     def __init__(self, d):
         self.d = d
 
@@ -535,7 +535,7 @@ def intervals(grid):
 
 
 @validate_params({"d": POSITIVE_INT, "n_directions": N_DIRECTIONS, "n_offsets": POSITIVE_INT,
-                  "max_offset": Interval(Real, 0, None, closed="left"), "seed": SEED})
+                  "max_offset": FiniteInterval(Real, 0, None, closed="left"), "seed": SEED})
 def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     """Halfspaces over a discretised sphere × a threshold grid (see :class:`Halfspaces`).
 
@@ -557,7 +557,7 @@ def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     return Halfspaces(public_directions(d, n_directions, seed), offsets)
 
 
-@validate_params({"d": Interval(Integral, 1, 30, closed="both")})
+@validate_params({"d": FiniteInterval(Integral, 1, 30, closed="both")})
 def parities(d):
     """The 2^d parities on {0, 1}^d (see :class:`Parities`).
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from . import dp_erm
-from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT,
+from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT,
                            fit_context, validate_params)
 from ._scales import NORMAL_SCALE_OR_NONE
 from ._estimator import Estimator
@@ -285,7 +285,7 @@ def _check_fit_size(d, degree, params, degree_given):
                                         f"degree <= {largest} fits with these rows)")
 
 
-@validate_params({"n": Interval(Integral, 4, None, closed="left"), "d": POSITIVE_INT, "alpha": OPEN_UNIT,
+@validate_params({"n": FiniteInterval(Integral, 4, None, closed="left"), "d": POSITIVE_INT, "alpha": OPEN_UNIT,
                   "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT,
                   "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE, "n_blocks": OrNone(POSITIVE_INT),
                   "n_thresholds": OrNone(POSITIVE_INT), "n_iterations": OrNone(POSITIVE_INT)})

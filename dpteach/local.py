@@ -22,7 +22,7 @@ import numpy as np
 from numbers import Real
 
 from ._validation import check_callable, check_finite_array, check_memory
-from ._constraints import Check, Epsilon, Interval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._constraints import Check, Epsilon, FiniteInterval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params
 from .composition import parallel_composition
 from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size, group_size_prechecked,
                           tolerance_for_group_prechecked)
@@ -244,7 +244,7 @@ def _check_sampled_randomizer(randomizer, name):
     return randomizer
 
 
-@validate_params({"m": POSITIVE_INT, "mean_phi": Interval(Real, -1, 1, closed="both"),
+@validate_params({"m": POSITIVE_INT, "mean_phi": FiniteInterval(Real, -1, 1, closed="both"),
                   "randomizer": Check(_check_sampled_randomizer, invalid=[(None, "None"), ("laplace", "'laplace'")]),
                   "size": OrNone(POSITIVE_INT), "rng": "random_state"})
 def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):

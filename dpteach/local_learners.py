@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, Interval, Labels, Options,
+from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, FiniteInterval, Labels, Options,
                            fit_context, validate_params)
 from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt, privacy_claim
@@ -27,7 +27,7 @@ __all__ = ["smallest_feasible_alpha", "masked_parity_users", "LocalThresholdLear
 # =============================================================================
 
 
-@validate_params({"d": Interval(Integral, 1, 60, closed="both"), "epsilon": Epsilon(), "beta": UNIT,
+@validate_params({"d": FiniteInterval(Integral, 1, 60, closed="both"), "epsilon": Epsilon(), "beta": UNIT,
                   "method": Options(("interactive", "bruteforce")), **RULE_CONSTRAINTS})
 def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", randomizer=None):
     """Users the masked-parity learners need under the SQ → local simulation (chapter 3, the cost figure of the masked-parity section).

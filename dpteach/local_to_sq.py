@@ -17,7 +17,7 @@ import numpy as np
 
 from numbers import Real
 
-from ._constraints import Array, Check, Interval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params
+from ._constraints import Array, Check, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params
 from ._validation import check_bits, check_callable, check_memory, check_sequence, check_unit_interval
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import FILLED_IN, SQ_ORACLE
@@ -141,7 +141,7 @@ def _check_randomizer(randomizer, name):
 
 
 #: A public input z₀ of a randomizer (a bit for randomized response: checked against it in the body).
-REFERENCE = Interval(Real, None, None)
+REFERENCE = FiniteInterval(Real, None, None)
 
 
 @validate_params({"randomizer": Check(_check_randomizer, invalid=[(None, "None"), ("rr", "'rr'")]),

@@ -40,7 +40,7 @@ import numpy as np
 
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
-from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE,
+from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
                            POSITIVE_INT, fit_context, validate_params)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._validation import check_representable, check_same_length
@@ -318,7 +318,7 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
     _parameter_constraints = {
         "alpha": ALPHA, "epsilon": Epsilon(allow_inf=True), "delta": Delta(allow_zero=False),
         "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE,
-        "max_subspace_dim": Interval(Integral, 0, None, closed="left"), "cover_resolution": OrNone(OPEN_UNIT),
+        "max_subspace_dim": FiniteInterval(Integral, 0, None, closed="left"), "cover_resolution": OrNone(OPEN_UNIT),
         "random_state": "random_state",
     }
 

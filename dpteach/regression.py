@@ -32,7 +32,7 @@ import numpy as np
 from . import composition
 from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt
-from ._constraints import (Array, Check, Delta, Epsilon, Integral, Interval, Options, OrNone, POSITIVE, POSITIVE_INT,
+from ._constraints import (Array, Check, Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, POSITIVE, POSITIVE_INT,
                            Real, fit_context, validate_params)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._validation import check_finite_array, check_int, check_positive, check_same_length, check_work
@@ -67,8 +67,8 @@ CONDITION_BOUND = Check(_check_condition_bound, invalid=[(0.5, "0.5"), (0, "0"),
                         convert_nested=float)
 
 
-@validate_params({"n_samples": Interval(Integral, 2, None, closed="left"), "noise_std": POSITIVE,
-                  "signal_norm": Interval(Real, 0, None, closed="left")})
+@validate_params({"n_samples": FiniteInterval(Integral, 2, None, closed="left"), "noise_std": POSITIVE,
+                  "signal_norm": FiniteInterval(Real, 0, None, closed="left")})
 def default_truncation(n_samples, noise_std=1.0, signal_norm=1.0):
     """The demo truncation level T = √(σ² + C²)·√(2 ln n) (our choice within Theorem 5.7's T >= Kσ√(ln n)).
 

@@ -9,7 +9,7 @@ from numbers import Real
 import numpy as np
 from scipy import special
 
-from .._constraints import Check, Interval, OPEN_UNIT, OrNone, validate_params
+from .._constraints import Check, FiniteInterval, OPEN_UNIT, OrNone, validate_params
 from .._validation import (check_count_array, check_epsilon_array, check_positive, check_positive_array,
                            check_probability, scalar_or_array)
 
@@ -147,7 +147,7 @@ def semi_agnostic_error_bound(opt, alpha, constant=2.0):
     return scalar_or_array(constant * opt + alpha)
 
 
-@validate_params({"threshold": Interval(Real, None, None),
+@validate_params({"threshold": FiniteInterval(Real, None, None),
                   "noise_rate": Check(_check_noise_rate, invalid=[(-0.1, "-0.1"), (0.5, "0.5")] + _NOT_A_NUMBER,
                                       convert_nested=float),
                   "kappa": OrNone(Check(_check_kappa, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER[:2]

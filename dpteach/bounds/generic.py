@@ -13,7 +13,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import Check, Epsilon, Interval, OPEN_UNIT, Options, validate_params
+from .._constraints import Check, Epsilon, FiniteInterval, OPEN_UNIT, Options, validate_params
 from .._validation import check_count_array, check_epsilon_array, check_positive_array, scalar_or_array
 
 __all__ = [
@@ -258,7 +258,7 @@ def erm_accuracy(n_hypotheses, n, beta, realizable=False):
     return scalar_or_array(value)
 
 
-@validate_params({"d": Interval(Integral, 1, 1000, closed="both"), "n": ZERO_COUNTS, "epsilon": EPSILONS})
+@validate_params({"d": FiniteInterval(Integral, 1, 1000, closed="both"), "n": ZERO_COUNTS, "epsilon": EPSILONS})
 def parity_success_lower_bound(d, n, epsilon):
     """Lower bound on Pr[the generic learner outputs the right parity] (the Jensen bound of chapter 2's running-time section).
 
@@ -309,7 +309,7 @@ def _check_packing_sizes(n_hypotheses, name):
 PACKING_SIZES = Check(_check_packing_sizes, array_ndim=None, convert_nested=_as_float_array,
                       invalid=[(0.5, "0.5"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
 #: w, the mass on which neighbouring distributions differ: 0 < w <= 1.
-MASS = Interval(Real, 0, 1, closed="right")
+MASS = FiniteInterval(Real, 0, 1, closed="right")
 
 
 @validate_params({"epsilon": EPSILONS, "mass": MASS})

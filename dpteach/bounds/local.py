@@ -11,7 +11,7 @@ import numpy as np
 
 from numbers import Real
 
-from .._constraints import OPEN_UNIT, POSITIVE_INT, Check, Epsilon, Integral, Interval, Options, validate_params
+from .._constraints import OPEN_UNIT, POSITIVE_INT, Check, Epsilon, Integral, FiniteInterval, Options, validate_params
 from .._validation import check_count_array, check_positive_array, scalar_or_array
 
 __all__ = [
@@ -36,7 +36,7 @@ def _as_float_array(values):
 COUNTS = Check(check_count_array, array_ndim=None, convert_nested=_as_float_array,
                invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
                         ("3", "'3'")])
-PROBABILITY = Interval(Real, 0, 1, closed="both")
+PROBABILITY = FiniteInterval(Real, 0, 1, closed="both")
 FLAG = Options((False, True))
 
 
@@ -309,7 +309,7 @@ def masked_parity_lower_bound_shape(d, epsilon):
     return scalar_or_array(value)
 
 
-@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": Interval(Real, 0, 1, closed="right")})
+@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": FiniteInterval(Real, 0, 1, closed="right")})
 def parity_sq_lower_bound(d, tau, success=0.5):
     """Fewest queries of tolerance τ with which any SQ algorithm learns parities on {0,1}^d (chapter 3, Theorem 3.17).
 
@@ -346,7 +346,7 @@ def parity_sq_lower_bound(d, tau, success=0.5):
 @validate_params({"q": Check(check_count_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
                              invalid=[(-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
                                       ("3", "'3'")]),
-                  "d": Interval(Integral, 1, 1000, closed="both"), "tau": OPEN_UNIT})
+                  "d": FiniteInterval(Integral, 1, 1000, closed="both"), "tau": OPEN_UNIT})
 def parity_sq_success_bound(q, d, tau):
     """Largest Pr[error < 1/4] of any SQ algorithm with q queries of tolerance τ on parities: min(1, (q/τ² + 1)/2^d).
 
@@ -373,7 +373,7 @@ def parity_sq_success_bound(q, d, tau):
     return scalar_or_array(value)
 
 
-@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": Interval(Real, 0.5, 1, closed="right")})
+@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": FiniteInterval(Real, 0.5, 1, closed="right")})
 def masked_parity_sq_lower_bound(d, tau, success=0.75):
     """Fewest non-adaptive queries of tolerance τ that learn masked parities (chapter 3, Theorem 3.20).
 

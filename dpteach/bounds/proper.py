@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .improper import hermite_feature_count
-from .._constraints import Check, Integral, Interval, OPEN_UNIT, POSITIVE, POSITIVE_INT, Real, validate_params
+from .._constraints import Check, Integral, FiniteInterval, OPEN_UNIT, POSITIVE, POSITIVE_INT, Real, validate_params
 from .._validation import check_count_array, check_epsilon_array, check_positive_array, scalar_or_array
 
 __all__ = [
@@ -62,7 +62,7 @@ def _check_candidates(value, name):
 
 _NOT_A_NUMBER = [("1", "'1'"), (None, "None"), (True, "True")]
 #: α of Theorem 7.8: 0 < α < 1/2 (a scalar).
-ALPHA = Interval(Real, 0, 0.5)
+ALPHA = FiniteInterval(Real, 0, 0.5)
 ALPHAS = Check(_check_alpha_array, array_ndim=None, convert_nested=_as_float_array,
                invalid=[(0, "0"), (0.5, "0.5"), (math.nan, "nan")] + _NOT_A_NUMBER)
 EPSILONS = Check(check_epsilon_array, array_ndim=None, convert_nested=_as_float_array,
@@ -175,7 +175,7 @@ def selection_slack(n_candidates, n, epsilon, beta):
     return scalar_or_array(2 * np.sqrt(math.log(8 * K / beta) / n) + 4 * math.log(4 * K / beta) / (epsilon * n))
 
 
-@validate_params({"k": Interval(Integral, 0, None, closed="left"), "resolution": RESOLUTIONS})
+@validate_params({"k": FiniteInterval(Integral, 0, None, closed="left"), "resolution": RESOLUTIONS})
 def net_size_shape(k, resolution):
     """(3/a)^k: Fact B.11's bound (C/γ)^k on an a-cover of the unit ball of ℝ^k, with C = 3, **shape only**.
 

@@ -12,7 +12,7 @@ import numpy as np
 
 import math
 
-from .._constraints import Check, Delta, Integral, Interval, POSITIVE, POSITIVE_INT, validate_params
+from .._constraints import Check, Delta, Integral, FiniteInterval, POSITIVE, POSITIVE_INT, validate_params
 from .._validation import check_count_array, check_epsilon_array, check_int, scalar_or_array
 
 __all__ = [
@@ -42,7 +42,7 @@ COMMON = {"n": Check(_check_n, invalid=[(1, "1"), (2.5, "2.5"), ("a", "'a'"), (T
                            convert_nested=_as_float_array, array_ndim=None),
           "delta": Delta(allow_zero=False), "noise_std": POSITIVE}
 #: d >= 2 (the sparse rates contain log d).
-D_SPARSE = Interval(Integral, 2, None, closed="left")
+D_SPARSE = FiniteInterval(Integral, 2, None, closed="left")
 
 
 @validate_params({**COMMON, "d": D_SPARSE, "s": POSITIVE_INT})

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constraints import POSITIVE_INT, Array, Check, Integral, Interval, Real, validate_params
+from .._constraints import POSITIVE_INT, Array, Check, Integral, FiniteInterval, Real, validate_params
 from .._validation import check_bits, check_finite_array, check_int, check_memory
 
 __all__ = ["bernoulli_bits", "replace_one", "vote_counts"]
 
 
-@validate_params({"n": POSITIVE_INT, "p": Interval(Real, 0, 1, closed="both"), "rng": "random_state"})
+@validate_params({"n": POSITIVE_INT, "p": FiniteInterval(Real, 0, 1, closed="both"), "rng": "random_state"})
 def bernoulli_bits(n, p, rng=None):
     """n i.i.d. Bernoulli(p) bits (int 0/1): the "smokers" survey of chapter 1.
 
@@ -60,7 +60,7 @@ def _check_record_values(new_record, name):
 
 @validate_params({"data": Check(_check_records, array_ndim=(1, 2, 3), convert_nested=lambda data: np.array(data),
                                 invalid=[(None, "None"), ([], "[]")]),
-                  "index": Interval(Integral, None, None),
+                  "index": FiniteInterval(Integral, None, None),
                   "new_record": Check(_check_record_values, invalid=[("1", "'1'"), (None, "None"),
                                                                      (float("nan"), "nan")])})
 def replace_one(data, index, new_record):

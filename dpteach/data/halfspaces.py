@@ -16,7 +16,7 @@ from scipy import stats
 import functools
 import math
 
-from .._constraints import Array, Integral, Interval, OrNone, Options, POSITIVE_INT, Real, validate_params
+from .._constraints import Array, Integral, FiniteInterval, OrNone, Options, POSITIVE_INT, Real, validate_params
 from .._validation import check_memory
 from ..marginals import MARGINALS, sample_marginal
 from .generic import flip_labels_prechecked
@@ -34,9 +34,9 @@ __all__ = [
 ]
 
 
-FINITE = Interval(Real, None, None)
+FINITE = FiniteInterval(Real, None, None)
 """Any finite real (a threshold t, of either sign): ``check_finite_scalar``."""
-NOISE = Interval(Real, 0, 0.5, closed="left")
+NOISE = FiniteInterval(Real, 0, 0.5, closed="left")
 """A label-noise rate η (or a flipped mass η₀) in [0, 1/2): at 1/2 the labels carry no signal."""
 NORMAL = Array(ndim=1)
 """A normal vector w (finite, 1-D; normalised to unit length where it is used)."""
@@ -166,7 +166,7 @@ def _flip_level(noise_mass):
     return math.inf if noise_mass == 0 else float(stats.norm.isf(noise_mass))
 
 
-@validate_params({"n": POSITIVE_INT, "d": Interval(Integral, 2, None, closed="left"), "threshold": FINITE,
+@validate_params({"n": POSITIVE_INT, "d": FiniteInterval(Integral, 2, None, closed="left"), "threshold": FINITE,
                   "noise_mass": NOISE, "rng": "random_state"})
 def structured_noise_halfspace_data(n, d, threshold=0.3, noise_mass=0.1, rng=None):
     """x ~ N(0, I_d), y = sign(x₁ − t*), flipped deterministically on the slab {x₂ > z_{1−η₀}}.

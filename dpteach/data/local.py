@@ -13,7 +13,7 @@ import numpy as np
 
 from numbers import Real
 
-from .._constraints import POSITIVE_INT, Array, Check, Integral, Interval, Options, OrNone, validate_params
+from .._constraints import POSITIVE_INT, Array, Check, Integral, FiniteInterval, Options, OrNone, validate_params
 from .._validation import check_bits, check_memory
 from .generic import flip_labels
 
@@ -21,11 +21,11 @@ __all__ = ["threshold_distribution", "threshold_error", "sphere_halfspace_data",
            "masked_parity_distribution", "masked_parity_error"]
 
 
-THETA = Interval(Real, 0, 1, closed="both")
-NOISE_RATE = Interval(Real, 0, 1, closed="left")
+THETA = FiniteInterval(Real, 0, 1, closed="both")
+NOISE_RATE = FiniteInterval(Real, 0, 1, closed="left")
 
 
-@validate_params({"theta": THETA, "noise_rate": NOISE_RATE, "n_grid": Interval(Integral, 2, None, closed="left")})
+@validate_params({"theta": THETA, "noise_rate": NOISE_RATE, "n_grid": FiniteInterval(Integral, 2, None, closed="left")})
 def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
     """threshold_data's law discretised: x on the midpoints (i + ½)/G, y = ±1 (chapter 3, thresholds).
 
@@ -51,7 +51,7 @@ def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
     return support, weights
 
 
-@validate_params({"threshold": Interval(Real, None, None), "theta": THETA, "noise_rate": NOISE_RATE})
+@validate_params({"threshold": FiniteInterval(Real, None, None), "theta": THETA, "noise_rate": NOISE_RATE})
 def threshold_error(threshold, theta=0.37, noise_rate=0.0):
     """True error of h(x) = +1 iff x >= t under x ~ U[0, 1], θ and random classification noise η.
 
@@ -111,8 +111,8 @@ def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, 
 
 
 #: d, the bits of a masked parity's secret (1 <= d <= 30: r·x fits in int8); a bit; the secret r.
-SECRET_BITS = Interval(Integral, 1, 30, closed="both")
-BIT = Interval(Integral, 0, 1, closed="both")
+SECRET_BITS = FiniteInterval(Integral, 1, 30, closed="both")
+BIT = FiniteInterval(Integral, 0, 1, closed="both")
 SECRET = Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
                invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None")])
 
