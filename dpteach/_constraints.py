@@ -48,7 +48,8 @@ import numpy as np
 from . import _validation as V
 
 __all__ = ["Constraint", "FiniteInterval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
-           "RandomState", "Count", "Unchecked", "validate_params", "validation_skipped", "generate_invalid_values",
+           "RandomState", "Count", "Unchecked", "Callable", "EpsilonArray", "PositiveArray", "CountArray", "Sweep", "Bits",
+           "Flag", "Relation", "SameLength", "AtMost", "validate_params", "validation_skipped", "generate_invalid_values",
            "constraints_of", "fit_context", "check_fields", "POSITIVE_INT", "POSITIVE", "OPEN_UNIT"]
 
 # True while a decorated routine (that skips nested validation) is running.
@@ -327,6 +328,144 @@ class Labels(Constraint):
         return [([0.5], "[0.5]"), (None, "None"), (["1"], "['1']")]
 
 
+class Callable(Constraint):
+    """A callable the routine runs, with the ``signature`` it must accept (``check_callable``: the message shows it).
+
+    Only ``callable`` is checked (a student's function cannot be checked by value): None or a string, which would
+    otherwise fail where it is first called with a message that names no parameter, is refused by name.
+    """
+
+    def __init__(self, signature):
+        self.signature = signature
+
+    def validate(self, value, name):
+        return V.check_callable(value, name, self.signature)
+
+    def invalid_values(self):
+        return [(None, "None"), ("not-callable", "'not-callable'"), (1.0, "1.0")]
+
+
+#: The bad arrays every array rule refuses, whatever its entries: none, NaN, non-numeric entries (the fuzz adds,
+#: from ``array_ndim``, one dimension more or fewer and the example's own array as strings or objects).
+_BAD_ARRAYS = [(np.zeros(0), "empty"), ([math.nan], "[nan]"), (["a"], "['a']"), (None, "None")]
+
+
+class _ArrayRule(Constraint):
+    """A scalar or an array of any shape (the x-axis of a plotted rate), checked entry by entry.
+
+    Nested, the value is not checked but still a float ndarray, as the check returns it.
+    """
+
+    array_ndim = None  # for the fuzz (tests/doc_examples.py): an array parameter of any dimension
+    convert_nested = staticmethod(Array.convert_nested)
+
+    def invalid_values(self):
+        return _BAD_ARRAYS + [(True, "True"), ("1", "'1'"), (math.inf, "inf")]
+
+
+class EpsilonArray(_ArrayRule):
+    """ε, a scalar or an array of them (a plotted axis), each 0 < ε < inf and not subnormal (``check_epsilon_array``)."""
+
+    def validate(self, value, name):
+        return V.check_epsilon_array(value, name)
+
+    def invalid_values(self):
+        return _BAD_ARRAYS + [v for v in Epsilon().invalid_values() if v[0] is not None]
+
+
+class PositiveArray(_ArrayRule):
+    """A scalar or an array of finite reals > 0 (``allow_zero``: >= 0), as a float ndarray (``check_positive_array``)."""
+
+    def __init__(self, allow_zero=False):
+        self.allow_zero = allow_zero
+
+    def validate(self, value, name):
+        return V.check_positive_array(value, name, allow_zero=self.allow_zero)
+
+    def invalid_values(self):
+        return super().invalid_values() + [(-1, "-1")] + ([] if self.allow_zero else [(0, "0")])
+
+
+class CountArray(PositiveArray):
+    """A count n >= 1 (``allow_zero``: >= 0) or an array of them (``check_count_array``): a scalar must be whole, a
+    plotted array axis may be fractional; a whole float (|H| = 2.0**100) is accepted."""
+
+    def validate(self, value, name):
+        return V.check_count_array(value, name, allow_zero=self.allow_zero)
+
+    def invalid_values(self):
+        return super().invalid_values() + [(2.5, "2.5")]
+
+
+class Sweep(Constraint):
+    """What a runner sweeps: a scalar or a non-empty 1-D sequence, returned as a list, each entry accepted by ``entry``.
+
+    ``entry`` is ``Epsilon()`` (``check_epsilon_sweep``; ``Epsilon(allow_inf=True)``: inf, the non-private reference
+    curve, too), ``Count(minimum)`` (whole numbers, ``check_sizes``) or None (finite reals, ``check_sweep``; the
+    caller checks their range). Nested, the list is made without a check.
+    """
+
+    array_ndim = (0, 1)
+
+    def __init__(self, entry=None):
+        if entry is not None and not isinstance(entry, (Epsilon, Count)):
+            raise TypeError(f"Sweep(entry): entry Epsilon(), Count(...) or None, got {entry!r}")
+        self.entry = entry
+
+    def validate(self, value, name):
+        if isinstance(self.entry, Epsilon):
+            return V.check_epsilon_sweep(value, name, allow_inf=self.entry.allow_inf)
+        if isinstance(self.entry, Count):
+            return V.check_sizes(value, name, minimum=self.entry.minimum)
+        return V.check_sweep(value, name)
+
+    def convert_nested(self, value):
+        kind = int if isinstance(self.entry, Count) else float
+        return [kind(v) for v in np.atleast_1d(np.asarray(value)).tolist()]
+
+    def invalid_values(self):
+        entries = (self.entry.invalid_values() if self.entry is not None
+                   else [("a", "'a'"), (math.nan, "nan"), (math.inf, "inf")])
+        labels = {label for _, label in entries}
+        return entries + [v for v in [(np.zeros(0), "empty"), ([[1.0]], "[[1.0]]")] + NOT_A_NUMBER if v[1] not in labels]
+
+
+class Bits(Constraint):
+    """A non-empty array of bits 0/1 or False/True, returned as a bool ndarray (``check_bits``).
+
+    ``ndim`` is the dimension the routine expects (for the fuzz; its body checks the shape it relates to another
+    parameter). Nested, the value is not checked but still made a bool ndarray.
+    """
+
+    def __init__(self, ndim=1):
+        self.array_ndim = ndim
+
+    @staticmethod
+    def convert_nested(value):
+        return np.asarray(value).astype(bool)
+
+    def validate(self, value, name):
+        return V.check_bits(value, name)
+
+    def invalid_values(self):
+        return [([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), (["1"], "['1']"), (None, "None")]
+
+
+class Flag(Constraint):
+    """A switch: exactly ``True`` or ``False`` (1, "yes" or None are refused, not read as truthy)."""
+
+    skip_nested = False
+
+    def validate(self, value, name):
+        return V.check_flag(value, name)
+
+    def nested(self, value, name):
+        return value if value is True or value is False else self.validate(value, name)
+
+    def invalid_values(self):
+        return [(1, "1"), ("yes", "'yes'"), (None, "None")]
+
+
 class Check(Constraint):
     """Any checker ``func(value, name, *args, **kwargs) -> converted value`` of :mod:`dpteach._validation`.
 
@@ -389,6 +528,54 @@ class Unchecked(Constraint):
         return value
 
 
+class Relation:
+    """A rule between parameters, declared next to their constraints (``validate_params(..., relations=[...])``).
+
+    Checked at the outermost call, after every parameter passed its own constraint (so it reads converted values);
+    a nested call skips it (``skip_nested``) unless it guards a privacy precondition. ``check(value_of)`` reads a
+    parameter's value with ``value_of(name)``.
+    """
+
+    skip_nested = True
+    names = ()
+
+    def check(self, value_of):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}{self.names!r}"
+
+
+class SameLength(Relation):
+    """Two arrays with the same number of rows (``check_same_length``): the samples X and their labels y."""
+
+    def __init__(self, first="X", second="y"):
+        self.names = (first, second)
+
+    def check(self, value_of):
+        first, second = self.names
+        V.check_same_length(value_of(first), value_of(second), first, second)
+
+
+class AtMost(Relation):
+    """A size at most the number of rows of an array (a batch of at most n = len(X) records): ``check_int``.
+
+    ``None`` (a default derived in the body) passes. Checked on nested calls too: a batch larger than n would
+    be sampled at a rate above 1, where the accountant's claim does not hold.
+    """
+
+    skip_nested = False
+
+    def __init__(self, size, rows_of, minimum=1):
+        self.names, self.minimum = (size, rows_of), minimum
+
+    def check(self, value_of):
+        size, rows_of = self.names
+        value = value_of(size)
+        if value is not None:
+            V.check_int(value, size, minimum=self.minimum, maximum=len(value_of(rows_of)))
+
+
 # The shapes most contracts use, named once.
 POSITIVE_INT = FiniteInterval(Integral, 1, None, closed="left")
 """An integer >= 1 (a count, a degree, a dimension): ``check_int(value, name, minimum=1)``."""
@@ -447,7 +634,7 @@ def check_fields(record):
         object.__setattr__(record, name, check(getattr(record, name), name))
 
 
-def fit_context(fit=None, /, constraints=None):
+def fit_context(fit=None, /, constraints=None, relations=()):
     """Run a learner's ``fit`` as the outermost validated call (scikit-learn's ``@_fit_context``).
 
     Hyperparameters are stored unchecked by ``__init__`` (scikit-learn's convention, so ``clone``
@@ -455,14 +642,14 @@ def fit_context(fit=None, /, constraints=None):
     declares in ``_parameter_constraints`` ({name: Constraint}, scikit-learn's attribute) is checked
     (the stored value is left as it is: the body converts what it reads, ``float(self.epsilon)``);
     then ``fit``'s own arguments, when ``constraints`` declares them (``@fit_context({"X": ...})``),
-    as :func:`validate_params` does. The routines ``fit`` then calls skip their checks. A check
-    that needs the data (a batch size at most n) stays in the body.
+    as :func:`validate_params` does, then the ``relations`` between them and the hyperparameters
+    (``SameLength("X", "y")``, ``AtMost("batch_size", "X")``). The routines ``fit`` then calls skip their checks.
     """
     if isinstance(fit, dict):  # used as @fit_context({...})
         fit, constraints = None, fit
 
     def decorate(fit):
-        validated = validate_params(constraints or {})(fit)
+        validated = validate_params(constraints or {}, relations=relations)(fit)
 
         @functools.wraps(fit)
         def wrapper(self, *args, **kwargs):
@@ -475,25 +662,33 @@ def fit_context(fit=None, /, constraints=None):
             return validated(self, *args, **kwargs)
 
         wrapper.__dpteach_constraints__ = validated.__dpteach_constraints__
+        wrapper.__dpteach_relations__ = validated.__dpteach_relations__
         wrapper.__dpteach_skip_nested__ = True
         return wrapper
 
     return decorate if fit is None else decorate(fit)
 
 
-def validate_params(constraints, *, skip_nested=True):
-    """Decorate a routine with its declared ``constraints`` ({parameter name: Constraint}).
+def validate_params(constraints, *, skip_nested=True, relations=()):
+    """Decorate a routine with its declared ``constraints`` ({parameter name: Constraint}) and ``relations``.
 
     On the outermost call every declared parameter (defaults included) is checked in the order
-    declared and replaced by its converted value; the body then runs with nested decorated calls
+    declared and replaced by its converted value, then every :class:`Relation` between them
+    (``SameLength("X", "y")``); the body then runs with nested decorated calls
     skipping their array checks (``Constraint.skip_nested``; scalar preconditions are checked on every
     call). ``skip_nested=False`` (routines that call user code) leaves all nested checks on in the body.
+    A relation may name a learner's hyperparameter (read from ``self``) when ``fit`` declares it.
     """
     declared = {name: _as_constraint(spec) for name, spec in constraints.items()}
+    relations = tuple(relations)
+    nested_relations = tuple(r for r in relations if not r.skip_nested)
 
     def decorate(func):
         signature = inspect.signature(func)
+        is_method = next(iter(signature.parameters), None) == "self"
         unknown = set(declared) - set(signature.parameters)
+        if not is_method:  # a method's relation may name a hyperparameter (an attribute of self)
+            unknown |= {name for relation in relations for name in relation.names} - set(signature.parameters)
         if unknown:
             raise TypeError(f"{func.__qualname__}: constraints for unknown parameter(s) {sorted(unknown)}")
         # What a nested call does, found once: (name, position or None, default, constraint) for every parameter
@@ -511,9 +706,20 @@ def validate_params(constraints, *, skip_nested=True):
                         and all(p.kind in positional for p in before) else None)
             plan.append((parameter.name, position, parameter.default, constraint))
 
+        def value_of(arguments):
+            return lambda name: arguments[name] if name in arguments else getattr(arguments["self"], name)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             if _NESTED.get():  # a decorated caller checked its arrays; scalar preconditions still hold here
+                if nested_relations:  # rare (a fit nested in a routine): the binding a privacy precondition needs
+                    try:
+                        bound = signature.bind(*args, **kwargs)
+                    except TypeError:
+                        return func(*args, **kwargs)
+                    bound.apply_defaults()
+                    for relation in nested_relations:
+                        relation.check(value_of(bound.arguments))
                 if not plan:
                     return func(*args, **kwargs)
                 args = list(args)
@@ -534,6 +740,8 @@ def validate_params(constraints, *, skip_nested=True):
             arguments = bound.arguments
             for name, constraint in declared.items():
                 arguments[name] = constraint.validate(arguments[name], name)
+            for relation in relations:
+                relation.check(value_of(arguments))
             token = _NESTED.set(skip_nested)
             try:
                 return func(*bound.args, **bound.kwargs)
@@ -541,6 +749,7 @@ def validate_params(constraints, *, skip_nested=True):
                 _NESTED.reset(token)
 
         wrapper.__dpteach_constraints__ = declared
+        wrapper.__dpteach_relations__ = relations
         wrapper.__dpteach_skip_nested__ = skip_nested
         return wrapper
 

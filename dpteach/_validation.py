@@ -25,6 +25,7 @@ __all__ = [
     "check_bits",
     "check_same_length",
     "check_choice",
+    "check_flag",
     "check_callable",
     "check_sequence",
     "as_rng",
@@ -245,6 +246,13 @@ def check_same_length(a, b, name_a="X", name_b="y"):
     if len(a) != len(b):
         raise ValueError(f"{name_a} and {name_b} must have the same number of samples, "
                          f"got {len(a)} and {len(b)}")
+
+
+def check_flag(value, name):
+    """Return ``value`` as a bool after checking it is True or False (numpy's too): 1, "yes" or None are refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_choice(value, name, choices):
