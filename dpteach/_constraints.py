@@ -374,27 +374,38 @@ class EpsilonArray(_ArrayRule):
 
 
 class PositiveArray(_ArrayRule):
-    """A scalar or an array of finite reals > 0 (``allow_zero``: >= 0), as a float ndarray (``check_positive_array``)."""
+    """A scalar or an array of finite reals > 0 (``allow_zero``: >= 0), each below ``maximum`` if given (at most it,
+    ``include_maximum``), as a float ndarray (``check_positive_array``)."""
 
-    def __init__(self, allow_zero=False):
-        self.allow_zero = allow_zero
+    def __init__(self, allow_zero=False, maximum=None, include_maximum=False):
+        self.allow_zero, self.maximum, self.include_maximum = allow_zero, maximum, include_maximum
 
     def validate(self, value, name):
-        return V.check_positive_array(value, name, allow_zero=self.allow_zero)
+        return V.check_positive_array(value, name, allow_zero=self.allow_zero, maximum=self.maximum,
+                                      include_maximum=self.include_maximum)
 
     def invalid_values(self):
-        return super().invalid_values() + [(-1, "-1")] + ([] if self.allow_zero else [(0, "0")])
+        bad = super().invalid_values() + [(-1, "-1")] + ([] if self.allow_zero else [(0, "0")])
+        if self.maximum is not None:
+            above = self.maximum * 1.5 if self.include_maximum else self.maximum
+            bad.append((above, repr(above)))
+        return bad
 
 
 class CountArray(PositiveArray):
-    """A count n >= 1 (``allow_zero``: >= 0) or an array of them (``check_count_array``): a scalar must be whole, a
-    plotted array axis may be fractional; a whole float (|H| = 2.0**100) is accepted."""
+    """A count n > 0 (``allow_zero``: >= 0; ``minimum``: >= it) or an array of them (``check_count_array``): a scalar
+    must be whole, a plotted array axis may be fractional (unless ``whole``); a whole float (2.0**100) is accepted."""
+
+    def __init__(self, allow_zero=False, minimum=None, whole=False):
+        super().__init__(allow_zero)
+        self.minimum, self.whole = minimum, whole
 
     def validate(self, value, name):
-        return V.check_count_array(value, name, allow_zero=self.allow_zero)
+        return V.check_count_array(value, name, allow_zero=self.allow_zero, minimum=self.minimum, whole=self.whole)
 
     def invalid_values(self):
-        return super().invalid_values() + [(2.5, "2.5")]
+        below = [] if self.minimum is None else [(self.minimum / 2, repr(self.minimum / 2))]
+        return super().invalid_values() + [(2.5, "2.5")] + below
 
 
 class Sweep(Constraint):

@@ -322,12 +322,13 @@ def scalar_or_array(value, as_int=False):
     return float(value) if value.ndim == 0 else value
 
 
-def check_positive_array(values, name, allow_zero=False):
+def check_positive_array(values, name, allow_zero=False, maximum=None, include_maximum=False):
     """Return ``values`` as a float ndarray after checking every entry is finite and > 0 (or >= 0).
 
     For the rate functions of ``dpteach.bounds``, which take a scalar or an
     array of n, m or τ for plotting. Strings and booleans are refused like a
-    scalar would be.
+    scalar would be. ``maximum``: every entry also < maximum (<= with
+    ``include_maximum``), an accuracy α in (0, 1) or OPT in [0, 1/2].
     """
     arr = _as_real_array(values, name)
     ok = (arr >= 0) if allow_zero else (arr > 0)
@@ -336,22 +337,32 @@ def check_positive_array(values, name, allow_zero=False):
         bad = values if arr.ndim == 0 or arr.size == 0 else arr[~(np.isfinite(arr) & ok)].ravel()[0].item()
         raise ValueError(f"{name} must be finite and {'>= 0' if allow_zero else '> 0'} "
                          f"(valid range: {valid}), got {_describe(bad)}")
+    if maximum is not None and np.any(arr > maximum if include_maximum else arr >= maximum):
+        interval = f"{'[' if allow_zero else '('}0, {maximum}{']' if include_maximum else ')'}"
+        raise ValueError(f"{name} must lie in {interval}, got {_describe(values)}")
     return arr
 
 
-def check_count_array(values, name, allow_zero=False):
+def check_count_array(values, name, allow_zero=False, minimum=None, whole=False):
     """:func:`check_positive_array` for a count (n, m, d, |H|): a scalar must be a whole number.
 
     A scalar ``n = 2.5`` raises a ValueError naming ``name``; a whole float
     (``1e4``, or |H| = 2.0**100, which overflows no int) is accepted. An
     *array* is the x-axis of a plotted rate (``np.logspace(1, 4, 200)``),
     along which the closed form is evaluated as a function of a real
-    variable, so its entries may be fractional.
+    variable, so its entries may be fractional. ``minimum``: every entry >= it
+    (the M >= 1 hypotheses of a packing). ``whole``: an array's entries must be
+    whole too (a number of bits d, where 2^d is only defined for whole d).
     """
     arr = check_positive_array(values, name, allow_zero=allow_zero)
     if arr.ndim == 0 and not float(arr).is_integer():
         raise ValueError(f"{name} must be an integer (a count; fractional values only on a plotted array axis), "
                          f"got {values!r}")
+    if whole and np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must be a positive integer (or an array of them), got {_describe(values)}")
+    if minimum is not None and np.any(arr < minimum):
+        raise ValueError(f"{name} must be >= {minimum} (valid range: {minimum} <= {name} < inf), "
+                         f"got {_describe(values)}")
     return arr
 
 
