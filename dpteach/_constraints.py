@@ -152,15 +152,27 @@ class FiniteInterval(_Scalar):
     ``closed`` is "neither", "left", "right" or "both", as in scikit-learn. The common shapes check
     through the helper that words them today: (0, inf) and [0, inf) ``check_positive``,
     (0, 1) … [0, 1] ``check_probability``, (-inf, inf) ``check_finite_scalar``, integers ``check_int``.
+    ``normal=True`` also refuses a subnormal value (``check_normal_double``): for a parameter whose
+    log, inverse or Φ⁻¹ overflows there (η, κ of DPSAS).
     """
 
-    def __init__(self, kind, left, right, closed="neither"):
+    def __init__(self, kind, left, right, closed="neither", normal=False):
         if kind not in (Real, Integral) or closed not in ("neither", "left", "right", "both"):
             raise ValueError(f"FiniteInterval(kind, left, right, closed): kind Real or Integral, got {kind!r}, {closed!r}")
-        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+        self.kind, self.left, self.right, self.closed, self.normal = kind, left, right, closed, normal
         self.convert_nested = int if kind is Integral else float
 
     def _check_real(self, value, name):
+        x = self._check_range(value, name)
+        if self.normal:
+            left_closed, right_closed = self.closed in ("left", "both"), self.closed in ("right", "both")
+            low = "-inf" if self.left is None else repr(self.left)
+            high = "inf" if self.right is None else repr(self.right)
+            V.check_normal_double(x, name, f"{'[' if left_closed else '('}{low}, {high}{']' if right_closed else ')'}"
+                                           f", not subnormal")
+        return x
+
+    def _check_range(self, value, name):
         left_closed, right_closed = self.closed in ("left", "both"), self.closed in ("right", "both")
         if self.left == 0 and self.right is None:
             return V.check_positive(value, name, allow_zero=left_closed)
@@ -185,7 +197,7 @@ class FiniteInterval(_Scalar):
 
     def _holds(self, x):
         left_closed, right_closed = self.closed in ("left", "both"), self.closed in ("right", "both")
-        return (math.isfinite(x)
+        return (math.isfinite(x) and (not self.normal or not 0 < abs(x) < V.SMALLEST_NORMAL)
                 and (self.left is None or (x >= self.left if left_closed else x > self.left))
                 and (self.right is None or (x <= self.right if right_closed else x < self.right)))
 
@@ -217,7 +229,7 @@ class FiniteInterval(_Scalar):
         bad.append((math.inf, "inf"))
         if self.left is None:
             bad.append((-math.inf, "-inf"))
-        return bad
+        return bad + (SUBNORMAL if self.normal else [])
 
 
 class Count(Constraint):

@@ -26,8 +26,8 @@ import sys
 
 import numpy as np
 
-from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context,
-                           validate_params)
+from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context, validate_params,
+                           Flag)
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, privacy_claim
 from ._validation import check_normal_double, check_probability, check_representable, check_same_length
@@ -64,19 +64,12 @@ PRIVATE_TRACE_KEYS = ("phi", "a", "b", "w", "w0", "step_size", "sigma", "block_s
                       "kappa", "angle_deg")
 
 
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
 #: The contract of :func:`dpsas` and :func:`dpsas_sample_reuse` (the latter has no step rule and no debug trace).
 DPSAS_CONSTRAINTS = {
     "X": Array(ndim=2), "y": Labels(), "epsilon": EPSILON_OR_INF, "delta": DELTA, "eta": ETA,
     "step_size_scale": SCALE, "n_rounds": OrNone(POSITIVE_INT), "step_rule": Options(STEP_RULES),
     "rng": "random_state", "w_star": OrNone(Array(ndim=1)),
-    "debug_nonprivate_grad_norm": Check(_check_flag, invalid=[(1, "1"), ("yes", "'yes'"), (None, "None")],
-                                        convert_nested=bool),
+    "debug_nonprivate_grad_norm": Flag(),
 }
 
 

@@ -21,8 +21,9 @@ import numpy as np
 
 from numbers import Real
 
-from ._validation import check_callable, check_finite_array, check_memory
-from ._constraints import Check, Epsilon, FiniteInterval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._validation import check_finite_array, check_memory
+from ._constraints import (Check, Epsilon, FiniteInterval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params,
+                           Callable)
 from .composition import parallel_composition
 from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size, group_size_prechecked,
                           tolerance_for_group_prechecked)
@@ -381,8 +382,7 @@ class QueryPlan:
 
 # query_plan runs the caller's algorithm (a student's, perhaps): called from the top, the routines that
 # algorithm calls check their arguments again (skip_nested=False).
-@validate_params({"sq_algorithm": Check(check_callable, "sq_algorithm(oracle, **kwargs)",
-                                        invalid=[(None, "None"), ("f", "'f'")])}, skip_nested=False)
+@validate_params({"sq_algorithm": Callable("sq_algorithm(oracle, **kwargs)")}, skip_nested=False)
 def query_plan(sq_algorithm, **algorithm_kwargs):
     """Dry-run ``sq_algorithm(oracle, **kwargs)`` against an oracle answering 0 and record its queries.
 
@@ -491,8 +491,7 @@ class LocalRun:
 # simulate_sq_locally runs the caller's algorithm (a student's, perhaps) with the caller's keyword arguments:
 # called from the top, the routines it calls check their arguments again (skip_nested=False).
 @privacy_claim(theorem="thm-sq-to-local", epsilon="epsilon", delta=0.0, model="local")
-@validate_params({"sq_algorithm": Check(check_callable, "sq_algorithm(oracle, **kwargs)",
-                                        invalid=[(None, "None"), ("f", "'f'")]),
+@validate_params({"sq_algorithm": Callable("sq_algorithm(oracle, **kwargs)"),
                   "data": RECORDS, **SIMULATION_CONSTRAINTS, "max_queries": OrNone(POSITIVE_INT),
                   "reuse_users": Options((False, True)),
                   "algorithm_kwargs": Unchecked("passed on to sq_algorithm, whose own contract checks them")},

@@ -17,8 +17,9 @@ import numpy as np
 
 from numbers import Real
 
-from ._constraints import Array, Check, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params
-from ._validation import check_bits, check_callable, check_memory, check_sequence, check_unit_interval
+from ._constraints import (Array, Check, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params,
+                           Callable)
+from ._validation import check_bits, check_memory, check_sequence, check_unit_interval
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import FILLED_IN, SQ_ORACLE
 
@@ -146,8 +147,7 @@ REFERENCE = FiniteInterval(Real, None, None)
 
 @validate_params({"randomizer": Check(_check_randomizer, invalid=[(None, "None"), ("rr", "'rr'")]),
                   "oracle": SQ_ORACLE, "n_calls": POSITIVE_INT, "tau": OPEN_UNIT,
-                  "feature": OrNone(Check(check_callable, "(records -> randomizer inputs)",
-                                          invalid=[("x", "'x'")])),
+                  "feature": OrNone(Callable("(records -> randomizer inputs)")),
                   "reference": OrNone(REFERENCE), "non_adaptive": Options((False, True)),
                   "beta": OPEN_UNIT, "max_queries": OrNone(POSITIVE_INT), "rng": "random_state"})
 def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, reference=None,
@@ -484,8 +484,7 @@ class BoostedRun:
 
 # boost_confidence runs the caller's learner (a student's, perhaps): called from the top, the routines that
 # learner calls check their arguments again (skip_nested=False).
-@validate_params({"learner": Check(check_callable, "(oracle, rng) -> hypothesis", invalid=[(None, "None"),
-                                                                                           ("f", "'f'")]),
+@validate_params({"learner": Callable("(oracle, rng) -> hypothesis"),
                   "oracle": SQ_ORACLE, "alpha": OPEN_UNIT, "beta": OPEN_UNIT, "base_failure": OPEN_UNIT,
                   "rng": "random_state"}, skip_nested=False)
 def boost_confidence(learner, oracle, alpha, beta, base_failure=0.25, rng=None):

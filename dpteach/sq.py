@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params
-from ._validation import check_callable, check_choice, check_probability
+from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params, Callable
+from ._validation import check_choice, check_probability
 
 __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES",
            "NotEnoughUsersError", "PrivacyLedgerError", "QueryBudgetError", "as_records", "evaluate_query"]
@@ -154,7 +154,7 @@ def query_values(phi, rows):
 
 
 #: A statistical query: a vectorised callable, records -> values in [−1, 1].
-QUERY = Check(check_callable, "records -> values in [-1, 1]", invalid=[(None, "None"), ("phi", "'phi'")])
+QUERY = Callable("records -> values in [-1, 1]")
 
 
 @validate_params({"phi": QUERY,
