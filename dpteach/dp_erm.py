@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import Array, Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params, SameLength
 from ._scales import NORMAL_SCALE
 from ._validation import as_rng, check_finite_array, check_positive, check_same_length, check_work
 from .privacy import privacy_claim
@@ -216,7 +216,7 @@ def _average_subgradient(F, y, v):
 PROBLEM = {"features": Array(ndim=2), "targets": Array(ndim=1)}
 
 
-@validate_params({**PROBLEM, "coef": Array(ndim=1)})
+@validate_params({**PROBLEM, "coef": Array(ndim=1)}, relations=[SameLength("features", "targets")])
 def l1_loss(features, targets, coef):
     """Empirical L1 loss L̂_S(v) = (1/n) Σ |⟨v, F_i⟩ − y_i| (the paper's Eq. (4)). Not private.
 
@@ -240,7 +240,6 @@ def l1_loss(features, targets, coef):
     >>> l1_loss(np.array([[0.5, 0.0], [0.0, 0.5]]), np.array([1.0, -1.0]), coef=np.array([1.0, 1.0]))
     1.0
     """
-    check_same_length(features, targets, "features", "targets")
     v = check_finite_array(coef, "coef", shape=(features.shape[1],))  # relates coef to the features
     return float(np.mean(np.abs(features @ v - targets)))
 

@@ -35,11 +35,11 @@ import numpy as np
 from scipy import optimize
 
 from ._constraints import (Array, Delta, Integral, FiniteInterval, Labels, OrNone, POSITIVE, POSITIVE_INT, Real,
-                           fit_context, validate_params)
+                           fit_context, validate_params, SameLength, AtMost)
 from ._estimator import Estimator, LinearClassifierMixin
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from .privacy import PrivacyReceipt, privacy_claim
-from ._validation import check_int, check_same_length
+from ._validation import check_int
 from .composition import PLD_GRID, PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, expected_loss, pld_epsilon
 from .mechanisms import gaussian_epsilon
 from .dp_logistic import MAX_EPOCHS, MAX_FIT_WORK, default_step_size, dp_sgd_sigma, sgd_batch_size
@@ -328,7 +328,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.random_state = random_state
         self.data_norm = data_norm
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()})
+    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y"), AtMost("batch_size", "X")])
     def fit(self, X, y):
         """Run Poisson DP-SGD on (X, y); returns self.
 
@@ -337,7 +337,6 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         TypeError, ValueError
             As :class:`dpteach.dp_logistic.DPSGDLogisticRegression`; ImportError without dp-accounting.
         """
-        check_same_length(X, y)
         # The defaults follow the declared bound R (a public parameter), never the data: C = R, η = 4/R².
         data_norm, epsilon, delta = float(self.data_norm), float(self.epsilon), float(self.delta)
         clip_norm = data_norm if self.clip_norm is None else float(self.clip_norm)
@@ -353,7 +352,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
             rate = 1.0 / steps_per_epoch
             batch = n * rate
         else:
-            batch = check_int(self.batch_size, "batch_size", minimum=1, maximum=n)
+            batch = int(self.batch_size)
             rate, steps_per_epoch = batch / n, math.ceil(n / batch)
         if n_epochs * n * (d + 1) > MAX_FIT_WORK:
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "

@@ -27,10 +27,10 @@ import sys
 import numpy as np
 
 from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context, validate_params,
-                           Flag)
+                           Flag, SameLength)
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, privacy_claim
-from ._validation import check_normal_double, check_probability, check_representable, check_same_length
+from ._validation import check_normal_double, check_probability, check_representable
 from .dpsas_ramp import check_unit_vector
 from .dpsas_steps import (DELTA, EPSILON_OR_INF, ETA, SCALE, STEP_RULES, clip_rows, default_n_rounds,
                           dpsas_noise_sigma, dpsas_round_prechecked, private_initial_direction, private_threshold,
@@ -74,7 +74,7 @@ DPSAS_CONSTRAINTS = {
 
 
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
-@validate_params(DPSAS_CONSTRAINTS)
+@validate_params(DPSAS_CONSTRAINTS, relations=[SameLength("X", "y")])
 def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_rule="reconstructed",
           rng=None, w_star=None, debug_nonprivate_grad_norm=False):
     """DPSAS, the DP semi-agnostic subroutine (chapter 8, Algorithm 8.3; the paper's Algorithm 3).
@@ -156,7 +156,6 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
     >>> w.shape, trace["w"].shape, trace["block_size"]
     ((2,), (4, 2), 80)
     """
-    check_same_length(X, y)
     n, d = X.shape
     if n_rounds is None:
         n_rounds = default_n_rounds(eta, step_size_scale)
@@ -195,7 +194,8 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
 
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
 @validate_params({name: DPSAS_CONSTRAINTS[name] for name in ("X", "y", "epsilon", "delta", "eta", "step_size_scale",
-                                                            "n_rounds", "rng", "w_star")})
+                                                            "n_rounds", "rng", "w_star")},
+                 relations=[SameLength("X", "y")])
 def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, rng=None,
                        w_star=None):
     """DPSAS with sample reuse: a variant *outside the paper*, for the chapter's engineering discussion.
@@ -225,7 +225,6 @@ def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=
     >>> w.shape, trace["block_size"]
     ((2,), 320)
     """
-    check_same_length(X, y)
     s = step_size_scale
     if n_rounds is None:
         n_rounds = default_n_rounds(eta, s)
@@ -443,7 +442,7 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
         self.beta = beta
         self.random_state = random_state
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()})
+    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y")])
     def fit(self, X, y):
         """Run Algorithm 8.9 on (X, y); returns self.
 
@@ -453,7 +452,6 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
             For bad X/y, hyper-parameters out of range, or n too small to give
             every DPSAS run one example per block (the message gives the n needed).
         """
-        check_same_length(X, y)
         alpha, epsilon, delta, beta = float(self.alpha), float(self.epsilon), float(self.delta), float(self.beta)
         rng = np.random.default_rng(self.random_state)
         n, d = X.shape

@@ -35,10 +35,10 @@ from numbers import Real
 import numpy as np
 from scipy import special
 
-from ._constraints import (Array, Check, Delta, Epsilon, FiniteInterval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
-                           validate_params)
+from ._constraints import (Array, Check, Delta, Epsilon, FiniteInterval, Labels, Options, OrNone, POSITIVE,
+                           POSITIVE_INT, validate_params, SameLength)
 from ._scales import NORMAL_SCALE
-from ._validation import check_epsilon, check_int, check_labels, check_memory, check_same_length
+from ._validation import check_epsilon, check_int, check_labels, check_memory
 from . import feature_scaling
 from .dpsas_ramp import FINITE, check_unit_vector, unit_ramp_gradient
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
@@ -164,7 +164,7 @@ def _uniform_direction(d, rng):
 
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
 @validate_params({"X": Array(ndim=2), "y": Labels(), "clip_norm": NORMAL_SCALE, "epsilon": EPSILON_OR_INF,
-                  "delta": DELTA, "rng": "random_state", "n_releases": POSITIVE_INT})
+                  "delta": DELTA, "rng": "random_state", "n_releases": POSITIVE_INT}, relations=[SameLength("X", "y")])
 def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_releases=1):
     """Private initial direction ŵ₀ (Algorithm 8.3 lines 6–7; Lemma 8.6 = the paper's 4.5).
 
@@ -212,7 +212,6 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_relea
     >>> round(float(np.linalg.norm(w0)), 6)
     1.0
     """
-    check_same_length(X, y)
     mean = y @ clip_rows(X, clip_norm) / y.size
     if epsilon != math.inf:
         # ‖x·y‖ ≤ L after clipping, so replacing one example moves the mean by ≤ 2L/m in L2.
@@ -453,7 +452,7 @@ def dpsas_round_prechecked(w, X, y, a, b, lam, sigma, rng, size=None):
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="the epsilon of sigma", delta="the delta of sigma")
 @validate_params({"w": Array(ndim=1), "X_block": Array(ndim=2), "y_block": Labels(), "a": POSITIVE, "b": FINITE,
                   "step": POSITIVE, "sigma": NOISE_SCALE, "clip_norm": NORMAL_SCALE, "rng": "random_state",
-                  "size": OrNone(POSITIVE_INT)})
+                  "size": OrNone(POSITIVE_INT)}, relations=[SameLength("X_block", "y_block")])
 def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, size=None):
     """One round of DP online gradient descent (Algorithm 8.3 lines 10–12; Claim 4.3).
 
@@ -505,6 +504,5 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, siz
     >>> w_next.shape, round(float(np.linalg.norm(w_next)), 6)
     ((2,), 1.0)
     """
-    check_same_length(X_block, y_block, "X_block", "y_block")
     w = check_unit_vector(w, "w", X_block.shape[1])
     return dpsas_round_prechecked(w, clip_rows(X_block, clip_norm), y_block, a, b, step, sigma, rng, size)

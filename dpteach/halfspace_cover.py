@@ -29,8 +29,8 @@ import numpy as np
 from scipy import spatial
 
 from ._constraints import (Array, Check, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
-                           validate_params)
-from ._validation import check_int, check_same_length, computed
+                           validate_params, SameLength)
+from ._validation import check_int, computed
 from .mechanisms import exponential_mechanism_on_errors
 from .privacy import privacy_claim
 
@@ -315,7 +315,7 @@ def _scaled_steps(rows, basis, net, t0, a):
         return np.ldexp(-((np.ldexp(rows, -exponent) @ basis) @ net.T) / a, exponent) - t0 / a
 
 
-@validate_params({"X": Array(ndim=2), "y": Labels(), "cover": _COVER})
+@validate_params({"X": Array(ndim=2), "y": Labels(), "cover": _COVER}, relations=[SameLength("X", "y")])
 def cover_error_counts(X, y, cover):
     """The number of errors on (X, y) of every candidate of ``cover`` (the scores of Algorithm 7.7 line 7).
 
@@ -347,7 +347,6 @@ def cover_error_counts(X, y, cover):
     >>> counts.shape, int(counts.min())
     ((20,), 0)
     """
-    check_same_length(X, y)  # relations between the arguments: checked here
     if cover.basis.shape[0] != X.shape[1]:
         raise ValueError(f"X must have {cover.basis.shape[0]} features (the cover's dimension), got {X.shape[1]}")
     n_dir, n_thr = cover.directions.shape[0], cover.thresholds.size

@@ -16,8 +16,7 @@ import numpy as np
 from scipy import special
 
 from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Integral, FiniteInterval, Labels, OrNone,
-                           validate_params)
-from ._validation import check_same_length
+                           validate_params, SameLength)
 
 #: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).
 MAX_QUERIES = 10 ** 6
@@ -48,7 +47,7 @@ ORACLE = Check(check_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
 DIMENSION = FiniteInterval(Integral, 1, MAX_QUERIES, closed="both")
 
 
-@validate_params({"X": Array(ndim=(1, 2)), "y": Labels()})
+@validate_params({"X": Array(ndim=(1, 2)), "y": Labels()}, relations=[SameLength("X", "y")])
 def records(X, y):
     """Stack features and labels into the records (rows [x_1, ..., x_d, y]) the SQ queries read.
 
@@ -59,7 +58,6 @@ def records(X, y):
            [ 0.8, -1. ]])
     """
     X = X.reshape(-1, 1) if X.ndim == 1 else X
-    check_same_length(X, y, "X", "y")
     return np.column_stack([X, y])
 
 
