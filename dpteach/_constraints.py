@@ -48,7 +48,7 @@ import numpy as np
 from . import _validation as V
 
 __all__ = ["Constraint", "FiniteInterval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
-           "RandomState", "Count", "Unchecked", "Callable", "EpsilonArray", "PositiveArray", "CountArray", "Sweep", "Bits",
+           "RandomState", "Count", "Unchecked", "Callable", "EpsilonArray", "PositiveArray", "CountArray", "Sweep", "Bits", "InstanceOf", "Sequence",
            "Flag", "Relation", "SameLength", "AtMost", "validate_params", "validation_skipped", "generate_invalid_values",
            "constraints_of", "fit_context", "check_fields", "POSITIVE_INT", "POSITIVE", "OPEN_UNIT"]
 
@@ -357,6 +357,40 @@ class Callable(Constraint):
         return [(None, "None"), ("not-callable", "'not-callable'"), (1.0, "1.0")]
 
 
+class Sequence(Constraint):
+    """A sequence (not None, a number or a string) of ``what``, as a list (``check_sequence``); ``nonempty``: at least
+    one entry; ``entry``: the constraint each entry meets (named ``name[j]`` in its message)."""
+
+    convert_nested = staticmethod(list)
+
+    def __init__(self, what, entry=None, nonempty=False):
+        self.what, self.entry, self.nonempty = what, entry, nonempty
+
+    def validate(self, value, name):
+        return V.check_sequence(value, name, self.what, nonempty=self.nonempty,
+                                check_entry=None if self.entry is None else self.entry.validate)
+
+    def invalid_values(self):
+        bad = [(None, "None"), (1, "1"), ("ab", "'ab'")] + ([([], "[]")] if self.nonempty else [])
+        return bad + ([([None], "[None]")] if self.entry is not None else [])
+
+
+class InstanceOf(Constraint):
+    """An object of one of ``types`` (an oracle, a randomizer, a cover), described as ``what`` ("an SQOracle").
+
+    Only the type is checked (``check_instance``); the routine checks how the object relates to the data.
+    """
+
+    def __init__(self, types, what):
+        self.types, self.what = types, what
+
+    def validate(self, value, name):
+        return V.check_instance(value, name, self.types, self.what)
+
+    def invalid_values(self):
+        return [(None, "None"), ("object", "'object'"), (1.0, "1.0")]
+
+
 #: The bad arrays every array rule refuses, whatever its entries: none, NaN, non-numeric entries (the fuzz adds,
 #: from ``array_ndim``, one dimension more or fewer and the example's own array as strings or objects).
 _BAD_ARRAYS = [(np.zeros(0), "empty"), ([math.nan], "[nan]"), (["a"], "['a']"), (None, "None")]
@@ -454,10 +488,9 @@ class Sweep(Constraint):
 
 
 class Bits(Constraint):
-    """A non-empty array of bits 0/1 or False/True, returned as a bool ndarray (``check_bits``).
+    """A non-empty array of bits 0/1 or False/True of ``ndim`` dimensions (None: any), as a bool ndarray (``check_bits``).
 
-    ``ndim`` is the dimension the routine expects (for the fuzz; its body checks the shape it relates to another
-    parameter). Nested, the value is not checked but still made a bool ndarray.
+    Nested, the value is not checked but still made a bool ndarray.
     """
 
     def __init__(self, ndim=1):
@@ -468,7 +501,7 @@ class Bits(Constraint):
         return np.asarray(value).astype(bool)
 
     def validate(self, value, name):
-        return V.check_bits(value, name)
+        return V.check_bits(value, name, ndim=self.array_ndim)
 
     def invalid_values(self):
         return [([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), (["1"], "['1']"), (None, "None")]

@@ -27,6 +27,7 @@ __all__ = [
     "check_choice",
     "check_flag",
     "check_callable",
+    "check_instance",
     "check_sequence",
     "as_rng",
     "scalar_or_array",
@@ -225,11 +226,13 @@ def check_labels(y, name="y"):
     return arr
 
 
-def check_bits(bits, name="bits"):
-    """Return ``bits`` as a bool ndarray after checking every entry is 0/1 or False/True."""
+def check_bits(bits, name="bits", ndim=None):
+    """Return ``bits`` as a bool ndarray after checking every entry is 0/1 or False/True (and its ``ndim``)."""
     arr = np.asarray(bits)
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got an array of shape {arr.shape}")
     if arr.dtype == bool:
         return arr
     if arr.dtype.kind not in _REAL_KINDS:  # "1" and "0" as strings are text, not bits
@@ -273,11 +276,28 @@ def check_callable(value, name, signature):
     return value
 
 
-def check_sequence(values, name, what):
-    """Return ``values`` as a list after checking it is a sequence (not None, a number or a string) of ``what``."""
+def check_instance(value, name, types, what):
+    """Return ``value`` if it is an instance of ``types``; else a TypeError naming ``name`` and ``what`` it must be.
+
+    An oracle, a randomizer or a cover passed as None or a string otherwise fails deep inside, with an
+    AttributeError that names no parameter.
+    """
+    if not isinstance(value, types):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def check_sequence(values, name, what, nonempty=False, check_entry=None):
+    """Return ``values`` as a list after checking it is a sequence (not None, a number or a string) of ``what``.
+
+    ``nonempty``: at least one entry; ``check_entry(value, name)``: each entry's own check, naming it ``name[j]``.
+    """
     if values is None or isinstance(values, (str, bytes, numbers.Number)) or not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be a sequence of {what}, got {_describe(values)}")
-    return list(values)
+    values = list(values)
+    if nonempty and not values:
+        raise ValueError(f"{name} must be a non-empty sequence of {what}, got an empty one")
+    return values if check_entry is None else [check_entry(v, f"{name}[{j}]") for j, v in enumerate(values)]
 
 
 def as_rng(rng, name="rng"):

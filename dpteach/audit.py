@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ._constraints import OPEN_UNIT, POSITIVE_INT, Array, Callable, Check, Delta, OrNone, Unchecked, validate_params
-from ._validation import check_callable, check_memory, check_sequence
+from ._constraints import OPEN_UNIT, POSITIVE_INT, Array, Callable, Delta, OrNone, Unchecked, validate_params, Sequence
+from ._validation import check_memory
 
 __all__ = [
     "AuditResult",
@@ -205,15 +205,6 @@ def _degenerate(dataset, neighbour, outputs_d, outputs_neighbour):
     return None
 
 
-def _check_events(events, name):
-    """A non-empty sequence of event callables, as a list."""
-    events = [check_callable(e, name, "event(outputs) -> booleans (each entry)")
-              for e in check_sequence(events, name, "event callables")]
-    if not events:
-        raise ValueError(f"{name} must be a non-empty sequence of callables, got an empty one")
-    return events
-
-
 _MECHANISM = Callable("mechanism(data, n_trials, rng) -> n_trials outputs")
 _DATA = Unchecked("the mechanism's input, whatever it accepts: the audit only passes it on")
 _COMMON = {"n_trials": POSITIVE_INT, "delta": Delta(), "confidence": OPEN_UNIT, "mechanism": _MECHANISM,
@@ -274,7 +265,8 @@ def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.
 
 
 @validate_params({**_COMMON, "n_select": OrNone(POSITIVE_INT),
-                  "events": Check(_check_events, invalid=[([], "[]"), (None, "None")]), "rng": "random_state"},
+                  "events": Sequence("callables", Callable("event(outputs) -> booleans"), nonempty=True),
+                  "rng": "random_state"},
                  skip_nested=False)
 def audit(mechanism, dataset, neighbour, events, n_trials, delta=0.0,
           confidence=0.95, n_select=None, rng=None):
@@ -351,8 +343,7 @@ def threshold_events(thresholds):
     return events
 
 
-@validate_params({"values": Check(check_sequence, "output values", convert_nested=list,
-                                   invalid=[(None, "None"), (1, "1"), ("ab", "'ab'")])})
+@validate_params({"values": Sequence("output values")})
 def value_events(values):
     """Events {output == v} for discrete outputs (indices, bits), one per value.
 

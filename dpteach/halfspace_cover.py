@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import spatial
 
-from ._constraints import (Array, Check, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
-                           validate_params, SameLength)
+from ._constraints import (Array, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
+                           validate_params, SameLength, InstanceOf)
 from ._validation import check_int, computed
 from .mechanisms import exponential_mechanism_on_errors
 from .privacy import privacy_claim
@@ -289,14 +289,8 @@ def halfspace_cover(basis, resolution, max_threshold=None):
 # --- 2. Selection by the exponential mechanism on S₂ ----------------------------------------------
 
 
-def _check_cover(cover, name):
-    """A :class:`HalfspaceCover` built by :func:`halfspace_cover` (its dimension is checked against X in the body)."""
-    if not isinstance(cover, HalfspaceCover):
-        raise TypeError(f"{name} must be a HalfspaceCover from halfspace_cover(), got {type(cover).__name__}")
-    return cover
-
-
-_COVER = Check(_check_cover, invalid=[(None, "None"), ("cover", "'cover'")])
+#: A :class:`HalfspaceCover` built by :func:`halfspace_cover` (its dimension is checked against X in the body).
+_COVER = InstanceOf(HalfspaceCover, "a HalfspaceCover from halfspace_cover()")
 
 
 def _scaled_steps(rows, basis, net, t0, a):

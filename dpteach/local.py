@@ -23,7 +23,7 @@ from numbers import Real
 
 from ._validation import check_finite_array, check_memory
 from ._constraints import (Check, Epsilon, FiniteInterval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params,
-                           Callable)
+                           Callable, InstanceOf)
 from .composition import parallel_composition
 from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size, group_size_prechecked,
                           tolerance_for_group_prechecked)
@@ -239,14 +239,8 @@ class ReusingLocalSQOracle(LocalSimulatedSQOracle):
         return self.order[:m]
 
 
-def _check_sampled_randomizer(randomizer, name):
-    if not isinstance(randomizer, (LaplaceRandomizer, OneBitRandomizer)):
-        raise TypeError(f"{name} must be a LaplaceRandomizer or OneBitRandomizer, got {type(randomizer).__name__}")
-    return randomizer
-
-
 @validate_params({"m": POSITIVE_INT, "mean_phi": FiniteInterval(Real, -1, 1, closed="both"),
-                  "randomizer": Check(_check_sampled_randomizer, invalid=[(None, "None"), ("laplace", "'laplace'")]),
+                  "randomizer": InstanceOf((LaplaceRandomizer, OneBitRandomizer), "a LaplaceRandomizer or OneBitRandomizer"),
                   "size": OrNone(POSITIVE_INT), "rng": "random_state"})
 def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
     """Exact samples of the average of m randomized ±1-valued query values, via sufficient statistics.

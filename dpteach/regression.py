@@ -32,10 +32,10 @@ import numpy as np
 from . import composition
 from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt
-from ._constraints import (Array, Check, Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, POSITIVE,
-                           POSITIVE_INT, Real, fit_context, validate_params, SameLength)
+from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, POSITIVE, POSITIVE_INT,
+                           Real, fit_context, validate_params, SameLength)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
-from ._validation import check_finite_array, check_int, check_positive, check_work
+from ._validation import check_finite_array, check_int, check_work
 from .feature_scaling import clip_rows
 from .mechanisms import gaussian_sigma
 from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale
@@ -55,16 +55,8 @@ __all__ = [
 ]
 
 
-def _check_condition_bound(condition_bound, name="condition_bound"):
-    condition_bound = check_positive(condition_bound, name)
-    if condition_bound < 1.0:
-        raise ValueError(f"{name} must be >= 1 (Λ with 1/Λ < λ_min(Σ_X)), got {condition_bound!r}")
-    return condition_bound
-
-
 #: Λ >= 1 of the event E(Λ, c_x, T) on which noisy OLS is private.
-CONDITION_BOUND = Check(_check_condition_bound, invalid=[(0.5, "0.5"), (0, "0"), ("1", "'1'"), (True, "True")],
-                        convert_nested=float)
+CONDITION_BOUND = FiniteInterval(Real, 1, None, closed="left")  # Λ >= 1, with 1/Λ < λ_min(Σ_X)
 
 
 @validate_params({"n_samples": FiniteInterval(Integral, 2, None, closed="left"), "noise_std": POSITIVE,

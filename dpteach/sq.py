@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params, Callable
+from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params, Callable, InstanceOf
 from ._validation import check_choice, check_probability
 
 __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES",
@@ -212,13 +212,6 @@ def _check_queries(queries, name="queries"):
     return list(zip(phis, taus))
 
 
-def check_sq_oracle(oracle, name):
-    """An :class:`SQOracle` (exact, noisy, adversarial, locally simulated), or a TypeError naming ``name``."""
-    if not isinstance(oracle, SQOracle):
-        raise TypeError(f"{name} must be an SQOracle, got {type(oracle).__name__}")
-    return oracle
-
-
 class SQOracle:
     """A statistical-query oracle SQ_P (Definition 3.4): (φ, τ) ↦ any v with |v − E_P φ| <= τ.
 
@@ -261,7 +254,7 @@ class SQOracle:
 #: The weights of a finite law over records (None: uniform); their length and sum are checked against the support.
 WEIGHTS = OrNone(Array(ndim=1))
 #: An oracle of this module's interface (an instance of :class:`SQOracle`).
-SQ_ORACLE = Check(check_sq_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
+SQ_ORACLE = InstanceOf(SQOracle, "an SQOracle")
 
 
 class ExactSQOracle(SQOracle):
@@ -360,12 +353,6 @@ ADVERSARIAL_STRATEGIES = {
 }
 
 
-def _check_base(base, name):
-    if not isinstance(base, ExactSQOracle):
-        raise TypeError(f"{name} must be an ExactSQOracle, got {type(base).__name__}")
-    return base
-
-
 def _strategy_function(strategy):
     """The adversary ``strategy`` names (a name of :data:`ADVERSARIAL_STRATEGIES`), or the callable itself."""
     return ADVERSARIAL_STRATEGIES[strategy] if isinstance(strategy, str) else strategy
@@ -408,7 +395,7 @@ class NoisySQOracle(SQOracle):
     0.1
     """
 
-    @validate_params({"base": Check(_check_base, invalid=[(None, "None"), ("oracle", "'oracle'")]),
+    @validate_params({"base": InstanceOf(ExactSQOracle, "an ExactSQOracle"),
                       "mode": Options(("random", "adversarial")),
                       "strategy": Check(_check_strategy, convert_nested=_strategy_function,
                                         invalid=[("no-such-strategy", "'no-such-strategy'"), (None, "None")]),

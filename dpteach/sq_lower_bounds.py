@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from ._constraints import OPEN_UNIT, Check, Integral, FiniteInterval, validate_params
-from ._validation import check_bits, check_finite_array
+from ._constraints import OPEN_UNIT, Check, Integral, FiniteInterval, validate_params, Bits
+from ._validation import check_finite_array
 from .hypotheses import walsh_hadamard_butterfly
 from .sq import QUERY, SQ_ORACLE, SQOracle, query_values
 
@@ -164,10 +164,7 @@ class RandomLabelParityOracle(SQOracle):
     (0.0, 3)
     """
 
-    @validate_params({"d": BITS, "secret": Check(check_bits, array_ndim=1,
-                                                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
-                                                          ([2], "[2]"), (None, "None")],
-                                                 convert_nested=lambda secret: np.asarray(secret).astype(bool))})
+    @validate_params({"d": BITS, "secret": Bits(ndim=1)})
     def __init__(self, d, secret):
         super().__init__()
         self.d = d

@@ -7,14 +7,12 @@ chapter 2's threshold_data (same law).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from numbers import Real
 
-from .._constraints import POSITIVE_INT, Array, Check, Integral, FiniteInterval, Options, OrNone, validate_params
-from .._validation import check_bits, check_memory
+from .._constraints import POSITIVE_INT, Array, Integral, FiniteInterval, Options, OrNone, validate_params, Bits
+from .._validation import check_memory
 from .generic import flip_labels
 
 __all__ = ["threshold_distribution", "threshold_error", "sphere_halfspace_data", "masked_parity_data",
@@ -113,8 +111,7 @@ def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, 
 #: d, the bits of a masked parity's secret (1 <= d <= 30: r·x fits in int8); a bit; the secret r.
 SECRET_BITS = FiniteInterval(Integral, 1, 30, closed="both")
 BIT = FiniteInterval(Integral, 0, 1, closed="both")
-SECRET = Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
-               invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None")])
+SECRET = Bits(ndim=1)
 
 
 def _secret(d, r):
@@ -172,9 +169,7 @@ def masked_parity_distribution(d, r, a):
     return support, np.full(support.shape[0], 1.0 / support.shape[0])
 
 
-@validate_params({"r_hat": Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
-                                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"),
-                                          (None, "None")]),
+@validate_params({"r_hat": Bits(ndim=1),
                   "a_hat": BIT, "r": SECRET, "a": BIT})
 def masked_parity_error(r_hat, a_hat, r, a):
     """True error of c_{r̂,â} under the uniform law: ½·(wrong bits)/d + ½·(½ if r̂ ≠ r else 1{â ≠ a}).
