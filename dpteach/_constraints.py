@@ -388,7 +388,8 @@ class InstanceOf(Constraint):
         return V.check_instance(value, name, self.types, self.what)
 
     def invalid_values(self):
-        return [(None, "None"), ("object", "'object'"), (1.0, "1.0")]
+        return [(v, label) for v, label in [(None, "None"), ("object", "'object'"), (1.0, "1.0")]
+                if not isinstance(v, self.types)]
 
 
 #: The bad arrays every array rule refuses, whatever its entries: none, NaN, non-numeric entries (the fuzz adds,
