@@ -79,9 +79,11 @@ def _flat(values):
     return np.asarray(values, dtype=float).ravel()
 
 
+# Check: the per-step ε_i flattened to a 1-D array, with this module's wording for a list.
 EPSILONS = Check(_check_epsilons, array_ndim=(0, 1), convert_nested=_flat,
                  invalid=[([0.5, 0.0], "[0.5, 0]"), ([-1.0], "[-1]"), ([math.inf], "[inf]"), (None, "None"),
                           ("1", "'1'"), (True, "True")])
+# Check: the per-step δ_i flattened to a 1-D array, with this module's wording for a list.
 DELTAS = OrNone(Check(_check_deltas, array_ndim=(0, 1), convert_nested=_flat,
                       invalid=[([0.0, -0.1], "[0, -0.1]"), ([1.0], "[1]"), ("1", "'1'"), (True, "True")]))
 
@@ -389,6 +391,7 @@ def _one_pld(kind, parameter, rate, grid=PLD_GRID):
                                        neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
 
 
+# Check: a list of (ε, δ, count, kind) steps: a record type of this module only.
 @validate_params({"steps": Check(_check_pld_steps, convert_nested=_pld_quadruples,
                                  invalid=[([], "[]"), ([("gaussian", -1.0, 1)], "negative noise"), (None, "None")]),
                   "delta": Delta(allow_zero=False), "grid": FiniteInterval(Real, PLD_GRID, 1e-2, closed="both")})

@@ -284,7 +284,7 @@ def _check_rounds(n_rounds, name):
     return n_rounds
 
 
-# A Check: the memory budget of T_r is part of the rule, and skipped with it on a nested call (the caller's T_r).
+# Check: the memory budget of T_r is part of the rule, and skipped with it on a nested call (the caller's T_r).
 @validate_params({"n_rounds": Check(_check_rounds, invalid=POSITIVE_INT.invalid_values(), convert_nested=int),
                   "step_size_scale": SCALE, "tau": FINITE})
 def round_schedule(n_rounds, step_size_scale, tau):

@@ -184,6 +184,7 @@ def _check_grid(grid, name="grid"):
 
 
 #: A public grid (an int N or a strictly increasing array), returned as its points; nested calls only convert.
+# Check: an int N or a strictly increasing array, returned as the grid's points.
 GRID = Check(_check_grid, array_ndim=1, convert_nested=_grid_points,
              invalid=[(0, "0"), (True, "True"), ("a", "'a'"), (None, "None"), (np.array([0.5, 0.2]), "decreasing")])
 
@@ -407,6 +408,7 @@ def _check_transform_values(values, name):
     return arr
 
 
+# Check: an array whose last axis has a power-of-two length 2^d.
 @validate_params({"values": Check(_check_transform_values, array_ndim=(1, 2, 3), convert_nested=Array.convert_nested,
                                   invalid=[(None, "None"), (3.0, "3.0"), (np.zeros(3), "length 3")])})
 def walsh_hadamard(values):
@@ -585,6 +587,7 @@ def _check_class_rule(hypotheses, name="hypotheses"):
 
 
 #: The constraint of a parameter that takes a finite hypothesis class (chapters 2, 7 and 8 declare it).
+# Check: a duck-typed finite class (len and error_counts), students' classes included.
 HYPOTHESIS_CLASS = Check(_check_class_rule, invalid=[(None, "None"), (3, "3"), ([], "[]"), ("abc", "'abc'")])
 
 

@@ -403,6 +403,7 @@ def _check_plan(plan, name):
     return taus
 
 
+# Check: a QueryPlan or a sequence of tolerances, returned as the tolerances.
 @validate_params({"plan": Check(_check_plan, invalid=[([], "empty"), ([1.5], "[1.5]"), ("a", "'a'"),
                                                        ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]")]),
                   "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS})

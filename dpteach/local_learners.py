@@ -62,6 +62,7 @@ def _check_alpha_range(alpha_range, name="alpha_range"):
 # picks inside the checked alpha_range, so the nested checks are skipped (84 plans per call).
 @validate_params({"sq_algorithm": Callable("sq_algorithm(oracle, alpha=...)"),
                   "n_users": Count(), "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS,
+                  # Check: a pair (low, high) with 0 < low < high < 1: one routine's rule.
                   "alpha_range": Check(_check_alpha_range, invalid=[((0.5, 0.1), "(0.5, 0.1)"), ("a", "'a'")])})
 def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem", randomizer=None,
                             alpha_range=(1e-3, 0.99)):

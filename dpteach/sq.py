@@ -109,6 +109,7 @@ def record_rows(data):
 
 
 #: The records of a distribution or a sample: 1-D (one feature) or 2-D, numeric, non-empty, finite.
+# Check: records as 1-D or 2-D rows with this module's conversion (record_rows).
 RECORDS = Check(check_record_rows, array_ndim=(1, 2), convert_nested=record_rows,
                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None"), ("a", "'a'")])
 
@@ -158,6 +159,7 @@ QUERY = Callable("records -> values in [-1, 1]")
 
 
 @validate_params({"phi": QUERY,
+                  # Check: 2-D records with this module's conversion (check_record_rows).
                   "rows": Check(check_record_rows, allow_1d=False, array_ndim=2, convert_nested=np.asarray,
                                 invalid=[(None, "None"), ("a", "'a'")])})
 def evaluate_query(phi, rows):
@@ -236,6 +238,7 @@ class SQOracle:
         """Answer one statistical query; returns a float."""
         return float(self.query_batch([(phi, tau)])[0])
 
+    # Check: a batch of (phi, tau) pairs, each pair checked: one routine's rule.
     @validate_params({"queries": Check(_check_queries, invalid=[([], "[]"), (None, "None")])})
     def query_batch(self, queries):
         """Answer a non-adaptive batch of queries in one round; returns an array of answers."""
@@ -397,6 +400,7 @@ class NoisySQOracle(SQOracle):
 
     @validate_params({"base": InstanceOf(ExactSQOracle, "an ExactSQOracle"),
                       "mode": Options(("random", "adversarial")),
+                      # Check: a strategy name or a callable, returned as the callable.
                       "strategy": Check(_check_strategy, convert_nested=_strategy_function,
                                         invalid=[("no-such-strategy", "'no-such-strategy'"), (None, "None")]),
                       "rng": "random_state"})

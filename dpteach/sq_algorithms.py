@@ -42,6 +42,7 @@ def check_oracle(oracle, name):
 
 
 #: The oracle every SQ algorithm talks to (anything with ``query`` / ``query_batch``).
+# Check: duck-typed (anything with query_batch), so a student's oracle passes; InstanceOf would refuse it.
 ORACLE = Check(check_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
 #: At most ``MAX_QUERIES`` coordinates (one query each).
 DIMENSION = FiniteInterval(Integral, 1, MAX_QUERIES, closed="both")

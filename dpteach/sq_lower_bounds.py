@@ -78,6 +78,7 @@ def _check_transform_values(values, name):
     return arr
 
 
+# Check: a 1-D array whose length is a power of two within MAX_PARITY_BITS.
 @validate_params({"values": Check(_check_transform_values, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"),
                                                                                  ([[[1.0]]], "[[[1.0]]]"),
                                                                                  ([1.0, 2.0, 3.0], "length 3")],
@@ -241,6 +242,7 @@ def _check_candidates(candidates, name):
 
 
 @validate_params({"d": BITS,
+                  # Check: an odd number of distinct integer indices, returned sorted.
                   "candidates": Check(_check_candidates, array_ndim=1,
                                       invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
                                                ([1, 2], "[1, 2]"), (None, "None")],

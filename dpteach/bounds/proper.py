@@ -115,6 +115,7 @@ def proper_log_runtime_shape(alpha):
         return scalar_or_array(alphas ** -4 * np.log(1.0 / alphas))
 
 
+# Check: K may exceed int64 (a class of 2^d hypotheses), kept a float, as CLASS_SIZE.
 @validate_params({"n_candidates": Check(_check_candidates, invalid=[(0.5, "0.5"), (2.5, "2.5")] + _NOT_A_NUMBER),
                   "n": COUNTS, "epsilon": EPSILONS, "beta": OPEN_UNIT})
 def selection_slack(n_candidates, n, epsilon, beta):

@@ -58,9 +58,11 @@ def _check_record_values(new_record, name):
     return new_record
 
 
+# Check: records of numbers or booleans, copied with their own dtype (a bool data set stays bool).
 @validate_params({"data": Check(_check_records, array_ndim=(1, 2, 3), convert_nested=lambda data: np.array(data),
                                 invalid=[(None, "None"), ([], "[]")]),
                   "index": FiniteInterval(Integral, None, None),
+                  # Check: a record of booleans or finite numbers, returned unchanged (its fit to data is a relation).
                   "new_record": Check(_check_record_values, invalid=[("1", "'1'"), (None, "None"),
                                                                      (float("nan"), "nan")])})
 def replace_one(data, index, new_record):
@@ -119,6 +121,7 @@ def _check_preferences(preferences, name):
 
 
 @validate_params({"n_voters": POSITIVE_INT, "rng": "random_state",
+                  # Check: a probability vector (non-negative, summing to 1): one routine's rule.
                   "preferences": Check(_check_preferences, array_ndim=1, convert_nested=Array.convert_nested,
                                        invalid=[([0.5, 0.6], "sum 1.1"), ([-0.5, 1.5], "negative"), (None, "None")])})
 def vote_counts(n_voters, preferences, rng=None):

@@ -43,6 +43,7 @@ def _check_pm_labels(labels, name):
     return np.asarray(labels)
 
 
+# Check: labels ±1 in 1-D or 2-D returned with their own dtype (Labels is 1-D float).
 @validate_params({"labels": Check(_check_pm_labels, array_ndim=(1, 2), convert_nested=np.asarray,
                                   invalid=[(None, "None"), ([0.5], "[0.5]"), ([[[1.0]]], "3-D")]),
                   "noise_rate": NOISE_RATE, "rng": "random_state"})
