@@ -16,22 +16,12 @@ import numpy as np
 
 from ._constraints import POSITIVE, POSITIVE_INT, Array, Delta, Epsilon, FiniteInterval, OrNone, Real, validate_params
 from ._scales import NORMAL_SCALE
-from ._validation import check_finite_array, check_second_moments
+from ._validation import check_second_moments
 from .mechanisms import gaussian_sigma
 from .privacy import privacy_claim
 from . import feature_scaling
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
-
-
-def check_records(records, name="records"):
-    """(..., k, p) float array with at least one record."""
-    return check_finite_array(records, name, ndim=(2, 3))
-
-
-def check_responses(values, name, x):
-    """A response array with the shape of ``x`` without its last axis."""
-    return _check_response_shape(check_finite_array(values, name, ndim=(1, 2)), x, name)
 
 
 def _check_response_shape(y, x, name="y"):

@@ -145,8 +145,6 @@ RENAMED = {
     'dpteach.attack_targets': {
         '_clipped_gaussian_mean_quarter_noise': ('dpteach.attack_targets', 'broken_clipped_gaussian_mean_quarter_noise'),
         '_clip_rows': ('dpteach.attack_targets', 'clip_rows'),
-        '_records': ('dpteach.attack_targets', 'check_records'),
-        '_responses': ('dpteach.attack_targets', 'check_responses'),
     },
     'dpteach.hypotheses': {
         '_walsh_hadamard_butterfly': ('dpteach.hypotheses', 'walsh_hadamard_butterfly'),
