@@ -31,6 +31,9 @@ scikit-learn dependency. A public routine declares what each parameter may be::
 - The constraints are data on the function, ``func.__dpteach_constraints__`` (a dict name →
   constraint), and every constraint lists bad values (:func:`generate_invalid_values`), from which
   the fuzz (tests/test_api_fuzz.py) derives its bad calls.
+- Rules between parameters are data too (``relations=[SameLength("X", "y"), AtMost("batch_size", "X")]``,
+  ``func.__dpteach_relations__``), checked at the outermost call after every parameter passed its own;
+  a nested call skips those that only scan arrays (``Relation.skip_nested``).
 
 Nothing here changes a computation: validation only refuses or converts, as the inline checks did.
 """
@@ -526,9 +529,10 @@ class Flag(Constraint):
 class Check(Constraint):
     """Any checker ``func(value, name, *args, **kwargs) -> converted value`` of :mod:`dpteach._validation`.
 
-    For the rules the classes above do not spell (a sequence, a callable, an array of ε); ``invalid``
-    lists the bad values the fuzz should try, ``convert_nested`` the conversion (no check) that the
-    body still needs when the check is skipped, ``array_ndim`` the allowed dimensions of an array.
+    The escape for a rule no class above spells (a dtype kept, +inf allowed, a record type of one module);
+    each use says why in a comment. ``invalid`` lists the bad values the fuzz should try, ``convert_nested``
+    the conversion (no check) that the body still needs when the check is skipped, ``array_ndim`` the
+    allowed dimensions of an array.
     """
 
     def __init__(self, func, *args, invalid=(), convert_nested=None, array_ndim=False, **kwargs):
