@@ -608,14 +608,15 @@ class Relation:
 
 
 class SameLength(Relation):
-    """Two arrays with the same number of rows (``check_same_length``): the samples X and their labels y."""
+    """Two arrays with the same number of rows (``check_same_length``): the samples X and their labels y, or
+    two vectors of one dimension (``what``: what the rows are, for the message)."""
 
-    def __init__(self, first="X", second="y"):
-        self.names = (first, second)
+    def __init__(self, first="X", second="y", what="number of samples"):
+        self.names, self.what = (first, second), what
 
     def check(self, value_of):
         first, second = self.names
-        V.check_same_length(value_of(first), value_of(second), first, second)
+        V.check_same_length(value_of(first), value_of(second), first, second, self.what)
 
 
 class AtMost(Relation):

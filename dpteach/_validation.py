@@ -244,11 +244,10 @@ def check_bits(bits, name="bits", ndim=None):
     return as_float.astype(bool)
 
 
-def check_same_length(a, b, name_a="X", name_b="y"):
-    """Raise ValueError unless ``a`` and ``b`` have the same number of rows."""
+def check_same_length(a, b, name_a="X", name_b="y", what="number of samples"):
+    """Raise ValueError unless ``a`` and ``b`` have the same number of rows (``what`` they count, for the message)."""
     if len(a) != len(b):
-        raise ValueError(f"{name_a} and {name_b} must have the same number of samples, "
-                         f"got {len(a)} and {len(b)}")
+        raise ValueError(f"{name_a} and {name_b} must have the same {what}, got {len(a)} and {len(b)}")
 
 
 def check_flag(value, name):
