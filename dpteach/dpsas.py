@@ -267,8 +267,8 @@ def check_alpha(alpha, name="alpha"):
     return check_normal_double(alpha, name, f"{sys.float_info.min!r} <= {name} < 1/3")
 
 
-#: α ∈ (0, 1/3) (the message says why).
 # Check: α < 1/3 is defined by C_ETA·α < 1/2 in floating point (the grid's first η), not by the literal 1/3.
+#: α ∈ (0, 1/3) (the message says why).
 ALPHA = Check(check_alpha, invalid=[(0, "0"), (0.4, "0.4"), ("1", "'1'"), (True, "True"), (None, "None"),
                                     (math.nan, "nan")], convert_nested=float)
 

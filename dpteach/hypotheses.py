@@ -183,8 +183,8 @@ def _check_grid(grid, name="grid"):
     return arr
 
 
-#: A public grid (an int N or a strictly increasing array), returned as its points; nested calls only convert.
 # Check: an int N or a strictly increasing array, returned as the grid's points.
+#: A public grid (an int N or a strictly increasing array), returned as its points; nested calls only convert.
 GRID = Check(_check_grid, array_ndim=1, convert_nested=_grid_points,
              invalid=[(0, "0"), (True, "True"), ("a", "'a'"), (None, "None"), (np.array([0.5, 0.2]), "decreasing")])
 
@@ -586,8 +586,8 @@ def _check_class_rule(hypotheses, name="hypotheses"):
     return hypotheses
 
 
-#: The constraint of a parameter that takes a finite hypothesis class (chapters 2, 7 and 8 declare it).
 # Check: a duck-typed finite class (len and error_counts), students' classes included.
+#: The constraint of a parameter that takes a finite hypothesis class (chapters 2, 7 and 8 declare it).
 HYPOTHESIS_CLASS = Check(_check_class_rule, invalid=[(None, "None"), (3, "3"), ([], "[]"), ("abc", "'abc'")])
 
 

@@ -108,8 +108,8 @@ def record_rows(data):
     return arr.reshape(-1, 1) if arr.ndim == 1 else arr
 
 
-#: The records of a distribution or a sample: 1-D (one feature) or 2-D, numeric, non-empty, finite.
 # Check: records as 1-D or 2-D rows with this module's conversion (record_rows).
+#: The records of a distribution or a sample: 1-D (one feature) or 2-D, numeric, non-empty, finite.
 RECORDS = Check(check_record_rows, array_ndim=(1, 2), convert_nested=record_rows,
                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None"), ("a", "'a'")])
 

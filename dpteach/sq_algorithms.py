@@ -41,8 +41,8 @@ def check_oracle(oracle, name):
     return oracle
 
 
-#: The oracle every SQ algorithm talks to (anything with ``query`` / ``query_batch``).
 # Check: duck-typed (anything with query_batch), so a student's oracle passes; InstanceOf would refuse it.
+#: The oracle every SQ algorithm talks to (anything with ``query`` / ``query_batch``).
 ORACLE = Check(check_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
 #: At most ``MAX_QUERIES`` coordinates (one query each).
 DIMENSION = FiniteInterval(Integral, 1, MAX_QUERIES, closed="both")

@@ -36,8 +36,8 @@ def _check_class_size(n_hypotheses, name):
 
 
 _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
-#: |H|, a real number >= 1.
 # Check: |H| is one whole number that may exceed int64 (2^100), kept a float: not Count (an int), not CountArray.
+#: |H|, a real number >= 1.
 CLASS_SIZE = Check(_check_class_size, convert_nested=float,
                    invalid=[(0.5, "0.5"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
 #: ε, a scalar or an array of them (for plotting), each 0 < ε < inf.

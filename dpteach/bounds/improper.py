@@ -116,11 +116,11 @@ def _count_or_inf(value, name):
 
 
 _NOT_POSITIVE = [(0, "0"), (-1, "-1"), (math.nan, "nan")] + _NOT_A_NUMBER
-#: A count of Algorithm 6.7 (D, n₀, K) as a float: a whole number > 0, +inf allowed (Theorem 6.13's D_p overflows).
 # Check: +inf is a valid value here (an overflowing D_p), which no FiniteInterval accepts.
+#: A count of Algorithm 6.7 (D, n₀, K) as a float: a whole number > 0, +inf allowed (Theorem 6.13's D_p overflows).
 COUNT_OR_INF = Check(_count_or_inf, convert_nested=float, invalid=_NOT_POSITIVE + [(2.5, "2.5")])
-#: A real > 0 as a float, +inf allowed (a radius driven by an overflowing D_p).
 # Check: +inf is a valid value here, which no FiniteInterval accepts.
+#: A real > 0 as a float, +inf allowed (a radius driven by an overflowing D_p).
 POSITIVE_OR_INF = Check(_positive_or_inf, convert_nested=float, invalid=_NOT_POSITIVE)
 
 
