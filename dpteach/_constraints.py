@@ -3,7 +3,7 @@
 scikit-learn's shape (``sklearn/utils/_param_validation.py``), dpteach's wording and no
 scikit-learn dependency. A public routine declares what each parameter may be::
 
-    @validate_params({"epsilon": Epsilon(), "tau": Interval(Real, 0, 1, closed="neither"),
+    @validate_params({"epsilon": Epsilon(), "tau": FiniteInterval(Real, 0, 1, closed="neither"),
                       "rule": Options(("theorem", "slide")), "rng": "random_state"})
     def group_size(epsilon, tau, rule="theorem", rng=None):
         ...the algorithm only...
@@ -31,6 +31,9 @@ scikit-learn dependency. A public routine declares what each parameter may be::
 - The constraints are data on the function, ``func.__dpteach_constraints__`` (a dict name →
   constraint), and every constraint lists bad values (:func:`generate_invalid_values`), from which
   the fuzz (tests/test_api_fuzz.py) derives its bad calls.
+- Rules between parameters are data too (``relations=[SameLength("X", "y"), AtMost("batch_size", "X")]``,
+  ``func.__dpteach_relations__``), checked at the outermost call after every parameter passed its own;
+  a nested call skips those that only scan arrays (``Relation.skip_nested``).
 
 Nothing here changes a computation: validation only refuses or converts, as the inline checks did.
 """
@@ -47,8 +50,9 @@ import numpy as np
 
 from . import _validation as V
 
-__all__ = ["Constraint", "Interval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
-           "RandomState", "Count", "Unchecked", "validate_params", "validation_skipped", "generate_invalid_values",
+__all__ = ["Constraint", "FiniteInterval", "Epsilon", "Delta", "Options", "Array", "Labels", "Check", "OrNone",
+           "RandomState", "Count", "Unchecked", "Callable", "EpsilonArray", "PositiveArray", "CountArray", "Sweep", "Bits", "InstanceOf", "Sequence",
+           "Flag", "Relation", "SameLength", "AtMost", "validate_params", "validation_skipped", "generate_invalid_values",
            "constraints_of", "fit_context", "check_fields", "POSITIVE_INT", "POSITIVE", "OPEN_UNIT"]
 
 # True while a decorated routine (that skips nested validation) is running.
@@ -141,24 +145,37 @@ class Delta(_Scalar):
         return bad if self.allow_zero else bad + [(0, "0")]
 
 
-class Interval(_Scalar):
+class FiniteInterval(_Scalar):
     """A real (``Real``) or integer (``Integral``) number in an interval; ``None`` ends are unbounded.
 
-    Unlike scikit-learn's ``Interval``, a real interval is always *finite*: ±inf is refused even at an
-    unbounded end (a noise scale, a sensitivity or a radius of inf has no meaning here), and the fuzz tries it.
+    Named for what it is (architecture review F5): unlike scikit-learn's ``Interval``, a real interval is always
+    *finite*: ±inf is refused even at an unbounded end (a noise scale, a sensitivity or a radius of inf has no
+    meaning here), and the fuzz tries it.
 
     ``closed`` is "neither", "left", "right" or "both", as in scikit-learn. The common shapes check
     through the helper that words them today: (0, inf) and [0, inf) ``check_positive``,
     (0, 1) … [0, 1] ``check_probability``, (-inf, inf) ``check_finite_scalar``, integers ``check_int``.
+    ``normal=True`` also refuses a subnormal value (``check_normal_double``): for a parameter whose
+    log, inverse or Φ⁻¹ overflows there (η, κ of DPSAS).
     """
 
-    def __init__(self, kind, left, right, closed="neither"):
+    def __init__(self, kind, left, right, closed="neither", normal=False):
         if kind not in (Real, Integral) or closed not in ("neither", "left", "right", "both"):
-            raise ValueError(f"Interval(kind, left, right, closed): kind Real or Integral, got {kind!r}, {closed!r}")
-        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+            raise ValueError(f"FiniteInterval(kind, left, right, closed): kind Real or Integral, got {kind!r}, {closed!r}")
+        self.kind, self.left, self.right, self.closed, self.normal = kind, left, right, closed, normal
         self.convert_nested = int if kind is Integral else float
 
     def _check_real(self, value, name):
+        x = self._check_range(value, name)
+        if self.normal:
+            left_closed, right_closed = self.closed in ("left", "both"), self.closed in ("right", "both")
+            low = "-inf" if self.left is None else repr(self.left)
+            high = "inf" if self.right is None else repr(self.right)
+            V.check_normal_double(x, name, f"{'[' if left_closed else '('}{low}, {high}{']' if right_closed else ')'}"
+                                           f", not subnormal")
+        return x
+
+    def _check_range(self, value, name):
         left_closed, right_closed = self.closed in ("left", "both"), self.closed in ("right", "both")
         if self.left == 0 and self.right is None:
             return V.check_positive(value, name, allow_zero=left_closed)
@@ -183,7 +200,7 @@ class Interval(_Scalar):
 
     def _holds(self, x):
         left_closed, right_closed = self.closed in ("left", "both"), self.closed in ("right", "both")
-        return (math.isfinite(x)
+        return (math.isfinite(x) and (not self.normal or not 0 < abs(x) < V.SMALLEST_NORMAL)
                 and (self.left is None or (x >= self.left if left_closed else x > self.left))
                 and (self.right is None or (x <= self.right if right_closed else x < self.right)))
 
@@ -211,11 +228,11 @@ class Interval(_Scalar):
         if self.right is not None:
             above = self.right + 1 if self.closed in ("right", "both") else self.right
             bad.append((above, repr(above)))
-        if self.kind is Real:  # a real Interval is finite, bounded or not (architecture review F5): the fuzz tries ±inf
-            bad.append((math.inf, "inf"))
-            if self.left is None:
-                bad.append((-math.inf, "-inf"))
-        return bad
+        # finite, bounded or not (architecture review F5), an integer one too: the fuzz tries ±inf
+        bad.append((math.inf, "inf"))
+        if self.left is None:
+            bad.append((-math.inf, "-inf"))
+        return bad + (SUBNORMAL if self.normal else [])
 
 
 class Count(Constraint):
@@ -326,12 +343,196 @@ class Labels(Constraint):
         return [([0.5], "[0.5]"), (None, "None"), (["1"], "['1']")]
 
 
+class Callable(Constraint):
+    """A callable the routine runs, with the ``signature`` it must accept (``check_callable``: the message shows it).
+
+    Only ``callable`` is checked (a student's function cannot be checked by value): None or a string, which would
+    otherwise fail where it is first called with a message that names no parameter, is refused by name.
+    """
+
+    def __init__(self, signature):
+        self.signature = signature
+
+    def validate(self, value, name):
+        return V.check_callable(value, name, self.signature)
+
+    def invalid_values(self):
+        return [(None, "None"), ("not-callable", "'not-callable'"), (1.0, "1.0")]
+
+
+class Sequence(Constraint):
+    """A sequence (not None, a number or a string) of ``what``, as a list (``check_sequence``); ``nonempty``: at least
+    one entry; ``entry``: the constraint each entry meets (named ``name[j]`` in its message)."""
+
+    convert_nested = staticmethod(list)
+
+    def __init__(self, what, entry=None, nonempty=False):
+        self.what, self.entry, self.nonempty = what, entry, nonempty
+
+    def validate(self, value, name):
+        return V.check_sequence(value, name, self.what, nonempty=self.nonempty,
+                                check_entry=None if self.entry is None else self.entry.validate)
+
+    def invalid_values(self):
+        bad = [(None, "None"), (1, "1"), ("ab", "'ab'")] + ([([], "[]")] if self.nonempty else [])
+        return bad + ([([None], "[None]")] if self.entry is not None else [])
+
+
+class InstanceOf(Constraint):
+    """An object of one of ``types`` (an oracle, a randomizer, a cover), described as ``what`` ("an SQOracle").
+
+    Only the type is checked (``check_instance``); the routine checks how the object relates to the data.
+    """
+
+    def __init__(self, types, what):
+        self.types, self.what = types, what
+
+    def validate(self, value, name):
+        return V.check_instance(value, name, self.types, self.what)
+
+    def invalid_values(self):
+        return [(v, label) for v, label in [(None, "None"), ("object", "'object'"), (1.0, "1.0")]
+                if not isinstance(v, self.types)]
+
+
+#: The bad arrays every array rule refuses, whatever its entries: none, NaN, non-numeric entries (the fuzz adds,
+#: from ``array_ndim``, one dimension more or fewer and the example's own array as strings or objects).
+_BAD_ARRAYS = [(np.zeros(0), "empty"), ([math.nan], "[nan]"), (["a"], "['a']"), (None, "None")]
+
+
+class _ArrayRule(Constraint):
+    """A scalar or an array of any shape (the x-axis of a plotted rate), checked entry by entry.
+
+    Nested, the value is not checked but still a float ndarray, as the check returns it.
+    """
+
+    array_ndim = None  # for the fuzz (tests/doc_examples.py): an array parameter of any dimension
+    convert_nested = staticmethod(Array.convert_nested)
+
+    def invalid_values(self):
+        return _BAD_ARRAYS + [(True, "True"), ("1", "'1'"), (math.inf, "inf")]
+
+
+class EpsilonArray(_ArrayRule):
+    """ε, a scalar or an array of them (a plotted axis), each 0 < ε < inf and not subnormal (``check_epsilon_array``)."""
+
+    def validate(self, value, name):
+        return V.check_epsilon_array(value, name)
+
+    def invalid_values(self):
+        return _BAD_ARRAYS + [v for v in Epsilon().invalid_values() if v[0] is not None]
+
+
+class PositiveArray(_ArrayRule):
+    """A scalar or an array of finite reals > 0 (``allow_zero``: >= 0), each below ``maximum`` if given (at most it,
+    ``include_maximum``), as a float ndarray (``check_positive_array``)."""
+
+    def __init__(self, allow_zero=False, maximum=None, include_maximum=False):
+        self.allow_zero, self.maximum, self.include_maximum = allow_zero, maximum, include_maximum
+
+    def validate(self, value, name):
+        return V.check_positive_array(value, name, allow_zero=self.allow_zero, maximum=self.maximum,
+                                      include_maximum=self.include_maximum)
+
+    def invalid_values(self):
+        bad = super().invalid_values() + [(-1, "-1")] + ([] if self.allow_zero else [(0, "0")])
+        if self.maximum is not None:
+            above = self.maximum * 1.5 if self.include_maximum else self.maximum
+            bad.append((above, repr(above)))
+        return bad
+
+
+class CountArray(PositiveArray):
+    """A count n > 0 (``allow_zero``: >= 0; ``minimum``: >= it) or an array of them (``check_count_array``): a scalar
+    must be whole, a plotted array axis may be fractional (unless ``whole``); a whole float (2.0**100) is accepted."""
+
+    def __init__(self, allow_zero=False, minimum=None, whole=False):
+        super().__init__(allow_zero)
+        self.minimum, self.whole = minimum, whole
+
+    def validate(self, value, name):
+        return V.check_count_array(value, name, allow_zero=self.allow_zero, minimum=self.minimum, whole=self.whole)
+
+    def invalid_values(self):
+        below = [] if self.minimum is None else [(self.minimum / 2, repr(self.minimum / 2))]
+        return super().invalid_values() + [(2.5, "2.5")] + below
+
+
+class Sweep(Constraint):
+    """What a runner sweeps: a scalar or a non-empty 1-D sequence, returned as a list, each entry accepted by ``entry``.
+
+    ``entry`` is ``Epsilon()`` (``check_epsilon_sweep``; ``Epsilon(allow_inf=True)``: inf, the non-private reference
+    curve, too), ``Count(minimum)`` (whole numbers, ``check_sizes``) or None (finite reals, ``check_sweep``; the
+    caller checks their range). Nested, the list is made without a check.
+    """
+
+    array_ndim = (0, 1)
+
+    def __init__(self, entry=None):
+        if entry is not None and not isinstance(entry, (Epsilon, Count)):
+            raise TypeError(f"Sweep(entry): entry Epsilon(), Count(...) or None, got {entry!r}")
+        self.entry = entry
+
+    def validate(self, value, name):
+        if isinstance(self.entry, Epsilon):
+            return V.check_epsilon_sweep(value, name, allow_inf=self.entry.allow_inf)
+        if isinstance(self.entry, Count):
+            return V.check_sizes(value, name, minimum=self.entry.minimum)
+        return V.check_sweep(value, name)
+
+    def convert_nested(self, value):
+        kind = int if isinstance(self.entry, Count) else float
+        return [kind(v) for v in np.atleast_1d(np.asarray(value)).tolist()]
+
+    def invalid_values(self):
+        entries = (self.entry.invalid_values() if self.entry is not None
+                   else [("a", "'a'"), (math.nan, "nan"), (math.inf, "inf")])
+        labels = {label for _, label in entries}
+        return entries + [v for v in [(np.zeros(0), "empty"), ([[1.0]], "[[1.0]]")] + NOT_A_NUMBER if v[1] not in labels]
+
+
+class Bits(Constraint):
+    """A non-empty array of bits 0/1 or False/True of ``ndim`` dimensions (None: any), as a bool ndarray (``check_bits``).
+
+    Nested, the value is not checked but still made a bool ndarray.
+    """
+
+    def __init__(self, ndim=1):
+        self.array_ndim = ndim
+
+    @staticmethod
+    def convert_nested(value):
+        return np.asarray(value).astype(bool)
+
+    def validate(self, value, name):
+        return V.check_bits(value, name, ndim=self.array_ndim)
+
+    def invalid_values(self):
+        return [([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), (["1"], "['1']"), (None, "None")]
+
+
+class Flag(Constraint):
+    """A switch: exactly ``True`` or ``False`` (1, "yes" or None are refused, not read as truthy)."""
+
+    skip_nested = False
+
+    def validate(self, value, name):
+        return V.check_flag(value, name)
+
+    def nested(self, value, name):
+        return value if value is True or value is False else self.validate(value, name)
+
+    def invalid_values(self):
+        return [(1, "1"), ("yes", "'yes'"), (None, "None")]
+
+
 class Check(Constraint):
     """Any checker ``func(value, name, *args, **kwargs) -> converted value`` of :mod:`dpteach._validation`.
 
-    For the rules the classes above do not spell (a sequence, a callable, an array of ε); ``invalid``
-    lists the bad values the fuzz should try, ``convert_nested`` the conversion (no check) that the
-    body still needs when the check is skipped, ``array_ndim`` the allowed dimensions of an array.
+    The escape for a rule no class above spells (a dtype kept, +inf allowed, a record type of one module);
+    each use says why in a comment. ``invalid`` lists the bad values the fuzz should try, ``convert_nested``
+    the conversion (no check) that the body still needs when the check is skipped, ``array_ndim`` the
+    allowed dimensions of an array.
     """
 
     def __init__(self, func, *args, invalid=(), convert_nested=None, array_ndim=False, **kwargs):
@@ -388,12 +589,61 @@ class Unchecked(Constraint):
         return value
 
 
+class Relation:
+    """A rule between parameters, declared next to their constraints (``validate_params(..., relations=[...])``).
+
+    Checked at the outermost call, after every parameter passed its own constraint (so it reads converted values);
+    a nested call skips it (``skip_nested``) unless it guards a privacy precondition. ``check(value_of)`` reads a
+    parameter's value with ``value_of(name)``.
+    """
+
+    skip_nested = True
+    names = ()
+
+    def check(self, value_of):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}{self.names!r}"
+
+
+class SameLength(Relation):
+    """Two arrays with the same number of rows (``check_same_length``): the samples X and their labels y, or
+    two vectors of one dimension (``what``: what the rows are, for the message)."""
+
+    def __init__(self, first="X", second="y", what="number of samples"):
+        self.names, self.what = (first, second), what
+
+    def check(self, value_of):
+        first, second = self.names
+        V.check_same_length(value_of(first), value_of(second), first, second, self.what)
+
+
+class AtMost(Relation):
+    """A size at most the number of rows of an array (a batch of at most n = len(X) records): ``check_int``.
+
+    ``None`` (a default derived in the body) passes. Checked on nested calls too: a batch larger than n would
+    be sampled at a rate above 1, where the accountant's claim does not hold.
+    """
+
+    skip_nested = False
+
+    def __init__(self, size, rows_of, minimum=1):
+        self.names, self.minimum = (size, rows_of), minimum
+
+    def check(self, value_of):
+        size, rows_of = self.names
+        value = value_of(size)
+        if value is not None:
+            V.check_int(value, size, minimum=self.minimum, maximum=len(value_of(rows_of)))
+
+
 # The shapes most contracts use, named once.
-POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+POSITIVE_INT = FiniteInterval(Integral, 1, None, closed="left")
 """An integer >= 1 (a count, a degree, a dimension): ``check_int(value, name, minimum=1)``."""
-POSITIVE = Interval(Real, 0, None)
+POSITIVE = FiniteInterval(Real, 0, None)
 """A finite real > 0 (a sensitivity, a radius): ``check_positive``."""
-OPEN_UNIT = Interval(Real, 0, 1)
+OPEN_UNIT = FiniteInterval(Real, 0, 1)
 """A real in (0, 1) (an accuracy α, a failure probability β, a tolerance τ): ``check_probability``."""
 
 
@@ -446,7 +696,7 @@ def check_fields(record):
         object.__setattr__(record, name, check(getattr(record, name), name))
 
 
-def fit_context(fit=None, /, constraints=None):
+def fit_context(fit=None, /, constraints=None, relations=()):
     """Run a learner's ``fit`` as the outermost validated call (scikit-learn's ``@_fit_context``).
 
     Hyperparameters are stored unchecked by ``__init__`` (scikit-learn's convention, so ``clone``
@@ -454,14 +704,14 @@ def fit_context(fit=None, /, constraints=None):
     declares in ``_parameter_constraints`` ({name: Constraint}, scikit-learn's attribute) is checked
     (the stored value is left as it is: the body converts what it reads, ``float(self.epsilon)``);
     then ``fit``'s own arguments, when ``constraints`` declares them (``@fit_context({"X": ...})``),
-    as :func:`validate_params` does. The routines ``fit`` then calls skip their checks. A check
-    that needs the data (a batch size at most n) stays in the body.
+    as :func:`validate_params` does, then the ``relations`` between them and the hyperparameters
+    (``SameLength("X", "y")``, ``AtMost("batch_size", "X")``). The routines ``fit`` then calls skip their checks.
     """
     if isinstance(fit, dict):  # used as @fit_context({...})
         fit, constraints = None, fit
 
     def decorate(fit):
-        validated = validate_params(constraints or {})(fit)
+        validated = validate_params(constraints or {}, relations=relations)(fit)
 
         @functools.wraps(fit)
         def wrapper(self, *args, **kwargs):
@@ -474,25 +724,33 @@ def fit_context(fit=None, /, constraints=None):
             return validated(self, *args, **kwargs)
 
         wrapper.__dpteach_constraints__ = validated.__dpteach_constraints__
+        wrapper.__dpteach_relations__ = validated.__dpteach_relations__
         wrapper.__dpteach_skip_nested__ = True
         return wrapper
 
     return decorate if fit is None else decorate(fit)
 
 
-def validate_params(constraints, *, skip_nested=True):
-    """Decorate a routine with its declared ``constraints`` ({parameter name: Constraint}).
+def validate_params(constraints, *, skip_nested=True, relations=()):
+    """Decorate a routine with its declared ``constraints`` ({parameter name: Constraint}) and ``relations``.
 
     On the outermost call every declared parameter (defaults included) is checked in the order
-    declared and replaced by its converted value; the body then runs with nested decorated calls
+    declared and replaced by its converted value, then every :class:`Relation` between them
+    (``SameLength("X", "y")``); the body then runs with nested decorated calls
     skipping their array checks (``Constraint.skip_nested``; scalar preconditions are checked on every
     call). ``skip_nested=False`` (routines that call user code) leaves all nested checks on in the body.
+    A relation may name a learner's hyperparameter (read from ``self``) when ``fit`` declares it.
     """
     declared = {name: _as_constraint(spec) for name, spec in constraints.items()}
+    relations = tuple(relations)
+    nested_relations = tuple(r for r in relations if not r.skip_nested)
 
     def decorate(func):
         signature = inspect.signature(func)
+        is_method = next(iter(signature.parameters), None) == "self"
         unknown = set(declared) - set(signature.parameters)
+        if not is_method:  # a method's relation may name a hyperparameter (an attribute of self)
+            unknown |= {name for relation in relations for name in relation.names} - set(signature.parameters)
         if unknown:
             raise TypeError(f"{func.__qualname__}: constraints for unknown parameter(s) {sorted(unknown)}")
         # What a nested call does, found once: (name, position or None, default, constraint) for every parameter
@@ -510,9 +768,20 @@ def validate_params(constraints, *, skip_nested=True):
                         and all(p.kind in positional for p in before) else None)
             plan.append((parameter.name, position, parameter.default, constraint))
 
+        def value_of(arguments):
+            return lambda name: arguments[name] if name in arguments else getattr(arguments["self"], name)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             if _NESTED.get():  # a decorated caller checked its arrays; scalar preconditions still hold here
+                if nested_relations:  # rare (a fit nested in a routine): the binding a privacy precondition needs
+                    try:
+                        bound = signature.bind(*args, **kwargs)
+                    except TypeError:
+                        return func(*args, **kwargs)
+                    bound.apply_defaults()
+                    for relation in nested_relations:
+                        relation.check(value_of(bound.arguments))
                 if not plan:
                     return func(*args, **kwargs)
                 args = list(args)
@@ -533,6 +802,8 @@ def validate_params(constraints, *, skip_nested=True):
             arguments = bound.arguments
             for name, constraint in declared.items():
                 arguments[name] = constraint.validate(arguments[name], name)
+            for relation in relations:
+                relation.check(value_of(arguments))
             token = _NESTED.set(skip_nested)
             try:
                 return func(*bound.args, **bound.kwargs)
@@ -540,6 +811,7 @@ def validate_params(constraints, *, skip_nested=True):
                 _NESTED.reset(token)
 
         wrapper.__dpteach_constraints__ = declared
+        wrapper.__dpteach_relations__ = relations
         wrapper.__dpteach_skip_nested__ = skip_nested
         return wrapper
 

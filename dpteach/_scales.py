@@ -19,7 +19,7 @@ import math
 from numbers import Real
 
 from . import _validation as V
-from ._constraints import NOT_A_NUMBER, POSITIVE, Interval, OrNone
+from ._constraints import NOT_A_NUMBER, POSITIVE, FiniteInterval, OrNone
 
 # The contract values, not callables (the fuzz reaches them through every routine that declares them).
 __all__ = ["SCALE_MIN", "SCALE_MAX", "NORMAL_SCALE", "NORMAL_SCALE_OR_NONE"]
@@ -28,10 +28,10 @@ __all__ = ["SCALE_MIN", "SCALE_MAX", "NORMAL_SCALE", "NORMAL_SCALE_OR_NONE"]
 SCALE_MIN, SCALE_MAX = 1e-150, 1e150
 
 
-class NormalScale(Interval):
+class NormalScale(FiniteInterval):
     """A finite real in [SCALE_MIN, SCALE_MAX]; the message says why the range is what it is.
 
-    Its fuzz values are really outside the range (Interval's right + 1 is 1e150 again in floats).
+    Its fuzz values are really outside the range (FiniteInterval's right + 1 is 1e150 again in floats).
     """
 
     def __init__(self):

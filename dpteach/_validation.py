@@ -25,7 +25,9 @@ __all__ = [
     "check_bits",
     "check_same_length",
     "check_choice",
+    "check_flag",
     "check_callable",
+    "check_instance",
     "check_sequence",
     "as_rng",
     "scalar_or_array",
@@ -34,11 +36,18 @@ __all__ = [
     "check_count_array",
     "check_representable",
     "check_unit_interval",
-    "check_real_array",
     "check_epsilon_sweep",
     "check_sizes",
     "check_size",
     "check_sweep",
+    "check_memory",
+    "check_work",
+    "check_second_moments",
+    "computed",
+    "check_normal_double",
+    "SMALLEST_NORMAL",
+    "MAX_MEMORY_BYTES",
+    "MAX_WORK",
 ]
 
 
@@ -217,11 +226,13 @@ def check_labels(y, name="y"):
     return arr
 
 
-def check_bits(bits, name="bits"):
-    """Return ``bits`` as a bool ndarray after checking every entry is 0/1 or False/True."""
+def check_bits(bits, name="bits", ndim=None):
+    """Return ``bits`` as a bool ndarray after checking every entry is 0/1 or False/True (and its ``ndim``)."""
     arr = np.asarray(bits)
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got an array of shape {arr.shape}")
     if arr.dtype == bool:
         return arr
     if arr.dtype.kind not in _REAL_KINDS:  # "1" and "0" as strings are text, not bits
@@ -233,11 +244,17 @@ def check_bits(bits, name="bits"):
     return as_float.astype(bool)
 
 
-def check_same_length(a, b, name_a="X", name_b="y"):
-    """Raise ValueError unless ``a`` and ``b`` have the same number of rows."""
+def check_same_length(a, b, name_a="X", name_b="y", what="number of samples"):
+    """Raise ValueError unless ``a`` and ``b`` have the same number of rows (``what`` they count, for the message)."""
     if len(a) != len(b):
-        raise ValueError(f"{name_a} and {name_b} must have the same number of samples, "
-                         f"got {len(a)} and {len(b)}")
+        raise ValueError(f"{name_a} and {name_b} must have the same {what}, got {len(a)} and {len(b)}")
+
+
+def check_flag(value, name):
+    """Return ``value`` as a bool after checking it is True or False (numpy's too): 1, "yes" or None are refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_choice(value, name, choices):
@@ -258,11 +275,28 @@ def check_callable(value, name, signature):
     return value
 
 
-def check_sequence(values, name, what):
-    """Return ``values`` as a list after checking it is a sequence (not None, a number or a string) of ``what``."""
+def check_instance(value, name, types, what):
+    """Return ``value`` if it is an instance of ``types``; else a TypeError naming ``name`` and ``what`` it must be.
+
+    An oracle, a randomizer or a cover passed as None or a string otherwise fails deep inside, with an
+    AttributeError that names no parameter.
+    """
+    if not isinstance(value, types):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def check_sequence(values, name, what, nonempty=False, check_entry=None):
+    """Return ``values`` as a list after checking it is a sequence (not None, a number or a string) of ``what``.
+
+    ``nonempty``: at least one entry; ``check_entry(value, name)``: each entry's own check, naming it ``name[j]``.
+    """
     if values is None or isinstance(values, (str, bytes, numbers.Number)) or not hasattr(values, "__iter__"):
         raise TypeError(f"{name} must be a sequence of {what}, got {_describe(values)}")
-    return list(values)
+    values = list(values)
+    if nonempty and not values:
+        raise ValueError(f"{name} must be a non-empty sequence of {what}, got an empty one")
+    return values if check_entry is None else [check_entry(v, f"{name}[{j}]") for j, v in enumerate(values)]
 
 
 def as_rng(rng, name="rng"):
@@ -307,12 +341,13 @@ def scalar_or_array(value, as_int=False):
     return float(value) if value.ndim == 0 else value
 
 
-def check_positive_array(values, name, allow_zero=False):
+def check_positive_array(values, name, allow_zero=False, maximum=None, include_maximum=False):
     """Return ``values`` as a float ndarray after checking every entry is finite and > 0 (or >= 0).
 
     For the rate functions of ``dpteach.bounds``, which take a scalar or an
     array of n, m or τ for plotting. Strings and booleans are refused like a
-    scalar would be.
+    scalar would be. ``maximum``: every entry also < maximum (<= with
+    ``include_maximum``), an accuracy α in (0, 1) or OPT in [0, 1/2].
     """
     arr = _as_real_array(values, name)
     ok = (arr >= 0) if allow_zero else (arr > 0)
@@ -321,22 +356,32 @@ def check_positive_array(values, name, allow_zero=False):
         bad = values if arr.ndim == 0 or arr.size == 0 else arr[~(np.isfinite(arr) & ok)].ravel()[0].item()
         raise ValueError(f"{name} must be finite and {'>= 0' if allow_zero else '> 0'} "
                          f"(valid range: {valid}), got {_describe(bad)}")
+    if maximum is not None and np.any(arr > maximum if include_maximum else arr >= maximum):
+        interval = f"{'[' if allow_zero else '('}0, {maximum}{']' if include_maximum else ')'}"
+        raise ValueError(f"{name} must lie in {interval}, got {_describe(values)}")
     return arr
 
 
-def check_count_array(values, name, allow_zero=False):
+def check_count_array(values, name, allow_zero=False, minimum=None, whole=False):
     """:func:`check_positive_array` for a count (n, m, d, |H|): a scalar must be a whole number.
 
     A scalar ``n = 2.5`` raises a ValueError naming ``name``; a whole float
     (``1e4``, or |H| = 2.0**100, which overflows no int) is accepted. An
     *array* is the x-axis of a plotted rate (``np.logspace(1, 4, 200)``),
     along which the closed form is evaluated as a function of a real
-    variable, so its entries may be fractional.
+    variable, so its entries may be fractional. ``minimum``: every entry >= it
+    (the M >= 1 hypotheses of a packing). ``whole``: an array's entries must be
+    whole too (a number of bits d, where 2^d is only defined for whole d).
     """
     arr = check_positive_array(values, name, allow_zero=allow_zero)
     if arr.ndim == 0 and not float(arr).is_integer():
         raise ValueError(f"{name} must be an integer (a count; fractional values only on a plotted array axis), "
                          f"got {values!r}")
+    if whole and np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must be a positive integer (or an array of them), got {_describe(values)}")
+    if minimum is not None and np.any(arr < minimum):
+        raise ValueError(f"{name} must be >= {minimum} (valid range: {minimum} <= {name} < inf), "
+                         f"got {_describe(values)}")
     return arr
 
 
@@ -375,16 +420,6 @@ def check_unit_interval(values, name="values"):
         bad = arr[np.abs(arr) > 1].ravel()[0]
         raise ValueError(f"{name} must lie in [-1, 1] (a query φ: Z → [-1, 1]), found {bad!r}")
     return arr
-
-
-def check_real_array(x, name, ndim=None, nonempty=True, shape=None):
-    """:func:`check_finite_array` (kept as a name: it was the checker that refused strings, booleans and objects).
-
-    ``np.asarray("0.5", dtype=float)`` is 0.5 and ``True`` is 1.0, so a plain
-    float conversion would accept a string or a boolean where a number is
-    meant; both checkers now raise a TypeError naming ``name`` instead.
-    """
-    return check_finite_array(x, name, ndim=ndim, nonempty=nonempty, shape=shape)
 
 
 def check_epsilon_sweep(epsilons, name="epsilons", allow_inf=False):
@@ -435,7 +470,7 @@ def check_sweep(values, name):
     """
     if values is None:
         raise TypeError(f"{name} must be a real number or a sequence of them, got None")
-    return [float(v) for v in np.atleast_1d(check_real_array(values, name, ndim=(0, 1)))]
+    return [float(v) for v in np.atleast_1d(check_finite_array(values, name, ndim=(0, 1)))]
 
 
 def check_size(value, name, minimum=1, maximum=None):

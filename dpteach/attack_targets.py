@@ -14,24 +14,14 @@ import math
 
 import numpy as np
 
-from ._constraints import POSITIVE, POSITIVE_INT, Array, Delta, Epsilon, Interval, OrNone, Real, validate_params
+from ._constraints import POSITIVE, POSITIVE_INT, Array, Delta, Epsilon, FiniteInterval, OrNone, Real, validate_params
 from ._scales import NORMAL_SCALE
-from ._validation import check_real_array, check_second_moments
+from ._validation import check_second_moments
 from .mechanisms import gaussian_sigma
 from .privacy import privacy_claim
 from . import feature_scaling
 
 __all__ = ["exact_mean", "clipped_gaussian_mean", "accuracy_noise_sd", "noisy_mean", "ols_estimate", "noisy_ols"]
-
-
-def check_records(records, name="records"):
-    """(..., k, p) float array with at least one record."""
-    return check_real_array(records, name, ndim=(2, 3))
-
-
-def check_responses(values, name, x):
-    """A response array with the shape of ``x`` without its last axis."""
-    return _check_response_shape(check_real_array(values, name, ndim=(1, 2)), x, name)
 
 
 def _check_response_shape(y, x, name="y"):
@@ -44,7 +34,7 @@ def _check_response_shape(y, x, name="y"):
 # The contracts the estimators share: records (n, d) or (T, n, d), responses (n,) or (T, n).
 RECORDS = Array(ndim=(2, 3))
 RESPONSES = Array(ndim=(1, 2))
-NOISE_SD = Interval(Real, 0, None, closed="left")
+NOISE_SD = FiniteInterval(Real, 0, None, closed="left")
 
 
 # --- 5. the estimators to attack --------------------------------------------------------------

@@ -23,13 +23,11 @@ one-output function with :func:`repeat`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
-
 import numpy as np
 from scipy import stats
 
-from ._constraints import OPEN_UNIT, POSITIVE_INT, Array, Check, Delta, OrNone, Unchecked, validate_params
-from ._validation import check_callable, check_memory, check_sequence
+from ._constraints import OPEN_UNIT, POSITIVE_INT, Array, Callable, Delta, OrNone, Unchecked, validate_params, Sequence
+from ._validation import check_memory
 
 __all__ = [
     "AuditResult",
@@ -207,16 +205,7 @@ def _degenerate(dataset, neighbour, outputs_d, outputs_neighbour):
     return None
 
 
-def _check_events(events, name):
-    """A non-empty sequence of event callables, as a list."""
-    events = [check_callable(e, name, "event(outputs) -> booleans (each entry)")
-              for e in check_sequence(events, name, "event callables")]
-    if not events:
-        raise ValueError(f"{name} must be a non-empty sequence of callables, got an empty one")
-    return events
-
-
-_MECHANISM = Check(check_callable, "mechanism(data, n_trials, rng) -> n_trials outputs", invalid=[(None, "None")])
+_MECHANISM = Callable("mechanism(data, n_trials, rng) -> n_trials outputs")
 _DATA = Unchecked("the mechanism's input, whatever it accepts: the audit only passes it on")
 _COMMON = {"n_trials": POSITIVE_INT, "delta": Delta(), "confidence": OPEN_UNIT, "mechanism": _MECHANISM,
            "dataset": _DATA, "neighbour": _DATA}
@@ -224,7 +213,7 @@ _COMMON = {"n_trials": POSITIVE_INT, "delta": Delta(), "confidence": OPEN_UNIT, 
 
 # The audits run the caller's mechanism (a student's, perhaps): the routines it calls check their own
 # arguments (skip_nested=False), as if called from the top.
-@validate_params({**_COMMON, "event": Check(check_callable, "event(outputs) -> booleans", invalid=[(None, "None")]),
+@validate_params({**_COMMON, "event": Callable("event(outputs) -> booleans"),
                   "rng": "random_state"}, skip_nested=False)
 def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.0,
                         confidence=0.95, rng=None):
@@ -276,9 +265,10 @@ def epsilon_lower_bound(mechanism, dataset, neighbour, event, n_trials, delta=0.
 
 
 @validate_params({**_COMMON, "n_select": OrNone(POSITIVE_INT),
-                  "events": Check(_check_events, invalid=[([], "[]"), (None, "None")]), "rng": "random_state"},
+                  "events": Sequence("callables", Callable("event(outputs) -> booleans"), nonempty=True),
+                  "rng": "random_state"},
                  skip_nested=False)
-def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, delta=0.0,
+def audit(mechanism, dataset, neighbour, events, n_trials, delta=0.0,
           confidence=0.95, n_select=None, rng=None):
     """Choose the most revealing event on one batch of runs, then certify it on fresh runs.
 
@@ -317,8 +307,7 @@ def audit(mechanism, dataset, neighbour, events: Sequence[Callable], n_trials, d
                                delta=delta, confidence=confidence, rng=rng)
 
 
-@validate_params({"one_output_mechanism": Check(check_callable, "f(data, rng) -> one output",
-                                                 invalid=[(None, "None"), (1.0, "1.0")])})
+@validate_params({"one_output_mechanism": Callable("f(data, rng) -> one output")})
 def repeat(one_output_mechanism):
     """Turn ``f(data, rng) -> output`` into the vectorised form the audit expects.
 
@@ -354,8 +343,7 @@ def threshold_events(thresholds):
     return events
 
 
-@validate_params({"values": Check(check_sequence, "output values", convert_nested=list,
-                                   invalid=[(None, "None"), (1, "1"), ("ab", "'ab'")])})
+@validate_params({"values": Sequence("output values")})
 def value_events(values):
     """Events {output == v} for discrete outputs (indices, bits), one per value.
 

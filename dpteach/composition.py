@@ -24,8 +24,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import Check, Delta, Epsilon, Interval, OrNone, POSITIVE_INT, Real, validate_params
-from ._validation import check_choice, check_int, check_positive, check_real_array, check_sequence
+from ._constraints import Check, Delta, Epsilon, FiniteInterval, OrNone, POSITIVE_INT, Real, validate_params
+from ._validation import check_choice, check_int, check_positive, check_finite_array, check_sequence
 from .mechanisms import gaussian_epsilon
 
 __all__ = [
@@ -58,7 +58,7 @@ PLD_MIN_DELTA = 1e-9
 
 def _check_epsilons(epsilons, name):
     """The ε_i of the composed steps (a scalar or a 1-D array, each finite and > 0) as a flat float array."""
-    eps = check_real_array(epsilons, name, ndim=(0, 1)).ravel()
+    eps = check_finite_array(epsilons, name, ndim=(0, 1)).ravel()
     if np.any(eps <= 0):
         raise ValueError(f"{name} must all be > 0 (valid range: 0 < epsilon < inf), "
                          f"found {eps[eps <= 0][0].item()!r}")
@@ -67,7 +67,7 @@ def _check_epsilons(epsilons, name):
 
 def _check_deltas(deltas, name):
     """The δ_i of the composed steps (a scalar or a 1-D array, each in [0, 1)) as a flat float array."""
-    dels = check_real_array(deltas, name, ndim=(0, 1)).ravel()
+    dels = check_finite_array(deltas, name, ndim=(0, 1)).ravel()
     if np.any((dels < 0) | (dels >= 1)):
         raise ValueError(f"{name} must all satisfy 0 <= delta < 1, "
                          f"found {dels[(dels < 0) | (dels >= 1)][0].item()!r}")
@@ -79,9 +79,11 @@ def _flat(values):
     return np.asarray(values, dtype=float).ravel()
 
 
+# Check: the per-step ε_i flattened to a 1-D array, with this module's wording for a list.
 EPSILONS = Check(_check_epsilons, array_ndim=(0, 1), convert_nested=_flat,
                  invalid=[([0.5, 0.0], "[0.5, 0]"), ([-1.0], "[-1]"), ([math.inf], "[inf]"), (None, "None"),
                           ("1", "'1'"), (True, "True")])
+# Check: the per-step δ_i flattened to a 1-D array, with this module's wording for a list.
 DELTAS = OrNone(Check(_check_deltas, array_ndim=(0, 1), convert_nested=_flat,
                       invalid=[([0.0, -0.1], "[0, -0.1]"), ([1.0], "[1]"), ("1", "'1'"), (True, "True")]))
 
@@ -389,9 +391,10 @@ def _one_pld(kind, parameter, rate, grid=PLD_GRID):
                                        neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
 
 
+# Check: a list of (ε, δ, count, kind) steps: a record type of this module only.
 @validate_params({"steps": Check(_check_pld_steps, convert_nested=_pld_quadruples,
                                  invalid=[([], "[]"), ([("gaussian", -1.0, 1)], "negative noise"), (None, "None")]),
-                  "delta": Delta(allow_zero=False), "grid": Interval(Real, PLD_GRID, 1e-2, closed="both")})
+                  "delta": Delta(allow_zero=False), "grid": FiniteInterval(Real, PLD_GRID, 1e-2, closed="both")})
 def pld_epsilon(steps, delta, grid=PLD_GRID):
     """The ε at which adaptively composed steps are (ε, δ)-DP, by privacy loss distributions (tight).
 

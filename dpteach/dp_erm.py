@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import Array, Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params, SameLength
 from ._scales import NORMAL_SCALE
-from ._validation import as_rng, check_finite_array, check_positive, check_same_length, check_work
+from ._validation import check_finite_array, check_same_length, check_work
 from .privacy import privacy_claim
 
 __all__ = [
@@ -193,19 +193,6 @@ def dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations):
     return zcdp_gaussian_sigma(2.0 * lipschitz / n, n_iterations, epsilon, delta)
 
 
-def _check_problem(features, targets, lipschitz):
-    F = check_finite_array(features, "features", ndim=2)
-    y = check_finite_array(targets, "targets", ndim=1)
-    check_same_length(F, y, "features", "targets")
-    lipschitz = check_positive(lipschitz, "lipschitz")
-    largest = float(np.sqrt(np.max(np.einsum("ij,ij->i", F, F))))
-    # The sensitivity 2T/n is only true if every row has norm ≤ T: refuse otherwise.
-    if largest > lipschitz * (1 + 1e-9):
-        raise ValueError(f"features must have row norms <= lipschitz = {lipschitz!r} (clip them first, "
-                         f"e.g. with dpteach.hermite.clip_features), got a row of norm {largest!r}")
-    return F, y, lipschitz
-
-
 def _average_subgradient(F, y, v):
     # sign(0) = 0 at a kink: any value in [−1, 1] is a subgradient and keeps the norm ≤ T.
     return np.sign(F @ v - y) @ F / F.shape[0]
@@ -216,7 +203,7 @@ def _average_subgradient(F, y, v):
 PROBLEM = {"features": Array(ndim=2), "targets": Array(ndim=1)}
 
 
-@validate_params({**PROBLEM, "coef": Array(ndim=1)})
+@validate_params({**PROBLEM, "coef": Array(ndim=1)}, relations=[SameLength("features", "targets")])
 def l1_loss(features, targets, coef):
     """Empirical L1 loss L̂_S(v) = (1/n) Σ |⟨v, F_i⟩ − y_i| (the paper's Eq. (4)). Not private.
 
@@ -240,16 +227,19 @@ def l1_loss(features, targets, coef):
     >>> l1_loss(np.array([[0.5, 0.0], [0.0, 0.5]]), np.array([1.0, -1.0]), coef=np.array([1.0, 1.0]))
     1.0
     """
-    check_same_length(features, targets, "features", "targets")
     v = check_finite_array(coef, "coef", shape=(features.shape[1],))  # relates coef to the features
     return float(np.mean(np.abs(features @ v - targets)))
 
 
+#: The contract of one noisy step (and of its broken variant, which shares it).
+STEP = {**PROBLEM, "point": Array(ndim=1), "lipschitz": NORMAL_SCALE, "epsilon": Epsilon(),
+        "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state",
+        "size": OrNone(POSITIVE_INT)}
+
+
 @privacy_claim(theorem="lem-zcdp", epsilon="epsilon", delta="delta",
                condition="for n_iterations such releases together")
-@validate_params({**PROBLEM, "point": Array(ndim=1), "lipschitz": NORMAL_SCALE, "epsilon": Epsilon(),
-                  "delta": Delta(allow_zero=False), "n_iterations": POSITIVE_INT, "rng": "random_state",
-                  "size": OrNone(POSITIVE_INT)})
+@validate_params(STEP)
 def noisy_average_subgradient(features, targets, point, lipschitz, epsilon, delta, n_iterations=1,
                               rng=None, size=None):
     """One step's release of Algorithm 6.7: ḡ(v) + N(0, σ²I), σ for one of K composed steps.
@@ -297,6 +287,7 @@ def noisy_average_subgradient(features, targets, point, lipschitz, epsilon, delt
     return noisy[0] if size is None else noisy
 
 
+@validate_params(STEP)
 def broken_noisy_average_subgradient_forgotten_sensitivity(features, targets, point, lipschitz, epsilon, delta,
                                                            n_iterations=1, rng=None, size=None):
     """BROKEN on purpose (for the audit demo): calibrates σ to sensitivity 2/n, forgetting the radius T.
@@ -305,11 +296,12 @@ def broken_noisy_average_subgradient_forgotten_sensitivity(features, targets, po
     subgradient has norm up to T, not 1, so this adds T times too little
     noise and is not (ε, δ)-DP for T > 1. Not in ``__all__``.
     """
-    F, y, lipschitz = _check_problem(features, targets, lipschitz)
+    F, y = features, targets
+    _check_rows(F, y, lipschitz)
     v = check_finite_array(point, "point", shape=(F.shape[1],))
-    n_samples = 1 if size is None else int(size)
+    n_samples = 1 if size is None else size
     sigma = dp_erm_sigma(1.0, F.shape[0], epsilon, delta, n_iterations)
-    noisy = _average_subgradient(F, y, v) + sigma * as_rng(rng).standard_normal((n_samples, F.shape[1]))
+    noisy = _average_subgradient(F, y, v) + sigma * rng.standard_normal((n_samples, F.shape[1]))
     return noisy[0] if size is None else noisy
 
 

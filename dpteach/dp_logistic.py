@@ -44,12 +44,11 @@ import sys
 
 import numpy as np
 
-from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OrNone, Options, POSITIVE,
-                           POSITIVE_INT, Real, fit_context, validate_params)
+from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OrNone, Options, POSITIVE,
+                           POSITIVE_INT, Real, fit_context, validate_params, SameLength, AtMost)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
-from ._validation import check_int, check_same_length
 from .composition import advanced_composition, advanced_composition_epsilon_per_step, basic_composition
 from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma
 from .logistic_loss import MODEL, check_model_shapes, clip_per_example, per_example_gradients
@@ -76,7 +75,7 @@ MAX_DRAWS = 10 ** 8
 
 
 #: The public parameters of an accounting (C, E, δ and the accountant), as :func:`dp_sgd_sigma` declares them.
-BUDGET = {"clip_norm": NORMAL_SCALE, "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
+BUDGET = {"clip_norm": NORMAL_SCALE, "n_epochs": FiniteInterval(Integral, 1, MAX_EPOCHS, closed="both"),
           "delta": Delta(allow_zero=False), "accountant": Options(ACCOUNTANTS)}
 
 
@@ -447,7 +446,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     _fitted_attribute = "coef_"
     _parameter_constraints = {"epsilon": Epsilon(), "delta": Delta(allow_zero=False), "clip_norm": NORMAL_SCALE_OR_NONE,
                               "n_epochs": BUDGET["n_epochs"], "batch_size": OrNone(POSITIVE_INT),
-                              "learning_rate": OrNone(POSITIVE), "l2_penalty": Interval(Real, 0, None, closed="left"),
+                              "learning_rate": OrNone(POSITIVE), "l2_penalty": FiniteInterval(Real, 0, None, closed="left"),
                               "accountant": Options(ACCOUNTANTS), "random_state": "random_state",
                               "data_norm": NORMAL_SCALE}
 
@@ -466,7 +465,7 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.accountant = accountant
         self.random_state = random_state
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()})
+    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y"), AtMost("batch_size", "X")])
     def fit(self, X, y):
         """Run Algorithm 9.2 on (X, y); returns self. Cost O(E·n·d).
 
@@ -478,7 +477,6 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
             :data:`MAX_FIT_WORK` gradient coordinates E·n·(d + 1), an ε the accountant cannot calibrate
             in floating point), and for iterates that diverge (too large a learning rate).
         """
-        check_same_length(X, y)
         # The defaults follow the declared bound R (a public parameter), never the data: C = R, η = 4/R².
         data_norm = float(self.data_norm)
         clip_norm = data_norm if self.clip_norm is None else float(self.clip_norm)
@@ -486,8 +484,6 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         learning_rate = default_step_size(data_norm) if self.learning_rate is None else float(self.learning_rate)
         l2_penalty = float(self.l2_penalty)
         n, d = X.shape
-        if self.batch_size is not None:
-            check_int(self.batch_size, "batch_size", minimum=1, maximum=n)  # needs the data: n
         if n_epochs * n * (d + 1) > MAX_FIT_WORK:
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "
                              f"MAX_FIT_WORK = {MAX_FIT_WORK:.0e} gradient coordinates; use fewer n_epochs or rows")

@@ -34,14 +34,14 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import (Array, Delta, Integral, Interval, Labels, OrNone, POSITIVE, POSITIVE_INT, Real,
-                           fit_context, validate_params)
+from ._constraints import (Array, Delta, Integral, FiniteInterval, Labels, OrNone, POSITIVE, POSITIVE_INT, Real,
+                           fit_context, validate_params, SameLength, AtMost)
 from ._estimator import Estimator, LinearClassifierMixin
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
-from ._validation import check_int, check_same_length
+from ._validation import check_int
 from .composition import (PLD_GRID, PLD_MAX_EXPECTED_LOSS, PLD_MIN_NOISE, basic_composition, expected_loss,
-                           pld_epsilon)
+                          pld_epsilon)
 from .mechanisms import gaussian_epsilon
 from .dp_logistic import MAX_EPOCHS, MAX_FIT_WORK, default_step_size, dp_sgd_sigma, sgd_batch_size
 from .logistic_loss import clip_per_example, per_example_gradients
@@ -53,8 +53,8 @@ MAX_STEPS = 10 ** 6
 
 
 #: The public parameters of the Poisson accountant (each example's sampling rate 0 < q <= 1, T steps, δ).
-STEPS = {"sampling_rate": Interval(Real, 0, 1, closed="right"),
-         "n_steps": Interval(Integral, 1, MAX_STEPS, closed="both"), "delta": Delta(allow_zero=False)}
+STEPS = {"sampling_rate": FiniteInterval(Real, 0, 1, closed="right"),
+         "n_steps": FiniteInterval(Integral, 1, MAX_STEPS, closed="both"), "delta": Delta(allow_zero=False)}
 
 
 def _in_pld_limits(sigma, clip_norm, sampling_rate, n_steps):
@@ -136,7 +136,7 @@ EPSILON_RANGE = (1e-3, 100.0)
 
 
 #: The target ε of :func:`poisson_sgd_sigma` and of the learner: a number in EPSILON_RANGE.
-TARGET = Interval(Real, EPSILON_RANGE[0], EPSILON_RANGE[1], closed="both")
+TARGET = FiniteInterval(Real, EPSILON_RANGE[0], EPSILON_RANGE[1], closed="both")
 
 
 @validate_params({"clip_norm": POSITIVE, "sampling_rate": STEPS["sampling_rate"], "n_steps": STEPS["n_steps"],
@@ -311,9 +311,9 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
 
     _fitted_attribute = "coef_"
     _parameter_constraints = {"epsilon": TARGET, "delta": Delta(allow_zero=False), "clip_norm": NORMAL_SCALE_OR_NONE,
-                              "n_epochs": Interval(Integral, 1, MAX_EPOCHS, closed="both"),
+                              "n_epochs": FiniteInterval(Integral, 1, MAX_EPOCHS, closed="both"),
                               "batch_size": OrNone(POSITIVE_INT), "learning_rate": OrNone(POSITIVE),
-                              "l2_penalty": Interval(Real, 0, None, closed="left"), "random_state": "random_state",
+                              "l2_penalty": FiniteInterval(Real, 0, None, closed="left"), "random_state": "random_state",
                               "data_norm": NORMAL_SCALE}
 
     # data_norm is keyword-only, as in DPSGDLogisticRegression: a positional clip_norm keeps its meaning.
@@ -329,7 +329,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.random_state = random_state
         self.data_norm = data_norm
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()})
+    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y"), AtMost("batch_size", "X")])
     def fit(self, X, y):
         """Run Poisson DP-SGD on (X, y); returns self.
 
@@ -338,7 +338,6 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         TypeError, ValueError
             As :class:`dpteach.dp_logistic.DPSGDLogisticRegression`; ImportError without dp-accounting.
         """
-        check_same_length(X, y)
         # The defaults follow the declared bound R (a public parameter), never the data: C = R, η = 4/R².
         data_norm, epsilon, delta = float(self.data_norm), float(self.epsilon), float(self.delta)
         clip_norm = data_norm if self.clip_norm is None else float(self.clip_norm)
@@ -354,7 +353,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
             rate = 1.0 / steps_per_epoch
             batch = n * rate
         else:
-            batch = check_int(self.batch_size, "batch_size", minimum=1, maximum=n)
+            batch = int(self.batch_size)
             rate, steps_per_epoch = batch / n, math.ceil(n / batch)
         if n_epochs * n * (d + 1) > MAX_FIT_WORK:
             raise ValueError(f"n_epochs·n·(d + 1) = {n_epochs}·{n}·{d + 1} exceeds the stated limit "

@@ -26,11 +26,11 @@ import sys
 
 import numpy as np
 
-from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context,
-                           validate_params)
+from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context, validate_params,
+                           Flag, SameLength)
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
-from ._validation import check_normal_double, check_probability, check_representable, check_same_length
+from ._validation import check_normal_double, check_probability, check_representable
 from .dpsas_ramp import check_unit_vector
 from .dpsas_steps import (DELTA, EPSILON_OR_INF, ETA, SCALE, STEP_RULES, clip_rows, default_n_rounds,
                           dpsas_noise_sigma, dpsas_round_prechecked, private_initial_direction, private_threshold,
@@ -65,24 +65,17 @@ PRIVATE_TRACE_KEYS = ("phi", "a", "b", "w", "w0", "step_size", "sigma", "block_s
                       "kappa", "angle_deg")
 
 
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
 #: The contract of :func:`dpsas` and :func:`dpsas_sample_reuse` (the latter has no step rule and no debug trace).
 DPSAS_CONSTRAINTS = {
     "X": Array(ndim=2), "y": Labels(), "epsilon": EPSILON_OR_INF, "delta": DELTA, "eta": ETA,
     "step_size_scale": SCALE, "n_rounds": OrNone(POSITIVE_INT), "step_rule": Options(STEP_RULES),
     "rng": "random_state", "w_star": OrNone(Array(ndim=1)),
-    "debug_nonprivate_grad_norm": Check(_check_flag, invalid=[(1, "1"), ("yes", "'yes'"), (None, "None")],
-                                        convert_nested=bool),
+    "debug_nonprivate_grad_norm": Flag(),
 }
 
 
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
-@validate_params(DPSAS_CONSTRAINTS)
+@validate_params(DPSAS_CONSTRAINTS, relations=[SameLength("X", "y")])
 def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_rule="reconstructed",
           rng=None, w_star=None, debug_nonprivate_grad_norm=False):
     """DPSAS, the DP semi-agnostic subroutine (chapter 8, Algorithm 8.3; the paper's Algorithm 3).
@@ -164,7 +157,6 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
     >>> w.shape, trace["w"].shape, trace["block_size"]
     ((2,), (4, 2), 80)
     """
-    check_same_length(X, y)
     n, d = X.shape
     if n_rounds is None:
         n_rounds = default_n_rounds(eta, step_size_scale)
@@ -203,7 +195,8 @@ def dpsas(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, step_ru
 
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
 @validate_params({name: DPSAS_CONSTRAINTS[name] for name in ("X", "y", "epsilon", "delta", "eta", "step_size_scale",
-                                                            "n_rounds", "rng", "w_star")})
+                                                            "n_rounds", "rng", "w_star")},
+                 relations=[SameLength("X", "y")])
 def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=None, rng=None,
                        w_star=None):
     """DPSAS with sample reuse: a variant *outside the paper*, for the chapter's engineering discussion.
@@ -233,7 +226,6 @@ def dpsas_sample_reuse(X, y, epsilon, delta, eta, step_size_scale=2.0, n_rounds=
     >>> w.shape, trace["block_size"]
     ((2,), 320)
     """
-    check_same_length(X, y)
     s = step_size_scale
     if n_rounds is None:
         n_rounds = default_n_rounds(eta, s)
@@ -276,6 +268,7 @@ def check_alpha(alpha, name="alpha"):
     return check_normal_double(alpha, name, f"{sys.float_info.min!r} <= {name} < 1/3")
 
 
+# Check: α < 1/3 is defined by C_ETA·α < 1/2 in floating point (the grid's first η), not by the literal 1/3.
 #: α ∈ (0, 1/3) (the message says why).
 ALPHA = Check(check_alpha, invalid=[(0, "0"), (0.4, "0.4"), ("1", "'1'"), (True, "True"), (None, "None"),
                                     (math.nan, "nan")], convert_nested=float)
@@ -451,7 +444,7 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
         self.beta = beta
         self.random_state = random_state
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()})
+    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y")])
     def fit(self, X, y):
         """Run Algorithm 8.9 on (X, y); returns self.
 
@@ -461,7 +454,6 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
             For bad X/y, hyper-parameters out of range, or n too small to give
             every DPSAS run one example per block (the message gives the n needed).
         """
-        check_same_length(X, y)
         alpha, epsilon, delta, beta = float(self.alpha), float(self.epsilon), float(self.delta), float(self.beta)
         rng = np.random.default_rng(self.random_state)
         n, d = X.shape

@@ -16,13 +16,13 @@ from numbers import Real
 
 import numpy as np
 
-from ._constraints import Array, Interval, Labels, POSITIVE, validate_params
-from ._validation import check_finite_array, check_same_length
+from ._constraints import Array, FiniteInterval, Labels, POSITIVE, validate_params, SameLength
+from ._validation import check_finite_array
 
 __all__ = ["ramp", "ramp_derivative", "ramp_loss", "ramp_loss_gradient"]
 
 #: Any finite real (the band centre b, a threshold τ̂).
-FINITE = Interval(Real, None, None)
+FINITE = FiniteInterval(Real, None, None)
 
 
 def _as_output(value):
@@ -88,7 +88,8 @@ def ramp_derivative(z, a, b):
     return _as_output((np.abs(z - b) <= a).astype(float))
 
 
-@validate_params({"w": Array(ndim=1), "X": Array(ndim=2), "y": Labels(), "a": POSITIVE, "b": FINITE})
+@validate_params({"w": Array(ndim=1), "X": Array(ndim=2), "y": Labels(), "a": POSITIVE, "b": FINITE},
+                 relations=[SameLength("X", "y")])
 def ramp_loss(w, X, y, a, b):
     """The per-round surrogate L̂_t(w) = mean over the block of −r_{a,b}(⟨w, x⟩/‖w‖)·y (line 11).
 
@@ -117,7 +118,6 @@ def ramp_loss(w, X, y, a, b):
     >>> round(ramp_loss(w=np.array([0.6, 0.8]), X=X, y=np.array([1.0, -1.0, 1.0]), a=0.5, b=0.0), 4)
     -0.12
     """
-    check_same_length(X, y)
     w = check_unit_vector(w, "w", X.shape[1])
     return float(-np.mean(np.clip(X @ w - b + a, 0.0, 2.0 * a) * y))
 
@@ -134,7 +134,8 @@ def unit_ramp_gradient(w, X, y, a, b):
     return -(pulled - (pulled @ w) * w)
 
 
-@validate_params({"w": Array(ndim=1), "X": Array(ndim=2), "y": Labels(), "a": POSITIVE, "b": FINITE})
+@validate_params({"w": Array(ndim=1), "X": Array(ndim=2), "y": Labels(), "a": POSITIVE, "b": FINITE},
+                 relations=[SameLength("X", "y")])
 def ramp_loss_gradient(w, X, y, a, b):
     """The gradient of :func:`ramp_loss` (Lemma 8.2 = the paper's Claim 4.3; Lemma 4.4's −E[g(w, φ, x, y)]).
 
@@ -161,7 +162,6 @@ def ramp_loss_gradient(w, X, y, a, b):
     >>> ramp_loss_gradient(w=np.array([0.6, 0.8]), X=X, y=np.array([1.0, -1.0, 1.0]), a=0.5, b=0.0).shape
     (2,)
     """
-    check_same_length(X, y)
     w = check_finite_array(w, "w", shape=(X.shape[1],))
     norm = float(np.linalg.norm(w))
     if norm == 0.0:

@@ -35,11 +35,10 @@ from numbers import Real
 import numpy as np
 from scipy import special
 
-from ._constraints import (Array, Check, Delta, Epsilon, Interval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
-                           validate_params)
+from ._constraints import (Array, Check, Delta, Epsilon, FiniteInterval, Labels, Options, OrNone, POSITIVE,
+                           POSITIVE_INT, validate_params, SameLength)
 from ._scales import NORMAL_SCALE
-from ._validation import (check_epsilon, check_int, check_labels, check_memory, check_normal_double, check_positive,
-                          check_probability, check_same_length)
+from ._validation import check_epsilon, check_int, check_labels, check_memory
 from . import feature_scaling
 from .dpsas_ramp import FINITE, check_unit_vector, unit_ramp_gradient
 from .mechanisms import gaussian_mechanism, gaussian_sigma, laplace_mechanism
@@ -71,41 +70,14 @@ def clip_rows(X, clip_norm):
     return feature_scaling.clip_rows(X, clip_norm)
 
 
-def check_eta(eta, name="eta"):
-    """η ∈ (0, 1/2), an upper bound on OPT < 1/2 (shared with dpsas and its runner)."""
-    eta = check_probability(eta, name)
-    if eta >= 0.5:
-        raise ValueError(f"{name} must lie in (0, 0.5) (an upper bound on OPT < 1/2), got {eta!r}")
-    # log(π/(2η)) (the rounds) and Φ⁻¹(η) (the threshold's clip) overflow for a subnormal η
-    return check_normal_double(eta, name, f"{sys.float_info.min!r} <= {name} < 0.5")
-
-
-def check_scale(step_size_scale, name="step_size_scale"):
-    """The step-size scale s ∈ (0, 8), so that the schedule's factor 1 − s²/64 lies in (0, 1)."""
-    s = check_positive(step_size_scale, name)
-    if s >= 8.0:
-        raise ValueError(f"{name} must lie in (0, 8) (the schedule needs 1 - s²/64 in (0, 1)), "
-                         f"got {step_size_scale!r}")
-    return s
-
-
-def check_kappa(kappa, name="kappa"):
-    """The clipping level κ ∈ (0, 1/2) of line 5 (the clip interval [κ, 1 − κ] must be non-empty)."""
-    kappa = check_probability(kappa, name)
-    if kappa >= 0.5:
-        raise ValueError(f"{name} must lie in (0, 0.5) (the clip interval [kappa, 1 - kappa] must be "
-                         f"non-empty), got {kappa!r}")
-    # Φ⁻¹(κ) is finite for every normal κ (|Φ⁻¹| <= 37.6), -inf for a subnormal one
-    return check_normal_double(kappa, name, f"{sys.float_info.min!r} <= {name} < 0.5")
-
-
-_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
-#: η ∈ (0, 1/2) (the message says why: an upper bound on OPT < 1/2).
-ETA = Check(check_eta, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER, convert_nested=float)
-#: s ∈ (0, 8) (the message says why: the schedule's factor 1 − s²/64 must lie in (0, 1)).
-SCALE = Check(check_scale, invalid=[(0, "0"), (8, "8")] + _NOT_A_NUMBER, convert_nested=float)
-#: κ ∈ (0, 1/2).
-KAPPA = Check(check_kappa, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER, convert_nested=float)
+#: η ∈ (0, 1/2), an upper bound on OPT < 1/2, not subnormal: log(π/(2η)) (the rounds) and Φ⁻¹(η) (the
+#: threshold's clip) overflow for a subnormal η.
+ETA = FiniteInterval(Real, 0, 0.5, normal=True)
+#: s ∈ (0, 8): the schedule's factor 1 − s²/64 must lie in (0, 1).
+SCALE = FiniteInterval(Real, 0, 8)
+#: κ ∈ (0, 1/2), the clipping level of line 5 (the clip interval [κ, 1 − κ] must be non-empty), not subnormal:
+#: Φ⁻¹(κ) is finite for every normal κ (|Φ⁻¹| <= 37.6), -inf for a subnormal one.
+KAPPA = FiniteInterval(Real, 0, 0.5, normal=True)
 #: ε > 0, or inf for the identical non-private reference path (no noise).
 EPSILON_OR_INF = Epsilon(allow_inf=True)
 #: 0 < δ < 1.
@@ -192,7 +164,7 @@ def _uniform_direction(d, rng):
 
 @privacy_claim(theorem="prop-dpsas-privacy", epsilon="epsilon", delta="delta")
 @validate_params({"X": Array(ndim=2), "y": Labels(), "clip_norm": NORMAL_SCALE, "epsilon": EPSILON_OR_INF,
-                  "delta": DELTA, "rng": "random_state", "n_releases": POSITIVE_INT})
+                  "delta": DELTA, "rng": "random_state", "n_releases": POSITIVE_INT}, relations=[SameLength("X", "y")])
 def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_releases=1):
     """Private initial direction ŵ₀ (Algorithm 8.3 lines 6–7; Lemma 8.6 = the paper's 4.5).
 
@@ -240,7 +212,6 @@ def private_initial_direction(X, y, clip_norm, epsilon, delta, rng=None, n_relea
     >>> round(float(np.linalg.norm(w0)), 6)
     1.0
     """
-    check_same_length(X, y)
     mean = y @ clip_rows(X, clip_norm) / y.size
     if epsilon != math.inf:
         # ‖x·y‖ ≤ L after clipping, so replacing one example moves the mean by ≤ 2L/m in L2.
@@ -313,8 +284,8 @@ def _check_rounds(n_rounds, name):
     return n_rounds
 
 
-@validate_params({"n_rounds": Check(_check_rounds, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER[:3],
-                                    convert_nested=int),
+# Check: the memory budget of T_r is part of the rule, and skipped with it on a nested call (the caller's T_r).
+@validate_params({"n_rounds": Check(_check_rounds, invalid=POSITIVE_INT.invalid_values(), convert_nested=int),
                   "step_size_scale": SCALE, "tau": FINITE})
 def round_schedule(n_rounds, step_size_scale, tau):
     """φ_t = (π/2)(1 − s²/64)^t, a_t = sin φ_t, b_t = −τ̂ cos φ_t for t = 0..T_r − 1 (line 10).
@@ -431,7 +402,7 @@ def _projected_noise(w, sigma, rng, size=None):
 
 
 #: σ ≥ 0 (0: no noise, the non-private step).
-NOISE_SCALE = Interval(Real, 0, None, closed="left")
+NOISE_SCALE = FiniteInterval(Real, 0, None, closed="left")
 
 
 @validate_params({"w": Array(ndim=1), "sigma": NOISE_SCALE, "rng": "random_state", "size": OrNone(POSITIVE_INT)})
@@ -482,7 +453,7 @@ def dpsas_round_prechecked(w, X, y, a, b, lam, sigma, rng, size=None):
                delta="delta", condition="for every delta in (0, 1) and every fixed w (sigma = 0: the non-private step)")
 @validate_params({"w": Array(ndim=1), "X_block": Array(ndim=2), "y_block": Labels(), "a": POSITIVE, "b": FINITE,
                   "step": POSITIVE, "sigma": NOISE_SCALE, "clip_norm": NORMAL_SCALE, "rng": "random_state",
-                  "size": OrNone(POSITIVE_INT)})
+                  "size": OrNone(POSITIVE_INT)}, relations=[SameLength("X_block", "y_block")])
 def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, size=None):
     """One round of DP online gradient descent (Algorithm 8.3 lines 10–12; Claim 4.3).
 
@@ -534,6 +505,5 @@ def dpsas_round(w, X_block, y_block, a, b, step, sigma, clip_norm, rng=None, siz
     >>> w_next.shape, round(float(np.linalg.norm(w_next)), 6)
     ((2,), 1.0)
     """
-    check_same_length(X_block, y_block, "X_block", "y_block")
     w = check_unit_vector(w, "w", X_block.shape[1])
     return dpsas_round_prechecked(w, clip_rows(X_block, clip_norm), y_block, a, b, step, sigma, rng, size)

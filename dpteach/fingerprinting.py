@@ -30,9 +30,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, Options, OrNone,
-                           validate_params)
-from ._validation import check_callable, check_int, check_memory, check_work
+from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Delta, Epsilon, Options, OrNone, validate_params,
+                           Callable, Flag)
+from ._validation import check_int, check_memory, check_work
 
 __all__ = [
     "score_statistic",
@@ -310,25 +310,14 @@ def printed_threshold_sparse(s, delta, sigma=1.0):
 
 # --- 2. the membership experiment and its summaries ----------------------------------------------
 
-def _check_flag(value, name):
-    """A boolean switch (True or False; numpy's booleans too), or a TypeError naming ``name``."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return value
-
-
-def _callable(signature):
-    return Check(check_callable, signature, invalid=[(None, "None"), ("mean", "'mean'")])
-
-
 # It runs the caller's sample, estimator and statistic (a student's, perhaps): the routines they call check
 # their own arguments (skip_nested=False), as if called from the top.
-@validate_params({"sample": _callable("sample(n_trials, n_records, rng=rng) -> (n_trials, n_records, p)"),
-                  "estimator": _callable("estimator(members, rng=rng) -> (n_trials, q)"),
-                  "statistic": _callable("statistic(records, releases) -> (n_trials, k)"),
+@validate_params({"sample": Callable("sample(n_trials, n_records, rng=rng) -> (n_trials, n_records, p)"),
+                  "estimator": Callable("estimator(members, rng=rng) -> (n_trials, q)"),
+                  "statistic": Callable("statistic(records, releases) -> (n_trials, k)"),
                   "n": POSITIVE_INT, "n_trials": POSITIVE_INT, "rng": "random_state",
-                  "pooled": Check(_check_flag, invalid=[(1, "1"), ("yes", "'yes'")]), "chunk": OrNone(POSITIVE_INT),
-                  "progress": OrNone(_callable("progress(iterable, desc) -> iterable"))},
+                  "pooled": Flag(), "chunk": OrNone(POSITIVE_INT),
+                  "progress": OrNone(Callable("progress(iterable, desc) -> iterable"))},
                  skip_nested=False)
 def membership_scores(sample, estimator, statistic, n, n_trials, rng=None, pooled=True, chunk=None,
                       progress=None):

@@ -21,17 +21,13 @@ from numbers import Integral
 
 import numpy as np
 
-from ._constraints import POSITIVE, POSITIVE_INT, Array, Check, Interval, OrNone, validate_params
-from ._validation import check_callable, check_memory
+from ._constraints import POSITIVE, POSITIVE_INT, Array, FiniteInterval, OrNone, validate_params, Callable
+from ._validation import check_memory
 
 __all__ = ["fingerprinting_lemma_mc", "gaussian_fingerprinting_mc"]
 
 # At least two draws: the standard errors divide by n_draws − 1.
-N_DRAWS = Interval(Integral, 2, None, closed="left")
-
-
-def _function(signature):
-    return Check(check_callable, signature, invalid=[(None, "None"), ("mean", "'mean'")])
+N_DRAWS = FiniteInterval(Integral, 2, None, closed="left")
 
 
 def _call_f(f, x, name="f"):
@@ -46,7 +42,7 @@ def _call_f(f, x, name="f"):
 
 # Both run the caller's f (a student's, perhaps): the routines it calls check their own arguments
 # (skip_nested=False), as if called from the top.
-@validate_params({"f": _function("f(x) -> one value in [-1, 1] per row of x"), "n": POSITIVE_INT,
+@validate_params({"f": Callable("f(x) -> one value in [-1, 1] per row of x"), "n": POSITIVE_INT,
                   "n_draws": N_DRAWS, "rng": "random_state"}, skip_nested=False)
 def fingerprinting_lemma_mc(f, n, n_draws, rng=None):
     """Monte-Carlo check of the Bernoulli fingerprinting lemma (chapter 4, Lemma 4.7).
@@ -99,7 +95,7 @@ def fingerprinting_lemma_mc(f, n, n_draws, rng=None):
             "accuracy_se": float(accuracy.std(ddof=1) / root), "total_se": float(total.std(ddof=1) / root)}
 
 
-@validate_params({"f": _function("f(x) -> one finite value per row of x"), "n": POSITIVE_INT,
+@validate_params({"f": Callable("f(x) -> one finite value per row of x"), "n": POSITIVE_INT,
                   "mu": Array(ndim=0), "sigma": POSITIVE, "n_draws": N_DRAWS, "step": OrNone(POSITIVE),
                   "rng": "random_state"}, skip_nested=False)
 def gaussian_fingerprinting_mc(f, n, mu, sigma, n_draws, rng=None, step=None):

@@ -32,8 +32,8 @@ import math
 
 import numpy as np
 
-from ._constraints import POSITIVE, Array, Check, Delta, Epsilon, Integral, Interval, Real, validate_params
-from ._validation import check_real_array
+from ._constraints import (POSITIVE, Array, Delta, Epsilon, Integral, FiniteInterval, Real, validate_params,
+                           PositiveArray)
 
 __all__ = [
     "numpy_laplace_from_uniforms",
@@ -86,23 +86,13 @@ def _noise_from_grid(k, scale):
     return noise
 
 
-def _check_uniforms(uniforms, name):
-    """A non-empty finite array of uniforms, each in the open interval (0, 1), as floats."""
-    uniforms = check_real_array(uniforms, name)
-    if np.any((uniforms <= 0) | (uniforms >= 1)):
-        bad = uniforms[(uniforms <= 0) | (uniforms >= 1)].ravel()[0].item()
-        raise ValueError(f"{name} must lie in the open interval (0, 1), found {bad!r}")
-    return uniforms
-
-
 # The contract shared by the attack's routines: released doubles, hypotheses and the Laplace scale b.
 OUTPUTS = Array()
-FINITE = Interval(Real, None, None)
+FINITE = FiniteInterval(Real, None, None)
 
 
-@validate_params({"scale": POSITIVE,
-                  "uniforms": Check(_check_uniforms, array_ndim=None, convert_nested=Array.convert_nested,
-                                    invalid=[([0.0], "[0]"), ([1.0], "[1]"), (None, "None")])})
+# uniforms in the open interval (0, 1)
+@validate_params({"scale": POSITIVE, "uniforms": PositiveArray(maximum=1)})
 def numpy_laplace_from_uniforms(uniforms, scale):
     """numpy's Laplace sampler as a function of its uniform draw (appendix A, Eq. (eq-numpy-laplace)).
 
@@ -271,7 +261,7 @@ def support_attack(outputs, value0, value1, scale):
 
 
 @validate_params({"output": FINITE, "value0": FINITE, "value1": FINITE, "scale": POSITIVE,
-                  "width": Interval(Integral, 1, 1000, closed="both")})
+                  "width": FiniteInterval(Integral, 1, 1000, closed="both")})
 def lattice_neighbourhood(output, value0, value1, scale, width=3):
     """The doubles next to ``output`` and whether each is reachable from value0 / value1 (appendix A, the lattice table).
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._constraints import Epsilon, Interval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, Real, validate_params
+from ._constraints import Epsilon, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, Real, validate_params
 from ._validation import check_choice
 from .randomizers import default_randomizer, onebit_constant
 
@@ -33,7 +33,7 @@ RANDOMIZERS = ("laplace", "onebit")
 # The contract shared by group_size, tolerance_for_group and their callers in dpteach.local.
 RULE_CONSTRAINTS = {"rule": Options(GROUP_SIZE_RULES), "randomizer": OrNone(Options(RANDOMIZERS))}
 UNIT = OPEN_UNIT
-UNIT_CLOSED = Interval(Real, 0, 1, closed="both")
+UNIT_CLOSED = FiniteInterval(Real, 0, 1, closed="both")
 
 
 def check_rule_randomizer(rule, randomizer):

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import spatial
 
-from ._constraints import (Array, Check, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE,
-                           validate_params)
-from ._validation import check_int, check_same_length, computed
+from ._constraints import (Array, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
+                           validate_params, SameLength, InstanceOf)
+from ._validation import check_int, computed
 from .mechanisms import exponential_mechanism_on_errors
 from .privacy import privacy_claim
 
@@ -129,7 +129,7 @@ def _check_net_size(k, resolution, n_points, smallest):
                          f"{smallest:.3g} <= resolution < 1 (or lower k, max_subspace_dim)")
 
 
-@validate_params({"k": Interval(Integral, 0, None, closed="left"), "resolution": OPEN_UNIT})
+@validate_params({"k": FiniteInterval(Integral, 0, None, closed="left"), "resolution": OPEN_UNIT})
 def sphere_net(k, resolution):
     """A net of unit vectors in ℝ^k with covering radius ≤ ``resolution`` (Fact B.11; our nets for k ≤ 3).
 
@@ -289,14 +289,8 @@ def halfspace_cover(basis, resolution, max_threshold=None):
 # --- 2. Selection by the exponential mechanism on S₂ ----------------------------------------------
 
 
-def _check_cover(cover, name):
-    """A :class:`HalfspaceCover` built by :func:`halfspace_cover` (its dimension is checked against X in the body)."""
-    if not isinstance(cover, HalfspaceCover):
-        raise TypeError(f"{name} must be a HalfspaceCover from halfspace_cover(), got {type(cover).__name__}")
-    return cover
-
-
-_COVER = Check(_check_cover, invalid=[(None, "None"), ("cover", "'cover'")])
+#: A :class:`HalfspaceCover` built by :func:`halfspace_cover` (its dimension is checked against X in the body).
+_COVER = InstanceOf(HalfspaceCover, "a HalfspaceCover from halfspace_cover()")
 
 
 def _scaled_steps(rows, basis, net, t0, a):
@@ -315,7 +309,7 @@ def _scaled_steps(rows, basis, net, t0, a):
         return np.ldexp(-((np.ldexp(rows, -exponent) @ basis) @ net.T) / a, exponent) - t0 / a
 
 
-@validate_params({"X": Array(ndim=2), "y": Labels(), "cover": _COVER})
+@validate_params({"X": Array(ndim=2), "y": Labels(), "cover": _COVER}, relations=[SameLength("X", "y")])
 def cover_error_counts(X, y, cover):
     """The number of errors on (X, y) of every candidate of ``cover`` (the scores of Algorithm 7.7 line 7).
 
@@ -347,7 +341,6 @@ def cover_error_counts(X, y, cover):
     >>> counts.shape, int(counts.min())
     ((20,), 0)
     """
-    check_same_length(X, y)  # relations between the arguments: checked here
     if cover.basis.shape[0] != X.shape[1]:
         raise ValueError(f"X must have {cover.basis.shape[0]} features (the cover's dimension), got {X.shape[1]}")
     n_dir, n_thr = cover.directions.shape[0], cover.thresholds.size

@@ -20,7 +20,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import Array, Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import check_finite_array, check_positive
 from .bounds.improper import hermite_feature_count
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,
@@ -539,7 +539,7 @@ def eq25_radius(norms, c_alpha):
 
 
 @validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "c_alpha": OPEN_UNIT, "rule": Options(CLIP_RULES),
-                  "n_draws": Interval(Integral, 100, None, closed="left"), "rng": "random_state"})
+                  "n_draws": FiniteInterval(Integral, 100, None, closed="left"), "rng": "random_state"})
 def clip_radius(d, degree, c_alpha, rule="2sqrtD", n_draws=100_000, rng=0):
     """The clipping radius T of Section 6.4, by one of the paper's three rules.
 

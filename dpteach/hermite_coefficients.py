@@ -15,13 +15,13 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import Array, Interval, POSITIVE_INT, Real, validate_params
+from ._constraints import Array, FiniteInterval, POSITIVE_INT, Real, validate_params
 from .feature_scaling import feature_dimension_or_refuse
 from .hermite import hermite_1d, multi_indices
 
 __all__ = ["threshold_hermite_coefficients", "halfspace_hermite_coefficients"]
 
-FINITE = Interval(Real, None, None)  # any finite real (check_finite_scalar)
+FINITE = FiniteInterval(Real, None, None)  # any finite real (check_finite_scalar)
 
 
 @validate_params({"theta": FINITE, "degree": POSITIVE_INT})

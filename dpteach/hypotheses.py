@@ -21,7 +21,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._constraints import Array, Check, Interval, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._constraints import Array, Check, FiniteInterval, OrNone, POSITIVE_INT, Unchecked, validate_params
 from ._validation import (check_bits, check_finite_array, check_int, check_labels, check_memory, check_probability,
                           check_same_length)
 from .fast_counts import halfspace_errors, interval_errors, line_points, naive_error_counts, threshold_class_errors
@@ -183,6 +183,7 @@ def _check_grid(grid, name="grid"):
     return arr
 
 
+# Check: an int N or a strictly increasing array, returned as the grid's points.
 #: A public grid (an int N or a strictly increasing array), returned as its points; nested calls only convert.
 GRID = Check(_check_grid, array_ndim=1, convert_nested=_grid_points,
              invalid=[(0, "0"), (True, "True"), ("a", "'a'"), (None, "None"), (np.array([0.5, 0.2]), "decreasing")])
@@ -308,8 +309,8 @@ class Intervals(HypothesisClass):
 
 
 #: The size of a net of directions: at least 2 (d = 1 has exactly the two directions ±1).
-N_DIRECTIONS = OrNone(Interval(Integral, 2, None, closed="left"))
-SEED = Interval(Integral, 0, None, closed="left")
+N_DIRECTIONS = OrNone(FiniteInterval(Integral, 2, None, closed="left"))
+SEED = FiniteInterval(Integral, 0, None, closed="left")
 
 
 @validate_params({"d": POSITIVE_INT, "n_directions": N_DIRECTIONS, "seed": SEED})
@@ -407,6 +408,7 @@ def _check_transform_values(values, name):
     return arr
 
 
+# Check: an array whose last axis has a power-of-two length 2^d.
 @validate_params({"values": Check(_check_transform_values, array_ndim=(1, 2, 3), convert_nested=Array.convert_nested,
                                   invalid=[(None, "None"), (3.0, "3.0"), (np.zeros(3), "length 3")])})
 def walsh_hadamard(values):
@@ -456,7 +458,7 @@ class Parities(HypothesisClass):
 
     name = "parities"
 
-    @validate_params({"d": Interval(Integral, 1, 30, closed="both")})
+    @validate_params({"d": FiniteInterval(Integral, 1, 30, closed="both")})
     def __init__(self, d):
         self.d = d
 
@@ -535,7 +537,7 @@ def intervals(grid):
 
 
 @validate_params({"d": POSITIVE_INT, "n_directions": N_DIRECTIONS, "n_offsets": POSITIVE_INT,
-                  "max_offset": Interval(Real, 0, None, closed="left"), "seed": SEED})
+                  "max_offset": FiniteInterval(Real, 0, None, closed="left"), "seed": SEED})
 def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     """Halfspaces over a discretised sphere × a threshold grid (see :class:`Halfspaces`).
 
@@ -557,7 +559,7 @@ def halfspaces(d, n_directions=None, n_offsets=21, max_offset=1.0, seed=0):
     return Halfspaces(public_directions(d, n_directions, seed), offsets)
 
 
-@validate_params({"d": Interval(Integral, 1, 30, closed="both")})
+@validate_params({"d": FiniteInterval(Integral, 1, 30, closed="both")})
 def parities(d):
     """The 2^d parities on {0, 1}^d (see :class:`Parities`).
 
@@ -584,6 +586,7 @@ def _check_class_rule(hypotheses, name="hypotheses"):
     return hypotheses
 
 
+# Check: a duck-typed finite class (len and error_counts), students' classes included.
 #: The constraint of a parameter that takes a finite hypothesis class (chapters 2, 7 and 8 declare it).
 HYPOTHESIS_CLASS = Check(_check_class_rule, invalid=[(None, "None"), (3, "3"), ([], "[]"), ("abc", "'abc'")])
 

@@ -19,13 +19,13 @@ import math
 import numpy as np
 
 from . import dp_erm
-from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT,
-                           fit_context, validate_params)
+from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
+                           POSITIVE_INT, fit_context, validate_params, SameLength)
 from ._scales import NORMAL_SCALE_OR_NONE
 from ._estimator import Estimator
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from .bounds.improper import algorithm_6_7_sizes
-from ._validation import check_memory, check_representable, check_same_length
+from ._validation import check_memory, check_representable
 from ._progress import progress
 from .feature_scaling import MAX_FEATURE_BYTES, check_feature_matrix, feature_dimension_or_refuse
 from .hermite import clip_features_prechecked, hermite_features_unchecked, clip_features, clip_radius as _hermite_clip_radius
@@ -85,7 +85,8 @@ def _error_counts(z, y, thresholds):
     return np.sum(predicts_positive != (y[:, None] > 0), axis=0)
 
 
-@validate_params({"scores": Array(ndim=1), "y": Labels(), "thresholds": Array(ndim=1)})
+@validate_params({"scores": Array(ndim=1), "y": Labels(), "thresholds": Array(ndim=1)},
+                 relations=[SameLength("scores", "y")])
 def threshold_error_counts(scores, y, thresholds):
     """Number of validation errors of sign(z_i − t_ℓ) for every threshold t_ℓ. Not private on its own.
 
@@ -115,7 +116,6 @@ def threshold_error_counts(scores, y, thresholds):
     >>> threshold_error_counts(scores, y, thresholds=np.array([0.2, 0.5])).tolist()
     [4, 4]
     """
-    check_same_length(scores, y, "scores", "y")
     return _error_counts(scores, y, thresholds)
 
 
@@ -286,7 +286,7 @@ def _check_fit_size(d, degree, params, degree_given):
                                         f"degree <= {largest} fits with these rows)")
 
 
-@validate_params({"n": Interval(Integral, 4, None, closed="left"), "d": POSITIVE_INT, "alpha": OPEN_UNIT,
+@validate_params({"n": FiniteInterval(Integral, 4, None, closed="left"), "d": POSITIVE_INT, "alpha": OPEN_UNIT,
                   "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT,
                   "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE, "n_blocks": OrNone(POSITIVE_INT),
                   "n_thresholds": OrNone(POSITIVE_INT), "n_iterations": OrNone(POSITIVE_INT)})
@@ -438,7 +438,7 @@ class PrivateHermiteL1Learner(Estimator):
     def _theorem(self, d, alpha, epsilon, delta, beta):
         return theorem_parameters(d, alpha, epsilon, delta, beta)
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()})
+    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y")])
     def fit(self, X, y):
         """Run Algorithm 6.10 on (X, y) and return self.
 
@@ -452,7 +452,6 @@ class PrivateHermiteL1Learner(Estimator):
             block feature matrix above ``feature_scaling.MAX_FEATURE_BYTES`` (before it is built).
         """
         alpha, epsilon, delta, beta = (float(v) for v in (self.alpha, self.epsilon, self.delta, self.beta))
-        check_same_length(X, y)
         n, d = X.shape
         degree = None if self.degree is None else int(self.degree)
         radius = None if self.clip_radius is None else float(self.clip_radius)

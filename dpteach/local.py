@@ -21,8 +21,9 @@ import numpy as np
 
 from numbers import Real
 
-from ._validation import check_callable, check_finite_array, check_memory
-from ._constraints import Check, Epsilon, Interval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._validation import check_finite_array, check_memory
+from ._constraints import (Check, Epsilon, FiniteInterval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params,
+                           Callable, InstanceOf)
 from .composition import parallel_composition
 from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size, group_size_prechecked,
                           tolerance_for_group_prechecked)
@@ -238,14 +239,8 @@ class ReusingLocalSQOracle(LocalSimulatedSQOracle):
         return self.order[:m]
 
 
-def _check_sampled_randomizer(randomizer, name):
-    if not isinstance(randomizer, (LaplaceRandomizer, OneBitRandomizer)):
-        raise TypeError(f"{name} must be a LaplaceRandomizer or OneBitRandomizer, got {type(randomizer).__name__}")
-    return randomizer
-
-
-@validate_params({"m": POSITIVE_INT, "mean_phi": Interval(Real, -1, 1, closed="both"),
-                  "randomizer": Check(_check_sampled_randomizer, invalid=[(None, "None"), ("laplace", "'laplace'")]),
+@validate_params({"m": POSITIVE_INT, "mean_phi": FiniteInterval(Real, -1, 1, closed="both"),
+                  "randomizer": InstanceOf((LaplaceRandomizer, OneBitRandomizer), "a LaplaceRandomizer or OneBitRandomizer"),
                   "size": OrNone(POSITIVE_INT), "rng": "random_state"})
 def sample_group_averages(m, mean_phi, randomizer, size=None, rng=None):
     """Exact samples of the average of m randomized ±1-valued query values, via sufficient statistics.
@@ -381,8 +376,7 @@ class QueryPlan:
 
 # query_plan runs the caller's algorithm (a student's, perhaps): called from the top, the routines that
 # algorithm calls check their arguments again (skip_nested=False).
-@validate_params({"sq_algorithm": Check(check_callable, "sq_algorithm(oracle, **kwargs)",
-                                        invalid=[(None, "None"), ("f", "'f'")])}, skip_nested=False)
+@validate_params({"sq_algorithm": Callable("sq_algorithm(oracle, **kwargs)")}, skip_nested=False)
 def query_plan(sq_algorithm, **algorithm_kwargs):
     """Dry-run ``sq_algorithm(oracle, **kwargs)`` against an oracle answering 0 and record its queries.
 
@@ -409,6 +403,7 @@ def _check_plan(plan, name):
     return taus
 
 
+# Check: a QueryPlan or a sequence of tolerances, returned as the tolerances.
 @validate_params({"plan": Check(_check_plan, invalid=[([], "empty"), ([1.5], "[1.5]"), ("a", "'a'"),
                                                        ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]")]),
                   "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS})
@@ -491,8 +486,7 @@ class LocalRun:
 # simulate_sq_locally runs the caller's algorithm (a student's, perhaps) with the caller's keyword arguments:
 # called from the top, the routines it calls check their arguments again (skip_nested=False).
 @privacy_claim(theorem="thm-sq-to-local", epsilon="epsilon", delta=0.0, model="local")
-@validate_params({"sq_algorithm": Check(check_callable, "sq_algorithm(oracle, **kwargs)",
-                                        invalid=[(None, "None"), ("f", "'f'")]),
+@validate_params({"sq_algorithm": Callable("sq_algorithm(oracle, **kwargs)"),
                   "data": RECORDS, **SIMULATION_CONSTRAINTS, "max_queries": OrNone(POSITIVE_INT),
                   "reuse_users": Options((False, True)),
                   "algorithm_kwargs": Unchecked("passed on to sq_algorithm, whose own contract checks them")},

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 
-from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, Interval, Labels, Options,
-                           fit_context, validate_params)
+from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, FiniteInterval, Labels,
+                           Options, fit_context, validate_params, Callable)
 from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
-from ._validation import check_callable, check_finite_array, check_sweep
+from ._validation import check_finite_array, check_sweep
 from .group_sizes import RULE_CONSTRAINTS, UNIT, group_size
 from .local import query_plan, simulate_sq_locally, users_needed
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
@@ -28,7 +28,7 @@ __all__ = ["smallest_feasible_alpha", "masked_parity_users", "LocalThresholdLear
 # =============================================================================
 
 
-@validate_params({"d": Interval(Integral, 1, 60, closed="both"), "epsilon": Epsilon(), "beta": UNIT,
+@validate_params({"d": FiniteInterval(Integral, 1, 60, closed="both"), "epsilon": Epsilon(), "beta": UNIT,
                   "method": Options(("interactive", "bruteforce")), **RULE_CONSTRAINTS})
 def masked_parity_users(d, epsilon, beta, method="interactive", rule="theorem", randomizer=None):
     """Users the masked-parity learners need under the SQ → local simulation (chapter 3, the cost figure of the masked-parity section).
@@ -61,9 +61,9 @@ def _check_alpha_range(alpha_range, name="alpha_range"):
 
 # The algorithm is only dry-run (against a recording oracle, by query_plan) at the α this bisection
 # picks inside the checked alpha_range, so the nested checks are skipped (84 plans per call).
-@validate_params({"sq_algorithm": Check(check_callable, "sq_algorithm(oracle, alpha=...)",
-                                        invalid=[(None, "None"), ("f", "'f'")]),
+@validate_params({"sq_algorithm": Callable("sq_algorithm(oracle, alpha=...)"),
                   "n_users": Count(), "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS,
+                  # Check: a pair (low, high) with 0 < low < high < 1: one routine's rule.
                   "alpha_range": Check(_check_alpha_range, invalid=[((0.5, 0.1), "(0.5, 0.1)"), ("a", "'a'")])})
 def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem", randomizer=None,
                             alpha_range=(1e-3, 0.99)):

@@ -17,8 +17,9 @@ import numpy as np
 
 from numbers import Real
 
-from ._constraints import Array, Check, Interval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params
-from ._validation import check_bits, check_callable, check_memory, check_sequence, check_unit_interval
+from ._constraints import (Array, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params, Callable,
+                           InstanceOf, Sequence)
+from ._validation import check_bits, check_memory, check_unit_interval
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import FILLED_IN, SQ_ORACLE
 
@@ -134,20 +135,13 @@ def _non_adaptive_rejection(randomizer, oracle, n_calls, tau, reference, queries
 MAX_SIMULATED_QUERIES = 10 ** 7
 
 
-def _check_randomizer(randomizer, name):
-    if not isinstance(randomizer, LocalRandomizer):
-        raise TypeError(f"{name} must be a LocalRandomizer, got {type(randomizer).__name__}")
-    return randomizer
-
-
 #: A public input z₀ of a randomizer (a bit for randomized response: checked against it in the body).
-REFERENCE = Interval(Real, None, None)
+REFERENCE = FiniteInterval(Real, None, None)
 
 
-@validate_params({"randomizer": Check(_check_randomizer, invalid=[(None, "None"), ("rr", "'rr'")]),
+@validate_params({"randomizer": InstanceOf(LocalRandomizer, "a LocalRandomizer"),
                   "oracle": SQ_ORACLE, "n_calls": POSITIVE_INT, "tau": OPEN_UNIT,
-                  "feature": OrNone(Check(check_callable, "(records -> randomizer inputs)",
-                                          invalid=[("x", "'x'")])),
+                  "feature": OrNone(Callable("(records -> randomizer inputs)")),
                   "reference": OrNone(REFERENCE), "non_adaptive": Options((False, True)),
                   "beta": OPEN_UNIT, "max_queries": OrNone(POSITIVE_INT), "rng": "random_state"})
 def simulate_local_with_sq(randomizer, oracle, n_calls, tau, feature=None, reference=None,
@@ -294,16 +288,8 @@ def _check_reference(reference, randomizer):
     return reference
 
 
-def _check_finite_output_randomizer(randomizer, name):
-    """A randomizer with finitely many outputs: randomized response or the one-bit randomizer."""
-    _check_randomizer(randomizer, name)
-    if not isinstance(randomizer, (RandomizedResponse, OneBitRandomizer)):
-        raise TypeError(f"{name} must have finitely many outputs (RandomizedResponse or OneBitRandomizer) for "
-                        f"worst_case_rejection_tv, got {type(randomizer).__name__}")
-    return randomizer
-
-
-@validate_params({"randomizer": Check(_check_finite_output_randomizer, invalid=[(None, "None"), ("rr", "'rr'")]),
+@validate_params({"randomizer": InstanceOf((RandomizedResponse, OneBitRandomizer), "a randomizer with finitely many outputs "
+                                            "(RandomizedResponse or OneBitRandomizer) for worst_case_rejection_tv"),
                   "values": Array(ndim=1), "value_probabilities": Array(ndim=1), "reference": REFERENCE,
                   "tau": OPEN_UNIT})
 def worst_case_rejection_tv(randomizer, values, value_probabilities, reference, tau):
@@ -407,22 +393,9 @@ def _error_query(hypothesis):
     return phi
 
 
-def _check_hypotheses(hypotheses, name):
-    """A non-empty sequence of callables h(X) -> labels ±1, as a list."""
-    if callable(hypotheses):
-        raise TypeError(f"{name} must be a sequence of callables, got a single callable")
-    hypotheses = check_sequence(hypotheses, name, "callables h(X) -> ±1 labels")
-    if not hypotheses:
-        raise ValueError(f"{name} must contain at least one candidate, got an empty sequence")
-    for j, h in enumerate(hypotheses):
-        if not callable(h):
-            raise TypeError(f"{name}[{j}] must be callable (features -> labels ±1), got {type(h).__name__}")
-    return hypotheses
-
-
 @validate_params({"oracle": SQ_ORACLE,
-                  "hypotheses": Check(_check_hypotheses, convert_nested=list,
-                                      invalid=[([], "[]"), (None, "None"), ([None], "[None]")]),
+                  "hypotheses": Sequence("callables h(X) -> ±1 labels", Callable("(features -> labels ±1)"),
+                                         nonempty=True),
                   "alpha": OPEN_UNIT})
 def validate_hypotheses(oracle, hypotheses, alpha):
     """Choose among candidate hypotheses with one batch of SQ error queries (Theorem 3.16, validation step).
@@ -484,8 +457,7 @@ class BoostedRun:
 
 # boost_confidence runs the caller's learner (a student's, perhaps): called from the top, the routines that
 # learner calls check their arguments again (skip_nested=False).
-@validate_params({"learner": Check(check_callable, "(oracle, rng) -> hypothesis", invalid=[(None, "None"),
-                                                                                           ("f", "'f'")]),
+@validate_params({"learner": Callable("(oracle, rng) -> hypothesis"),
                   "oracle": SQ_ORACLE, "alpha": OPEN_UNIT, "beta": OPEN_UNIT, "base_failure": OPEN_UNIT,
                   "rng": "random_state"}, skip_nested=False)
 def boost_confidence(learner, oracle, alpha, beta, base_failure=0.25, rng=None):

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Integral, Interval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import Array, Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
 from ._validation import check_work
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 
-@validate_params({"marginal": Options(MARGINALS), "max_order": Interval(Integral, 0, None, closed="left")})
+@validate_params({"marginal": Options(MARGINALS), "max_order": FiniteInterval(Integral, 0, None, closed="left")})
 def marginal_moments(marginal, max_order):
     """E[X^k], k = 0..max_order, for an isotropic 1-D marginal: U[−√3, √3] or Laplace(1/√2).
 
@@ -273,7 +273,7 @@ def logconcave_features(X, marginal, degree, method="sym"):
 
 
 # marginal and rng go on to sample_marginal, which skips its checks here: declared too.
-@validate_params({"c_alpha": OPEN_UNIT, "n_draws": Interval(Integral, 100, None, closed="left"), "d": POSITIVE_INT,
+@validate_params({"c_alpha": OPEN_UNIT, "n_draws": FiniteInterval(Integral, 100, None, closed="left"), "d": POSITIVE_INT,
                   "degree": POSITIVE_INT, "marginal": Options(MARGINALS), "rng": "random_state"})
 def logconcave_clip_radius(marginal, d, degree, c_alpha, n_draws=100_000, rng=0):
     """T of Eq. (25): the smallest t with E_μ[(1 − t/‖ψ_p(X)‖)_+] ≤ cα, on synthetic draws from μ.
@@ -346,7 +346,7 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
 
     # degree is capped at 6: the monomial Gram matrix is ill-conditioned beyond.
     _parameter_constraints = {**PrivateHermiteL1Learner._parameter_constraints,
-                              "degree": OrNone(Interval(Integral, 1, 6, closed="both")),
+                              "degree": OrNone(FiniteInterval(Integral, 1, 6, closed="both")),
                               "marginal": Options(MARGINALS), "coefficient_radius": POSITIVE}
 
     def __init__(self, alpha, epsilon, delta, marginal="laplace", beta=0.1, degree=None, clip_radius=None,

@@ -15,14 +15,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ._constraints import Array, Interval, Labels, Real, validate_params
+from ._constraints import Array, FiniteInterval, Labels, Real, validate_params
 from ._scales import NORMAL_SCALE
 from .feature_scaling import clip_rows
 
 __all__ = ["logistic_loss", "logistic_gradients", "clip_gradients", "gradient_sum_sensitivity"]
 
 #: The model θ = (coef, intercept) of the loss and its gradients; coef's length is checked against X in the body.
-MODEL = {"coef": Array(ndim=1), "intercept": Interval(Real, None, None)}
+MODEL = {"coef": Array(ndim=1), "intercept": FiniteInterval(Real, None, None)}
 
 
 def check_model_shapes(X, y, coef):

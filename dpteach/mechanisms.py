@@ -304,6 +304,7 @@ def _checked_bits(bits, name):
 
 
 @privacy_claim(theorem="thm-randomized-response", epsilon="epsilon", model="local")
+# Check: the release keeps the bits' own dtype (bool or int), so the bits are returned unchanged.
 @validate_params({"bits": Check(_checked_bits, array_ndim=None, invalid=[([2], "[2]"), (None, "None"), ("1", "'1'")]),
                   "epsilon": Epsilon(), "rng": "random_state"})
 def randomized_response(bits, epsilon, rng=None):

@@ -40,10 +40,10 @@ import numpy as np
 
 from ._estimator import Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
-from ._constraints import (Array, Delta, Epsilon, Integral, Interval, Labels, OPEN_UNIT, OrNone, POSITIVE,
-                           POSITIVE_INT, fit_context, validate_params)
+from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
+                           POSITIVE_INT, fit_context, validate_params, SameLength)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
-from ._validation import check_representable, check_same_length
+from ._validation import check_representable
 # The teaching constants of the learner, each defined beside the formula it sets:
 # C₀/c² (degree rule and eigenvalue threshold) and γ (noise floor) in dpteach.subspace,
 # K₀ (threshold range) and the candidate cap in dpteach.halfspace_cover.
@@ -158,7 +158,7 @@ def _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, no
 
 
 @privacy_claim(theorem="lem-proper-private-polynomial", epsilon="epsilon", delta="delta")
-@validate_params(CORRELATION_CONSTRAINTS)
+@validate_params(CORRELATION_CONSTRAINTS, relations=[SameLength("X", "y")])
 def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=None):
     """m̃ = Proj_B((1/n₁)Σ_{S₁} y_i ψ̄_{p,T}(x_i) + Z), Z ~ N(0, σ²I) (Algorithm 7.7 line 3; the paper's Algorithm 2, step 4).
 
@@ -207,11 +207,10 @@ def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=
     >>> m_tilde.shape, round(sigma, 3)
     ((6,), 9.327)
     """
-    check_same_length(X, y)  # relates two arguments: checked here
     return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, None, 1.0)
 
 
-@validate_params(_AUDIT_CONSTRAINTS)
+@validate_params(_AUDIT_CONSTRAINTS, relations=[SameLength("X", "y")])
 def broken_private_hermite_correlations_half_noise(X, y, degree, clip_radius, epsilon, delta, rng=None,
                                                     size=None):
     """BROKEN on purpose (for the audit test and the chapter's audit demo): σ is half the calibrated value.
@@ -219,7 +218,6 @@ def broken_private_hermite_correlations_half_noise(X, y, degree, clip_radius, ep
     Everything else is :func:`private_hermite_correlations`; the claimed (ε, δ)
     no longer holds. ``size`` draws several releases at once for the audit.
     """
-    check_same_length(X, y)
     return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 0.5)
 
 
@@ -235,7 +233,7 @@ def _feature_sum_clipped_after_overflow_broken(X, degree, weights, radius):
         return (weights * _clip_scale(F, radius)) @ F
 
 
-@validate_params(_AUDIT_CONSTRAINTS)
+@validate_params(_AUDIT_CONSTRAINTS, relations=[SameLength("X", "y")])
 def _private_hermite_correlations_overflow_broken(X, y, degree, clip_radius, epsilon, delta, rng=None,
                                                   size=None):
     """BROKEN on purpose (P1, for the extreme-record audit): the correlations with the old clipping arithmetic.
@@ -243,16 +241,14 @@ def _private_hermite_correlations_overflow_broken(X, y, degree, clip_radius, eps
     Same noise and projection as :func:`private_hermite_correlations`; the mean
     is :func:`_feature_sum_clipped_after_overflow_broken`, NaN when one record is huge.
     """
-    check_same_length(X, y)
     with np.errstate(invalid="ignore"):
         return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 1.0,
                                    _feature_sum_clipped_after_overflow_broken)
 
 
-@validate_params(_AUDIT_CONSTRAINTS)
+@validate_params(_AUDIT_CONSTRAINTS, relations=[SameLength("X", "y")])
 def private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delta, rng=None, size=None):
     """``size`` independent releases of :func:`private_hermite_correlations` (same code path; for audits)."""
-    check_same_length(X, y)
     return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 1.0)
 
 
@@ -319,7 +315,7 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
     _parameter_constraints = {
         "alpha": ALPHA, "epsilon": Epsilon(allow_inf=True), "delta": Delta(allow_zero=False),
         "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE,
-        "max_subspace_dim": Interval(Integral, 0, None, closed="left"), "cover_resolution": OrNone(OPEN_UNIT),
+        "max_subspace_dim": FiniteInterval(Integral, 0, None, closed="left"), "cover_resolution": OrNone(OPEN_UNIT),
         "random_state": "random_state",
     }
 
@@ -343,7 +339,7 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         resolution = alpha if self.cover_resolution is None else float(self.cover_resolution)
         return alpha, float(self.epsilon), float(self.delta), degree, clip, int(self.max_subspace_dim), resolution
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()})
+    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y")])
     def fit(self, X, y):
         """Run Algorithm 7.7 on (X, y); returns self. Cost O(n·D_p + n·|𝒱| + |H(q)|).
 
@@ -352,7 +348,6 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         TypeError, ValueError
             For bad parameters or data (NaN/inf, labels ∉ {−1, +1}, fewer than 2 examples).
         """
-        check_same_length(X, y)
         if X.shape[0] < 2:
             raise ValueError(f"X must have at least 2 examples (one for each half), got {X.shape[0]}")
         d = X.shape[1]

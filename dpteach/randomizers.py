@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import Check, Epsilon, Options, Unchecked, validate_params
+from ._constraints import Epsilon, Options, Unchecked, validate_params, PositiveArray, Bits
 from ._validation import as_rng, check_bits, check_finite_array, check_unit_interval
 from .mechanisms import laplace_mechanism, randomized_response
 from .privacy import privacy_claim
@@ -95,19 +95,8 @@ def onebit_constant(epsilon):
     return 1.0 / half
 
 
-def _check_released(released, name):
-    """Released bits (0/1) or their means: a finite real scalar or array (any shape) in [0, 1], as floats."""
-    if isinstance(released, (str, bytes)):
-        raise TypeError(f"{name} must be a number or an array of numbers, got {released!r}")
-    values = check_finite_array(released, name, ndim=None)
-    if np.any((values < 0) | (values > 1)):
-        raise ValueError(f"{name} must contain bits or their means, in [0, 1], got {released!r}")
-    return values
-
-
-@validate_params({"released": Check(_check_released, array_ndim=None,
-                                    invalid=[([], "[]"), ([math.nan], "[nan]"), ([2.0], "[2.0]"), ("0.5", "'0.5'")],
-                                    convert_nested=lambda value: np.asarray(value, dtype=float)),
+# Released bits (0/1) or their means: a real scalar or array (any shape) in [0, 1].
+@validate_params({"released": PositiveArray(allow_zero=True, maximum=1, include_maximum=True),
                   "epsilon": Epsilon()})
 def rr_debias(released, epsilon):
     """Unbiased estimate of bits (or of their mean) from randomized-response outputs (the debiasing formula before Theorem 3.3).
@@ -197,17 +186,7 @@ class RandomizedResponse(LocalRandomizer):
         return np.where(o == b, q, 1.0 - q)
 
 
-def _check_released_bits(outputs, name):
-    """The released bits of randomized response: a non-empty 1-D array of 0/1 (or booleans), as a bool array."""
-    bits = check_bits(outputs, name)
-    if bits.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of released bits, got shape {bits.shape}")
-    return bits
-
-
-@validate_params({"outputs": Check(_check_released_bits, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"),
-                                                                                ([[[1.0]]], "[[[1.0]]]"),
-                                                                                ([0.5], "[0.5]")]),
+@validate_params({"outputs": Bits(ndim=1),
                   "epsilon": Epsilon()})
 def debias_randomized_response(outputs, epsilon):
     """Unbiased estimate of the fraction of ones from randomized-response outputs (the debiasing formula before Theorem 3.3).

@@ -32,10 +32,10 @@ import numpy as np
 from . import composition
 from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt, PrivacyStep
-from ._constraints import (Array, Check, Delta, Epsilon, Integral, Interval, Options, OrNone, POSITIVE, POSITIVE_INT,
-                           Real, fit_context, validate_params)
+from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, POSITIVE, POSITIVE_INT,
+                           Real, fit_context, validate_params, SameLength)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
-from ._validation import check_finite_array, check_int, check_positive, check_same_length, check_work
+from ._validation import check_finite_array, check_int, check_work
 from .feature_scaling import clip_rows
 from .mechanisms import gaussian_sigma
 from .peeling import peel_rows, peeling_epsilon, peeling_noise_scale
@@ -55,20 +55,12 @@ __all__ = [
 ]
 
 
-def _check_condition_bound(condition_bound, name="condition_bound"):
-    condition_bound = check_positive(condition_bound, name)
-    if condition_bound < 1.0:
-        raise ValueError(f"{name} must be >= 1 (Λ with 1/Λ < λ_min(Σ_X)), got {condition_bound!r}")
-    return condition_bound
-
-
 #: Λ >= 1 of the event E(Λ, c_x, T) on which noisy OLS is private.
-CONDITION_BOUND = Check(_check_condition_bound, invalid=[(0.5, "0.5"), (0, "0"), ("1", "'1'"), (True, "True")],
-                        convert_nested=float)
+CONDITION_BOUND = FiniteInterval(Real, 1, None, closed="left")  # Λ >= 1, with 1/Λ < λ_min(Σ_X)
 
 
-@validate_params({"n_samples": Interval(Integral, 2, None, closed="left"), "noise_std": POSITIVE,
-                  "signal_norm": Interval(Real, 0, None, closed="left")})
+@validate_params({"n_samples": FiniteInterval(Integral, 2, None, closed="left"), "noise_std": POSITIVE,
+                  "signal_norm": FiniteInterval(Real, 0, None, closed="left")})
 def default_truncation(n_samples, noise_std=1.0, signal_norm=1.0):
     """The demo truncation level T = √(σ² + C²)·√(2 ln n) (our choice within Theorem 5.7's T >= Kσ√(ln n)).
 
@@ -127,7 +119,7 @@ def dp_lasso_sensitivity(block_size, truncation, step_size=1.0, x_bound=1.0):
 
 
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "beta": Array(ndim=1), "step_size": POSITIVE,
-                  "truncation": NORMAL_SCALE, "clip_residual": FLAG})
+                  "truncation": NORMAL_SCALE, "clip_residual": FLAG}, relations=[SameLength("X", "y")])
 def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     """Line 5 of Algorithm 5.4 on one block: v = β − (η/m)·Xᵀ Π_{[−2T,2T]}(Xβ − f_T(y)).
 
@@ -164,7 +156,6 @@ def lasso_gradient_step(X, y, beta, step_size, truncation, clip_residual=True):
     >>> lasso_gradient_step(X, np.array([0.5, 1.5, -0.2]), beta=np.zeros(2), step_size=1.0, truncation=2.0).round(4)
     array([0.7333, 0.2667])
     """
-    check_same_length(X, y, "X", "y")
     beta = check_finite_array(beta, "beta", shape=(X.shape[1],))  # relates beta to X
     return gradient_step(X, y, beta, step_size, truncation, clip_residual)
 
@@ -266,7 +257,7 @@ class DPLasso(Estimator):
         self.calibrate = calibrate
         self.x_bound = x_bound
 
-    @fit_context({"X": Array(ndim=2), "y": Array(ndim=1)})
+    @fit_context({"X": Array(ndim=2), "y": Array(ndim=1)}, relations=[SameLength("X", "y")])
     def fit(self, X, y):
         """Run Algorithm 5.4 on (X, y) and return ``self``.
 
@@ -276,7 +267,6 @@ class DPLasso(Estimator):
             For NaN/inf or mis-shaped X, y of the wrong length, ŝ < 1 or ŝ > d,
             ε <= 0, δ not in (0, 1), N₀ > n, and other out-of-range parameters.
         """
-        check_same_length(X, y, "X", "y")
         n_samples, n_features = X.shape
         epsilon, delta, step_size, x_bound = float(self.epsilon), float(self.delta), float(self.step_size), float(
             self.x_bound)
@@ -479,10 +469,9 @@ def noisy_ols(X, y, epsilon, delta, truncation, rng=None, noise_multiplier=None,
                                x_bound, None)
 
 
-@validate_params({**NOISY_OLS, "size": OrNone(POSITIVE_INT)})
+@validate_params({**NOISY_OLS, "size": OrNone(POSITIVE_INT)}, relations=[SameLength("X", "y")])
 def noisy_ols_releases(X, y, epsilon, delta, truncation, rng, noise_multiplier, condition_bound, x_bound, size):
     """``size`` independent releases of :func:`noisy_ols` (None: one), the same code path (for audits)."""
-    check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
     if n_samples < n_features:
         raise ValueError(f"X must have at least as many rows as columns (n >= d) for OLS, got n={n_samples}, "
@@ -571,7 +560,8 @@ def dp_gradient_descent_sigma(n_samples, n_features, epsilon, delta, truncation,
 @privacy_claim(theorem="alg-dp-gd-ols", epsilon="epsilon", delta="delta")
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "truncation": NORMAL_SCALE, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
-                  "rng": "random_state", "x_bound": POSITIVE, "row_norm": NORMAL_SCALE_OR_NONE})
+                  "rng": "random_state", "x_bound": POSITIVE, "row_norm": NORMAL_SCALE_OR_NONE},
+                 relations=[SameLength("X", "y")])
 def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None, step_size=1.0, rng=None,
                             x_bound=1.0, row_norm=None):
     """Noisy gradient descent for least squares with clipped residuals: rigorously (ε, δ)-DP (Algorithm 5.11).
@@ -626,7 +616,6 @@ def dp_gradient_descent_ols(X, y, epsilon, delta, truncation, n_iterations=None,
     >>> dp_gradient_descent_ols(X, X[:, 0], epsilon=1.0, delta=1e-5, truncation=2.0, n_iterations=3, rng=0).shape
     (6,)
     """
-    check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
     n_iterations = _dp_gd_iterations(n_samples, n_iterations)
     check_work(("n_iterations", n_iterations), ("n", n_samples), ("d", n_features))  # a full gradient per step

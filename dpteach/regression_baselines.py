@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import Array, OrNone, POSITIVE, POSITIVE_INT, validate_params, SameLength
 from ._scales import NORMAL_SCALE_OR_NONE
-from ._validation import check_int, check_same_length, check_second_moments, check_work
+from ._validation import check_int, check_second_moments, check_work
 from .regression import default_truncation
 from .regression_steps import FLAG, block_indices, gradient_step
 
@@ -52,7 +52,8 @@ def hard_threshold(v, s):
 
 
 @validate_params({**DESIGN, "sparsity": POSITIVE_INT, "n_iterations": OrNone(POSITIVE_INT), "step_size": POSITIVE,
-                  "truncation": NORMAL_SCALE_OR_NONE, "rng": "random_state", "clip_residual": FLAG})
+                  "truncation": NORMAL_SCALE_OR_NONE, "rng": "random_state", "clip_residual": FLAG},
+                 relations=[SameLength("X", "y")])
 def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None, rng=None,
               clip_residual=True):
     """Algorithm 5.4 without privacy: the same split gradient steps, exact top-ŝ thresholding.
@@ -82,7 +83,6 @@ def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None,
     >>> split_iht(X, X[:, 0] - 0.5 * X[:, 1], sparsity=2, rng=0).round(2).tolist()
     [1.0, -0.5, 0.0, 0.0, 0.0, 0.0]
     """
-    check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
     sparsity = check_int(sparsity, "sparsity", minimum=1, maximum=n_features)  # needs d
     n_blocks = (max(1, math.ceil(math.log(n_samples))) if n_iterations is None
@@ -96,7 +96,8 @@ def split_iht(X, y, sparsity, n_iterations=None, step_size=1.0, truncation=None,
     return beta
 
 
-@validate_params({**DESIGN, "penalty": OrNone(POSITIVE), "n_iterations": POSITIVE_INT})
+@validate_params({**DESIGN, "penalty": OrNone(POSITIVE), "n_iterations": POSITIVE_INT},
+                 relations=[SameLength("X", "y")])
 def lasso_ista(X, y, penalty=None, n_iterations=300):
     """The LASSO argmin (1/2n)‖y − Xβ‖² + λ_reg‖β‖₁ by ISTA (proximal gradient), on the full sample.
 
@@ -122,7 +123,6 @@ def lasso_ista(X, y, penalty=None, n_iterations=300):
     >>> (lasso_ista(X, X[:, 0] - 0.5 * X[:, 1], n_iterations=5).round(2) + 0.0).tolist()  # + 0.0: no -0.0
     [0.82, -0.32, 0.0, 0.0, 0.0, 0.0]
     """
-    check_same_length(X, y, "X", "y")
     n_samples, n_features = X.shape
     if penalty is None:
         penalty = 0.5 * math.sqrt(2 * math.log(max(n_features, 2)) / n_samples)
@@ -141,7 +141,7 @@ def lasso_ista(X, y, penalty=None, n_iterations=300):
     return beta
 
 
-@validate_params(DESIGN)
+@validate_params(DESIGN, relations=[SameLength("X", "y")])
 def ols(X, y):
     """Ordinary least squares (XᵀX)⁻¹Xᵀy by ``numpy.linalg.lstsq`` (minimum-norm if rank-deficient).
 
@@ -160,5 +160,4 @@ def ols(X, y):
     >>> ols(X, np.array([1.0, 2.0, 3.0])).round(4).tolist()
     [1.0, 2.0]
     """
-    check_same_length(X, y, "X", "y")
     return np.linalg.lstsq(X, y, rcond=None)[0]

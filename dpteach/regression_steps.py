@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._constraints import Check
+from ._constraints import Flag
 from ._validation import check_finite_array, check_same_length
 
 # Public helpers of the chapter's estimators, not a user-facing API: the checked step is
@@ -29,15 +29,8 @@ def check_design(X, y):
     return X, y
 
 
-def check_flag(value, name):
-    """``value`` as a bool, or a TypeError naming ``name`` (True or False only: 1 and "yes" are refused)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
 #: A switch given as True or False (the residual clipping of Algorithm 5.4).
-FLAG = Check(check_flag, invalid=[(1, "1"), ("yes", "'yes'"), (None, "None")])
+FLAG = Flag()
 
 
 def truncate(y, truncation):

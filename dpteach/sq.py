@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params
-from ._validation import check_callable, check_choice, check_probability
+from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params, Callable, InstanceOf
+from ._validation import check_choice, check_probability
 
 __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES",
            "NotEnoughUsersError", "PrivacyLedgerError", "QueryBudgetError", "as_records", "evaluate_query"]
@@ -108,6 +108,7 @@ def record_rows(data):
     return arr.reshape(-1, 1) if arr.ndim == 1 else arr
 
 
+# Check: records as 1-D or 2-D rows with this module's conversion (record_rows).
 #: The records of a distribution or a sample: 1-D (one feature) or 2-D, numeric, non-empty, finite.
 RECORDS = Check(check_record_rows, array_ndim=(1, 2), convert_nested=record_rows,
                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None"), ("a", "'a'")])
@@ -154,10 +155,11 @@ def query_values(phi, rows):
 
 
 #: A statistical query: a vectorised callable, records -> values in [−1, 1].
-QUERY = Check(check_callable, "records -> values in [-1, 1]", invalid=[(None, "None"), ("phi", "'phi'")])
+QUERY = Callable("records -> values in [-1, 1]")
 
 
 @validate_params({"phi": QUERY,
+                  # Check: 2-D records with this module's conversion (check_record_rows).
                   "rows": Check(check_record_rows, allow_1d=False, array_ndim=2, convert_nested=np.asarray,
                                 invalid=[(None, "None"), ("a", "'a'")])})
 def evaluate_query(phi, rows):
@@ -212,13 +214,6 @@ def _check_queries(queries, name="queries"):
     return list(zip(phis, taus))
 
 
-def check_sq_oracle(oracle, name):
-    """An :class:`SQOracle` (exact, noisy, adversarial, locally simulated), or a TypeError naming ``name``."""
-    if not isinstance(oracle, SQOracle):
-        raise TypeError(f"{name} must be an SQOracle, got {type(oracle).__name__}")
-    return oracle
-
-
 class SQOracle:
     """A statistical-query oracle SQ_P (Definition 3.4): (φ, τ) ↦ any v with |v − E_P φ| <= τ.
 
@@ -243,6 +238,7 @@ class SQOracle:
         """Answer one statistical query; returns a float."""
         return float(self.query_batch([(phi, tau)])[0])
 
+    # Check: a batch of (phi, tau) pairs, each pair checked: one routine's rule.
     @validate_params({"queries": Check(_check_queries, invalid=[([], "[]"), (None, "None")])})
     def query_batch(self, queries):
         """Answer a non-adaptive batch of queries in one round; returns an array of answers."""
@@ -261,7 +257,7 @@ class SQOracle:
 #: The weights of a finite law over records (None: uniform); their length and sum are checked against the support.
 WEIGHTS = OrNone(Array(ndim=1))
 #: An oracle of this module's interface (an instance of :class:`SQOracle`).
-SQ_ORACLE = Check(check_sq_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
+SQ_ORACLE = InstanceOf(SQOracle, "an SQOracle")
 
 
 class ExactSQOracle(SQOracle):
@@ -360,12 +356,6 @@ ADVERSARIAL_STRATEGIES = {
 }
 
 
-def _check_base(base, name):
-    if not isinstance(base, ExactSQOracle):
-        raise TypeError(f"{name} must be an ExactSQOracle, got {type(base).__name__}")
-    return base
-
-
 def _strategy_function(strategy):
     """The adversary ``strategy`` names (a name of :data:`ADVERSARIAL_STRATEGIES`), or the callable itself."""
     return ADVERSARIAL_STRATEGIES[strategy] if isinstance(strategy, str) else strategy
@@ -408,8 +398,9 @@ class NoisySQOracle(SQOracle):
     0.1
     """
 
-    @validate_params({"base": Check(_check_base, invalid=[(None, "None"), ("oracle", "'oracle'")]),
+    @validate_params({"base": InstanceOf(ExactSQOracle, "an ExactSQOracle"),
                       "mode": Options(("random", "adversarial")),
+                      # Check: a strategy name or a callable, returned as the callable.
                       "strategy": Check(_check_strategy, convert_nested=_strategy_function,
                                         invalid=[("no-such-strategy", "'no-such-strategy'"), (None, "None")]),
                       "rng": "random_state"})

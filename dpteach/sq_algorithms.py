@@ -15,9 +15,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Integral, Interval, Labels, OrNone,
-                           validate_params)
-from ._validation import check_same_length
+from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Integral, FiniteInterval, Labels, OrNone,
+                           validate_params, SameLength)
 
 #: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).
 MAX_QUERIES = 10 ** 6
@@ -42,13 +41,14 @@ def check_oracle(oracle, name):
     return oracle
 
 
+# Check: duck-typed (anything with query_batch), so a student's oracle passes; InstanceOf would refuse it.
 #: The oracle every SQ algorithm talks to (anything with ``query`` / ``query_batch``).
 ORACLE = Check(check_oracle, invalid=[(None, "None"), ("oracle", "'oracle'")])
 #: At most ``MAX_QUERIES`` coordinates (one query each).
-DIMENSION = Interval(Integral, 1, MAX_QUERIES, closed="both")
+DIMENSION = FiniteInterval(Integral, 1, MAX_QUERIES, closed="both")
 
 
-@validate_params({"X": Array(ndim=(1, 2)), "y": Labels()})
+@validate_params({"X": Array(ndim=(1, 2)), "y": Labels()}, relations=[SameLength("X", "y")])
 def records(X, y):
     """Stack features and labels into the records (rows [x_1, ..., x_d, y]) the SQ queries read.
 
@@ -59,7 +59,6 @@ def records(X, y):
            [ 0.8, -1. ]])
     """
     X = X.reshape(-1, 1) if X.ndim == 1 else X
-    check_same_length(X, y, "X", "y")
     return np.column_stack([X, y])
 
 
@@ -242,7 +241,7 @@ def _parity_query(r, d):
     return phi
 
 
-@validate_params({"oracle": ORACLE, "d": Interval(Integral, 1, MAX_QUERIES - 1, closed="both"),
+@validate_params({"oracle": ORACLE, "d": FiniteInterval(Integral, 1, MAX_QUERIES - 1, closed="both"),
                   "tau_index": OrNone(OPEN_UNIT), "tau_parity": OPEN_UNIT})
 def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
     """The 2-round learner of masked parities (chapter 3, Algorithm 3.19).
@@ -268,7 +267,7 @@ def masked_parity_interactive(oracle, d, tau_index=None, tau_parity=0.25):
     return r_hat, int(second < 0)
 
 
-@validate_params({"oracle": ORACLE, "d": Interval(Integral, 1, 20, closed="both"), "tau": OPEN_UNIT})
+@validate_params({"oracle": ORACLE, "d": FiniteInterval(Integral, 1, 20, closed="both"), "tau": OPEN_UNIT})
 def masked_parity_bruteforce(oracle, d, tau=0.2):
     """Non-interactive brute force for masked parities (chapter 3, after Theorem 3.21): all 2^d candidates in one batch.
 

@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from ._constraints import OPEN_UNIT, Check, Integral, Interval, validate_params
-from ._validation import check_bits, check_real_array
+from ._constraints import OPEN_UNIT, Check, Integral, FiniteInterval, validate_params, Bits
+from ._validation import check_finite_array
 from .hypotheses import walsh_hadamard_butterfly
 from .sq import QUERY, SQ_ORACLE, SQOracle, query_values
 
@@ -33,9 +33,9 @@ __all__ = ["MAX_PARITY_BITS", "all_bit_vectors", "walsh_hadamard", "label_correl
 #: Largest d for which the exact computations over all 2^d points are allowed (2^20 ≈ 10⁶ points).
 MAX_PARITY_BITS = 20
 #: The number of bits d of the parities, 1 <= d <= ``MAX_PARITY_BITS``.
-BITS = Interval(Integral, 1, MAX_PARITY_BITS, closed="both")
+BITS = FiniteInterval(Integral, 1, MAX_PARITY_BITS, closed="both")
 #: An index r of {0, 1}^d (its bits are r's); at most 2^d − 1, which the routines check against their d.
-INDEX = Interval(Integral, 0, 2 ** MAX_PARITY_BITS - 1, closed="both")
+INDEX = FiniteInterval(Integral, 0, 2 ** MAX_PARITY_BITS - 1, closed="both")
 
 
 @validate_params({"d": BITS})
@@ -70,7 +70,7 @@ def _labelled_points(d, label):
 
 def _check_transform_values(values, name):
     """f on all of {0, 1}^d: a finite 1-D array whose length is a power of two, 2 <= 2^d <= 2^MAX_PARITY_BITS."""
-    arr = check_real_array(values, name, ndim=1)
+    arr = check_finite_array(values, name, ndim=1)
     if arr.size < 2 or arr.size & (arr.size - 1):
         raise ValueError(f"{name} must be a 1-D array whose length is a power of two >= 2, got shape {arr.shape}")
     if arr.size > 2 ** MAX_PARITY_BITS:
@@ -78,6 +78,7 @@ def _check_transform_values(values, name):
     return arr
 
 
+# Check: a 1-D array whose length is a power of two within MAX_PARITY_BITS.
 @validate_params({"values": Check(_check_transform_values, array_ndim=1, invalid=[([], "[]"), ([math.nan], "[nan]"),
                                                                                  ([[[1.0]]], "[[[1.0]]]"),
                                                                                  ([1.0, 2.0, 3.0], "length 3")],
@@ -164,10 +165,7 @@ class RandomLabelParityOracle(SQOracle):
     (0.0, 3)
     """
 
-    @validate_params({"d": BITS, "secret": Check(check_bits, array_ndim=1,
-                                                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
-                                                          ([2], "[2]"), (None, "None")],
-                                                 convert_nested=lambda secret: np.asarray(secret).astype(bool))})
+    @validate_params({"d": BITS, "secret": Bits(ndim=1)})
     def __init__(self, d, secret):
         super().__init__()
         self.d = d
@@ -244,6 +242,7 @@ def _check_candidates(candidates, name):
 
 
 @validate_params({"d": BITS,
+                  # Check: an odd number of distinct integer indices, returned sorted.
                   "candidates": Check(_check_candidates, array_ndim=1,
                                       invalid=[([], "[]"), ([math.nan], "[nan]"), ([[[1.0]]], "[[[1.0]]]"),
                                                ([1, 2], "[1, 2]"), (None, "None")],
@@ -273,8 +272,8 @@ def majority_parity_query(d, candidates):
 
 
 @validate_params({"oracle": SQ_ORACLE, "d": BITS, "tau": OPEN_UNIT,
-                  "n_queries": Interval(Integral, 1, 10 ** 5, closed="both"),
-                  "bucket_size": Interval(Integral, 1, 2 ** MAX_PARITY_BITS, closed="both"), "rng": "random_state"})
+                  "n_queries": FiniteInterval(Integral, 1, 10 ** 5, closed="both"),
+                  "bucket_size": FiniteInterval(Integral, 1, 2 ** MAX_PARITY_BITS, closed="both"), "rng": "random_state"})
 def parity_candidate_search(oracle, d, tau, n_queries, bucket_size=1, rng=None):
     """An SQ algorithm for parities that keeps the secrets consistent with its answers (Theorem 3.17's figure).
 

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Integral, Interval, POSITIVE, POSITIVE_INT, Real, validate_params
+from ._constraints import Array, Integral, FiniteInterval, POSITIVE, POSITIVE_INT, Real, validate_params
 from .bounds.improper import hermite_feature_count
 from .hermite import feature_dimension, multi_indices
 
@@ -46,9 +46,9 @@ NOISE_FLOOR_FACTOR = 2.0
 
 
 #: The target excess error α of chapter 7: 0 < α < 1/2 (an excess error of 1/2 is met by a coin).
-ALPHA = Interval(Real, 0, 0.5)
+ALPHA = FiniteInterval(Real, 0, 0.5)
 #: A real ≥ 0 (a noise level σ, a threshold, the factor γ).
-NONNEGATIVE = Interval(Real, 0, None, closed="left")
+NONNEGATIVE = FiniteInterval(Real, 0, None, closed="left")
 
 
 # --- 1. The gradient second moment M = G Gᵀ (Proposition 7.3) ----------------------------
@@ -195,7 +195,7 @@ def subspace_threshold(alpha, d, degree, n_correlation, sigma, constant=TEACHING
     return max(alpha ** 2 / constant, factor * floor)
 
 
-@validate_params({"M": Array(ndim=2), "threshold": NONNEGATIVE, "max_dim": Interval(Integral, 0, None, closed="left")})
+@validate_params({"M": Array(ndim=2), "threshold": NONNEGATIVE, "max_dim": FiniteInterval(Integral, 0, None, closed="left")})
 def relevant_subspace(M, threshold, max_dim):
     """V = span of the eigenvectors of M with eigenvalue ≥ ``threshold``, at most ``max_dim`` of them (Algorithm 7.7 line 5).
 

@@ -21,7 +21,7 @@ import pytest
 
 import dpteach._validation as V
 from dpteach import _constraints as C
-from dpteach._constraints import (Array, Delta, Epsilon, Integral, Interval, Options, OrNone, Real, constraints_of,
+from dpteach._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, Real, constraints_of,
                                   generate_invalid_values, validate_params)
 
 from test_sklearn_compat import KEYS, SETTINGS, _make
@@ -92,7 +92,7 @@ def test_broken_variant_without_the_nested_skip_exceeds_the_budget(counted, monk
 
 # --- the decorator's rules ------------------------------------------------------------------------
 
-@validate_params({"epsilon": Epsilon(), "k": Interval(Integral, 1, None, closed="left"), "rng": "random_state"})
+@validate_params({"epsilon": Epsilon(), "k": FiniteInterval(Integral, 1, None, closed="left"), "rng": "random_state"})
 def _outer(epsilon, k=1, rng=None, inner_epsilon=None):
     return epsilon, k, rng, (None if inner_epsilon is None else _inner(inner_epsilon))
 
@@ -178,8 +178,8 @@ def test_constraints_are_introspectable_and_give_bad_values():
 
 @pytest.mark.parametrize("constraint, good", [
     (Epsilon(), 1.0), (Epsilon(allow_inf=True), math.inf), (Delta(), 0.0), (Delta(allow_zero=False), 1e-5),
-    (Interval(Real, 0, None), 2.0), (Interval(Real, 0, 1, closed="both"), 1.0), (Interval(Real, -1, 1), 0.0),
-    (Interval(Integral, 1, 5, closed="both"), 5), (Options(("a", "b")), "b"), (OrNone(Epsilon()), None),
+    (FiniteInterval(Real, 0, None), 2.0), (FiniteInterval(Real, 0, 1, closed="both"), 1.0), (FiniteInterval(Real, -1, 1), 0.0),
+    (FiniteInterval(Integral, 1, 5, closed="both"), 5), (Options(("a", "b")), "b"), (OrNone(Epsilon()), None),
     (Array(ndim=1), [1.0, 2.0]),
 ])
 def test_every_constraint_accepts_a_good_value_and_refuses_its_bad_ones(constraint, good):
@@ -191,8 +191,8 @@ def test_every_constraint_accepts_a_good_value_and_refuses_its_bad_ones(constrai
 
 def test_messages_are_the_validation_helpers_own():
     for constraint, helper in [(Epsilon(), lambda v: V.check_epsilon(v, "epsilon")),
-                               (Interval(Real, 0, 1), lambda v: V.check_probability(v, "epsilon")),
-                               (Interval(Integral, 1, None, closed="left"),
+                               (FiniteInterval(Real, 0, 1), lambda v: V.check_probability(v, "epsilon")),
+                               (FiniteInterval(Integral, 1, None, closed="left"),
                                 lambda v: V.check_int(v, "epsilon", minimum=1))]:
         for bad, _ in generate_invalid_values(constraint):
             with pytest.raises((ValueError, TypeError)) as ours:
@@ -237,8 +237,8 @@ def test_the_audit_runs_a_students_mechanism_with_its_checks_on():
 
 def test_a_nested_body_reads_the_types_it_would_read_at_the_top():
     # skipped checks still convert (float, int, float ndarray): an int ε or a list passed nested is read as at the top
-    @validate_params({"epsilon": Epsilon(), "k": Interval(Integral, 1, None, closed="left"), "x": Array(),
-                      "c": OrNone(Interval(Real, 0, None))})
+    @validate_params({"epsilon": Epsilon(), "k": FiniteInterval(Integral, 1, None, closed="left"), "x": Array(),
+                      "c": OrNone(FiniteInterval(Real, 0, None))})
     def types(epsilon, k, x, c=None):
         return type(epsilon), type(k), type(x), x.dtype, c
 

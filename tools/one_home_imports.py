@@ -122,8 +122,6 @@ RENAMED = {
         '_peel_forgotten_sqrt_s': ('dpteach.peeling', 'broken_peel_forgotten_sqrt_s'),
     },
     'dpteach.dpsas_steps': {
-        '_check_eta': ('dpteach.dpsas_steps', 'check_eta'),
-        '_check_scale': ('dpteach.dpsas_steps', 'check_scale'),
         '_check_unit_vector': ('dpteach.dpsas_ramp', 'check_unit_vector'),
         '_clip_rows': ('dpteach.dpsas_steps', 'clip_rows'),
         '_default_rounds': ('dpteach.dpsas_steps', 'default_n_rounds'),
@@ -145,8 +143,6 @@ RENAMED = {
     'dpteach.attack_targets': {
         '_clipped_gaussian_mean_quarter_noise': ('dpteach.attack_targets', 'broken_clipped_gaussian_mean_quarter_noise'),
         '_clip_rows': ('dpteach.attack_targets', 'clip_rows'),
-        '_records': ('dpteach.attack_targets', 'check_records'),
-        '_responses': ('dpteach.attack_targets', 'check_responses'),
     },
     'dpteach.hypotheses': {
         '_walsh_hadamard_butterfly': ('dpteach.hypotheses', 'walsh_hadamard_butterfly'),

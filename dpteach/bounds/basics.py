@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Epsilon, OrNone, validate_params
-from .._validation import check_epsilon_array, scalar_or_array
+from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Epsilon, EpsilonArray, OrNone, validate_params
+from .._validation import scalar_or_array
 
 __all__ = [
     "laplace_expected_absolute_error",
@@ -74,14 +72,8 @@ def laplace_tail_bound(sensitivity, epsilon, beta):
     return laplace_expected_absolute_error(sensitivity, epsilon) * math.log(1 / beta)
 
 
-def _as_float_array(epsilon):
-    """ε as a float array (0-d for a scalar): :func:`check_epsilon_array`'s conversion, without its checks."""
-    return np.asarray(epsilon, dtype=float)
-
-
 @validate_params({"n_candidates": POSITIVE_INT, "sensitivity": POSITIVE, "t": OrNone(POSITIVE),
-                  "epsilon": Check(check_epsilon_array, array_ndim=None, convert_nested=_as_float_array,
-                                   invalid=Epsilon().invalid_values())})
+                  "epsilon": EpsilonArray()})
 def exponential_mechanism_utility_bound(n_candidates, sensitivity, epsilon, t=None):
     """Utility of the exponential mechanism (chapter 1, Theorem 1.22; Dwork–Roth Thm 3.11).
 

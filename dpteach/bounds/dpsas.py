@@ -9,68 +9,13 @@ from numbers import Real
 import numpy as np
 from scipy import special
 
-from .._constraints import Check, Interval, OPEN_UNIT, OrNone, validate_params
-from .._validation import (check_count_array, check_epsilon_array, check_positive, check_positive_array,
-                           check_probability, scalar_or_array)
+from .._constraints import CountArray, EpsilonArray, FiniteInterval, OPEN_UNIT, OrNone, PositiveArray, validate_params
+from .._validation import scalar_or_array
 
 __all__ = ["dpsas_sample_complexity_rate", "semi_agnostic_error_bound", "rcn_threshold_bias_error"]
 
 
-def _as_float_array(values):
-    """Nested (the caller checked), a scalar or an array is still read as the float ndarray its check returns."""
-    return np.asarray(values, dtype=float)
-
-
-def _check_accuracy_array(values, name):
-    """α (a scalar or an array, for plotting) with every entry in (0, 1), as a float ndarray."""
-    arr = check_positive_array(values, name)
-    if (arr >= 1).any():
-        raise ValueError(f"{name} must lie in (0, 1), got {values!r}")
-    return arr
-
-
-def _check_opt_array(values, name):
-    """OPT (a scalar or an array) with every entry in [0, 1/2], as a float ndarray."""
-    arr = check_positive_array(values, name, allow_zero=True)
-    if (arr > 0.5).any():
-        raise ValueError(f"{name} must lie in [0, 0.5], got {values!r}")
-    return arr
-
-
-def _check_constant(value, name):
-    """C ≥ 1 (C·OPT + α with C < 1 is not a semi-agnostic guarantee)."""
-    constant = check_positive(value, name)
-    if constant < 1:
-        raise ValueError(f"{name} must be >= 1 (C·OPT + alpha with C < 1 is not a semi-agnostic guarantee), "
-                         f"got {value!r}")
-    return constant
-
-
-def _check_noise_rate(value, name):
-    """η₀ ∈ [0, 1/2) (a flip rate of 1/2 leaves no signal)."""
-    noise_rate = check_probability(value, name, low_open=False)
-    if noise_rate >= 0.5:
-        raise ValueError(f"{name} must lie in [0, 0.5), got {value!r}")
-    return noise_rate
-
-
-def _check_kappa(value, name):
-    """κ ∈ (0, 1/2) (the clip interval [κ, 1 − κ] must be non-empty)."""
-    kappa = check_probability(value, name)
-    if kappa >= 0.5:
-        raise ValueError(f"{name} must lie in (0, 0.5), got {value!r}")
-    return kappa
-
-
-_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
-
-
-@validate_params({
-    "d": Check(check_count_array, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER, convert_nested=_as_float_array),
-    "alpha": Check(_check_accuracy_array, invalid=[(0, "0"), (1, "1")] + _NOT_A_NUMBER,
-                   convert_nested=_as_float_array),
-    "epsilon": Check(check_epsilon_array, invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER,
-                     convert_nested=_as_float_array)})
+@validate_params({"d": CountArray(), "alpha": PositiveArray(maximum=1), "epsilon": EpsilonArray()})
 def dpsas_sample_complexity_rate(d, alpha, epsilon):
     """d/α² + d/(εα): the shape of Theorem 4.1's n = Õ(d/α² + d/(εα)) (Eq. (3); Table 1, row 4).
 
@@ -109,10 +54,9 @@ def dpsas_sample_complexity_rate(d, alpha, epsilon):
         return scalar_or_array(d / alpha ** 2 + d / (epsilon * alpha))
 
 
-@validate_params({"opt": Check(_check_opt_array, invalid=[(-0.1, "-0.1"), (0.6, "0.6")] + _NOT_A_NUMBER,
-                               convert_nested=_as_float_array),
-                  "alpha": OPEN_UNIT,
-                  "constant": Check(_check_constant, invalid=[(0.5, "0.5")] + _NOT_A_NUMBER, convert_nested=float)})
+# C >= 1: C·OPT + α with C < 1 is not a semi-agnostic guarantee.
+@validate_params({"opt": PositiveArray(allow_zero=True, maximum=0.5, include_maximum=True), "alpha": OPEN_UNIT,
+                  "constant": FiniteInterval(Real, 1, None, closed="left")})
 def semi_agnostic_error_bound(opt, alpha, constant=2.0):
     """C·OPT + α: the semi-agnostic guarantee of Theorem 4.1 (err_P(h) ≤ C·OPT + α w.p. ≥ 1 − β).
 
@@ -147,11 +91,9 @@ def semi_agnostic_error_bound(opt, alpha, constant=2.0):
     return scalar_or_array(constant * opt + alpha)
 
 
-@validate_params({"threshold": Interval(Real, None, None),
-                  "noise_rate": Check(_check_noise_rate, invalid=[(-0.1, "-0.1"), (0.5, "0.5")] + _NOT_A_NUMBER,
-                                      convert_nested=float),
-                  "kappa": OrNone(Check(_check_kappa, invalid=[(0, "0"), (0.5, "0.5")] + _NOT_A_NUMBER[:2]
-                                        + _NOT_A_NUMBER[3:], convert_nested=float))})
+@validate_params({"threshold": FiniteInterval(Real, None, None),
+                  # η₀ < 1/2 (a flip rate of 1/2 leaves no signal); κ < 1/2 (the clip interval [κ, 1 − κ] is non-empty)
+                  "noise_rate": FiniteInterval(Real, 0, 0.5, closed="left"), "kappa": OrNone(FiniteInterval(Real, 0, 0.5))})
 def rcn_threshold_bias_error(threshold, noise_rate, kappa=None):
     """Error of the target direction with DPSAS's *population* threshold under RCN (chapter 8, "Where C·OPT comes from").
 

@@ -11,19 +11,16 @@ import math
 import numpy as np
 from scipy import special
 
-from .._constraints import POSITIVE, Array, Check, Delta, Epsilon, validate_params
-from .._validation import check_count_array, check_positive_array, scalar_or_array
+from .._constraints import POSITIVE, Array, CountArray, Delta, Epsilon, PositiveArray, validate_params
+from .._validation import scalar_or_array
 
 __all__ = ["score_attack_separation", "predicted_auc", "predicted_tpr", "sample_mean_error", "dp_mean_frontier",
            "score_attack_slack", "score_attack_lower_bound"]
 
-_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
 #: A count n or d: a whole number >= 1, or an array of them (fractional entries allowed on a plotted axis).
-COUNT = Check(check_count_array, array_ndim=None, convert_nested=Array.convert_nested,
-              invalid=[(0, "0"), (2.5, "2.5"), (math.nan, "nan")] + _NOT_A_NUMBER)
+COUNT = CountArray()
 #: A finite real > 0 (an accuracy α), or an array of them.
-POSITIVE_VALUES = Check(check_positive_array, array_ndim=None, convert_nested=Array.convert_nested,
-                        invalid=[(0, "0"), (-1, "-1"), (math.nan, "nan")] + _NOT_A_NUMBER)
+POSITIVE_VALUES = PositiveArray()
 _SETTING = {"sigma": POSITIVE, "d": COUNT, "n": COUNT}
 
 

@@ -13,8 +13,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import Check, Epsilon, Interval, OPEN_UNIT, Options, validate_params
-from .._validation import check_count_array, check_epsilon_array, check_positive_array, scalar_or_array
+from .._constraints import (Check, CountArray, EpsilonArray, FiniteInterval, OPEN_UNIT, Options, PositiveArray,
+                           validate_params)
+from .._validation import check_count_array, scalar_or_array
 
 __all__ = [
     "generic_learner_sample_complexity",
@@ -34,23 +35,16 @@ def _check_class_size(n_hypotheses, name):
     return size
 
 
-def _as_float_array(values):
-    """A checked scalar or array of reals as a float ndarray (as the array rules return it; nested calls convert)."""
-    return np.asarray(values, dtype=float)
-
-
 _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")]
+# Check: |H| is one whole number that may exceed int64 (2^100), kept a float: not Count (an int), not CountArray.
 #: |H|, a real number >= 1.
 CLASS_SIZE = Check(_check_class_size, convert_nested=float,
                    invalid=[(0.5, "0.5"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
 #: ε, a scalar or an array of them (for plotting), each 0 < ε < inf.
-EPSILONS = Check(check_epsilon_array, array_ndim=None, convert_nested=_as_float_array,
-                 invalid=Epsilon().invalid_values())
+EPSILONS = EpsilonArray()
 #: n, a whole number > 0 or an array of them (a plotted axis may be fractional); ``ZERO_COUNTS``: n >= 0.
-COUNTS = Check(check_count_array, array_ndim=None, convert_nested=_as_float_array,
-               invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
-ZERO_COUNTS = Check(check_count_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
-                    invalid=[(-1, "-1"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
+COUNTS = CountArray()
+ZERO_COUNTS = CountArray(allow_zero=True)
 FORMS = Options(("exact", "slide", "realizable"))
 REALIZABLE = Options((False, True))
 
@@ -258,7 +252,7 @@ def erm_accuracy(n_hypotheses, n, beta, realizable=False):
     return scalar_or_array(value)
 
 
-@validate_params({"d": Interval(Integral, 1, 1000, closed="both"), "n": ZERO_COUNTS, "epsilon": EPSILONS})
+@validate_params({"d": FiniteInterval(Integral, 1, 1000, closed="both"), "n": ZERO_COUNTS, "epsilon": EPSILONS})
 def parity_success_lower_bound(d, n, epsilon):
     """Lower bound on Pr[the generic learner outputs the right parity] (the Jensen bound of chapter 2's running-time section).
 
@@ -297,19 +291,10 @@ def parity_success_lower_bound(d, n, epsilon):
 __all__ += ["packing_log_growth", "packing_success_upper_bound", "packing_sample_lower_bound"]
 
 
-def _check_packing_sizes(n_hypotheses, name):
-    """M: real numbers >= 1, a scalar or an array (a whole number if a scalar)."""
-    size = check_count_array(n_hypotheses, name)
-    if np.any(size < 1):
-        raise ValueError(f"{name} must be >= 1 (the number M of packed hypotheses), got {n_hypotheses!r}")
-    return size
-
-
-#: M, the size of a packing: a scalar or an array of real numbers >= 1.
-PACKING_SIZES = Check(_check_packing_sizes, array_ndim=None, convert_nested=_as_float_array,
-                      invalid=[(0.5, "0.5"), (2.5, "2.5"), (math.inf, "inf")] + _NOT_A_NUMBER)
+#: M, the size of a packing: a scalar or an array of real numbers >= 1 (a whole number if a scalar).
+PACKING_SIZES = CountArray(minimum=1)
 #: w, the mass on which neighbouring distributions differ: 0 < w <= 1.
-MASS = Interval(Real, 0, 1, closed="right")
+MASS = FiniteInterval(Real, 0, 1, closed="right")
 
 
 @validate_params({"epsilon": EPSILONS, "mass": MASS})
@@ -352,8 +337,7 @@ def _log_growth(eps, mass):
 
 
 #: n for the packing bound: real numbers >= 0 (the proof's bound is continuous in n).
-REAL_COUNTS = Check(check_positive_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
-                    invalid=[(-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER)
+REAL_COUNTS = PositiveArray(allow_zero=True)
 
 
 @validate_params({"n_hypotheses": PACKING_SIZES, "epsilon": EPSILONS, "n": REAL_COUNTS, "mass": MASS})

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from .._constraints import Check, OPEN_UNIT, POSITIVE, POSITIVE_INT, validate_params
-from .._validation import check_count_array, check_epsilon_array, scalar_or_array
+from .._constraints import Check, CountArray, EpsilonArray, OPEN_UNIT, POSITIVE, POSITIVE_INT, validate_params
+from .._validation import scalar_or_array
 
 __all__ = ["hermite_l1_sample_complexity", "hermite_l1_excess_error", "algorithm_6_7_error_terms",
            "algorithm_6_7_sizes"]
@@ -29,17 +29,10 @@ def hermite_feature_count(d, degree):
     return math.comb(d + degree, degree)
 
 
-def _as_float_array(value):
-    """Nested (checks skipped), a scalar or array argument is still the float ndarray its checker returns."""
-    return np.asarray(value, dtype=float)
-
-
 _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
-# ε or n as a scalar or an array (for plotting): any shape; the fuzz also tries empty, NaN and non-numeric arrays.
-EPSILON_OR_ARRAY = Check(check_epsilon_array, convert_nested=_as_float_array, array_ndim=None,
-                         invalid=[(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf")] + _NOT_A_NUMBER)
-COUNT_OR_ARRAY = Check(check_count_array, convert_nested=_as_float_array, array_ndim=None,
-                       invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan")] + _NOT_A_NUMBER)
+# ε or n as a scalar or an array (for plotting): any shape.
+EPSILON_OR_ARRAY = EpsilonArray()
+COUNT_OR_ARRAY = CountArray()
 
 
 @validate_params({"d": POSITIVE_INT, "degree": POSITIVE_INT, "alpha": OPEN_UNIT, "epsilon": EPSILON_OR_ARRAY})
@@ -123,8 +116,10 @@ def _count_or_inf(value, name):
 
 
 _NOT_POSITIVE = [(0, "0"), (-1, "-1"), (math.nan, "nan")] + _NOT_A_NUMBER
+# Check: +inf is a valid value here (an overflowing D_p), which no FiniteInterval accepts.
 #: A count of Algorithm 6.7 (D, n₀, K) as a float: a whole number > 0, +inf allowed (Theorem 6.13's D_p overflows).
 COUNT_OR_INF = Check(_count_or_inf, convert_nested=float, invalid=_NOT_POSITIVE + [(2.5, "2.5")])
+# Check: +inf is a valid value here, which no FiniteInterval accepts.
 #: A real > 0 as a float, +inf allowed (a radius driven by an overflowing D_p).
 POSITIVE_OR_INF = Check(_positive_or_inf, convert_nested=float, invalid=_NOT_POSITIVE)
 

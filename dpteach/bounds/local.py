@@ -11,8 +11,9 @@ import numpy as np
 
 from numbers import Real
 
-from .._constraints import OPEN_UNIT, POSITIVE_INT, Check, Epsilon, Integral, Interval, Options, validate_params
-from .._validation import check_count_array, check_positive_array, scalar_or_array
+from .._constraints import (OPEN_UNIT, POSITIVE_INT, CountArray, Epsilon, FiniteInterval, Integral, Options,
+                           PositiveArray, validate_params)
+from .._validation import scalar_or_array
 
 __all__ = [
     "local_mean_rmse",
@@ -28,29 +29,13 @@ __all__ = [
 ]
 
 
-def _as_float_array(values):
-    return np.asarray(values, dtype=float)
-
-
 # A count (n, m, q) that may also be an array of them, the x-axis of a plotted rate (check_count_array).
-COUNTS = Check(check_count_array, array_ndim=None, convert_nested=_as_float_array,
-               invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
-                        ("3", "'3'")])
-PROBABILITY = Interval(Real, 0, 1, closed="both")
+COUNTS = CountArray()
+PROBABILITY = FiniteInterval(Real, 0, 1, closed="both")
 FLAG = Options((False, True))
 
 
-def _check_whole_array(values, name):
-    """d (a number of bits) or an array of them, for plotting: finite, > 0 and whole."""
-    d = check_positive_array(values, name)
-    if np.any(d != np.round(d)):
-        raise ValueError(f"{name} must be a positive integer (or an array of them), got {values!r}")
-    return d
-
-
-DIMENSIONS = Check(_check_whole_array, array_ndim=None, convert_nested=_as_float_array,
-                   invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
-                            ("3", "'3'")])
+DIMENSIONS = CountArray(whole=True)  # d, a number of bits, or an array of them (for plotting)
 
 
 @validate_params({"n": COUNTS, "epsilon": Epsilon(), "p": PROBABILITY, "randomizer": Options(("rr", "laplace")),
@@ -141,17 +126,7 @@ def sq_answer_failure_bound(m, epsilon, tau, constants="theorem"):
     return scalar_or_array(value)
 
 
-def _check_tolerances(tau, name):
-    """A tolerance in (0, 1), or an array of them (for plotting), as a float array."""
-    tau = check_positive_array(tau, name)
-    if np.any(tau >= 1):
-        raise ValueError(f"{name} must lie in (0, 1) (a tolerance), got {tau!r}")
-    return tau
-
-
-@validate_params({"tau": Check(_check_tolerances, array_ndim=None, convert_nested=_as_float_array,
-                               invalid=[(0, "0"), (1, "1"), (-0.1, "-0.1"), (1.5, "1.5"), (math.nan, "nan"),
-                                        (None, "None"), (True, "True"), ("0.1", "'0.1'")]),
+@validate_params({"tau": PositiveArray(maximum=1),
                   "epsilon": Epsilon(), "t": POSITIVE_INT})
 def rejection_sampling_tv_bound(tau, epsilon, t=1):
     """Total variation between t simulated and t real local reports: t·τe^ε/(1 − τe^ε) (chapter 3, Theorem 3.15).
@@ -193,9 +168,7 @@ def rejection_sampling_tv_bound(tau, epsilon, t=1):
 
 
 # A tolerance τ >= 0 (a scalar or an array, for plotting); its bound e^(−ε) is checked against ε in the body.
-SMALL_TOLERANCES = Check(check_positive_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
-                         invalid=[(-0.1, "-0.1"), (1.5, "1.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
-                                  ("0.1", "'0.1'")])
+SMALL_TOLERANCES = PositiveArray(allow_zero=True)
 
 
 @validate_params({"epsilon": Epsilon(), "tau": SMALL_TOLERANCES})
@@ -236,18 +209,8 @@ def _queries_per_report(epsilon, tau):
     return math.exp(epsilon) / (1 - relative)
 
 
-def _check_one_tolerance(tau, name):
-    """One tolerance τ >= 0 (a single number), as a 0-d float array."""
-    tau = check_positive_array(tau, name, allow_zero=True)
-    if tau.ndim != 0:
-        raise ValueError(f"{name} must be a single number here, got {tau!r}")
-    return tau
-
-
 @validate_params({"t": POSITIVE_INT, "epsilon": Epsilon(),
-                  "tau": Check(_check_one_tolerance, convert_nested=_as_float_array,
-                               invalid=[(-0.1, "-0.1"), (1.5, "1.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
-                                        ("0.1", "'0.1'"), ([0.1, 0.2], "[0.1, 0.2]")]),
+                  "tau": FiniteInterval(Real, 0, None, closed="left"),  # one τ >= 0 (< e^(−ε): checked in the body)
                   "beta": OPEN_UNIT})
 def rejection_sampling_query_budget(t, epsilon, tau, beta):
     """Worst-case query budget of the truncated simulation: ⌈t·e^ε/((1 − τe^ε)·β)⌉ (chapter 3, Theorem 3.16).
@@ -309,7 +272,7 @@ def masked_parity_lower_bound_shape(d, epsilon):
     return scalar_or_array(value)
 
 
-@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": Interval(Real, 0, 1, closed="right")})
+@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": FiniteInterval(Real, 0, 1, closed="right")})
 def parity_sq_lower_bound(d, tau, success=0.5):
     """Fewest queries of tolerance τ with which any SQ algorithm learns parities on {0,1}^d (chapter 3, Theorem 3.17).
 
@@ -343,10 +306,8 @@ def parity_sq_lower_bound(d, tau, success=0.5):
     return scalar_or_array(value)
 
 
-@validate_params({"q": Check(check_count_array, allow_zero=True, array_ndim=None, convert_nested=_as_float_array,
-                             invalid=[(-1, "-1"), (2.5, "2.5"), (math.nan, "nan"), (None, "None"), (True, "True"),
-                                      ("3", "'3'")]),
-                  "d": Interval(Integral, 1, 1000, closed="both"), "tau": OPEN_UNIT})
+@validate_params({"q": CountArray(allow_zero=True),
+                  "d": FiniteInterval(Integral, 1, 1000, closed="both"), "tau": OPEN_UNIT})
 def parity_sq_success_bound(q, d, tau):
     """Largest Pr[error < 1/4] of any SQ algorithm with q queries of tolerance τ on parities: min(1, (q/τ² + 1)/2^d).
 
@@ -373,7 +334,7 @@ def parity_sq_success_bound(q, d, tau):
     return scalar_or_array(value)
 
 
-@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": Interval(Real, 0.5, 1, closed="right")})
+@validate_params({"d": DIMENSIONS, "tau": OPEN_UNIT, "success": FiniteInterval(Real, 0.5, 1, closed="right")})
 def masked_parity_sq_lower_bound(d, tau, success=0.75):
     """Fewest non-adaptive queries of tolerance τ that learn masked parities (chapter 3, Theorem 3.20).
 

@@ -17,8 +17,9 @@ import math
 import numpy as np
 
 from .improper import hermite_feature_count
-from .._constraints import Check, Integral, Interval, OPEN_UNIT, POSITIVE, POSITIVE_INT, Real, validate_params
-from .._validation import check_count_array, check_epsilon_array, check_positive_array, scalar_or_array
+from .._constraints import (Check, CountArray, EpsilonArray, FiniteInterval, Integral, OPEN_UNIT, POSITIVE, POSITIVE_INT,
+                           PositiveArray, Real, validate_params)
+from .._validation import check_count_array, scalar_or_array
 
 __all__ = [
     "proper_sample_complexity_shape",
@@ -31,27 +32,6 @@ __all__ = [
 
 # --- The contracts: a rate takes a scalar, or an array to plot against (checked entry by entry) ---------------
 
-def _as_float_array(values):
-    """Nested, an array argument is not checked but still read as a float ndarray, as its checker returns it."""
-    return np.asarray(values, dtype=float)
-
-
-def _check_alpha_array(values, name):
-    """Every entry in (0, 1/2), the range of Theorem 7.8's α."""
-    alphas = check_positive_array(values, name)
-    if np.any(alphas >= 0.5):
-        raise ValueError(f"{name} must lie in (0, 0.5), got {values!r}")
-    return alphas
-
-
-def _check_resolution_array(values, name):
-    """Every entry in (0, 1), the range of a cover's resolution a."""
-    a = check_positive_array(values, name)
-    if np.any(a >= 1):
-        raise ValueError(f"{name} must lie in (0, 1), got {values!r}")
-    return a
-
-
 def _check_candidates(value, name):
     """K = |H(q)| ≥ 1, a whole number (``check_count_array``), as a float."""
     K = float(check_count_array(value, name))
@@ -62,15 +42,11 @@ def _check_candidates(value, name):
 
 _NOT_A_NUMBER = [("1", "'1'"), (None, "None"), (True, "True")]
 #: α of Theorem 7.8: 0 < α < 1/2 (a scalar).
-ALPHA = Interval(Real, 0, 0.5)
-ALPHAS = Check(_check_alpha_array, array_ndim=None, convert_nested=_as_float_array,
-               invalid=[(0, "0"), (0.5, "0.5"), (math.nan, "nan")] + _NOT_A_NUMBER)
-EPSILONS = Check(check_epsilon_array, array_ndim=None, convert_nested=_as_float_array,
-                 invalid=[(0, "0"), (-1, "-1"), (math.nan, "nan"), (math.inf, "inf")] + _NOT_A_NUMBER)
-RESOLUTIONS = Check(_check_resolution_array, array_ndim=None, convert_nested=_as_float_array,
-                    invalid=[(0, "0"), (1, "1"), (math.nan, "nan")] + _NOT_A_NUMBER)
-COUNTS = Check(check_count_array, array_ndim=None, convert_nested=_as_float_array,
-               invalid=[(0, "0"), (2.5, "2.5"), (math.nan, "nan")] + _NOT_A_NUMBER)
+ALPHA = FiniteInterval(Real, 0, 0.5)
+ALPHAS = PositiveArray(maximum=0.5)  # the range (0, 1/2) of Theorem 7.8's α
+EPSILONS = EpsilonArray()
+RESOLUTIONS = PositiveArray(maximum=1)  # a cover's resolution a in (0, 1)
+COUNTS = CountArray()
 
 
 @validate_params({"alpha": ALPHA, "epsilon": EPSILONS, "d": POSITIVE_INT, "degree": POSITIVE_INT})
@@ -139,6 +115,7 @@ def proper_log_runtime_shape(alpha):
         return scalar_or_array(alphas ** -4 * np.log(1.0 / alphas))
 
 
+# Check: K may exceed int64 (a class of 2^d hypotheses), kept a float, as CLASS_SIZE.
 @validate_params({"n_candidates": Check(_check_candidates, invalid=[(0.5, "0.5"), (2.5, "2.5")] + _NOT_A_NUMBER),
                   "n": COUNTS, "epsilon": EPSILONS, "beta": OPEN_UNIT})
 def selection_slack(n_candidates, n, epsilon, beta):
@@ -175,7 +152,7 @@ def selection_slack(n_candidates, n, epsilon, beta):
     return scalar_or_array(2 * np.sqrt(math.log(8 * K / beta) / n) + 4 * math.log(4 * K / beta) / (epsilon * n))
 
 
-@validate_params({"k": Interval(Integral, 0, None, closed="left"), "resolution": RESOLUTIONS})
+@validate_params({"k": FiniteInterval(Integral, 0, None, closed="left"), "resolution": RESOLUTIONS})
 def net_size_shape(k, resolution):
     """(3/a)^k: Fact B.11's bound (C/γ)^k on an a-cover of the unit ball of ℝ^k, with C = 3, **shape only**.
 

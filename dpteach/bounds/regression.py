@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import math
-
-from .._constraints import Check, Delta, Integral, Interval, POSITIVE, POSITIVE_INT, validate_params
-from .._validation import check_count_array, check_epsilon_array, check_int, scalar_or_array
+from .._constraints import CountArray, Delta, EpsilonArray, FiniteInterval, Integral, POSITIVE, POSITIVE_INT, validate_params
+from .._validation import check_int, scalar_or_array
 
 __all__ = [
     "sparse_regression_upper_rate",
@@ -23,26 +21,12 @@ __all__ = [
 ]
 
 
-def _check_n(n, name="n"):
-    """n (a scalar or an array, for plotting) as a float ndarray of counts >= 2 (the rates contain log n)."""
-    n = check_count_array(n, name)
-    if np.any(n < 2):
-        raise ValueError(f"{name} must be >= 2 (the rates contain log n), got {n.min()!r}")
-    return n
-
-
-def _as_float_array(value):
-    return np.asarray(value, dtype=float)
-
-
 #: The parameters every rate shares: n and ε are scalars or arrays (the x-axis of a figure), broadcast together.
-COMMON = {"n": Check(_check_n, invalid=[(1, "1"), (2.5, "2.5"), ("a", "'a'"), (True, "True")],
-                     convert_nested=_as_float_array, array_ndim=None),
-          "epsilon": Check(check_epsilon_array, invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf"), ("1", "'1'")],
-                           convert_nested=_as_float_array, array_ndim=None),
+# n >= 2: the rates contain log n.
+COMMON = {"n": CountArray(minimum=2), "epsilon": EpsilonArray(),
           "delta": Delta(allow_zero=False), "noise_std": POSITIVE}
 #: d >= 2 (the sparse rates contain log d).
-D_SPARSE = Interval(Integral, 2, None, closed="left")
+D_SPARSE = FiniteInterval(Integral, 2, None, closed="left")
 
 
 @validate_params({**COMMON, "d": D_SPARSE, "s": POSITIVE_INT})

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constraints import POSITIVE_INT, Array, Check, Integral, Interval, Real, validate_params
+from .._constraints import POSITIVE_INT, Array, Check, Integral, FiniteInterval, Real, validate_params
 from .._validation import check_bits, check_finite_array, check_int, check_memory
 
 __all__ = ["bernoulli_bits", "replace_one", "vote_counts"]
 
 
-@validate_params({"n": POSITIVE_INT, "p": Interval(Real, 0, 1, closed="both"), "rng": "random_state"})
+@validate_params({"n": POSITIVE_INT, "p": FiniteInterval(Real, 0, 1, closed="both"), "rng": "random_state"})
 def bernoulli_bits(n, p, rng=None):
     """n i.i.d. Bernoulli(p) bits (int 0/1): the "smokers" survey of chapter 1.
 
@@ -58,9 +58,11 @@ def _check_record_values(new_record, name):
     return new_record
 
 
+# Check: records of numbers or booleans, copied with their own dtype (a bool data set stays bool).
 @validate_params({"data": Check(_check_records, array_ndim=(1, 2, 3), convert_nested=lambda data: np.array(data),
                                 invalid=[(None, "None"), ([], "[]")]),
-                  "index": Interval(Integral, None, None),
+                  "index": FiniteInterval(Integral, None, None),
+                  # Check: a record of booleans or finite numbers, returned unchanged (its fit to data is a relation).
                   "new_record": Check(_check_record_values, invalid=[("1", "'1'"), (None, "None"),
                                                                      (float("nan"), "nan")])})
 def replace_one(data, index, new_record):
@@ -119,6 +121,7 @@ def _check_preferences(preferences, name):
 
 
 @validate_params({"n_voters": POSITIVE_INT, "rng": "random_state",
+                  # Check: a probability vector (non-negative, summing to 1): one routine's rule.
                   "preferences": Check(_check_preferences, array_ndim=1, convert_nested=Array.convert_nested,
                                        invalid=[([0.5, 0.6], "sum 1.1"), ([-0.5, 1.5], "negative"), (None, "None")])})
 def vote_counts(n_voters, preferences, rng=None):

@@ -11,15 +11,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import Array, Check, Interval, Options, OrNone, POSITIVE_INT, validate_params
-from .._validation import check_int, check_memory, check_real_array
+from .._constraints import Array, Check, FiniteInterval, Options, OrNone, POSITIVE_INT, validate_params
+from .._validation import check_int, check_memory, check_finite_array
 
 __all__ = ["threshold_data", "halfspace_data", "parity_data", "flip_labels"]
 
 # Shared by the generators: a label noise rate η ∈ [0, 1), None or a number of datasets, a point of [0, 1].
-NOISE_RATE = Interval(Real, 0, 1, closed="left")
+NOISE_RATE = FiniteInterval(Real, 0, 1, closed="left")
 N_DATASETS = OrNone(POSITIVE_INT)
-UNIT_CLOSED = Interval(Real, 0, 1, closed="both")
+UNIT_CLOSED = FiniteInterval(Real, 0, 1, closed="both")
 
 
 def _chapter2_shape(n, n_datasets, d=None):
@@ -36,13 +36,14 @@ def _chapter2_shape(n, n_datasets, d=None):
 
 def _check_pm_labels(labels, name):
     """The rule of :func:`flip_labels`' labels: a non-empty 1-D or 2-D array of ±1, returned with its own dtype."""
-    arr = check_real_array(labels, name, ndim=(1, 2))
+    arr = check_finite_array(labels, name, ndim=(1, 2))
     bad = ~np.isin(arr, (-1.0, 1.0))
     if np.any(bad):
         raise ValueError(f"{name} must contain only -1 and +1, found {arr[bad][0].item()!r}")
     return np.asarray(labels)
 
 
+# Check: labels ±1 in 1-D or 2-D returned with their own dtype (Labels is 1-D float).
 @validate_params({"labels": Check(_check_pm_labels, array_ndim=(1, 2), convert_nested=np.asarray,
                                   invalid=[(None, "None"), ([0.5], "[0.5]"), ([[[1.0]]], "3-D")]),
                   "noise_rate": NOISE_RATE, "rng": "random_state"})
@@ -113,7 +114,7 @@ def threshold_data(n, theta=0.37, noise_rate=0.1, n_datasets=None, rng=None):
     return X, flip_labels_prechecked(np.where(X >= theta, 1, -1), noise_rate, rng)
 
 
-@validate_params({"n": POSITIVE_INT, "normal": Array(ndim=1), "offset": Interval(Real, None, None),
+@validate_params({"n": POSITIVE_INT, "normal": Array(ndim=1), "offset": FiniteInterval(Real, None, None),
                   "noise_rate": NOISE_RATE, "n_datasets": N_DATASETS, "rng": "random_state",
                   "clean": Options((False, True))})
 def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=None, clean=False):
@@ -155,8 +156,8 @@ def halfspace_data(n, normal, offset=0.0, noise_rate=0.0, n_datasets=None, rng=N
     return X, (labels if clean else flip_labels_prechecked(labels, noise_rate, rng))
 
 
-@validate_params({"n": POSITIVE_INT, "d": Interval(Integral, 1, 30, closed="both"),
-                  "secret": Interval(Integral, 0, None, closed="left"), "noise_rate": NOISE_RATE,
+@validate_params({"n": POSITIVE_INT, "d": FiniteInterval(Integral, 1, 30, closed="both"),
+                  "secret": FiniteInterval(Integral, 0, None, closed="left"), "noise_rate": NOISE_RATE,
                   "n_datasets": N_DATASETS, "rng": "random_state"})
 def parity_data(n, d, secret, noise_rate=0.0, n_datasets=None, rng=None):
     """x ~ U{0,1}^d (int 0/1), label (−1)^{⟨r*, x⟩ mod 2} for the secret r* (bit j of ``secret`` is r*_j), noise η.

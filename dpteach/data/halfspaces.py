@@ -16,7 +16,8 @@ from scipy import stats
 import functools
 import math
 
-from .._constraints import Array, Integral, Interval, OrNone, Options, POSITIVE_INT, Real, validate_params
+from .._constraints import (Array, Integral, FiniteInterval, OrNone, Options, POSITIVE_INT, Real, validate_params,
+                            SameLength)
 from .._validation import check_memory
 from ..marginals import MARGINALS, sample_marginal
 from .generic import flip_labels_prechecked
@@ -34,19 +35,12 @@ __all__ = [
 ]
 
 
-FINITE = Interval(Real, None, None)
+FINITE = FiniteInterval(Real, None, None)
 """Any finite real (a threshold t, of either sign): ``check_finite_scalar``."""
-NOISE = Interval(Real, 0, 0.5, closed="left")
+NOISE = FiniteInterval(Real, 0, 0.5, closed="left")
 """A label-noise rate η (or a flipped mass η₀) in [0, 1/2): at 1/2 the labels carry no signal."""
 NORMAL = Array(ndim=1)
 """A normal vector w (finite, 1-D; normalised to unit length where it is used)."""
-
-
-def _check_same_dimension(a, name_a, b, name_b):
-    """Raise ValueError naming both parameters (as the caller spelled them) unless two normals have one length."""
-    if a.shape != b.shape:
-        raise ValueError(f"{name_a} and {name_b} must have the same length (one dimension d), "
-                         f"got {a.size} and {b.size}")
 
 
 def _unit_normal(normal, d, name="normal"):
@@ -140,7 +134,9 @@ def halfspace_disagreement(normal_1, threshold_1, normal_2, threshold_2):
 
 
 @validate_params({"normal": NORMAL, "threshold": FINITE, "target_normal": NORMAL, "target_threshold": FINITE,
-                  "noise_rate": NOISE})
+                  "noise_rate": NOISE},
+                 # under this function's own names (halfspace_disagreement calls them normal_1/normal_2)
+                 relations=[SameLength("normal", "target_normal", what="length (one dimension d)")])
 def rcn_halfspace_error(normal, threshold, target_normal, target_threshold, noise_rate):
     """True error of h_{w,t} under N(0, I) with RCN around h*: η + (1 − 2η)·Pr[h ≠ h*].
 
@@ -154,8 +150,6 @@ def rcn_halfspace_error(normal, threshold, target_normal, target_threshold, nois
     >>> round(rcn_halfspace_error(np.array([1.0, 0.0]), 0.1, np.array([0.6, 0.8]), 0.0, noise_rate=0.1), 3)
     0.337
     """
-    # Checked here under this function's own names (halfspace_disagreement calls them normal_1/normal_2).
-    _check_same_dimension(normal, "normal", target_normal, "target_normal")
     disagreement = halfspace_disagreement(normal, threshold, target_normal, target_threshold)
     return noise_rate + (1.0 - 2.0 * noise_rate) * disagreement
 
@@ -166,7 +160,7 @@ def _flip_level(noise_mass):
     return math.inf if noise_mass == 0 else float(stats.norm.isf(noise_mass))
 
 
-@validate_params({"n": POSITIVE_INT, "d": Interval(Integral, 2, None, closed="left"), "threshold": FINITE,
+@validate_params({"n": POSITIVE_INT, "d": FiniteInterval(Integral, 2, None, closed="left"), "threshold": FINITE,
                   "noise_mass": NOISE, "rng": "random_state"})
 def structured_noise_halfspace_data(n, d, threshold=0.3, noise_mass=0.1, rng=None):
     """x ~ N(0, I_d), y = sign(x₁ − t*), flipped deterministically on the slab {x₂ > z_{1−η₀}}.

@@ -7,25 +7,23 @@ chapter 2's threshold_data (same law).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from numbers import Real
 
-from .._constraints import POSITIVE_INT, Array, Check, Integral, Interval, Options, OrNone, validate_params
-from .._validation import check_bits, check_memory
+from .._constraints import POSITIVE_INT, Array, Integral, FiniteInterval, Options, OrNone, validate_params, Bits
+from .._validation import check_memory
 from .generic import flip_labels
 
 __all__ = ["threshold_distribution", "threshold_error", "sphere_halfspace_data", "masked_parity_data",
            "masked_parity_distribution", "masked_parity_error"]
 
 
-THETA = Interval(Real, 0, 1, closed="both")
-NOISE_RATE = Interval(Real, 0, 1, closed="left")
+THETA = FiniteInterval(Real, 0, 1, closed="both")
+NOISE_RATE = FiniteInterval(Real, 0, 1, closed="left")
 
 
-@validate_params({"theta": THETA, "noise_rate": NOISE_RATE, "n_grid": Interval(Integral, 2, None, closed="left")})
+@validate_params({"theta": THETA, "noise_rate": NOISE_RATE, "n_grid": FiniteInterval(Integral, 2, None, closed="left")})
 def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
     """threshold_data's law discretised: x on the midpoints (i + ½)/G, y = ±1 (chapter 3, thresholds).
 
@@ -51,7 +49,7 @@ def threshold_distribution(theta=0.37, noise_rate=0.0, n_grid=2048):
     return support, weights
 
 
-@validate_params({"threshold": Interval(Real, None, None), "theta": THETA, "noise_rate": NOISE_RATE})
+@validate_params({"threshold": FiniteInterval(Real, None, None), "theta": THETA, "noise_rate": NOISE_RATE})
 def threshold_error(threshold, theta=0.37, noise_rate=0.0):
     """True error of h(x) = +1 iff x >= t under x ~ U[0, 1], θ and random classification noise η.
 
@@ -111,10 +109,9 @@ def sphere_halfspace_data(n, d, marginal="sphere", w_star=None, noise_rate=0.0, 
 
 
 #: d, the bits of a masked parity's secret (1 <= d <= 30: r·x fits in int8); a bit; the secret r.
-SECRET_BITS = Interval(Integral, 1, 30, closed="both")
-BIT = Interval(Integral, 0, 1, closed="both")
-SECRET = Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
-               invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"), (None, "None")])
+SECRET_BITS = FiniteInterval(Integral, 1, 30, closed="both")
+BIT = FiniteInterval(Integral, 0, 1, closed="both")
+SECRET = Bits(ndim=1)
 
 
 def _secret(d, r):
@@ -172,9 +169,7 @@ def masked_parity_distribution(d, r, a):
     return support, np.full(support.shape[0], 1.0 / support.shape[0])
 
 
-@validate_params({"r_hat": Check(check_bits, array_ndim=1, convert_nested=lambda r: np.asarray(r).astype(bool),
-                                 invalid=[([], "[]"), ([math.nan], "[nan]"), ([2], "[2]"), ([[[1.0]]], "[[[1.0]]]"),
-                                          (None, "None")]),
+@validate_params({"r_hat": Bits(ndim=1),
                   "a_hat": BIT, "r": SECRET, "a": BIT})
 def masked_parity_error(r_hat, a_hat, r, a):
     """True error of c_{r̂,â} under the uniform law: ½·(wrong bits)/d + ½·(½ if r̂ ≠ r else 1{â ≠ a}).

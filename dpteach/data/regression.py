@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constraints import Interval, POSITIVE_INT, Real, validate_params
+from .._constraints import FiniteInterval, POSITIVE_INT, Real, validate_params
 from .._validation import check_int, check_memory
 
 #: The sample's size and the noise level σ >= 0 (σ = 0: noiseless responses).
-SAMPLE = {"n": POSITIVE_INT, "d": POSITIVE_INT, "noise_std": Interval(Real, 0, None, closed="left"),
+SAMPLE = {"n": POSITIVE_INT, "d": POSITIVE_INT, "noise_std": FiniteInterval(Real, 0, None, closed="left"),
           "rng": "random_state"}
 
 __all__ = ["sparse_regression_data", "linear_regression_data"]

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .._constraints import POSITIVE_INT, Array, Check, Delta, Epsilon, Integral, Interval, Unchecked, validate_params
+from .._constraints import POSITIVE_INT, Array, Check, Delta, Epsilon, Integral, FiniteInterval, Unchecked, validate_params
 from .._validation import check_callable, check_epsilon_sweep, check_memory, check_sizes, check_work
 from ..audit import audit
 from ..composition import advanced_composition_epsilon_per_step
@@ -104,7 +104,7 @@ _DATA = Unchecked("the mechanism's input, whatever it accepts: the runner only p
 @validate_params({"n_runs": POSITIVE_INT,
                   "mechanism": Check(check_callable, "mechanism(data, n_runs, rng, epsilon) -> n_runs outputs",
                                      invalid=[(None, "None")]),
-                  "epsilon": Epsilon(), "min_count": Interval(Integral, 0, None, closed="left"), "rng": "random_state",
+                  "epsilon": Epsilon(), "min_count": FiniteInterval(Integral, 0, None, closed="left"), "rng": "random_state",
                   "thresholds": Array(ndim=(0, 1)), "dataset": _DATA, "neighbour": _DATA}, skip_nested=False)
 def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_runs, min_count=400, rng=None):
     """Plug-in estimates of ln(P[Y > t | D′] / P[Y > t | D]) over thresholds t, from fresh runs.
@@ -140,7 +140,7 @@ def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_run
                               invalid=[(0, "0"), (2.5, "2.5"), (None, "None"), ("1", "'1'"),
                                        (MAX_COMPOSED_STEPS + 1, "MAX_COMPOSED_STEPS + 1")]),
                   "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "n": Interval(Integral, 1, MAX_RECORDS, closed="both"), "n_reps": POSITIVE_INT,
+                  "n": FiniteInterval(Integral, 1, MAX_RECORDS, closed="both"), "n_reps": POSITIVE_INT,
                   "rng": "random_state"})
 def composition_noise_sweep(ks, epsilon=1.0, delta=1e-5, n=1000, n_reps=1000, rng=None):
     """Noise needed for k Gaussian counting queries at a total (ε, δ): textbook composition against exact (chapter 1).

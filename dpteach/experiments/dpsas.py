@@ -18,9 +18,9 @@ import numpy as np
 
 from .. import dpsas as _dpsas
 from .. import dpsas_steps
-from .._constraints import (Array, Check, Count, Interval, Labels, OrNone, POSITIVE, POSITIVE_INT,
+from .._constraints import (Array, Check, Count, FiniteInterval, Labels, OrNone, POSITIVE, POSITIVE_INT,
                             validate_params)
-from .._validation import check_epsilon_sweep, check_int, check_memory, check_real_array, check_sizes, check_work
+from .._validation import check_epsilon_sweep, check_int, check_memory, check_finite_array, check_sizes, check_work
 from ..data import (gaussian_halfspace_data, rcn_halfspace_error, structured_noise_halfspace_data,
                     structured_noise_halfspace_error, structured_noise_opt)
 from ..dpsas import ALPHA
@@ -55,9 +55,9 @@ DEMO = {"d": 10, "n": 200_000, "eta": 0.05, "noise_rate": 0.05, "threshold": 0.5
 
 _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
 #: Any finite real (a threshold t*, a τ).
-FINITE = Interval(Real, None, None)
+FINITE = FiniteInterval(Real, None, None)
 #: The RCN flip rate η₀ ∈ [0, 1/2) (at 1/2 the labels carry no signal).
-NOISE_RATE = Interval(Real, 0, 0.5, closed="left")
+NOISE_RATE = FiniteInterval(Real, 0, 0.5, closed="left")
 #: A number of repetitions (or seeds) ≥ 1, within the work budget.
 REPETITIONS = Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER, convert_nested=int)
 #: A sweep of ε (a scalar or a 1-D sequence); inf: the non-private reference curve.
@@ -69,7 +69,7 @@ SIZES = Check(check_sizes, invalid=[(0, "0"), (2.5, "2.5"), ("1", "'1'"), (True,
 
 
 def _check_noise_rates(values, name):
-    rates = check_real_array(values, name, ndim=1)
+    rates = check_finite_array(values, name, ndim=1)
     if np.any((rates < 0) | (rates >= 0.5)):
         raise ValueError(f"every entry of {name} must lie in [0, 0.5) (a flip rate; at 1/2 the labels carry no "
                          f"signal), got {values!r}")
@@ -98,8 +98,8 @@ def target_normal(d):
 
 def _check_normal_for(X, normal):
     """``normal`` as a 1-D array of X's dimension, named as the runners' callers spell it (dpsas says w_star)."""
-    normal = check_real_array(normal, "normal", ndim=1)
-    X = check_real_array(X, "X", ndim=2)
+    normal = check_finite_array(normal, "normal", ndim=1)
+    X = check_finite_array(X, "X", ndim=2)
     if X.shape[1] != normal.size:
         raise ValueError(f"normal must have one entry per column of X (d = {X.shape[1]}), got {normal.size}")
     return normal
@@ -153,7 +153,7 @@ class DatasetCache:
     """
 
     @validate_params({"n": POSITIVE_INT, "noise_rate": NOISE_RATE, "threshold": FINITE,
-                      "seed": Interval(Integral, 0, None, closed="left")})
+                      "seed": FiniteInterval(Integral, 0, None, closed="left")})
     def __init__(self, n, noise_rate, threshold, seed=0):
         check_memory(("n", n))  # every dataset it caches has n rows (times d, checked in get)
         self.n, self.noise_rate, self.threshold, self.seed = n, noise_rate, threshold, seed
@@ -363,7 +363,7 @@ def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.0
     return out
 
 
-@validate_params({"thresholds": Check(check_real_array, ndim=1, invalid=[("a", "'a'"), (None, "None")], array_ndim=1),
+@validate_params({"thresholds": Check(check_finite_array, ndim=1, invalid=[("a", "'a'"), (None, "None")], array_ndim=1),
                   "epsilons": EPSILONS, "n_seeds": REPETITIONS, "d": POSITIVE_INT, "n": Count(),
                   "noise_rate": NOISE_RATE, "eta": ETA,
                   "rules": Check(_check_rules, invalid=[(("printed",), "('printed',)"), ((), "()")]),
@@ -401,7 +401,7 @@ def step_rule_ablation_seeds(thresholds, epsilons, n_seeds=4, d=10, n=100_000, n
 
 
 #: The structured noise's flipped mass η₀ ∈ [0, 1/2).
-NOISE_MASS = Interval(Real, 0, 0.5, closed="left")
+NOISE_MASS = FiniteInterval(Real, 0, 0.5, closed="left")
 _HERMITE_NODES, _HERMITE_WEIGHTS = np.polynomial.hermite_e.hermegauss(80)
 _HERMITE_WEIGHTS = _HERMITE_WEIGHTS / math.sqrt(2 * math.pi)  # weights of E over g ~ N(0, 1)
 
@@ -434,7 +434,7 @@ def structured_noise_error(w, tau, threshold=0.5, noise_mass=0.05):
 
 
 @validate_params({"epsilons": EPSILONS, "n_reps": REPETITIONS, "n": Count(),
-                  "d": Interval(Integral, 2, None, closed="left"), "threshold": FINITE, "noise_mass": NOISE_MASS,
+                  "d": FiniteInterval(Integral, 2, None, closed="left"), "threshold": FINITE, "noise_mass": NOISE_MASS,
                   "eta": ETA, "delta": DELTA, "rng": "random_state"})
 def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, noise_mass=0.05, eta=0.05,
                           delta=1e-7, rng=None):

@@ -22,8 +22,8 @@ import numpy as np
 from .. import bounds, data, fingerprinting, regression, regression_baselines
 from .. import peeling
 from .. import attack_targets
-from .._constraints import POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, Interval, validate_params
-from .._validation import check_delta, check_epsilon, check_int, check_memory, check_real_array, check_work
+from .._constraints import POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, FiniteInterval, validate_params
+from .._validation import check_delta, check_epsilon, check_int, check_memory, check_finite_array, check_work
 from ..mechanisms import gaussian_sigma
 from ._progress import check_repetitions
 from .._progress import progress
@@ -39,7 +39,7 @@ _SLOW_ENTRIES = 3e7
 # --- the runners' sweeps: a non-empty 1-D sequence, each entry in range (checked by the constraints below) ------
 
 def _positive_ints(values, name):
-    arr = check_real_array(values, name, ndim=1)
+    arr = check_finite_array(values, name, ndim=1)
     for v in arr:
         if v != int(v) or v < 1:
             raise ValueError(f"{name} must contain integers >= 1, found {v!r}")
@@ -47,35 +47,35 @@ def _positive_ints(values, name):
 
 
 def _epsilons(values, name="epsilons"):
-    arr = check_real_array(values, name, ndim=1)
+    arr = check_finite_array(values, name, ndim=1)
     for v in arr:
         check_epsilon(float(v), name)
     return [float(v) for v in arr]
 
 
 def _positive_reals(values, name):
-    arr = check_real_array(values, name, ndim=1)
+    arr = check_finite_array(values, name, ndim=1)
     if np.any(arr <= 0):
         raise ValueError(f"{name} must be > 0, got {arr.tolist()}")
     return arr
 
 
 def _rates(values, name):
-    arr = check_real_array(values, name, ndim=1)
+    arr = check_finite_array(values, name, ndim=1)
     if np.any((arr <= 0) | (arr >= 1)):
         raise ValueError(f"{name} must lie in (0, 1), got {arr.tolist()}")
     return arr
 
 
 def _deltas(values, name):
-    arr = check_real_array(values, name, ndim=1)
+    arr = check_finite_array(values, name, ndim=1)
     for value in arr:
         check_delta(float(value), name, allow_zero=False)
     return arr
 
 
 def _ratios(values, name):
-    arr = check_real_array(values, name, ndim=1)
+    arr = check_finite_array(values, name, ndim=1)
     if np.any(arr < 1):
         raise ValueError(f"ratios n/d must be >= 1 (OLS needs n >= d), got {arr.tolist()}")
     return arr
@@ -96,7 +96,7 @@ def _sweep(check, *bad_entries, convert=Array.convert_nested):
 INTS = _sweep(_positive_ints, ([0], "[0]"), convert=lambda values: np.asarray(values, dtype=float).astype(int))
 EPSILONS = _sweep(_epsilons, ([0.0], "[0.0]"), ([math.inf], "[inf]"), convert=lambda values: [float(v) for v in np.asarray(values, dtype=float)])
 #: n >= 2, so that δ = n^{-1.1} < 1; and at least two trials, for a standard error.
-AT_LEAST_2 = Interval(Integral, 2, None, closed="left")
+AT_LEAST_2 = FiniteInterval(Integral, 2, None, closed="left")
 _COMMON = {"sigma": POSITIVE, "rng": "random_state"}
 
 

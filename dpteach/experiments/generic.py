@@ -14,7 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import (Array, Check, Count, Epsilon, Interval, Options, POSITIVE, POSITIVE_INT,
+from .._constraints import (Array, Check, Count, Epsilon, FiniteInterval, Options, POSITIVE, POSITIVE_INT,
                             validate_params)
 from .._validation import (check_callable, check_epsilon_sweep, check_finite_array, check_memory, check_positive,
                            check_same_length, check_sequence, check_size, check_sizes, check_sweep, check_work)
@@ -164,7 +164,7 @@ def excess_error_summary(count_table, true_errors, epsilon, rng=None, quantile=0
             np.array([np.quantile(e, quantile) for e in excess]))
 
 
-@validate_params({"n": POSITIVE_INT, "n_padding": Interval(Integral, 0, None, closed="left"),
+@validate_params({"n": POSITIVE_INT, "n_padding": FiniteInterval(Integral, 0, None, closed="left"),
                   "n_datasets": POSITIVE_INT, "rng": "random_state"})
 def padding_group_sizes(n, n_padding, n_datasets, rng=None):
     """How many of M useless public hypotheses make k = 0..n errors, for each of S datasets (padding experiment).
@@ -365,7 +365,7 @@ def grid_size_setups(grid_sizes, theta, noise_rate, n, n_datasets, rng=None):
     return setups
 
 
-@validate_params({"dimensions": SIZE_SWEEP, "offset": Interval(Real, None, None), "noise_rate": NOISE_RATE,
+@validate_params({"dimensions": SIZE_SWEEP, "offset": FiniteInterval(Real, None, None), "noise_rate": NOISE_RATE,
                   "n": Count(), "n_datasets": REPETITIONS, "n_public": Count(), "rng": "random_state"})
 def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_000, rng=None):
     """(b) Halfspaces over a public net in d = 1..D: for each d, (H_d, error-count table at n, true errors).

@@ -13,7 +13,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from .. import data, dp_erm
-from .._constraints import (Check, Count, Delta, Epsilon, Integral, Interval, OPEN_UNIT, Options, OrNone, POSITIVE,
+from .._constraints import (Check, Count, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE,
                             POSITIVE_INT, Real, validate_params)
 from .._validation import (check_epsilon_sweep, check_int, check_memory, check_probability, check_sizes,
                            check_sweep)
@@ -31,9 +31,9 @@ KINDS = ("rcn", "structured")
 NONPRIVATE_EPSILON = 1e6  # "ε = ∞": the same code path with negligible noise
 
 _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
-FINITE = Interval(Real, None, None)
+FINITE = FiniteInterval(Real, None, None)
 """Any finite real (a threshold t*, a θ)."""
-NOISE = Interval(Real, 0, 1, closed="left")
+NOISE = FiniteInterval(Real, 0, 1, closed="left")
 """η in [0, 1) (RCN); under ``kind="structured"`` the body also refuses η ≥ 1/2 (a noise mass)."""
 SIZES = Check(check_sizes, array_ndim=(0, 1), invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER)
 """A sweep of dimensions or degrees: a whole number ≥ 1 or a non-empty 1-D sequence of them."""
@@ -42,7 +42,7 @@ SAMPLE_SIZES = Check(check_sizes, minimum=10, array_ndim=(0, 1), invalid=[(9, "9
 EPSILONS = Check(check_epsilon_sweep, array_ndim=(0, 1),
                  invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER)
 """A sweep of ε: a scalar or a non-empty 1-D sequence, each 0 < ε < inf."""
-SAMPLE_SIZE = Interval(Integral, 10, None, closed="left")
+SAMPLE_SIZE = FiniteInterval(Integral, 10, None, closed="left")
 """A training sample size n ≥ 10."""
 
 
@@ -54,7 +54,7 @@ def _check_alphas(values, name):
 ALPHAS = Check(_check_alphas, array_ndim=(0, 1), invalid=[(0, "0"), (1, "1"), (math.nan, "nan")] + _NOT_A_NUMBER)
 
 
-@validate_params({"degrees": SIZES, "theta": FINITE, "n_grid": Interval(Integral, 101, None, closed="left"),
+@validate_params({"degrees": SIZES, "theta": FINITE, "n_grid": FiniteInterval(Integral, 101, None, closed="left"),
                   "coefficient_bound": OrNone(POSITIVE)})
 def approximation_errors(degrees, theta=0.0, n_grid=4001, coefficient_bound=None):
     """L1 error of degree-p approximations of sign(z − θ) under N(0, 1), and their coefficient norms.
@@ -322,9 +322,9 @@ def _least_squares_classifier(X, y, degree, rng):
     return v, t, T
 
 
-@validate_params({"ns": SAMPLE_SIZES, "d": Interval(Integral, 2, None, closed="left"), "degree": POSITIVE_INT,
+@validate_params({"ns": SAMPLE_SIZES, "d": FiniteInterval(Integral, 2, None, closed="left"), "degree": POSITIVE_INT,
                   "epsilon": Epsilon(), "n_reps": POSITIVE_INT, "rng": "random_state",
-                  "noise": Interval(Real, 0, 0.5, closed="left")})
+                  "noise": FiniteInterval(Real, 0, 0.5, closed="left")})
 def l1_vs_least_squares(ns, d=3, degree=3, epsilon=1.0, n_reps=2, rng=0, noise=0.1):
     """Under structured noise: test error of private L1 (ε), non-private L1, and least squares, vs n.
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from numbers import Real
 
-from .._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Epsilon, Integral, Interval, Options,
+from .._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Epsilon, Integral, FiniteInterval, Options,
                             validate_params)
 from .._validation import check_choice, check_epsilon, check_int, check_probability, check_sequence
 from ..data.local import THETA
@@ -107,7 +107,7 @@ REPETITIONS = Check(check_repetitions, convert_nested=int,
 USER_COUNTS = Check(_check_user_counts, array_ndim=(0, 1), convert_nested=_as_user_counts,
                     invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([[[10]]], "[[[10]]]"), ([math.nan], "[nan]"),
                              (None, "None")])
-MEAN_PHI = Interval(Real, -1, 1, closed="both")
+MEAN_PHI = FiniteInterval(Real, -1, 1, closed="both")
 
 
 # =============================================================================
@@ -123,7 +123,7 @@ def _rmse(errors):
     return value
 
 
-@validate_params({"ns": USER_COUNTS, "epsilon": Epsilon(), "p": Interval(Real, 0, 1, closed="both"),
+@validate_params({"ns": USER_COUNTS, "epsilon": Epsilon(), "p": FiniteInterval(Real, 0, 1, closed="both"),
                   "n_reps": Check(_check_rmse_repetitions, convert_nested=int,
                                   invalid=[(1, "1"), (0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"),
                                            ("3", "'3'")]),
@@ -260,9 +260,9 @@ def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="th
 @validate_params({"ns": Check(_check_user_counts, maximum=10 ** 7, array_ndim=(0, 1), convert_nested=_as_user_counts,
                               invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([10 ** 8], "[10**8]"),
                                        ([math.nan], "[nan]"), ([[[10]]], "[[[10]]]"), (None, "None")]),
-                  "d": Interval(Integral, 1, 1000, closed="both"), "epsilon": Epsilon(),
+                  "d": FiniteInterval(Integral, 1, 1000, closed="both"), "epsilon": Epsilon(),
                   "marginal": Options(("sphere", "skewed")), "n_reps": REPETITIONS, "n_steps": POSITIVE_INT,
-                  "eta": POSITIVE, "n_test": Interval(Integral, 1, 10 ** 7, closed="both"), "rng": "random_state"})
+                  "eta": POSITIVE, "n_test": FiniteInterval(Integral, 1, 10 ** 7, closed="both"), "rng": "random_state"})
 def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20, eta=5.0, n_test=20000,
                          rng=None):
     """Test error of averaging (1 round) vs SQ gradient descent (K rounds) (chapter 3, the halfspace figure).
@@ -348,7 +348,7 @@ def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", u
 
 
 @validate_params({"epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS,
-                  "n_alpha": Interval(Integral, 10, 10 ** 4, closed="both")})
+                  "n_alpha": FiniteInterval(Integral, 10, 10 ** 4, closed="both")})
 def threshold_crossover(epsilon, beta=0.05, rule="theorem", randomizer=None, n_alpha=400):
     """The number of users beyond which binary search guarantees a smaller α than the grid (chapter 3, the threshold figure).
 
@@ -395,8 +395,8 @@ def threshold_crossover(epsilon, beta=0.05, rule="theorem", randomizer=None, n_a
     return float(candidates[not_better[-1] + 1])
 
 
-@validate_params({"d": Interval(Integral, 1, 14, closed="both"), "tau": OPEN_UNIT,
-                  "n_queries": Interval(Integral, 1, 10 ** 4, closed="both"),
+@validate_params({"d": FiniteInterval(Integral, 1, 14, closed="both"), "tau": OPEN_UNIT,
+                  "n_queries": FiniteInterval(Integral, 1, 10 ** 4, closed="both"),
                   "bucket_sizes": Check(_check_bucket_sizes, array_ndim=(0, 1), convert_nested=_as_sequence,
                                         invalid=[([], "[]"), ([0], "[0]"), ([2.5], "[2.5]"), (None, "None")]),
                   "n_secrets": REPETITIONS, "rng": "random_state"})

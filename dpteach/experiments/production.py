@@ -34,7 +34,7 @@ from numbers import Integral
 import numpy as np
 from scipy import special, stats
 
-from .._constraints import POSITIVE, Array, Check, Delta, Epsilon, Interval, validate_params
+from .._constraints import POSITIVE, Array, Check, Delta, Epsilon, FiniteInterval, validate_params
 from .._validation import check_epsilon
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
@@ -136,7 +136,7 @@ def _chi2_row(release, library, call, observed, probabilities, expect_reject=Fal
 
 
 #: A number of releases per library: 1 <= n_samples <= MAX_SAMPLES.
-SAMPLES = Interval(Integral, 1, MAX_SAMPLES, closed="both")
+SAMPLES = FiniteInterval(Integral, 1, MAX_SAMPLES, closed="both")
 _EPSILON_BAD = Epsilon().invalid_values()
 
 
@@ -194,7 +194,7 @@ def diffprivlib_seed(rng):
 
 # ---------------------------------------------------------------- the four releases
 
-@validate_params({"count": Interval(Integral, None, None), "epsilon": Epsilon(), "n_samples": SAMPLES,
+@validate_params({"count": FiniteInterval(Integral, None, None), "epsilon": Epsilon(), "n_samples": SAMPLES,
                   "rng": "random_state"})
 def laplace_count_rows(count, epsilon, n_samples, rng=None):
     """A count released with Laplace noise by the three libraries, each against its exact law (appendix A, first table).
@@ -507,7 +507,7 @@ def randomized_response_rows(epsilon, n_samples, rng=None):
 
 
 @validate_params({"epsilon": KEEP_EPSILON, "delta": Delta(allow_zero=False),
-                  "n_records": Interval(Integral, 1, _MAX_INT32, closed="both"), "scores_sensitivity": POSITIVE})
+                  "n_records": FiniteInterval(Integral, 1, _MAX_INT32, closed="both"), "scores_sensitivity": POSITIVE})
 def privacy_claims(epsilon, delta, n_records, scores_sensitivity=1.0):
     """What each library's own accounting says about the same four releases (appendix A, the API table).
 

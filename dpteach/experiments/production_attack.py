@@ -17,7 +17,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._constraints import OPEN_UNIT, Check, Epsilon, Interval, OrNone, validate_params
+from .._constraints import OPEN_UNIT, Check, Epsilon, FiniteInterval, OrNone, validate_params
 from .._progress import progress
 from ..audit import epsilon_lower_bound
 from ..float_attack import max_guess_success, reachable_outputs, support_attack
@@ -73,7 +73,7 @@ def _check_samplers(samplers, name):
     return samplers
 
 
-_ANSWER = Interval(Real, None, None)
+_ANSWER = FiniteInterval(Real, None, None)
 
 
 # It runs the caller's samplers (a student's, perhaps): the routines they call check their own arguments

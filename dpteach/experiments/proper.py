@@ -20,7 +20,7 @@ import numpy as np
 from .. import data, proper
 from .. import subspace
 from .. import halfspace_cover
-from .._constraints import (Array, Check, Count, Delta, Epsilon, Integral, Interval, POSITIVE_INT, Real,
+from .._constraints import (Array, Check, Count, Delta, Epsilon, Integral, FiniteInterval, POSITIVE_INT, Real,
                             Unchecked, validate_params)
 from .._validation import (check_epsilon_sweep, check_int, check_memory, check_probability, check_sizes,
                            check_sweep)
@@ -82,9 +82,9 @@ EPSILON_SWEEP = Check(check_epsilon_sweep, allow_inf=True, array_ndim=(0, 1), co
 RESOLUTION_SWEEP = Check(_check_resolutions, array_ndim=(0, 1), convert_nested=_as_floats,
                          invalid=[(0, "0"), (1, "1"), (math.nan, "nan"), ("1", "'1'"), (None, "None")])
 #: d ≥ 2: the preset normal w* = (0.6, 0.8, 0, …) needs two coordinates.
-DIMENSION = Interval(Integral, 2, None, closed="left")
-THRESHOLD = Interval(Real, None, None)  # any finite t*
-NOISE_RATE = Interval(Real, 0, 0.5, closed="left")  # at 1/2 the labels carry no signal
+DIMENSION = FiniteInterval(Integral, 2, None, closed="left")
+THRESHOLD = FiniteInterval(Real, None, None)  # any finite t*
+NOISE_RATE = FiniteInterval(Real, 0, 0.5, closed="left")  # at 1/2 the labels carry no signal
 LEARNER = {"alpha": subspace.ALPHA, "delta": Delta(allow_zero=False)}
 
 
@@ -179,7 +179,7 @@ def spectrum_at(precomputed, degree, epsilon, delta=1e-5, alpha=0.1):
 
 
 @validate_params({"n_values": SAMPLE_SIZES, "epsilons": EPSILON_SWEEP, "n_reps": POSITIVE_INT, **LEARNER,
-                  "d": DIMENSION, "max_subspace_dim": Interval(Integral, 0, None, closed="left"),
+                  "d": DIMENSION, "max_subspace_dim": FiniteInterval(Integral, 0, None, closed="left"),
                   "threshold": THRESHOLD, "noise_rate": NOISE_RATE, "rng": "random_state"})
 def excess_error_curves(n_values, epsilons, n_reps, alpha=0.1, d=5, delta=1e-5, max_subspace_dim=2,
                         threshold=PRESET_THRESHOLD, noise_rate=PRESET_NOISE, rng=None):
@@ -229,7 +229,7 @@ COVER_COST_MAX_SIZE = 1_000_000
 @validate_params({"dims": Check(check_sizes, minimum=0, array_ndim=(0, 1), convert_nested=_as_ints,
                                  invalid=[(-1, "-1")] + _SIZES_BAD[1:]),
                   "resolutions": RESOLUTION_SWEEP, "n": POSITIVE_INT, "d": POSITIVE_INT, "rng": "random_state",
-                  "max_size": Interval(Integral, 1, halfspace_cover.MAX_CANDIDATES, closed="both")})
+                  "max_size": FiniteInterval(Integral, 1, halfspace_cover.MAX_CANDIDATES, closed="both")})
 def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, max_size=COVER_COST_MAX_SIZE):
     """|H(q)| and the seconds to build the cover and score it on n points, for each dim V and resolution a.
 
@@ -358,7 +358,7 @@ def proper_vs_improper(n_values, n_reps, epsilon=1.0, alpha=0.1, d=5, delta=1e-5
     return {**result, "seconds_proper": seconds["proper"] / n_reps, "seconds_improper": seconds["improper"] / n_reps}
 
 
-@validate_params({"n_values": SIZES, "excess": Array(ndim=2), "level": Interval(Real, None, None)})
+@validate_params({"n_values": SIZES, "excess": Array(ndim=2), "level": FiniteInterval(Real, None, None)})
 def transition_sample_size(n_values, excess, level):
     """The first n at which the median excess error (over the last axis) is below ``level``; inf if none.
 

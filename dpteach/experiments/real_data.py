@@ -30,7 +30,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._constraints import Array, Check, Delta, Interval, Options, OrNone, POSITIVE_INT, validate_params
+from .._constraints import Array, Check, Delta, FiniteInterval, Options, OrNone, POSITIVE_INT, validate_params
 from .._validation import check_epsilon_sweep, check_labels, check_same_length
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dp_sgd_poisson import PoissonDPSGDLogisticRegression
@@ -68,7 +68,7 @@ SPARSITY = 4
 
 _EPSILON_SWEEP = Check(check_epsilon_sweep, array_ndim=(0, 1),
                        invalid=[(0, "0"), (-1, "-1"), (float("inf"), "inf"), (None, "None"), ("1", "'1'")])
-_SEED = Interval(Integral, 0, 2 ** 32 - 1, closed="both")
+_SEED = FiniteInterval(Integral, 0, 2 ** 32 - 1, closed="both")
 
 
 def _names(allowed):

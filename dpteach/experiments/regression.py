@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .. import audit, fingerprinting
-from .._constraints import Check, Delta, Epsilon, Integral, Interval, OPEN_UNIT, POSITIVE_INT, validate_params
+from .._constraints import Check, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, POSITIVE_INT, validate_params
 from .._validation import check_epsilon_sweep, check_int, check_memory, check_sizes, check_sweep
 from ..data import linear_regression_data, regression_records, sparse_regression_data
 from ..peeling import broken_peel_forgotten_sqrt_s, peel, peel_rows, peeling_epsilon, peeling_noise_scale
@@ -91,8 +91,8 @@ def _private_and_iht_errors(n, d, s, epsilons, delta, rng):
     return errors, support, _error(split_iht(X, y, 2 * s, rng=seed), beta), (X, y, beta)
 
 
-@validate_params({"ns": sizes(20), "epsilons": EPSILONS, "d": Interval(Integral, 2, None, closed="left"),
-                  "s": POSITIVE_INT, "n_reps": REPS, "lasso_max_n": Interval(Integral, 0, None, closed="left"),
+@validate_params({"ns": sizes(20), "epsilons": EPSILONS, "d": FiniteInterval(Integral, 2, None, closed="left"),
+                  "s": POSITIVE_INT, "n_reps": REPS, "lasso_max_n": FiniteInterval(Integral, 0, None, closed="left"),
                   "rng": "random_state"})
 def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None):
     """E1 (and E2): ‖β̂ − β‖₂ of the private LASSO (ŝ = 2s) against n, for each ε, with the baselines.
@@ -137,8 +137,8 @@ def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None)
             "lasso": lasso, "d": d, "s": s}
 
 
-@validate_params({"sparsities": sizes(), "epsilons": EPSILONS, "n": Interval(Integral, 20, None, closed="left"),
-                  "d": Interval(Integral, 2, None, closed="left"), "n_reps": REPS, "rng": "random_state"})
+@validate_params({"sparsities": sizes(), "epsilons": EPSILONS, "n": FiniteInterval(Integral, 20, None, closed="left"),
+                  "d": FiniteInterval(Integral, 2, None, closed="left"), "n_reps": REPS, "rng": "random_state"})
 def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None):
     """E3: error and support recovery |Ŝ ∩ S|/s of the private LASSO (ŝ = 2s) against s, per ε.
 
@@ -166,7 +166,7 @@ def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None)
             "iht": iht, "n": n, "d": d}
 
 
-@validate_params({"dimensions": sizes(2), "epsilons": EPSILONS, "n": Interval(Integral, 20, None, closed="left"),
+@validate_params({"dimensions": sizes(2), "epsilons": EPSILONS, "n": FiniteInterval(Integral, 20, None, closed="left"),
                   "s": POSITIVE_INT, "n_reps": REPS, "rng": "random_state"})
 def error_vs_dimension(dimensions, epsilons, n=30_000, s=5, n_reps=2, rng=None):
     """E4: error of the private LASSO (ŝ = 2s) against d, per ε (only log d is predicted).
@@ -193,7 +193,7 @@ def error_vs_dimension(dimensions, epsilons, n=30_000, s=5, n_reps=2, rng=None):
             "n": n, "s": s}
 
 
-@validate_params({"n": Interval(Integral, 100, None, closed="left"), "d": Interval(Integral, 2, None, closed="left"),
+@validate_params({"n": FiniteInterval(Integral, 100, None, closed="left"), "d": FiniteInterval(Integral, 2, None, closed="left"),
                   "s": POSITIVE_INT, "epsilon": Epsilon(), "n_reps": REPS, "rng": "random_state"})
 def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
     """E5: the private LASSO's error as one tuning choice varies, the others at their defaults.
@@ -271,7 +271,7 @@ def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0)
 
 
 @validate_params({"sparsities": sizes(), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "n_trials": Interval(Integral, 10, None, closed="left"), "confidence": OPEN_UNIT,
+                  "n_trials": FiniteInterval(Integral, 10, None, closed="left"), "confidence": OPEN_UNIT,
                   "rng": "random_state"})
 def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000, confidence=0.95, rng=None):
     """E7: audited lower bounds on ε for Peeling and for its forgotten-√s variant, against s.
@@ -319,7 +319,7 @@ MAX_ACCOUNTING_RECORDS = 10 ** 12
 
 
 @validate_params({"sparsities": sizes(), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
-                  "n": Interval(Integral, 1, MAX_ACCOUNTING_RECORDS, closed="both"), "d": POSITIVE_INT, "n_reps": REPS,
+                  "n": FiniteInterval(Integral, 1, MAX_ACCOUNTING_RECORDS, closed="both"), "d": POSITIVE_INT, "n_reps": REPS,
                   "rng": "random_state"})
 def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, n_reps=400, rng=None):
     """Peeling's noise scale at one (ε, δ) by the composition theorems and by the tight (PLD) accountant (chapter 5).

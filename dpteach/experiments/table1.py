@@ -32,7 +32,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .. import data
-from .._constraints import Array, Check, Delta, Epsilon, Interval, Labels, Options, POSITIVE, validate_params
+from .._constraints import Array, Check, Delta, Epsilon, FiniteInterval, Labels, Options, POSITIVE, validate_params
 from .._validation import (check_choice, check_epsilon_sweep, check_memory, check_same_length, check_sizes,
                            check_sweep, check_work)
 from ..dp_logistic import DPSGDLogisticRegression
@@ -90,14 +90,14 @@ QUICK = {"d": 3, "ns": (2000, 5000, 15_000, 40_000, 100_000), "epsilons": (0.5, 
 
 _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
 #: Any finite real (the target threshold t*).
-FINITE = Interval(Real, None, None)
+FINITE = FiniteInterval(Real, None, None)
 #: η₀ ∈ [0, 1/2): the RCN rate, or the mass of the flipped slab.
-NOISE = Interval(Real, 0, 0.5, closed="left")
+NOISE = FiniteInterval(Real, 0, 0.5, closed="left")
 #: 0 < δ < 1.
 DELTA = Delta(allow_zero=False)
 #: An integer ≥ 2 (a dimension: the targets use x₁ and x₂) and ≥ 100 (a sample or test size).
-AT_LEAST_TWO = Interval(Integral, 2, None, closed="left")
-AT_LEAST_100 = Interval(Integral, 100, None, closed="left")
+AT_LEAST_TWO = FiniteInterval(Integral, 2, None, closed="left")
+AT_LEAST_100 = FiniteInterval(Integral, 100, None, closed="left")
 _BAD_NAMES = [("dp_sgd", "'dp_sgd'"), ([], "[]"), (["no-such-learner"], "['no-such-learner']"), (None, "None")]
 
 
@@ -206,7 +206,7 @@ def _problem(kind, n, d, rng, threshold, noise):
     return X, y, data.structured_noise_opt(threshold, noise)[0]
 
 
-@validate_params({"kind": Options(KINDS), "n": Interval(Integral, 1, None, closed="left"), "d": AT_LEAST_TWO,
+@validate_params({"kind": Options(KINDS), "n": FiniteInterval(Integral, 1, None, closed="left"), "d": AT_LEAST_TWO,
                   "rng": "random_state", "threshold": FINITE, "noise": NOISE})
 def make_problem(kind, n, d, rng=None, threshold=0.3, noise=0.1):
     """(X, y, OPT) for ``kind`` "rcn" (OPT = η₀ exactly) or "structured" (OPT by the exact 2-D search).

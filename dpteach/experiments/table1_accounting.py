@@ -17,7 +17,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._constraints import Check, Delta, Epsilon, Interval, POSITIVE_INT, validate_params
+from .._constraints import Check, Delta, Epsilon, FiniteInterval, POSITIVE_INT, validate_params
 from .._validation import check_sizes, check_work
 from ..data import gaussian_halfspace_data, rcn_halfspace_error
 from ..dp_logistic import MAX_EPOCHS, DPSGDLogisticRegression, dp_sgd_sigma
@@ -48,7 +48,7 @@ _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
 
 @validate_params({"epochs": Check(_check_epochs, invalid=[(0, "0"), (1001, "1001"), (2.5, "2.5")] + _NOT_A_NUMBER,
                                   array_ndim=(0, 1)),
-                  "n": Interval(Integral, 20, None, closed="left"), "d": POSITIVE_INT, "epsilon": Epsilon(),
+                  "n": FiniteInterval(Integral, 20, None, closed="left"), "d": POSITIVE_INT, "epsilon": Epsilon(),
                   "delta": Delta(allow_zero=False),
                   "n_reps": Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER),
                   "rng": "random_state"})

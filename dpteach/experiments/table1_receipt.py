@@ -15,7 +15,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._constraints import Count, Interval, validate_params
+from .._constraints import Count, FiniteInterval, validate_params
 from ..audit import audit, threshold_events
 from ..dp_logistic import DPSGDLogisticRegression
 
@@ -52,8 +52,8 @@ def _first_weight(epsilon, scaled):
     return mechanism
 
 
-@validate_params({"epsilon": Interval(Real, 0.01, 10, closed="both"), "n": Count(minimum=10, maximum=10 ** 5),
-                  "far": Interval(Real, 1.0, 1e12, closed="both"), "n_trials": Count(minimum=1, maximum=10 ** 4),
+@validate_params({"epsilon": FiniteInterval(Real, 0.01, 10, closed="both"), "n": Count(minimum=10, maximum=10 ** 5),
+                  "far": FiniteInterval(Real, 1.0, 1e12, closed="both"), "n_trials": Count(minimum=1, maximum=10 ** 4),
                   "rng": "random_state"})
 def pipeline_scaler_audit(epsilon=1.0, n=1000, far=1e6, n_trials=150, rng=None):
     """Audit DP-SGD alone and inside ``Pipeline(StandardScaler, DP-SGD)`` on one neighbouring pair of raw data sets.

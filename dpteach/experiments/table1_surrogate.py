@@ -24,7 +24,7 @@ from numbers import Real
 import numpy as np
 from scipy import optimize, special
 
-from .._constraints import Check, Interval, validate_params
+from .._constraints import Check, FiniteInterval, validate_params
 from .._validation import check_finite_scalar
 
 __all__ = ["rcn_logistic_threshold", "massart_example"]
@@ -47,7 +47,7 @@ _NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None"), (math.nan, "nan")
 #: A finite real in [−3, 3].
 IN_BOX = Check(_check_in_box, invalid=[(3.5, "3.5"), (-4, "-4")] + _NOT_A_NUMBER, convert_nested=float)
 #: A flip probability in [0, 1/2).
-FLIP = Interval(Real, 0, 0.5, closed="left")
+FLIP = FiniteInterval(Real, 0, 0.5, closed="left")
 
 
 def _axis(breaks):
