@@ -138,9 +138,9 @@ def test_broken_variant_a_dp_sgd_step_through_the_decorated_routine_exceeds_the_
 
     body = dp_logistic.noisy_clipped_gradient_sum_prechecked
 
-    def step(*args):
-        if len(args) == 8:  # the decorated routine calling its body (with n_samples)
-            return body(*args)
+    def step(*args, **kwargs):
+        if kwargs:  # the decorated routine calling its body (n_samples=...)
+            return body(*args, **kwargs)
         X, y, coef, intercept, clip_norm, sigma, rng = args
         return dp_logistic.noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=rng, size=1), 0
 
