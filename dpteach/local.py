@@ -356,18 +356,19 @@ class _RecordingOracle(SQOracle):
     """Answers 0 to everything and records the tolerances as asked: for :func:`query_plan_prechecked`.
 
     Its ``query_batch`` checks nothing (a dry run releases nothing, and the bisection of
-    ``smallest_feasible_alpha`` asks some 40 plans): the tolerances are checked where they are used, by
-    :func:`users_needed`'s ``plan`` constraint and by the simulation's oracle, which checks every query it answers.
+    ``smallest_feasible_alpha`` asks some 40 plans): :func:`query_plan` checks the tolerances once, at the end, and
+    the simulation's oracle checks every query it answers.
     """
 
     def __init__(self):  # SQOracle's fields, without its (empty) contract's entry: one recorder per plan
         self.n_queries, self.rounds, self.tolerances = 0, 0, []
 
     def query_batch(self, queries):
-        self.n_queries += len(queries)
+        taus = [tau for _, tau in queries]
+        self.n_queries += len(taus)
         self.rounds += 1
-        self.tolerances.extend(float(tau) for _, tau in queries)
-        return np.zeros(len(queries))
+        self.tolerances.extend(taus)
+        return np.zeros(len(taus))
 
 
 @dataclass(frozen=True)
@@ -407,7 +408,9 @@ def query_plan(sq_algorithm, **algorithm_kwargs):
     >>> query_plan(sq_threshold_binary_search, alpha=0.2)
     QueryPlan(tolerances=(0.05, 0.05, 0.05, 0.05), rounds=4)
     """
-    return query_plan_prechecked(sq_algorithm, **algorithm_kwargs)
+    plan = query_plan_prechecked(sq_algorithm, **algorithm_kwargs)
+    # the tolerances the algorithm asked, checked once (the recorder does not check each query)
+    return QueryPlan(tuple(_check_plan(plan, "tau").tolist()) if plan.n_queries else (), plan.rounds)
 
 
 def query_plan_prechecked(sq_algorithm, **algorithm_kwargs):
