@@ -16,7 +16,7 @@ from scipy import special
 
 from ._constraints import Check, Epsilon, Options, Unchecked, validate_params
 from ._validation import as_rng, check_bits, check_finite_array, check_unit_interval
-from .mechanisms import laplace_mechanism, randomized_response
+from .mechanisms import laplace_mechanism_prechecked, randomized_response
 from .privacy import privacy_claim
 
 __all__ = ["LocalRandomizer", "RandomizedResponse", "LaplaceRandomizer", "OneBitRandomizer",
@@ -284,7 +284,7 @@ class LaplaceRandomizer(LocalRandomizer):
 
     def randomize_prechecked(self, values, rng):
         """:meth:`randomize` on values already in [−1, 1] (a float array) and a Generator: the simulation's loop."""
-        return np.asarray(laplace_mechanism(values, self.sensitivity, self.epsilon, rng), dtype=float)
+        return np.asarray(laplace_mechanism_prechecked(values, self.sensitivity, self.epsilon, rng), dtype=float)
 
     def probability(self, outputs, values):
         """Density of φ + Lap(b) at ``outputs``: exp(−|w − v|/b)/(2b), b = 2/ε."""
