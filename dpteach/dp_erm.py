@@ -375,13 +375,27 @@ def noisy_projected_subgradient_descent(features, targets, lipschitz, radius, ep
     >>> v_hat.shape, round(sigma, 4)
     ((3,), 1.4147)
     """
-    F, y = features, targets
-    _check_rows(F, y, lipschitz)
-    n, D = F.shape
+    check_descent_work(n_iterations, *features.shape)
+    return noisy_projected_subgradient_descent_prechecked(features, targets, lipschitz, radius, epsilon, delta,
+                                                          n_iterations, rng)
+
+
+def check_descent_work(n_iterations, n, D):
+    """Refuse, before any step, K iterations over n rows of D features above the stated work limit (check_work)."""
     check_work(("n_iterations", n_iterations), ("n", n), ("D", D))  # each step: a subgradient over all rows
     # and each step's Python overhead (~10 µs, as much as ~10⁴ elementary steps), which dominates small
     # problems: n_iterations = 10⁹ at n = D = 3 passed the line above and ran for hours (review F4)
     check_work(("n_iterations", n_iterations), per_item=_STEP_OVERHEAD)
+
+
+def noisy_projected_subgradient_descent_prechecked(features, targets, lipschitz, radius, epsilon, delta, n_iterations,
+                                                   rng):
+    """:func:`noisy_projected_subgradient_descent`'s body on checked arguments (``rng`` a Generator, the work checked
+    by :func:`check_descent_work`): the block loop of ``PrivateHermiteL1Learner.fit`` calls it. The rows' norms are
+    still checked here, on every call: the sensitivity 2T/n holds only if each is at most T."""
+    F, y = features, targets
+    _check_rows(F, y, lipschitz)
+    n, D = F.shape
     sigma = dp_erm_sigma(lipschitz, n, epsilon, delta, n_iterations)
     step = _step_size(radius, n_iterations, lipschitz, D, sigma)
     v = np.zeros(D)

@@ -284,19 +284,19 @@ def noisy_clipped_gradient_sum(X, y, coef, intercept, clip_norm, sigma, rng=None
     """
     check_model_shapes(X, y, coef)  # the declared contract checks each array; these relate them (no validator call)
     noisy, _ = noisy_clipped_gradient_sum_prechecked(X, y, coef, intercept, clip_norm, sigma, rng,
-                                                      _check_size(size, X.shape[1]))
+                                                      n_samples=_check_size(size, X.shape[1]))
     return noisy[0] if size is None else noisy
 
 
-def noisy_clipped_gradient_sum_prechecked(X, y, coef, intercept, clip_norm, sigma, rng, n_samples=1):
+def noisy_clipped_gradient_sum_prechecked(X, y, coef, intercept, clip_norm, sigma, rng, n_samples=1, *, clip=True):
     """The body of :func:`noisy_clipped_gradient_sum` on checked arguments (``rng`` a Generator): the releases,
     shape (n_samples, d + 1), and how many examples had their gradient clipped (a diagnostic, not released).
 
     The learner's loop calls it directly: one pass of per-example gradients per step, and no validation in the
-    hot loop (the fit checked its data and parameters once).
+    hot loop (the fit checked its data and parameters once). ``clip=False`` is the audit's broken variant only.
     """
     G = per_example_gradients(X, y, coef, intercept)
-    total = clip_per_example(G, clip_norm).sum(axis=0)
+    total = (clip_per_example(G, clip_norm) if clip else G).sum(axis=0)
     noisy = total + sigma * rng.standard_normal((n_samples, total.size))
     return noisy, int(np.count_nonzero(np.einsum("ij,ij->i", G, G) > clip_norm ** 2))
 
@@ -310,9 +310,8 @@ def broken_noisy_gradient_sum_without_clipping(X, y, coef, intercept, clip_norm,
     DP-SGD bug (clipping the batch mean instead of each example has the same effect). Not in ``__all__``.
     """
     check_model_shapes(X, y, coef)
-    n_samples = _check_size(size, X.shape[1])
-    total = per_example_gradients(X, y, coef, intercept).sum(axis=0)
-    noisy = total + sigma * rng.standard_normal((n_samples, total.size))
+    noisy, _ = noisy_clipped_gradient_sum_prechecked(X, y, coef, intercept, clip_norm, sigma, rng,
+                                                      n_samples=_check_size(size, X.shape[1]), clip=False)
     return noisy[0] if size is None else noisy
 
 

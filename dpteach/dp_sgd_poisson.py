@@ -12,7 +12,7 @@ private than N(s + g, σ²I) alone (amplification by subsampling), and its priva
 what :func:`dpteach.composition.pld_epsilon` composes over the T = E/q steps. A shuffle gives no such
 mixture: the permutation is hidden, but the example is *certainly* in one batch of the epoch, so an
 adversary who watches all the epoch's releases sees its full contribution once. Claiming Poisson
-amplification for shuffled batches is a privacy bug; :func:`_shuffled_sums_with_poisson_accounting_broken`
+amplification for shuffled batches is a privacy bug; :func:`broken_shuffled_sums_with_poisson_accounting`
 does exactly that and the audit in tests/test_dp_sgd_poisson.py catches it.
 
 Neighbours are replace-one with n public (as everywhere in dpteach): each example's clipped gradient
@@ -230,7 +230,7 @@ def _poisson_sums(G, clip_norm, sigma, sampling_rate, n_steps, rng, n_trials):
     return masks @ clipped + sigma * rng.standard_normal((n_trials, n_steps, clipped.shape[1]))
 
 
-def _shuffled_sums_with_poisson_accounting_broken(G, clip_norm, sigma, sampling_rate, n_steps, rng, n_trials):
+def broken_shuffled_sums_with_poisson_accounting(G, clip_norm, sigma, sampling_rate, n_steps, rng, n_trials):
     """BROKEN on purpose: shuffled disjoint batches of B = qn (each example in exactly one per epoch), noised
     with a σ from the *Poisson* accountant. No mixture hides whether the example took part, so the
     amplification is not there and the claimed ε is not met. Not in ``__all__``."""

@@ -21,7 +21,7 @@ from scipy import stats
 
 from ._constraints import Epsilon, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, Real, validate_params
 from ._validation import check_choice
-from .randomizers import default_randomizer, onebit_constant
+from .randomizers import default_randomizer, onebit_constant_prechecked
 
 __all__ = ["GROUP_SIZE_RULES", "MAX_GROUP_SIZE", "group_size", "tolerance_for_group"]
 
@@ -148,7 +148,7 @@ def group_size_prechecked(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
 
 
 def _group_size_unchecked(epsilon, tau, beta, rule, randomizer, var_phi=1.0):
-    c = onebit_constant(epsilon)
+    c = onebit_constant_prechecked(epsilon)
     if rule == "slide":
         high = max(8 * math.log(4 / beta) / tau ** 2, 64 * math.log(2 / beta) / (epsilon * tau) ** 2)
         if not high <= MAX_GROUP_SIZE:
@@ -204,7 +204,7 @@ def tolerance_for_group_prechecked(epsilon, m, beta, rule, randomizer, var_phi=1
 
 
 def _tolerance_for_group_unchecked(epsilon, m, beta, rule, randomizer, var_phi=1.0):
-    c = onebit_constant(epsilon)
+    c = onebit_constant_prechecked(epsilon)
     if rule == "slide":
         low, high = 1e-12, 1.0
         while _slide_failure(m, epsilon, high) > beta:

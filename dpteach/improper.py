@@ -481,10 +481,11 @@ class PrivateHermiteL1Learner(Estimator):
         # Step 3: one (ε, δ)-DP regression per block (Algorithm 6.7), on clipped features.
         coefs = np.empty((k, params["n_features"]))
         slow = K * n0 * params["n_features"] > _PROGRESS_WORK  # a bar for fits of more than a few seconds
+        dp_erm.check_descent_work(K, n0, params["n_features"])  # once: every block has n₀ rows of D features
         for j, rows in enumerate(progress(blocks, "DP-ERM blocks", enabled=None if slow else False)):
             F = self._clipped_feature_map(X[rows], T)
-            coefs[j], sigma = dp_erm.noisy_projected_subgradient_descent(F, y[rows], T, R, epsilon, delta, K,
-                                                                        rng=rng)
+            coefs[j], sigma = dp_erm.noisy_projected_subgradient_descent_prechecked(F, y[rows], T, R, epsilon, delta,
+                                                                                    K, rng)
 
         # Steps 4–5: the threshold grid, then the exponential mechanism on the validation errors.
         thresholds = threshold_grid(M)

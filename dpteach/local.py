@@ -25,7 +25,7 @@ from ._validation import check_finite_array, check_memory
 from ._constraints import (Check, Epsilon, FiniteInterval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params,
                            Callable, InstanceOf)
 from .composition import parallel_composition
-from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size, group_size_prechecked,
+from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size_prechecked,
                           tolerance_for_group_prechecked)
 from .privacy import privacy_claim
 from .randomizers import LaplaceRandomizer, OneBitRandomizer, make_randomizer
@@ -178,7 +178,7 @@ class LocalSimulatedSQOracle(_LocalSQOracleBase):
     def _group_answer(self, phi, m):
         group = self._take_users(m)
         values = query_values(phi, self.data[group])
-        outputs = self.randomizer.randomize(values, self.rng)  # one ε-local report per user
+        outputs = self.randomizer.randomize_prechecked(values, self.rng)  # one ε-local report per user (φ checked)
         self.ledger[group] += self.epsilon
         self.groups.append(group)
         return float(np.mean(self.randomizer.estimate(outputs)))
@@ -348,10 +348,22 @@ class FastLocalSQOracle(_LocalSQOracleBase):
 
 
 class _RecordingOracle(SQOracle):
-    """Answers 0 to everything and records the tolerances: for :func:`query_plan`."""
+    """Answers 0 to everything and records the tolerances as asked: for :func:`query_plan_prechecked`.
 
-    def _answer_batch(self, phis, taus):
-        return np.zeros(len(phis))
+    Its ``query_batch`` checks nothing (a dry run releases nothing, and the bisection of
+    ``smallest_feasible_alpha`` asks some 40 plans): :func:`query_plan` checks the tolerances once, at the end, and
+    the simulation's oracle checks every query it answers.
+    """
+
+    def __init__(self):  # SQOracle's fields, without its (empty) contract's entry: one recorder per plan
+        self.n_queries, self.rounds, self.tolerances = 0, 0, []
+
+    def query_batch(self, queries):
+        taus = [tau for _, tau in queries]
+        self.n_queries += len(taus)
+        self.rounds += 1
+        self.tolerances.extend(taus)
+        return np.zeros(len(taus))
 
 
 @dataclass(frozen=True)
@@ -390,6 +402,13 @@ def query_plan(sq_algorithm, **algorithm_kwargs):
     >>> query_plan(sq_threshold_binary_search, alpha=0.2)
     QueryPlan(tolerances=(0.05, 0.05, 0.05, 0.05), rounds=4)
     """
+    plan = query_plan_prechecked(sq_algorithm, **algorithm_kwargs)
+    # the tolerances the algorithm asked, checked once (the recorder does not check each query)
+    return QueryPlan(tuple(_check_plan(plan, "tau").tolist()) if plan.n_queries else (), plan.rounds)
+
+
+def query_plan_prechecked(sq_algorithm, **algorithm_kwargs):
+    """:func:`query_plan`'s body on a checked callable: the bisection of ``smallest_feasible_alpha`` calls it."""
     recorder = _RecordingOracle()
     sq_algorithm(recorder, **algorithm_kwargs)
     return QueryPlan(tuple(recorder.tolerances), recorder.rounds)
@@ -419,10 +438,18 @@ def users_needed(plan, epsilon, beta, rule="theorem", randomizer=None):
     >>> users_needed(plan=query_plan(sq_threshold_binary_search, alpha=0.2), epsilon=1.0, beta=0.05)
     1181356
     """
+    return users_needed_prechecked(plan, epsilon, beta, rule, check_rule_randomizer(rule, randomizer))
+
+
+def users_needed_prechecked(plan, epsilon, beta, rule, randomizer):
+    """:func:`users_needed`'s body on checked arguments (``randomizer`` a name, as ``check_rule_randomizer`` gives it).
+
+    The bisection of ``smallest_feasible_alpha`` calls it once per α it tries.
+    """
     taus = np.asarray(plan.tolerances if isinstance(plan, QueryPlan) else plan, dtype=float)
     per_query_beta = beta / taus.size
     distinct, counts = np.unique(taus, return_counts=True)
-    return int(sum(int(k) * group_size(epsilon, float(tau), per_query_beta, rule, randomizer)
+    return int(sum(int(k) * group_size_prechecked(epsilon, float(tau), per_query_beta, rule, randomizer)
                    for tau, k in zip(distinct, counts)))
 
 

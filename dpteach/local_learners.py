@@ -16,8 +16,8 @@ from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon,
 from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_finite_array, check_sweep
-from .group_sizes import RULE_CONSTRAINTS, UNIT, group_size
-from .local import query_plan, simulate_sq_locally, users_needed
+from .group_sizes import RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size
+from .local import query_plan, query_plan_prechecked, simulate_sq_locally, users_needed, users_needed_prechecked
 from .sq_algorithms import (records, sq_averaging_halfspace, sq_gd_logistic,
                             sq_threshold_binary_search, sq_threshold_grid)
 from .composition import parallel_composition
@@ -59,7 +59,7 @@ def _check_alpha_range(alpha_range, name="alpha_range"):
     return values[0], values[1]
 
 
-# The algorithm is only dry-run (against a recording oracle, by query_plan) at the α this bisection
+# The algorithm is only dry-run (against a recording oracle, by query_plan_prechecked) at the α this bisection
 # picks inside the checked alpha_range, so the nested checks are skipped (84 plans per call).
 @validate_params({"sq_algorithm": Callable("sq_algorithm(oracle, alpha=...)"),
                   "n_users": Count(), "epsilon": Epsilon(), "beta": UNIT, **RULE_CONSTRAINTS,
@@ -81,9 +81,11 @@ def smallest_feasible_alpha(sq_algorithm, n_users, epsilon, beta, rule="theorem"
     0.2174
     """
     low, high = alpha_range
+    randomizer = check_rule_randomizer(rule, randomizer)
 
-    def fits(alpha):
-        return users_needed(query_plan(sq_algorithm, alpha=alpha), epsilon, beta, rule, randomizer) <= n_users
+    def fits(alpha):  # the loop calls the bodies: its arguments were checked once, above
+        plan = query_plan_prechecked(sq_algorithm, alpha=alpha)
+        return users_needed_prechecked(plan, epsilon, beta, rule, randomizer) <= n_users
 
     if not fits(high):
         return None

@@ -116,15 +116,16 @@ def _finite_or_refuse(F, X, degree):
     return F
 
 
-def _clipped_logconcave_features(X, marginal, degree, radius, method="sym"):
+def _clipped_logconcave_features(X, A, degree, radius):
     """ψ̄_{p,T}(X) = min(1, T/‖A m_p(x)‖)·A m_p(x), finite with rows of norm ≤ T for every finite record.
+
+    A = ``orthonormal_map(monomial_gram(marginal, d, degree))``, computed once by the caller (the same for every block).
 
     Ordinary rows: exactly ``clip_features(logconcave_features(X), T)``. Rows
     whose monomials or squared norm overflow are clipped in scaled arithmetic
     (mantissa·2^exponent monomials, :mod:`dpteach.feature_scaling`), with A
     applied to the rescaled vector (A is linear, so the scale commutes).
     """
-    A = orthonormal_map(monomial_gram(marginal, X.shape[1], degree), method)
     with np.errstate(over="ignore", invalid="ignore"):
         F = _monomials(X, degree) @ A.T
     scale, overflow = clip_scale_or_overflow(F, radius)
@@ -360,7 +361,11 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
     _privacy_theorem = "thm-logconcave"  # the box label of the class's privacy_claim
 
     def _clipped_feature_map(self, X, radius):
-        return _clipped_logconcave_features(X, self.marginal, self.degree_, radius)
+        # A depends on the marginal, d and p only: computed once per fit, not once per block (fit's loop calls this)
+        key = (self.marginal, X.shape[1], self.degree_)
+        if getattr(self, "_orthonormal_map", (None, None))[0] != key:
+            self._orthonormal_map = (key, orthonormal_map(monomial_gram(*key)))
+        return _clipped_logconcave_features(X, self._orthonormal_map[1], self.degree_, radius)
 
     def _default_clip_radius(self, d, degree, alpha):
         return logconcave_clip_radius(self.marginal, d, degree, C_SMALL * alpha, n_draws=20_000, rng=0)

@@ -77,6 +77,14 @@ def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     >>> round(laplace_mechanism(value=1.0, sensitivity=1.0, epsilon=1.0, rng=0), 3)
     1.32
     """
+    return laplace_mechanism_prechecked(value, sensitivity, epsilon, rng)
+
+
+def laplace_mechanism_prechecked(value, sensitivity, epsilon, rng):
+    """:func:`laplace_mechanism`'s body on checked arguments (``value`` a finite float array, ``rng`` a Generator).
+
+    The local simulation's loop calls it (one release per query), on φ values it checked itself.
+    """
     exact = value
     scale = sensitivity / epsilon
     noisy = exact + rng.laplace(0.0, scale, size=exact.shape)

@@ -147,9 +147,13 @@ def _correlation_sigma(n_correlation, clip_radius, epsilon, delta):
     return gaussian_sigma(2.0 * clip_radius / n_correlation, epsilon, delta)
 
 
-def _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, noise_factor,
+def _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, *, size=None, noise_factor=1.0,
                         feature_sum=hermite_feature_sum):
-    """The release of Algorithm 7.7 line 3 on validated inputs; ``size`` independent draws (None: one)."""
+    """The release of Algorithm 7.7 line 3 on validated inputs; ``size`` independent draws (None: one).
+
+    The public routine and its audit variants differ only in the keywords: ``size``, ``noise_factor`` (σ times it:
+    0.5 is the half-noise bug) and ``feature_sum`` (the old clipping arithmetic is the overflow bug).
+    """
     mean = feature_sum(X, degree, weights=y, radius=clip_radius) / X.shape[0]
     sigma = noise_factor * _correlation_sigma(X.shape[0], clip_radius, epsilon, delta)
     shape = mean.shape if size is None else (size,) + mean.shape
@@ -207,7 +211,7 @@ def private_hermite_correlations(X, y, degree, clip_radius, epsilon, delta, rng=
     >>> m_tilde.shape, round(sigma, 3)
     ((6,), 9.327)
     """
-    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, None, 1.0)
+    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng)
 
 
 @validate_params(_AUDIT_CONSTRAINTS, relations=[SameLength("X", "y")])
@@ -218,10 +222,10 @@ def broken_private_hermite_correlations_half_noise(X, y, degree, clip_radius, ep
     Everything else is :func:`private_hermite_correlations`; the claimed (ε, δ)
     no longer holds. ``size`` draws several releases at once for the audit.
     """
-    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 0.5)
+    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size=size, noise_factor=0.5)
 
 
-def _feature_sum_clipped_after_overflow_broken(X, degree, weights, radius):
+def broken_feature_sum_clipped_after_overflow(X, degree, weights, radius):
     """BROKEN on purpose: the old arithmetic Σ w_i·min(1, T/‖ψ(x_i)‖)·ψ(x_i) on the raw features.
 
     For a record with |x| ≳ 1e154 (degree 2) ψ(x) overflows and the clipping
@@ -234,22 +238,22 @@ def _feature_sum_clipped_after_overflow_broken(X, degree, weights, radius):
 
 
 @validate_params(_AUDIT_CONSTRAINTS, relations=[SameLength("X", "y")])
-def _private_hermite_correlations_overflow_broken(X, y, degree, clip_radius, epsilon, delta, rng=None,
-                                                  size=None):
+def broken_private_hermite_correlations_overflow(X, y, degree, clip_radius, epsilon, delta, rng=None,
+                                                 size=None):
     """BROKEN on purpose (P1, for the extreme-record audit): the correlations with the old clipping arithmetic.
 
     Same noise and projection as :func:`private_hermite_correlations`; the mean
-    is :func:`_feature_sum_clipped_after_overflow_broken`, NaN when one record is huge.
+    is :func:`broken_feature_sum_clipped_after_overflow`, NaN when one record is huge.
     """
     with np.errstate(invalid="ignore"):
-        return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 1.0,
-                                   _feature_sum_clipped_after_overflow_broken)
+        return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size=size,
+                                   feature_sum=broken_feature_sum_clipped_after_overflow)
 
 
 @validate_params(_AUDIT_CONSTRAINTS, relations=[SameLength("X", "y")])
 def private_hermite_correlations_batch(X, y, degree, clip_radius, epsilon, delta, rng=None, size=None):
     """``size`` independent releases of :func:`private_hermite_correlations` (same code path; for audits)."""
-    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size, 1.0)
+    return _noisy_correlations(X, y, degree, clip_radius, epsilon, delta, rng, size=size)
 
 
 # --- The estimator (steps 1–5 together) -----------------------------------------------------------------

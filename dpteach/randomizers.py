@@ -16,7 +16,7 @@ from scipy import special
 
 from ._constraints import Epsilon, Options, Unchecked, validate_params, PositiveArray, Bits
 from ._validation import as_rng, check_bits, check_finite_array, check_unit_interval
-from .mechanisms import laplace_mechanism, randomized_response
+from .mechanisms import laplace_mechanism_prechecked, randomized_response
 from .privacy import privacy_claim
 
 __all__ = ["LocalRandomizer", "RandomizedResponse", "LaplaceRandomizer", "OneBitRandomizer",
@@ -81,18 +81,22 @@ def onebit_constant(epsilon):
     """c = (e^ε + 1)/(e^ε − 1) = coth(ε/2), computed without overflow (chapter 3, the one-bit randomizer before Theorem 3.3).
 
     The output magnitude of the one-bit randomizer and the scale of every
-    bound on it. ``epsilon``: 0 < ε < inf (validated; the check is O(1)).
-    Raises ValueError when ε is so small (below about 1e-308) that c overflows.
+    bound on it. ``epsilon``: 0 < ε < inf, a normal float (validated; the check is O(1)).
 
     Examples
     --------
     >>> round(onebit_constant(epsilon=1.0), 4)
     2.164
     """
-    half = math.tanh(epsilon / 2)
-    if half == 0:
-        raise ValueError(f"epsilon = {epsilon!r} is too small: c = coth(epsilon/2) overflows a float")
-    return 1.0 / half
+    return onebit_constant_prechecked(epsilon)
+
+
+def onebit_constant_prechecked(epsilon):
+    """:func:`onebit_constant` on a checked ε, for the group-size loops (one call per query or bisection step).
+
+    A normal ε > 0 (ε >= 2.2e-308, as ``Epsilon`` asks) has tanh(ε/2) >= 1.1e-308 > 0, so c <= 9e307 is finite.
+    """
+    return 1.0 / math.tanh(epsilon / 2)
 
 
 # Released bits (0/1) or their means: a real scalar or array (any shape) in [0, 1].
@@ -255,8 +259,11 @@ class LaplaceRandomizer(LocalRandomizer):
         return rng.gamma(m, self.scale, size=size) - rng.gamma(m, self.scale, size=size)
 
     def randomize(self, values, rng=None):
-        exact = check_unit_interval(values)
-        return np.asarray(laplace_mechanism(exact, self.sensitivity, self.epsilon, rng), dtype=float)
+        return self.randomize_prechecked(check_unit_interval(values), as_rng(rng))
+
+    def randomize_prechecked(self, values, rng):
+        """:meth:`randomize` on values already in [−1, 1] (a float array) and a Generator: the simulation's loop."""
+        return np.asarray(laplace_mechanism_prechecked(values, self.sensitivity, self.epsilon, rng), dtype=float)
 
     def probability(self, outputs, values):
         """Density of φ + Lap(b) at ``outputs``: exp(−|w − v|/b)/(2b), b = 2/ε."""
@@ -304,15 +311,17 @@ class OneBitRandomizer(LocalRandomizer):
     @property
     def c(self):
         """c = (e^ε + 1)/(e^ε − 1) = coth(ε/2) (:func:`onebit_constant`)."""
-        return onebit_constant(self.epsilon)
+        return onebit_constant_prechecked(self.epsilon)  # ε was checked when the randomizer was made
 
     @property
     def variance_bound(self):
         return self.c ** 2
 
     def randomize(self, values, rng=None):
-        v = check_unit_interval(values)
-        rng = as_rng(rng)
+        return self.randomize_prechecked(check_unit_interval(values), as_rng(rng))
+
+    def randomize_prechecked(self, v, rng):
+        """:meth:`randomize` on values already in [−1, 1] (a float array) and a Generator: the simulation's loop."""
         s = rng.random(v.shape) < (1 + v) / 2
         released = randomized_response(s, self.epsilon, rng)
         return self.c * (2.0 * released - 1.0)

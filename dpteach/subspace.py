@@ -26,8 +26,7 @@ import math
 import numpy as np
 
 from ._constraints import Array, Integral, FiniteInterval, POSITIVE, POSITIVE_INT, Real, validate_params
-from .bounds.improper import hermite_feature_count
-from .hermite import feature_dimension, multi_indices
+from .hermite import multi_indices
 
 __all__ = [
     "TEACHING_DEGREE_CONSTANT",
@@ -56,7 +55,11 @@ NONNEGATIVE = FiniteInterval(Real, 0, None, closed="left")
 
 @functools.lru_cache(maxsize=32)
 def _gradient_plan(d, degree):
-    """For every (κ, i) with κ_i ≥ 1: row of κ, coordinate i, column of λ = κ − e_i, and √κ_i."""
+    """For every (κ, i) with κ_i ≥ 1: row of κ, coordinate i, column of λ = κ − e_i, and √κ_i; then D_p and D_{p−1}.
+
+    D_p and D_{p−1} are counted off the multi-indices (graded order: the |κ| ≤ p − 1 come first), so the learner
+    reaches C(d + p, p) by one route (``multi_indices``, through ``feature_scaling``; architecture review S7).
+    """
     kappas = multi_indices(d, degree)
     lookup = {tuple(k): j for j, k in enumerate(kappas.tolist())}
     rows, coords, columns, weights = [], [], [], []
@@ -69,8 +72,8 @@ def _gradient_plan(d, degree):
                 coords.append(i)
                 columns.append(lookup[tuple(lower)])
                 weights.append(math.sqrt(k))
-    lower_count = hermite_feature_count(d, degree - 1)  # D_{p−1}: the columns λ with |λ| ≤ p − 1
-    return (np.array(rows), np.array(coords), np.array(columns), np.array(weights), lower_count)
+    lower_count = int(np.count_nonzero(kappas.sum(axis=1) < degree))  # D_{p−1}: the columns λ with |λ| ≤ p − 1
+    return (np.array(rows), np.array(coords), np.array(columns), np.array(weights), len(kappas), lower_count)
 
 
 @validate_params({"coefficients": Array(ndim=(1, 2)), "degree": POSITIVE_INT, "d": POSITIVE_INT})
@@ -107,11 +110,10 @@ def gradient_second_moment(coefficients, degree, d):
     array([[0.36, 0.48],
            [0.48, 0.64]])
     """
-    size = feature_dimension(d, degree)
+    rows, coords, columns, weights, size, lower_count = _gradient_plan(d, degree)
     if coefficients.shape[-1] != size:  # relates the array to d and the degree: checked here
         raise ValueError(f"coefficients must have C(d + degree, degree) = {size} entries on the last axis "
                          f"(d={d}, degree={degree}), got shape {coefficients.shape}")
-    rows, coords, columns, weights, lower_count = _gradient_plan(d, degree)
     G = np.zeros(coefficients.shape[:-1] + (d, lower_count))
     G[..., coords, columns] = coefficients[..., rows] * weights
     return G @ np.swapaxes(G, -1, -2)

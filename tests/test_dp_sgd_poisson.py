@@ -71,7 +71,7 @@ def test_audit_passes_poisson_and_catches_poisson_accounting_of_shuffled_batches
     events = audit.threshold_events(np.linspace(0, 5 * sigma, 40))
     correct = audit.audit(_max_first_coordinate(P._poisson_sums, sigma, rate, steps), D, D_prime, events,
                           20000, delta=delta, rng=0)
-    broken = audit.audit(_max_first_coordinate(P._shuffled_sums_with_poisson_accounting_broken, sigma, rate,
+    broken = audit.audit(_max_first_coordinate(P.broken_shuffled_sums_with_poisson_accounting, sigma, rate,
                                                steps), D, D_prime, events, 20000, delta=delta, rng=0)
     assert correct.epsilon_lower <= epsilon
     assert broken.epsilon_lower > epsilon  # about 2.6 against the claimed 2

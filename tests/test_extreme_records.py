@@ -104,7 +104,7 @@ def test_p1_audit_catches_the_nan_release_and_passes_the_fix(variant):
     # feature moves the mean by at most 2T/n₁, which the Gaussian noise covers.
     X, X_neighbour, y = _p1_pair()
     release = (proper.private_hermite_correlations_batch if variant == "correct"
-               else proper._private_hermite_correlations_overflow_broken)
+               else proper.broken_private_hermite_correlations_overflow)
     epsilon, delta, T = 1.0, 1e-3, 2 * np.sqrt(3)
 
     def mechanism(data, n_trials, rng):
