@@ -17,8 +17,9 @@ JOBS   ?= 2
 # One BLAS thread per process: the tests already use both cores (pytest -n 2),
 # and oversubscribed OpenBLAS threads make small matrix products 1000x slower.
 export OPENBLAS_NUM_THREADS ?= 1
-# Progress bars belong to live runs, not to the static pages or the test logs.
-export DPTEACH_PROGRESS ?= 0
+# Progress bars belong to live runs, not to the static pages or the test logs (tqdm's own switch:
+# tqdm's console bar and dpteach._progress read it; any non-empty value turns bars off).
+export TQDM_DISABLE ?= 1
 CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: book test unit notebooks markup browser screenshots labs course bench clean
@@ -34,7 +35,7 @@ $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 # otherwise skip (and not re-execute) notebooks whose source did not change, keeping
 # outputs made by an older dpteach.
 book: $(STAMP)
-	DPTEACH_STATIC_FRAMES=1 DPTEACH_PROGRESS=0 $(BIN)/jupyter-book build . --builder html --all
+	DPTEACH_STATIC_FRAMES=1 TQDM_DISABLE=1 $(BIN)/jupyter-book build . --builder html --all
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 test: unit notebooks markup browser
