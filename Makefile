@@ -22,7 +22,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export TQDM_DISABLE ?= 1
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: book test unit notebooks markup browser screenshots labs course bench clean
+.PHONY: book test unit unit-quick notebooks markup browser screenshots labs course bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,11 @@ test: unit notebooks markup browser
 
 unit: $(STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser -n $(JOBS) -q
+
+# A developer's quick loop: the unit tests without those marked slow (more than a minute of CPU time each;
+# tests/conftest.py). `make unit` and `make test` run them all.
+unit-quick: $(STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser -n $(JOBS) -q -m "not slow"
 
 # Execute every notebook (chapters and lab solutions); outputs are random, so --nbval-lax.
 notebooks: $(STAMP)

@@ -495,6 +495,21 @@ def _make_recipe(target):
     return recipe
 
 
+def test_make_unit_runs_the_slow_tests_and_unit_quick_leaves_only_them_out():
+    # issue 32: the slow marker shortens a developer's loop, never what `make test` checks.
+    (unit,) = _make_recipe("unit")
+    (quick,) = _make_recipe("unit-quick")
+    assert "pytest tests" in unit and not re.search(r"\s-m\s+[\"']", unit)  # no marker expression
+    assert quick == unit + ' -m "not slow"'
+    assert "unit" in _make_recipe_targets("test")
+
+
+def _make_recipe_targets(target):
+    line = next(line for line in (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+                if re.match(rf"^{target}:", line))
+    return line.split(":", 1)[1].split()
+
+
 def test_pages_workflow_builds_with_make_book_and_deploys_the_html():
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8"))
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as True
