@@ -820,14 +820,25 @@ def test_group_size_at_tiny_epsilon_answers_or_names_the_limit():
     assert m == math.inf or (isinstance(m, int) and m > 0)
 
 
+BAD_REPETITIONS = [(0, "0"), (-1, "-1"), (None, "None"), (1.5, "1.5")]
+
+
 def _runner_cases():
-    """(key, parameter, bad value) for every runner with repetitions or sizes in its example call."""
+    """(key, parameter, bad value) for every runner with repetitions or sizes in its example call.
+
+    A repetition count gets one of ``BAD_REPETITIONS``, rotated as the fuzz's (``sample_bad_values``: each of
+    them still reaches some runner); a size gets a fractional value.
+    """
+    runners = sorted(k for k in EXAMPLES if k.startswith("dpteach.experiments.") and k in CALLABLES)
+    repetitions = sample_bad_values([((key, name), "repetitions", BAD_REPETITIONS) for key in runners
+                                     for name in ("n_reps", "n_seeds", "n_datasets", "n_trials")
+                                     if name in EXAMPLES[key].kwargs])
     cases = []
-    for key in sorted(k for k in EXAMPLES if k.startswith("dpteach.experiments.") and k in CALLABLES):
+    for key in runners:
         kwargs = EXAMPLES[key].kwargs
         for name in ("n_reps", "n_seeds", "n_datasets", "n_trials"):
             if name in kwargs:
-                for bad in (0, -1, None, 1.5):
+                for bad, _ in repetitions[(key, name)]:
                     cases.append(pytest.param(key, name, bad, id=f"{key}-{name}={bad!r}"))
         for name in ("n", "ns", "n_values", "n_grid", "d", "ds", "d_values", "dimensions"):
             if name in kwargs:
