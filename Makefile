@@ -17,11 +17,12 @@ JOBS   ?= 2
 # One BLAS thread per process: the tests already use both cores (pytest -n 2),
 # and oversubscribed OpenBLAS threads make small matrix products 1000x slower.
 export OPENBLAS_NUM_THREADS ?= 1
-# Progress bars belong to live runs, not to the static pages or the test logs.
-export DPTEACH_PROGRESS ?= 0
+# Progress bars belong to live runs, not to the static pages or the test logs (tqdm's own switch:
+# tqdm's console bar and dpteach._progress read it; any non-empty value turns bars off).
+export TQDM_DISABLE ?= 1
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: book test unit notebooks markup browser screenshots labs course bench clean
+.PHONY: book test unit unit-quick notebooks markup browser screenshots labs course bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,13 +35,18 @@ $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 # otherwise skip (and not re-execute) notebooks whose source did not change, keeping
 # outputs made by an older dpteach.
 book: $(STAMP)
-	DPTEACH_STATIC_FRAMES=1 DPTEACH_PROGRESS=0 $(BIN)/jupyter-book build . --builder html --all
+	DPTEACH_STATIC_FRAMES=1 TQDM_DISABLE=1 $(BIN)/jupyter-book build . --builder html --all
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 test: unit notebooks markup browser
 
 unit: $(STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser -n $(JOBS) -q
+
+# A developer's quick loop: the unit tests without those marked slow (more than a minute of CPU time each;
+# tests/conftest.py). `make unit` and `make test` run them all.
+unit-quick: $(STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser -n $(JOBS) -q -m "not slow"
 
 # Execute every notebook (chapters and lab solutions); outputs are random, so --nbval-lax.
 notebooks: $(STAMP)

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("DPTEACH_PROGRESS", "0")
+os.environ.setdefault("TQDM_DISABLE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -69,7 +69,7 @@ print("__REDRAWS__" + _json.dumps([
 def run(path, static=False):
     """Execute the notebook at ``path``; return (seconds, [redraw profiles with their cell index])."""
     notebook = nbformat.read(path, as_version=4)
-    env = dict(os.environ, DPTEACH_PROGRESS="0")
+    env = dict(os.environ, TQDM_DISABLE="1")
     for variable in ("DPTEACH_STATIC_FRAMES", "MPLBACKEND"):  # a fresh kernel, as on Binder
         env.pop(variable, None)
     if static:

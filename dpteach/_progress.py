@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import os
 
+
 def progress(iterable, desc, total=None, enabled=None):
     """Wrap ``iterable`` in a ``tqdm.auto`` bar unless progress is disabled.
 
-    Progress bars belong to live runs: the book build and the tests set
-    ``DPTEACH_PROGRESS=0`` so that no bar (a widget, in a static page) is left
-    in the output. ``enabled`` overrides the environment.
+    Progress bars belong to live runs: the book build and the tests set tqdm's own switch
+    ``TQDM_DISABLE=1`` so that no bar (a widget, in a static page) is left in the output.
+    The variable is read here, on every call, as tqdm reads it (any non-empty value disables):
+    tqdm's console bar reads it once, at import, and its notebook bar (the one ``tqdm.auto``
+    picks in a Jupyter kernel) ignores it. ``enabled`` overrides the environment.
     """
     if enabled is None:
-        enabled = os.environ.get("DPTEACH_PROGRESS", "1") != "0"
+        enabled = not os.environ.get("TQDM_DISABLE")
     if not enabled:
         return iterable
     from tqdm.auto import tqdm

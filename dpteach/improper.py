@@ -264,7 +264,7 @@ def practical_degree(alpha):
 
 
 #: Work K·n₀·D (multiply-adds of the DP-ERM iterations) above which ``fit`` shows a progress bar
-#: (about a few seconds on one core); ``DPTEACH_PROGRESS=0`` turns every bar off.
+#: (about a few seconds on one core); ``TQDM_DISABLE=1`` turns every bar off.
 _PROGRESS_WORK = 3 * 10 ** 9
 
 

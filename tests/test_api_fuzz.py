@@ -1,4 +1,4 @@
-"""Fuzz of the public API (issues 7, 17 and 23): every public callable × the bad values of its declared contract.
+"""Fuzz of the public API (issues 7, 17, 23 and 32): every public callable × the bad values of its declared contract.
 
 The callables are read from the ``__all__`` of every dpteach module (walked with pkgutil), so a new chapter is
 covered the day it is merged. Each one
@@ -9,13 +9,23 @@ covered the day it is merged. Each one
   tests/doc_examples.py): ``test_every_public_callable_has_an_example``.
 
 From that call, the bad calls are derived from the declared constraints (``generate_invalid_values``: for ε
-{0, −1, nan, inf, '1', None, True}, for a count {2.5, '1', True, below the minimum}, ...), and for every array
-parameter (``Array``, ``Labels``, a ``Check`` with ``array_ndim``) also {empty, containing NaN, one dimension more,
-one dimension fewer (when that is not also an allowed dimension), as strings (``X.astype(str)``), as objects with
-a None}. A parameter the example leaves at its default is fuzzed too. Each bad call must raise ``ValueError`` or
+{0, −1, nan, inf, '1', None, True, subnormals}, for a count {2.5, '1', True, below the minimum}, ...), and for every
+array parameter (``Array``, ``Labels``, a ``Check`` with ``array_ndim``) also the example's array {empty, with a NaN,
+one dimension more, one dimension fewer (when that is not also an allowed dimension), as strings, as objects with a
+None}. A parameter the example leaves at its default is fuzzed too. A bad call must raise ``ValueError`` or
 ``TypeError`` whose message names the parameter as a word (``target_threshold`` does not name ``threshold``).
 Learners store their parameters in ``__init__`` (scikit-learn convention), so a bad constructor value must raise
 at ``fit``.
+
+The routine calls are **sampled** (issue 32; architecture review F10): each parameter is called with one of its bad
+values, chosen by a stable hash of routine and parameter (``sample_bad_values``), and the few (class, bad value)
+pairs the rotation leaves out are added, so every bad value of every constraint class still reaches some routine
+(``test_the_sample_tries_every_bad_value_of_every_constraint_class``). Nothing is lost: every constraint used in a
+contract is held to *all* its bad values directly, without a routine call
+(``test_every_declared_constraint_refuses_its_own_bad_values``), and the routine calls show the wiring (the routine
+declares the constraint and refuses through it, by name). A mutation test switches each main constraint class off in
+turn (``validate`` and ``nested`` return the value unchecked) and requires the sampled fuzz to report failures
+(``test_the_sampled_fuzz_catches_a_validator_that_stops_checking``).
 
 Extreme but valid values (issue 17): ε ∈ {1e-300, 1e300} (a parameter declared ``Epsilon``) and α = 1e-300 must
 give an output without NaN, or a ValueError/TypeError naming the parameter; never a raw exception or a run past
@@ -35,12 +45,13 @@ import math
 import pkgutil
 import re
 import signal
+import zlib
 
 import numpy as np
 import pytest
 
 import dpteach
-from dpteach import (audit as _audit, bounds as _bounds, composition as _composition, group_sizes,
+from dpteach import (_constraints, audit as _audit, bounds as _bounds, composition as _composition, group_sizes,
                      mechanisms as _mechanisms, sq_algorithms)
 from dpteach._constraints import constraints_of, generate_invalid_values
 from dpteach._estimator import Estimator
@@ -119,7 +130,7 @@ def _non_numeric_arrays(value):
         return []
     as_object = arr.astype(object)
     as_object.flat[0] = None
-    return [(arr.astype(str), "str"), (as_object, "object")]
+    return [(arr.astype(str), "example-as-str"), (as_object, "example-as-object")]
 
 
 def _wrong_dimensions(value, allowed):
@@ -129,9 +140,9 @@ def _wrong_dimensions(value, allowed):
     allowed = (allowed,) if isinstance(allowed, int) else tuple(allowed)
     cases = []
     if arr.ndim + 1 not in allowed:
-        cases.append((arr[..., None], "ndim+1"))
+        cases.append((arr[..., None], "example-ndim+1"))
     if arr.ndim >= 1 and arr.ndim - 1 not in allowed:
-        cases.append((arr[0], "ndim-1"))
+        cases.append((arr[0], "example-ndim-1"))
     return cases
 
 
@@ -140,7 +151,7 @@ def _bad_array_values(value, allowed):
     with_nan = arr.astype(float).copy()
     with_nan.flat[0] = math.nan
     empty = arr[:0] if arr.ndim else arr.reshape(1)[:0]
-    return [(empty, "empty"), (with_nan, "nan")] + _wrong_dimensions(arr, allowed)
+    return [(empty, "example-empty"), (with_nan, "example-nan")] + _wrong_dimensions(arr, allowed)
 
 
 def missing_requirement(example):
@@ -178,16 +189,34 @@ def example_arguments(example):
     return [(part, name, value) for part, kwargs in parts for name, value in kwargs.items()]
 
 
-def bad_calls():
-    """pytest params (key, part, name, value, label) for every derived bad call."""
-    params = []
+def constraint_class(constraint):
+    """The class whose bad values a constraint lists: its class name, ``OrNone(Epsilon)`` for a wrapped one."""
+    inner = getattr(constraint, "inner", None)
+    if inner is not None:
+        return f"{type(constraint).__name__}({constraint_class(inner)})"
+    return type(constraint).__name__
+
+
+def unwrapped(constraint):
+    """The constraint that does the checking (``OrNone``'s inner one)."""
+    inner = getattr(constraint, "inner", None)
+    return constraint if inner is None else unwrapped(inner)
+
+
+def fuzzed_parameters():
+    """(key, part, name, constraint, bad values) for every declared parameter of every example call.
+
+    A declared parameter the example leaves at its default is fuzzed too (its value only matters for arrays).
+    The bad values are the constraint's own (``invalid_values()``) plus, for an array, those derived from the
+    example's array; a value the example documents as valid (``accepts``, e.g. ε = inf) is left out.
+    """
+    found = []
     for key in sorted(CALLABLES):
         example = EXAMPLES.get(key)
         if example is None:
             continue
         declared = {"call": declared_constraints(key), "fit": declared_fit_constraints(key)}
         given = example_arguments(example)
-        # A declared parameter the example leaves at its default is fuzzed too (its value only matters for arrays).
         given += [(part, name, None) for part in ("call", "fit") for name in declared[part]
                   if not any(p == part and n == name for p, n, _ in given)
                   and (part == "call" or example.fit is not None)]
@@ -195,19 +224,78 @@ def bad_calls():
             constraint = declared[part].get(name)
             if constraint is None:
                 continue  # an undeclared parameter fails test_every_public_callable_declares_its_contract
-            for bad, label in bad_values(name, value, example, constraint):
-                marks = []
-                reason = example.exempt.get((name, label)) or example.exempt.get((name, "*"))
-                missing = missing_requirement(example)
-                if missing:
-                    marks.append(pytest.mark.skip(reason=missing))
-                elif reason:
-                    marks.append(pytest.mark.skip(reason=f"exempt: {reason}"))
-                elif (name, label) in example.accepts:
-                    continue  # tested in test_documented_reference_values_are_accepted
-                params.append(pytest.param(key, part, name, bad, label, marks=marks,
-                                           id=f"{key}-{part}-{name}={label}"))
-    return params
+            bads = [(bad, label) for bad, label in bad_values(name, value, example, constraint)
+                    if (name, label) not in example.accepts]  # tested in test_documented_reference_values_are_accepted
+            if bads:
+                found.append((key, part, name, constraint, bads))
+    return found
+
+
+def stable_hash(*parts):
+    """A hash that is the same in every run and on every machine (Python's ``hash`` of a str is salted per process)."""
+    return zlib.crc32("|".join(map(str, parts)).encode())
+
+
+def sample_bad_values(parameters):
+    """One bad value per parameter; together, every bad value of every constraint class on some parameter.
+
+    ``parameters``: (parameter id, constraint class, [(bad value, label), ...]). Each parameter gets the value at
+    ``stable_hash(id) mod (number of its bad values)``: a rotation that does not depend on the order of the
+    package's routines, so adding a routine leaves the others' values unchanged. Then each (class, label) that no
+    parameter got is added to the parameter of that class that holds it with the smallest ``stable_hash(id,
+    label)``. Returns {parameter id: [(bad value, label), ...]} (one value, or a few for the covering additions).
+
+    Why this keeps the coverage: every constraint instance is held to *all* its bad values directly
+    (test_every_declared_constraint_refuses_its_own_bad_values); the routine calls check the wiring (the
+    routine declares the constraint, and refuses through it by name), which one bad value per parameter shows,
+    and every bad value of every class still reaches the routines somewhere.
+    """
+    chosen, holders = {}, {}
+    for pid, cls, bads in parameters:
+        chosen[pid] = [bads[stable_hash(*pid) % len(bads)]]
+        for bad, label in bads:
+            holders.setdefault((cls, label), []).append((stable_hash(*pid, label), pid, (bad, label)))
+    tried = {(cls, label) for pid, cls, _ in parameters for _, label in chosen[pid]}
+    for (cls, label), holding in sorted(holders.items(), key=lambda item: repr(item[0])):
+        if (cls, label) not in tried:
+            _, pid, case = min(holding, key=lambda h: (h[0], repr(h[1])))
+            chosen[pid].append(case)
+    return chosen
+
+
+def sampled_bad_calls():
+    """(key, part, name, constraint, bad value, label, skip reason or None) for the sampled fuzz."""
+    runnable, cases = [], []
+    for key, part, name, constraint, bads in fuzzed_parameters():
+        example = EXAMPLES[key]
+        exempt = [(bad, label) for bad, label in bads
+                  if example.exempt.get((name, label)) or example.exempt.get((name, "*"))]
+        for bad, label in exempt:  # a documented answer: listed as a skip, with its reason
+            reason = example.exempt.get((name, label)) or example.exempt.get((name, "*"))
+            cases.append((key, part, name, constraint, bad, label, f"exempt: {reason}"))
+        bads = [case for case in bads if case not in exempt]
+        if not bads:
+            continue
+        missing = missing_requirement(example)
+        if missing:  # cannot run here: one sampled value, skipped with the reason; it covers nothing
+            bad, label = bads[stable_hash(key, part, name) % len(bads)]
+            cases.append((key, part, name, constraint, bad, label, missing))
+            continue
+        runnable.append(((key, part, name), constraint_class(constraint), bads, constraint))
+    chosen = sample_bad_values([(pid, cls, bads) for pid, cls, bads, _ in runnable])
+    for (key, part, name), _, _, constraint in runnable:
+        cases += [(key, part, name, constraint, bad, label, None) for bad, label in chosen[(key, part, name)]]
+    return sorted(cases, key=lambda c: (c[0], c[1], c[2], c[5]))
+
+
+SAMPLED = sampled_bad_calls()
+
+
+def bad_calls():
+    """pytest params (key, part, name, value, label) of the sampled fuzz."""
+    return [pytest.param(key, part, name, bad, label,
+                         marks=[pytest.mark.skip(reason=skip)] if skip else [], id=f"{key}-{part}-{name}={label}")
+            for key, part, name, _, bad, label, skip in SAMPLED]
 
 
 def names(name, err):
@@ -336,22 +424,181 @@ def test_valid_example_succeeds(key):
         assert fitted is result, f"{key}.fit must return self"
 
 
-@pytest.mark.parametrize("key, part, name, bad, label", bad_calls())
-def test_bad_call_raises_a_named_error(key, part, name, bad, label):
+def bad_call_failure(key, part, name, bad, cpu_seconds=CALL_TIME_LIMIT):
+    """What is wrong with how ``key`` treats ``name`` = ``bad``: None if it raises ValueError/TypeError naming ``name``.
+
+    The fuzz's check, as a function (the mutation tests run it with a validator switched off). Learners store
+    their parameters in ``__init__`` (scikit-learn convention): a bad constructor value must raise at ``fit``.
+    """
     example = EXAMPLES[key]
     call_kwargs = copy.deepcopy(example.kwargs)
     fit_kwargs = copy.deepcopy(example.fit)
     (call_kwargs if part == "call" else fit_kwargs)[name] = bad
     obj = CALLABLES[key]
-    if _is_estimator(obj) and part == "call":
-        # __init__ only stores (scikit-learn convention); the check happens at fit.
-        estimator = obj(*example.args, **call_kwargs)
-        with pytest.raises((ValueError, TypeError)) as info, _CPUTimeLimit(CALL_TIME_LIMIT):
-            estimator.fit(**fit_kwargs)
-    else:
-        with pytest.raises((ValueError, TypeError)) as info:
-            run_example(key, call_kwargs, fit_kwargs)
-    assert names(name, info.value), f"the message does not name {name!r}: {info.value}"
+    try:
+        with _CPUTimeLimit(cpu_seconds):
+            result = obj(*example.args, **call_kwargs)
+            if _is_estimator(obj):
+                result.fit(**fit_kwargs)
+    except (ValueError, TypeError) as err:
+        return None if names(name, err) else f"the message does not name {name!r}: {err}"
+    except Exception as err:  # noqa: BLE001 - any other exception (or the CPU-time watchdog) is the failure reported
+        return f"{type(err).__name__} instead of a ValueError/TypeError naming {name!r}: {err}"
+    return f"accepted: the call returned instead of refusing {name!r}"
+
+
+@pytest.mark.parametrize("key, part, name, bad, label", bad_calls())
+def test_bad_call_raises_a_named_error(key, part, name, bad, label):
+    failure = bad_call_failure(key, part, name, bad)
+    assert failure is None, f"{key}({name}={label}): {failure}"
+
+
+def test_the_sample_tries_every_bad_value_of_every_constraint_class():
+    # The sampler's promise, recomputed from the full lists: no (class, label) pair is lost by sampling.
+    everything = {(constraint_class(c), label) for key, part, name, c, bads in fuzzed_parameters()
+                  if not missing_requirement(EXAMPLES[key]) for _, label in bads}
+    tried = {(constraint_class(c), label) for *_, c, _, label, skip in SAMPLED if skip is None}
+    assert everything - tried == set()
+    # and the sample is one value per parameter, plus the few that cover what the rotation left out
+    n_parameters = len({(key, part, name) for key, part, name, *_ in SAMPLED})
+    assert n_parameters <= len(SAMPLED) <= n_parameters + len(everything)
+
+
+def test_the_sample_is_deterministic():
+    # The same rotation in every run and on every machine (no salted hash, no dependence on the collection order).
+    assert stable_hash("dpteach.mechanisms.laplace_mechanism", "call", "epsilon") == 2639677667
+    parameters = [((k, p, n), constraint_class(c), b) for k, p, n, c, b in fuzzed_parameters()
+                  if not missing_requirement(EXAMPLES[k])]
+    again = sample_bad_values(parameters[::-1])
+    sampled = {}
+    for key, part, name, _, _, label, skip in SAMPLED:
+        if skip is None:
+            sampled.setdefault((key, part, name), set()).add(label)
+    assert {pid: {label for _, label in cases} for pid, cases in again.items()} == sampled
+
+
+# --- every constraint refuses all its own bad values (direct, no routine call) -------------------
+
+def contract_instances():
+    """(key, part, name, constraint) for every declared parameter of every public callable (a learner's fit too)."""
+    return [(key, part, name, constraint) for key in sorted(CALLABLES)
+            for part, declared in (("call", declared_constraints(key)), ("fit", declared_fit_constraints(key)))
+            for name, constraint in declared.items()]
+
+
+CONTRACTS = contract_instances()
+
+
+def refusal_failure(constraint, name, bad):
+    """None if ``constraint.validate(bad, name)`` raises ValueError/TypeError naming ``name``, else what it did."""
+    try:
+        constraint.validate(bad, name)
+    except (ValueError, TypeError) as err:
+        return None if names(name, err) else f"the message does not name {name!r}: {err}"
+    except Exception as err:  # noqa: BLE001 - reported as the failure
+        return f"{type(err).__name__} instead of a ValueError/TypeError: {err}"
+    return "accepted"
+
+
+# Bad values a parameter's constraint lets through because the rule joins two parameters (the body checks it, and
+# the routine must then refuse it by name: the test calls the routine for these). (key, name): (labels, why).
+_SECRET_SHAPE = "the secret's shape must be (d,): a joint rule on d and the bits, checked in the body"
+CHECKED_IN_THE_BODY = {
+    ("dpteach.bounds.local.rejection_sampling_queries", "tau"):
+        ({"1.5"}, "0 <= τ < e^(-ε): a joint rule on τ and ε, checked in the body"),
+    ("dpteach.bounds.local.rejection_sampling_query_budget", "tau"):
+        ({"1.5"}, "0 <= τ < e^(-ε): a joint rule on τ and ε, checked in the body"),
+    ("dpteach.data.local.masked_parity_data", "r"): ({"[[[1.0]]]", "example-ndim+1", "example-ndim-1"}, _SECRET_SHAPE),
+    ("dpteach.data.local.masked_parity_distribution", "r"):
+        ({"[[[1.0]]]", "example-ndim+1", "example-ndim-1"}, _SECRET_SHAPE),
+    ("dpteach.data.local.masked_parity_error", "r"): ({"[[[1.0]]]", "example-ndim+1", "example-ndim-1"}, _SECRET_SHAPE),
+    ("dpteach.data.local.masked_parity_error", "r_hat"):
+        ({"[[[1.0]]]", "example-ndim+1", "example-ndim-1"}, "r_hat must have r's shape: a joint rule, in the body"),
+    ("dpteach.sq_lower_bounds.RandomLabelParityOracle", "secret"):
+        ({"[[[1.0]]]", "example-ndim+1", "example-ndim-1"}, _SECRET_SHAPE),
+    ("dpteach.halfspace_cover.halfspace_cover", "basis"):
+        ({"example-empty"}, "a basis may have no columns (k = 0) but needs d >= 1 rows: the shape rule is in the body"),
+}
+
+
+@pytest.mark.parametrize("cls", sorted({constraint_class(c) for *_, c in CONTRACTS}))
+def test_every_declared_constraint_refuses_its_own_bad_values(cls):
+    """Exhaustive where it is cheap: every constraint used in a contract × every value of its ``invalid_values()``.
+
+    The routine-level fuzz above samples one of these per parameter; here none is left out. For an array
+    parameter of an example call, the bad arrays derived from the example's array are refused too. A value
+    listed in ``CHECKED_IN_THE_BODY`` (a joint rule on two parameters) must be refused by the routine instead.
+    """
+    failures = []
+    for key, part, name, constraint in CONTRACTS:
+        if constraint_class(constraint) != cls:
+            continue
+        example = EXAMPLES.get(key)
+        value = (example.kwargs if part == "call" else example.fit or {}).get(name) if example else None
+        cases = (bad_values(name, value, example, constraint) if example is not None
+                 else generate_invalid_values(constraint))
+        accepted = example.accepts if example is not None else {}
+        in_body = CHECKED_IN_THE_BODY.get((key, name), ((), None))[0]
+        for bad, label in cases:
+            if (name, label) in accepted:
+                continue
+            if label in in_body:
+                failure = bad_call_failure(key, part, name, bad)
+            else:
+                failure = refusal_failure(constraint, name, bad)
+            if failure:
+                failures.append(f"{key}({part}: {name}={label}): {failure}")
+    assert not failures, f"{len(failures)} bad value(s) not refused by name:\n" + "\n".join(failures[:20])
+
+
+def test_the_exhaustive_constraint_test_sees_every_bad_value_the_fuzz_samples_from():
+    # A floor against a walk that silently finds nothing (a renamed attribute, a wrong part).
+    n_values = sum(len(generate_invalid_values(c)) for *_, c in CONTRACTS)
+    assert len(CONTRACTS) > 1500 and n_values > 8000, (len(CONTRACTS), n_values)
+
+
+# --- mutation: a validator that stops checking is caught by the sampled fuzz ---------------------
+
+# Constraint classes switched off one at a time; "FiniteInterval|Interval": whichever name the layer uses.
+MUTATED = ["Epsilon", "Delta", "FiniteInterval|Interval", "Array", "Labels", "RandomState", "Options"]
+
+
+def _constraint_class_named(names_):
+    found = [getattr(_constraints, n) for n in names_.split("|") if hasattr(_constraints, n)]
+    assert found, f"dpteach._constraints has none of {names_}"
+    return found[0]
+
+
+def _unchecked(self, value, name):
+    return value
+
+
+@pytest.mark.parametrize("class_names", MUTATED)
+def test_the_sampled_fuzz_catches_a_validator_that_stops_checking(class_names, monkeypatch):
+    """Switch one constraint class's checks off (``validate`` and ``nested`` return the value as given) and run the
+    sampled fuzz's own check on the routines whose parameters that class guards: it must report failures.
+
+    A sample that still passed with a validator gone would test nothing; and the failures it reports must be the
+    mutation's (with the class restored, the same calls pass). It stops at the first three failures (the point is
+    that the sample notices, not how often), each call under a CPU-time watchdog: an unchecked value may run long.
+    """
+    cls = _constraint_class_named(class_names)
+    cases = [(key, part, name, bad, label) for key, part, name, constraint, bad, label, skip in SAMPLED
+             if skip is None and type(unwrapped(constraint)) is cls]
+    assert cases, f"no sampled parameter is guarded by {cls.__name__}"
+    monkeypatch.setattr(cls, "validate", _unchecked)
+    monkeypatch.setattr(cls, "nested", _unchecked)
+    caught = []
+    for key, part, name, bad, label in cases:
+        failure = bad_call_failure(key, part, name, bad, cpu_seconds=2)
+        if failure is not None:
+            caught.append((key, part, name, bad, label, failure))
+            if len(caught) == 3:
+                break
+    assert caught, f"{cls.__name__} switched off, yet all {len(cases)} sampled bad calls it guards still pass"
+    monkeypatch.undo()
+    for key, part, name, bad, label, failure in caught:
+        assert bad_call_failure(key, part, name, bad) is None, (key, name, label)
 
 
 @pytest.mark.parametrize("key, name, label, reason", [
@@ -573,14 +820,25 @@ def test_group_size_at_tiny_epsilon_answers_or_names_the_limit():
     assert m == math.inf or (isinstance(m, int) and m > 0)
 
 
+BAD_REPETITIONS = [(0, "0"), (-1, "-1"), (None, "None"), (1.5, "1.5")]
+
+
 def _runner_cases():
-    """(key, parameter, bad value) for every runner with repetitions or sizes in its example call."""
+    """(key, parameter, bad value) for every runner with repetitions or sizes in its example call.
+
+    A repetition count gets one of ``BAD_REPETITIONS``, rotated as the fuzz's (``sample_bad_values``: each of
+    them still reaches some runner); a size gets a fractional value.
+    """
+    runners = sorted(k for k in EXAMPLES if k.startswith("dpteach.experiments.") and k in CALLABLES)
+    repetitions = sample_bad_values([((key, name), "repetitions", BAD_REPETITIONS) for key in runners
+                                     for name in ("n_reps", "n_seeds", "n_datasets", "n_trials")
+                                     if name in EXAMPLES[key].kwargs])
     cases = []
-    for key in sorted(k for k in EXAMPLES if k.startswith("dpteach.experiments.") and k in CALLABLES):
+    for key in runners:
         kwargs = EXAMPLES[key].kwargs
         for name in ("n_reps", "n_seeds", "n_datasets", "n_trials"):
             if name in kwargs:
-                for bad in (0, -1, None, 1.5):
+                for bad, _ in repetitions[(key, name)]:
                     cases.append(pytest.param(key, name, bad, id=f"{key}-{name}={bad!r}"))
         for name in ("n", "ns", "n_values", "n_grid", "d", "ds", "d_values", "dimensions"):
             if name in kwargs:

@@ -17,7 +17,7 @@ def test_binder_start_script_sets_the_makefiles_blas_threads_and_runs_the_server
     # Run it as Binder does, with the command as arguments: the command sees the variable.
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     result = subprocess.run([str(start), "sh", "-c", 'echo "$OPENBLAS_NUM_THREADS"; exit 7'],
-                            env=env, capture_output=True, text=True, timeout=30)
+                            env=env, capture_output=True, text=True, timeout=600)
     assert result.stdout.strip() == makefile.group(1)
     assert result.returncode == 7  # exec "$@": the server's own exit status, not the script's
 
@@ -42,7 +42,7 @@ def test_binder_post_build_turns_off_jupyterlabs_news_toast_in_a_valid_override(
     (settings / "overrides.json").write_text('{"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}')
     env = dict(os.environ, JUPYTERLAB_DIR=str(tmp_path),
                PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
-    subprocess.run([str(post_build)], env=env, check=True, capture_output=True, text=True, timeout=120)
+    subprocess.run([str(post_build)], env=env, check=True, capture_output=True, text=True, timeout=600)
     overrides = json.loads((settings / "overrides.json").read_text())
     notification = overrides.pop("@jupyterlab/apputils-extension:notification")
     assert notification == {"fetchNews": "false", "checkForUpdates": False}

@@ -283,7 +283,7 @@ def output_problems(path):
 
 def progress_bar_problems(path):
     # tqdm in a notebook leaves widget bars (and their CDN embed scripts) in the static page;
-    # dpteach._progress.progress is silent when DPTEACH_PROGRESS=0.
+    # dpteach._progress.progress is silent when TQDM_DISABLE=1.
     return [f"cell {index}: uses tqdm directly: {line.strip()[:80]!r}"
             for index, cell in enumerate(_cells(path)) if cell["cell_type"] == "code"
             for line in _source(cell).splitlines() if re.search(r"\btqdm\b", line)]
@@ -495,6 +495,21 @@ def _make_recipe(target):
     return recipe
 
 
+def test_make_unit_runs_the_slow_tests_and_unit_quick_leaves_only_them_out():
+    # issue 32: the slow marker shortens a developer's loop, never what `make test` checks.
+    (unit,) = _make_recipe("unit")
+    (quick,) = _make_recipe("unit-quick")
+    assert "pytest tests" in unit and not re.search(r"\s-m\s+[\"']", unit)  # no marker expression
+    assert quick == unit + ' -m "not slow"'
+    assert "unit" in _make_recipe_targets("test")
+
+
+def _make_recipe_targets(target):
+    line = next(line for line in (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+                if re.match(rf"^{target}:", line))
+    return line.split(":", 1)[1].split()
+
+
 def test_pages_workflow_builds_with_make_book_and_deploys_the_html():
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8"))
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as True
@@ -513,9 +528,33 @@ def test_pages_workflow_builds_with_make_book_and_deploys_the_html():
 
 def test_make_book_prerenders_sliders_and_silences_progress_bars():
     (build,) = [line for line in _make_recipe("book") if "jupyter-book build" in line]
-    assert "DPTEACH_STATIC_FRAMES=1" in build and "DPTEACH_PROGRESS=0" in build
+    assert "DPTEACH_STATIC_FRAMES=1" in build and "TQDM_DISABLE=1" in build
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"^export DPTEACH_PROGRESS \?= 0$", makefile, re.MULTILINE)  # tests and nbval too
+    assert re.search(r"^export TQDM_DISABLE \?= 1$", makefile, re.MULTILINE)  # tests and nbval too
+
+
+def test_tqdm_disable_silences_every_progress_bar(monkeypatch):
+    # tqdm's own switch (architecture review S6). dpteach's helper reads it on every call, as tqdm reads it (any
+    # non-empty value disables), and then returns the iterable itself: no tqdm import, no widget in a static page.
+    import os
+    import subprocess
+
+    from dpteach._progress import progress
+    items = [1, 2]
+    for value in ("1", "0", "true"):
+        monkeypatch.setenv("TQDM_DISABLE", value)
+        assert progress(items, "x") is items
+    monkeypatch.delenv("TQDM_DISABLE")
+    bar = progress(items, "x")
+    assert bar is not items and list(bar) == items
+    bar.close()
+    assert progress(items, "x", enabled=False) is items
+    # The installed tqdm honours it too (its console bar reads TQDM_* at import, tqdm >= 4.66), so a bar made
+    # with tqdm directly (a benchmark, a tool) is silent in the same runs.
+    code = "from tqdm import tqdm; print(tqdm(range(1)).disable)"
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TQDM_DISABLE="1"),
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
 
 
 def test_config_passes_myst_options_where_jupyter_book_reads_them():

@@ -278,7 +278,7 @@ def test_the_improper_learner_refuses_a_block_matrix_beyond_the_limit_naming_deg
 
 
 def test_long_improper_fits_show_progress_and_short_ones_do_not(monkeypatch):
-    # The bar is the package's progress helper (respects DPTEACH_PROGRESS=0); it is enabled only when
+    # The bar is the package's progress helper (respects TQDM_DISABLE=1); it is enabled only when
     # the DP-ERM work K·n₀·D exceeds _PROGRESS_WORK (a few seconds).
     calls = []
 
@@ -291,7 +291,7 @@ def test_long_improper_fits_show_progress_and_short_ones_do_not(monkeypatch):
     improper.PrivateHermiteL1Learner(0.2, 1.0, 1e-5, degree=2, random_state=0).fit(X, y)
     monkeypatch.setattr(improper, "_PROGRESS_WORK", 10)
     improper.PrivateHermiteL1Learner(0.2, 1.0, 1e-5, degree=2, random_state=0).fit(X, y)
-    assert calls == [False, None]  # None: the environment decides (DPTEACH_PROGRESS)
+    assert calls == [False, None]  # None: the environment decides (TQDM_DISABLE)
 
 
 # --- Issue 29 item 1: chapter 7's selection step and every release outside CASES -------------------------

@@ -228,7 +228,7 @@ def test_drift_is_reported(tmp_path):
 
 def _run_cli(*args, cwd):
     return subprocess.run([sys.executable, "-m", "dpteach.labs", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=600)
 
 
 def test_command_line_writes_and_checks_student_versions(tmp_path):

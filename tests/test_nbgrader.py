@@ -203,7 +203,7 @@ def course(tmp_path_factory):
     home, site = tmp / "home", tmp / "site"
     home.mkdir()
     site.mkdir()
-    env = dict(os.environ, DPTEACH_PROGRESS="0", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", HOME=str(home),
+    env = dict(os.environ, TQDM_DISABLE="1", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", HOME=str(home),
                PYTHONPATH=os.pathsep.join([str(tmp / "code"), str(site)]), ATTACK_SITE_DIR=str(site))
     env["ATTACK_USER_SITE"] = subprocess.run([sys.executable, "-c", "import site; print(site.getusersitepackages())"],
                                              env=env, capture_output=True, text=True, check=True).stdout.strip()

@@ -1,4 +1,4 @@
-"""Generated size fuzz (issue 17 R2, issue 18): every size parameter of every public callable × {10**18, −1}.
+"""Generated size fuzz (issue 17 R2, issue 18): every size parameter of every public callable at 10**18 and −1.
 
 A size whose cost is known before the work starts must be refused up front: 10**18 rows, draws,
 repetitions or iterations would need exabytes or centuries, and a negative count would loop or
@@ -16,6 +16,12 @@ walked with pkgutil) and the valid calls their docstrings show (tests/doc_exampl
 - or its example value is a non-empty list of ints and its name is in ``SWEEP_NAMES`` (ns, ds,
   n_values, dimensions, degrees, ...); the bad values are [10**18] and [−1].
 
+The huge value is a call of the routine for every size parameter: its refusal is the routine's own budget
+(``check_memory``/``check_work`` on a product of sizes), not a rule of the parameter alone. −1 is a rule of the
+parameter alone (a count is >= its minimum): its declared constraint must refuse it, checked directly and for every
+size parameter at once (``test_a_negative_size_is_refused_by_its_declared_constraint``); a parameter without a
+checking constraint is called instead (issue 32: the constraint table is not restated by hundreds of routine calls).
+
 Names are listed, not guessed from a pattern, so that an int that is not a size (an index, a seed,
 a secret, a vote count) is not fuzzed; a new size name must be added here.
 
@@ -31,7 +37,8 @@ import re
 import pytest
 
 from dpteach import _validation
-from test_api_fuzz import (CALLABLES, EXAMPLES, _is_estimator, _CPUTimeLimit, example_arguments, missing_requirement)
+from test_api_fuzz import (CALLABLES, EXAMPLES, _is_estimator, _CPUTimeLimit, declared_constraints,
+                           declared_fit_constraints, example_arguments, missing_requirement)
 
 HUGE = 10 ** 18
 CALL_TIME_LIMIT = 10  # seconds of CPU time; a refusal is immediate, so this only fires on work that was started
@@ -130,6 +137,7 @@ for _key in ("dpteach.local.LocalRun", "dpteach.audit.AuditResult"):
 
 BAD_SCALARS = [(HUGE, "10**18"), (-1, "-1")]
 BAD_SWEEPS = [([HUGE], "[10**18]"), ([-1], "[-1]")]
+HUGE_LABELS = ("10**18", "[10**18]")
 
 # numpy's own refusals never name the caller's parameter; seeing one means the size was not checked.
 NUMPY_SIZE_ERRORS = ("array is too big", "Maximum allowed", "Unable to allocate", "maximum supported dimension")
@@ -158,12 +166,15 @@ def answers_at_huge(key, name):
     return next((why for prefix, why in ANSWERS_AT_HUGE_MODULES.items() if key.startswith(prefix)), None)
 
 
-def size_calls():
+def size_calls(labels=HUGE_LABELS):
+    """pytest params (key, part, name, value, label) of every size parameter at the values labelled ``labels``."""
     params = []
     for key in sorted(k for k in CALLABLES if k in EXAMPLES):
         example = EXAMPLES[key]
         for part, name, bads in size_parameters(example):
             for bad, label in bads:
+                if label not in labels:
+                    continue
                 marks = []
                 missing = missing_requirement(example)
                 reason = EXEMPT.get((key, name, label))
@@ -198,30 +209,60 @@ def _names_the_parameter(message, name):
 def test_size_parameters_are_found():
     # A floor against a broken derivation (a renamed field, a wrong type test) silently fuzzing nothing.
     calls = size_calls()
-    assert len(calls) > 300
+    assert len(calls) > 300 and len(size_calls(("-1", "[-1]"))) == len(calls)
     keys = {p.values[0] for p in calls}
     for must in ("dpteach.hypotheses.halfspaces", "dpteach.dp_erm.noisy_projected_subgradient_descent",
                  "dpteach.experiments.generic.time_error_counts", "dpteach.data.basics.bernoulli_bits"):
         assert must in keys, must
 
 
-@pytest.mark.filterwarnings("error::RuntimeWarning")  # a closed form answers at 10**18 without an overflow warning
-@pytest.mark.parametrize("key, part, name, bad, label", size_calls())
-def test_huge_or_negative_size_is_refused_by_name(key, part, name, bad, label):
-    huge = label in ("10**18", "[10**18]")
+def size_failure(key, part, name, bad, label):
+    """None if ``key`` refuses ``name`` = ``bad`` by name (or, a closed form at 10**18, answers); else what it did."""
+    huge = label in HUGE_LABELS
     reason = answers_at_huge(key, name) if huge else None
     try:
         _call(key, part, name, bad)
     except MemoryError as err:
-        pytest.fail(f"{name}={label} reached an allocation (MemoryError) instead of a named refusal: {err}")
+        return f"{name}={label} reached an allocation (MemoryError) instead of a named refusal: {err}"
     except (ValueError, TypeError) as err:
         message = str(err)
-        assert not any(s in message for s in NUMPY_SIZE_ERRORS), \
-            f"{name}={label}: numpy's own size error, not a refusal naming {name!r}: {message}"
-        assert _names_the_parameter(message, name), f"the message does not name {name!r}: {message}"
-        return
+        if any(s in message for s in NUMPY_SIZE_ERRORS):
+            return f"{name}={label}: numpy's own size error, not a refusal naming {name!r}: {message}"
+        return None if _names_the_parameter(message, name) else f"the message does not name {name!r}: {message}"
     # Returned normally: only a closed-form function may, and only at the huge value.
-    assert reason is not None, f"{name}={label} was accepted: {key} must refuse it by name"
+    return None if reason is not None else f"{name}={label} was accepted: {key} must refuse it by name"
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # a closed form answers at 10**18 without an overflow warning
+@pytest.mark.parametrize("key, part, name, bad, label", size_calls())
+def test_huge_size_is_refused_by_name(key, part, name, bad, label):
+    failure = size_failure(key, part, name, bad, label)
+    assert failure is None, failure
+
+
+def test_a_negative_size_is_refused_by_its_declared_constraint():
+    # −1 for every size parameter, at the rule that owns it: the declared constraint, called directly (cheap, so
+    # none is left out). A parameter whose constraint checks nothing (Unchecked, or passed on in **kwargs) is
+    # refused by the routine: it is called.
+    failures, direct = [], 0
+    for param in size_calls(("-1", "[-1]")):
+        if param.marks:
+            continue  # exempt (a record the library fills in) or an optional library missing
+        key, part, name, bad, label = param.values
+        constraint = (declared_constraints(key) if part == "call" else declared_fit_constraints(key)).get(name)
+        if constraint is None or type(constraint).__name__ == "Unchecked":
+            failure = size_failure(key, part, name, bad, label)
+        else:
+            direct += 1
+            try:
+                constraint.validate(bad, name)
+                failure = f"{name}={label} accepted by its constraint {constraint!r}"
+            except (ValueError, TypeError) as err:
+                failure = None if _names_the_parameter(str(err), name) else f"{name!r} not named: {err}"
+        if failure:
+            failures.append(f"{key}({part}: {name}={label}): {failure}")
+    assert not failures, "\n".join(failures)
+    assert direct > 300  # a floor: the constraints were found (a renamed attribute would call nothing directly)
 
 
 def test_refusal_names_value_limit_and_largest_allowed_value():

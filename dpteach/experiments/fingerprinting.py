@@ -8,7 +8,7 @@ Each runner draws its population with ``dpteach.data``, runs
 *same* records (common random numbers: each estimator gets the same seed
 in a cell, so differences between estimators are not sampling noise), and
 returns plain arrays. Long sweeps show a progress bar (silent when
-``DPTEACH_PROGRESS=0``).
+``TQDM_DISABLE=1``).
 """
 
 from __future__ import annotations

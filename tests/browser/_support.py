@@ -51,7 +51,7 @@ def toc_pages():
 
 def build_book(log=None):
     """Build the book exactly as `make book` does; return (html directory, seconds)."""
-    env = dict(os.environ, DPTEACH_STATIC_FRAMES="1", DPTEACH_PROGRESS="0")
+    env = dict(os.environ, DPTEACH_STATIC_FRAMES="1", TQDM_DISABLE="1")
     # `make browser` runs pytest with MPLBACKEND=Agg; a kernel that inherits it draws no inline figures,
     # so the pages would lose their static figures. `make book` does not set it: neither does this build.
     env.pop("MPLBACKEND", None)

@@ -57,7 +57,7 @@ def jupyterlab(tmp_path_factory):
     subprocess.run([str(ROOT / "postBuild")], env=post_build_env, check=True, capture_output=True, timeout=120)
     port, token = _free_port(), secrets.token_hex(16)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-               JUPYTER_RUNTIME_DIR=str(work / "runtime"), DPTEACH_PROGRESS="0", OPENBLAS_NUM_THREADS="1")
+               JUPYTER_RUNTIME_DIR=str(work / "runtime"), TQDM_DISABLE="1", OPENBLAS_NUM_THREADS="1")
     env.pop("DPTEACH_STATIC_FRAMES", None)  # a live kernel gets the ipywidgets
     env.pop("MPLBACKEND", None)
     log = open(work / "jupyterlab.log", "w")

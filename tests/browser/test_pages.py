@@ -288,7 +288,7 @@ def test_the_scroll_shadow_follows_the_reader_to_the_end_of_a_figure(viewport_co
     frame.evaluate("f => { const box = f.querySelector('.dpteach-frames-images, .dpteach-figure-scroll');"
                    " box.scrollLeft = box.scrollWidth; }")
     page.wait_for_function("f => !f.classList.contains('dpteach-more-right')", arg=frame.element_handle(),
-                           timeout=5_000)
+                           timeout=30_000)
     assert "dpteach-more-left" in classes()
     page.close()
 

@@ -23,7 +23,11 @@ def test_search_snippets_show_no_raw_tex(context, book_server, query):
     page.wait_for_function(
         "() => { const s = document.querySelector('#search-results .search-summary, .search-summary');"
         " return s && /found|did not match/i.test(s.textContent); }", timeout=120_000)
-    page.wait_for_timeout(1000)  # the last snippets are filled in after the summary
+    # Snippets are filled in after the summary: wait for the first (a busy machine may take seconds), then give the
+    # last ones a moment; the assertion below never depends on how long that took, only on what was filled in.
+    page.wait_for_function("() => document.querySelector('#search-results .context, ul.search li p.context')",
+                           timeout=60_000)
+    page.wait_for_timeout(1000)
     snippets = page.evaluate("() => Array.from(document.querySelectorAll('#search-results .context, "
                              "ul.search li p.context')).map(p => p.textContent)")
     page.close()
