@@ -37,13 +37,6 @@ __all__ = ["check_clipping", "check_dp_sgd_sigma", "check_choose_learner", "chec
            "check_clip_schedule_sigma"]
 
 
-def _is_number(x):
-    try:
-        return np.ndim(x) == 0 and not isinstance(x, (str, bytes, bool)) and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
 # --- Task 1: per-example clipping ---------------------------------------------------------------
 
 def _clip_reference(G, C):
