@@ -52,7 +52,8 @@ from pathlib import Path
 import numpy as np
 
 from . import checking
-from .wire import Channel, Remote, WireError
+from .student import cell_source as cell_text
+from .wire import Channel, WireError
 
 __all__ = ["LABS", "GradeResult", "graded_task", "grade_task", "grade_cells", "secret_cases", "answer_cells", "cell_text",
            "GRADED_MARK"]
@@ -174,8 +175,7 @@ def _graded_setting(secret, channel, forbidden):
 
         def call(*values):
             return remote_channel.request(["count", handle, [remote_channel.encode(v) for v in values], budget])
-        result, lines = checking.call_student(call, args, task)
-        return result, lines
+        return checking.call_student(call, args, task)
 
     try:
         for module in _LAB_MODULES:
@@ -330,12 +330,6 @@ def graded_task(source):
             checker, args = rest.split("(", 1)
             return lab, checker, [a.strip() for a in args.rstrip(")").split(",") if a.strip()]
     return None
-
-
-def cell_text(cell):
-    """A notebook cell's source as one string."""
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
 
 
 def answer_cells(notebook):
