@@ -198,11 +198,10 @@ def learner_errors(n_seeds, rng=None, d=PRESET["d"], n=PRESET["n"], alpha=PRESET
                 "threshold": threshold}
     errors, chosen = np.empty(n_seeds), np.empty(n_seeds)
     for i in progress(range(n_seeds), "Algorithm 8.9 seeds"):
-        X, y, normal = rcn_dataset(settings["n"], settings["d"], settings["threshold"], settings["noise_rate"], rng)
-        errors[i], chosen[i] = _learner_error(X, y, normal, settings["threshold"], settings["noise_rate"],
-                                              settings["alpha"], settings["epsilon"], settings["delta"], rng)
-    return {"errors": errors, "chosen_eta": chosen, "opt": settings["noise_rate"],
-            "bound": 2 * settings["noise_rate"] + settings["alpha"], "settings": settings}
+        X, y, normal = rcn_dataset(n, d, threshold, noise_rate, rng)
+        errors[i], chosen[i] = _learner_error(X, y, normal, threshold, noise_rate, alpha, epsilon, delta, rng)
+    return {"errors": errors, "chosen_eta": chosen, "opt": noise_rate, "bound": 2 * noise_rate + alpha,
+            "settings": settings}
 
 
 @validate_params({"noise_rates": Check(_check_noise_rates, invalid=[([0.5], "[0.5]")], array_ndim=1),

@@ -225,8 +225,7 @@ def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
         seed = int(rng.integers(2 ** 31))
         for name, options in variants.items():
             for k, (_, overrides) in enumerate(options):
-                params = dict(sparsity=2 * s, random_state=seed, calibrate="paper")
-                params.update(overrides)
+                params = {"sparsity": 2 * s, "random_state": seed, "calibrate": "paper", **overrides}
                 results[name][1][k, rep] = _error(DPLasso(epsilon, delta, **params).fit(X, y).coef_, beta)
     return results
 
