@@ -52,10 +52,10 @@ from pathlib import Path
 import numpy as np
 
 from . import checking
-from .student import cell_source as cell_text
+from .student import cell_source
 from .wire import Channel, WireError
 
-__all__ = ["LABS", "GradeResult", "graded_task", "grade_task", "grade_cells", "secret_cases", "answer_cells", "cell_text",
+__all__ = ["LABS", "GradeResult", "graded_task", "grade_task", "grade_cells", "secret_cases", "answer_cells",
            "GRADED_MARK"]
 
 _HERE = Path(__file__).resolve().parent
@@ -341,10 +341,10 @@ def answer_cells(notebook):
         if cell.get("cell_type") != "code" or meta.get("grade_id") == "colab-install":
             continue
         if meta.get("solution") and not meta.get("grade"):
-            out.append(cell_text(cell))
+            out.append(cell_source(cell))
             answered = True
         elif not answered and not meta.get("grade"):
-            out.append(cell_text(cell))
+            out.append(cell_source(cell))
     return out
 
 
@@ -353,7 +353,7 @@ def grade_cells(notebook, secret, python=sys.executable, timeout=600):
     cells, results = answer_cells(notebook), {}
     for cell in notebook["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        task = graded_task(cell_text(cell)) if cell.get("cell_type") == "code" and meta.get("grade") else None
+        task = graded_task(cell_source(cell)) if cell.get("cell_type") == "code" and meta.get("grade") else None
         if task is not None:
             results[meta["grade_id"]] = grade_task(cells, *task, secret=secret, python=python, timeout=timeout)
     return results
