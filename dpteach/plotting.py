@@ -211,14 +211,8 @@ def readable_legends(fig, min_points=9):
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     min_points = check_positive(min_points, "min_points")
-    for ax in fig.axes:
-        legend = ax.get_legend()
-        if legend is not None:
-            for text in legend.get_texts():
-                if text.get_fontsize() < min_points:
-                    text.set_fontsize(min_points)
-    for legend in fig.legends:
-        for text in legend.get_texts():
+    for legend in [ax.get_legend() for ax in fig.axes] + fig.legends:
+        for text in legend.get_texts() if legend is not None else ():
             if text.get_fontsize() < min_points:
                 text.set_fontsize(min_points)
     return fig

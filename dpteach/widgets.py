@@ -238,9 +238,7 @@ def describe_figure(fig):
 
 
 def _label(value):
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    return str(value)
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
 class LiveFigure:
@@ -315,7 +313,7 @@ class LiveFigure:
         """
         self._draw({**self.values, **overrides})
         if self._handle is not None:
-            self._handle.update(Image(data=self._png_bytes(), format="png"))
+            self._handle.update(self._png())
         return self.figure
 
     def _draw(self, values):

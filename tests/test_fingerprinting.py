@@ -226,7 +226,7 @@ def _regression_pair_auc(name, statistic, epsilon, n_trials, seed, d=20, s=2, n=
     beta = data.sparse_coefficients(d, s, 0.5, "symmetric", rng)
     estimators, certified = ex._regression_estimators(d, s, n, [epsilon], 1.0, beta)
     sample = functools.partial(data.regression_records, beta=beta)
-    scores = fp.membership_scores(sample, estimators[name], ex._regression_statistics(d, beta, 2 * s)[statistic],
+    scores = fp.membership_scores(sample, estimators[name], ex.regression_statistics(d, beta, 2 * s)[statistic],
                                   n, n_trials, rng=rng, pooled=False)
     return fp.auc(*scores), certified[epsilon]
 

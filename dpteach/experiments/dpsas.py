@@ -15,6 +15,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import special
 
 from .. import dpsas as _dpsas
 from .. import dpsas_steps
@@ -197,11 +198,10 @@ def learner_errors(n_seeds, rng=None, d=PRESET["d"], n=PRESET["n"], alpha=PRESET
                 "threshold": threshold}
     errors, chosen = np.empty(n_seeds), np.empty(n_seeds)
     for i in progress(range(n_seeds), "Algorithm 8.9 seeds"):
-        X, y, normal = rcn_dataset(settings["n"], settings["d"], settings["threshold"], settings["noise_rate"], rng)
-        errors[i], chosen[i] = _learner_error(X, y, normal, settings["threshold"], settings["noise_rate"],
-                                              settings["alpha"], settings["epsilon"], settings["delta"], rng)
-    return {"errors": errors, "chosen_eta": chosen, "opt": settings["noise_rate"],
-            "bound": 2 * settings["noise_rate"] + settings["alpha"], "settings": settings}
+        X, y, normal = rcn_dataset(n, d, threshold, noise_rate, rng)
+        errors[i], chosen[i] = _learner_error(X, y, normal, threshold, noise_rate, alpha, epsilon, delta, rng)
+    return {"errors": errors, "chosen_eta": chosen, "opt": noise_rate, "bound": 2 * noise_rate + alpha,
+            "settings": settings}
 
 
 @validate_params({"noise_rates": Check(_check_noise_rates, invalid=[([0.5], "[0.5]")], array_ndim=1),
@@ -460,9 +460,9 @@ def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, no
     check_work(("n_reps", n_reps), ("len(epsilons)", len(epsilons)), ("n", n), ("d", d))
     opt = structured_noise_opt(threshold, noise_mass)[0]
     # Population Pr[y = +1]: the slab x₂ > z_{1−η₀} is independent of x₁ and flips every label in it.
-    clean_positive = float(1.0 - _norm_cdf(threshold))
+    clean_positive = float(1.0 - 0.5 * math.erfc(-threshold / math.sqrt(2)))
     p = min(max((1 - noise_mass) * clean_positive + noise_mass * (1 - clean_positive), eta), 1 - eta)
-    bias_error = structured_noise_error(np.eye(d)[0], _norm_ppf(p), threshold, noise_mass)
+    bias_error = structured_noise_error(np.eye(d)[0], float(special.ndtri(p)), threshold, noise_mass)
     errors = {eps: np.empty(n_reps) for eps in epsilons}
     angles = {eps: np.empty(n_reps) for eps in epsilons}
     for r in progress(range(n_reps), "repetitions"):
@@ -472,15 +472,6 @@ def structured_noise_runs(epsilons, n_reps=3, n=200_000, d=10, threshold=0.5, no
             errors[eps][r] = structured_noise_error(w, tau, threshold, noise_mass)
             angles[eps][r] = trace["angle_deg"][-1]
     return {"errors": errors, "angle_deg": angles, "opt": opt, "bias_error": bias_error}
-
-
-def _norm_cdf(x):
-    return 0.5 * math.erfc(-x / math.sqrt(2))
-
-
-def _norm_ppf(p):
-    from scipy import special
-    return float(special.ndtri(p))
 
 
 @validate_params({"n_values": SIZES, "epsilon": EPSILON_OR_INF, "n_reps": REPETITIONS, "d": POSITIVE_INT,

@@ -379,7 +379,7 @@ def sparse_threshold_fpr(s, deltas, n_draws=1_000_000, sigma=1.0, rng=None):
     return {"delta": deltas, "fpr": fpr, "fpr_se": np.sqrt(fpr * (1 - fpr) / n_draws)}
 
 
-def _per_trial(fit, d):
+def per_trial(fit, d):
     """Batch a chapter-5 estimator ``fit(X, y, rng)`` over the trial axis of records [x (d), y, ỹ].
 
     Chapter 5's estimators fit one dataset at a time; a loop over the T trials of a chunk
@@ -391,7 +391,7 @@ def _per_trial(fit, d):
     return estimator
 
 
-def _regression_statistics(d, beta, support_size):
+def regression_statistics(d, beta, support_size):
     """The tracing statistics of T7 on records [x, y, ỹ] (chapter 4, Eqs. (eq-cwz-classical)–(eq-regression-score))."""
     def columns(records):
         return records[..., :d], records[..., d], records[..., d + 1]
@@ -419,12 +419,12 @@ def _regression_estimators(d, s, n, epsilons, sigma, beta):
     """
     truncation = regression.default_truncation(n, sigma, float(np.linalg.norm(beta)))
     delta = dp_delta(n)
-    estimators = {"ols": _per_trial(lambda X, y, rng: regression_baselines.ols(X, y), d),
-                  "lasso": _per_trial(lambda X, y, rng: regression_baselines.lasso_ista(X, y), d)}
+    estimators = {"ols": per_trial(lambda X, y, rng: regression_baselines.ols(X, y), d),
+                  "lasso": per_trial(lambda X, y, rng: regression_baselines.lasso_ista(X, y), d)}
     for e in epsilons:
-        estimators[("noisy_ols", e)] = _per_trial(
+        estimators[("noisy_ols", e)] = per_trial(
             lambda X, y, rng, e=e: regression.noisy_ols(X, y, e, delta, truncation, rng=rng), d)
-        estimators[("dp_lasso", e)] = _per_trial(
+        estimators[("dp_lasso", e)] = per_trial(
             lambda X, y, rng, e=e: regression.DPLasso(e, delta, 2 * s, truncation=truncation,
                                                       random_state=rng, calibrate="paper").fit(X, y).coef_, d)
     certified = {e: peeling.peeling_epsilon(2 * s, e, delta) for e in epsilons}
@@ -479,7 +479,7 @@ def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magn
     check_repetitions(n_scores, "n_scores", per_repetition=[("len(ratios)", ratios.size), ("d", d)])
     beta = data.sparse_coefficients(d, s, magnitude, "symmetric", rng)
     sample = functools.partial(data.regression_records, beta=beta, sigma=sigma)
-    statistics = _regression_statistics(d, beta, 2 * s)
+    statistics = regression_statistics(d, beta, 2 * s)
     ns = np.maximum(d + 1, np.round(ratios * d)).astype(int)
     names = ["ols", "lasso"] + [(family, e) for family in ("noisy_ols", "dp_lasso") for e in epsilons]
     auc = {name: {stat: np.empty(ns.size) for stat in _T7_STATISTICS[_family(name)]} for name in names}

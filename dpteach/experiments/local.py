@@ -166,9 +166,7 @@ def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", 
         central = laplace_mechanism(k / n, 1.0 / n, epsilon, rng)
         for name, estimate in (("rr", rr), ("laplace", laplace), ("central", central)):
             result[name].append(_rmse(np.asarray(estimate) - truth))
-    for name in ("rr", "laplace", "central"):
-        result[name] = np.array(result[name])
-    return result
+    return {key: value if key == "n" else np.array(value) for key, value in result.items()}
 
 
 @validate_params({"settings": Check(_check_settings, convert_nested=list,

@@ -61,9 +61,7 @@ def attack_samplers():
         mechanism = dpl.mechanisms.Laplace(epsilon=epsilon, sensitivity=sensitivity, random_state=diffprivlib_seed(rng))
         return np.array([mechanism.randomise(float(value)) for _ in range(n_samples)])
 
-    samplers["OpenDP"] = opendp_sampler
-    samplers["diffprivlib"] = diffprivlib_sampler
-    return samplers
+    return {**samplers, "OpenDP": opendp_sampler, "diffprivlib": diffprivlib_sampler}
 
 
 def _check_samplers(samplers, name):

@@ -21,18 +21,14 @@ __all__ = ["draw_covers"]
 
 def _size_label(k, size):
     """Legend entry: the cover size at the marked resolution, or why there is none."""
-    if np.isfinite(size):
-        return f"dim V = {k}: {int(size)}"
-    return f"dim V = {k}: not built"
+    return f"dim V = {k}: {int(size) if np.isfinite(size) else 'not built'}"
 
 
 def _missing_note(costs):
     """'not built: dim V = 3 at a = 0.05, …' for every skipped (non-finite) size, or '' if none."""
     missing = [f"dim V = {k} at a = {a:g}" for i, k in enumerate(costs["dims"])
                for j, a in enumerate(costs["resolutions"]) if not np.isfinite(costs["size"][i, j])]
-    if not missing:
-        return ""
-    return f"not built (cover > {costs['max_size']:,} members): " + ", ".join(missing)
+    return f"not built (cover > {costs['max_size']:,} members): " + ", ".join(missing) if missing else ""
 
 
 def _check_costs(costs, name):

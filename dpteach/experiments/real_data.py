@@ -157,17 +157,13 @@ def split_and_scale(X, y, task, seed):
 
 
 def _classifier(name, epsilon, delta, seed):
-    if name == "dpsgd":
-        return DPSGDLogisticRegression(epsilon, delta, random_state=seed, data_norm=1.0)
-    if name == "poisson_dpsgd":
-        return PoissonDPSGDLogisticRegression(epsilon, delta, random_state=seed, data_norm=1.0)
-    if name == "improper":
-        return PrivateHermiteL1Learner(epsilon=epsilon, delta=delta, random_state=seed, **HALFSPACE_SETTINGS[name])
-    if name == "proper":
-        return PrivateProperLearner(epsilon=epsilon, delta=delta, random_state=seed, **HALFSPACE_SETTINGS[name])
-    if name == "semi_agnostic":
-        return PrivateSemiAgnosticLearner(epsilon=epsilon, delta=delta, random_state=seed,
-                                          **HALFSPACE_SETTINGS[name])
+    if name in ("dpsgd", "poisson_dpsgd"):
+        sgd = DPSGDLogisticRegression if name == "dpsgd" else PoissonDPSGDLogisticRegression
+        return sgd(epsilon, delta, random_state=seed, data_norm=1.0)
+    if name in HALFSPACE_SETTINGS:
+        learner = {"improper": PrivateHermiteL1Learner, "proper": PrivateProperLearner,
+                   "semi_agnostic": PrivateSemiAgnosticLearner}[name]
+        return learner(epsilon=epsilon, delta=delta, random_state=seed, **HALFSPACE_SETTINGS[name])
     if name == "diffprivlib":
         from diffprivlib.accountant import BudgetAccountant
         from diffprivlib.models import LogisticRegression

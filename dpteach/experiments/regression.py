@@ -23,6 +23,7 @@ from ..peeling import broken_peel_forgotten_sqrt_s, peel, peel_rows, peeling_eps
 from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
 from ..regression_baselines import lasso_ista, ols, split_iht
 from ._progress import check_repetitions
+from .fingerprinting import per_trial, regression_statistics
 from .._progress import progress
 
 __all__ = [
@@ -224,8 +225,7 @@ def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
         seed = int(rng.integers(2 ** 31))
         for name, options in variants.items():
             for k, (_, overrides) in enumerate(options):
-                params = dict(sparsity=2 * s, random_state=seed, calibrate="paper")
-                params.update(overrides)
+                params = {"sparsity": 2 * s, "random_state": seed, "calibrate": "paper", **overrides}
                 results[name][1][k, rep] = _error(DPLasso(epsilon, delta, **params).fit(X, y).coef_, beta)
     return results
 
@@ -382,16 +382,6 @@ def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, 
     return {key: np.array(value) if isinstance(value, list) else value for key, value in out.items()}
 
 
-def _per_trial(fit, d):
-    """Batch an estimator ``fit(X, y, rng)`` over the trial axis of chapter 4's records [x (d), y, ỹ].
-
-    The loop runs over trials, not records; the fresh response ỹ is never shown to the estimator.
-    """
-    def estimator(records, rng=None):
-        return np.stack([fit(trial[:, :d], trial[:, d], rng) for trial in records])
-    return estimator
-
-
 # (n, d) of the two halves of the tracing experiment (chapter 5's classical and sparse settings).
 _TRACING_SIZES = {"classical": (40, 20), "sparse": (400, 200)}
 
@@ -415,25 +405,19 @@ def _tracing_setup(kind, epsilon, rng):
         beta = sparse_regression_data(1, d, s, rng=rng)[2]
     sample = functools.partial(regression_records, beta=beta)
     delta, T = default_delta(n), default_truncation(n)
-
-    def columns(records):
-        return records[..., :d], records[..., d], records[..., d + 1]
-
-    statistics = {"classical": lambda r, m: fingerprinting.classical_regression_statistic(*columns(r), m)}
+    every = regression_statistics(d, beta, 10)  # the sparse statistics over the ŝ = 10 largest |M_j|
+    names = ("classical", "score") if kind == "classical" else ("classical", "sparse", "sparse_sign")
+    statistics = {name: every[name] for name in names}
     if kind == "classical":
-        statistics["score"] = lambda r, m: fingerprinting.regression_score_statistic(r[..., :d], r[..., d], beta, m)
         estimators = {
-            "OLS": _per_trial(lambda X, y, g: ols(X, y), d),
-            f"noisy OLS (ε = {epsilon:g})": _per_trial(lambda X, y, g: noisy_ols(X, y, epsilon, delta, T, rng=g), d),
-            f"DP-GD (ε = {epsilon:g})": _per_trial(
+            "OLS": per_trial(lambda X, y, g: ols(X, y), d),
+            f"noisy OLS (ε = {epsilon:g})": per_trial(lambda X, y, g: noisy_ols(X, y, epsilon, delta, T, rng=g), d),
+            f"DP-GD (ε = {epsilon:g})": per_trial(
                 lambda X, y, g: dp_gradient_descent_ols(X, y, epsilon, delta, T, rng=g), d)}
     else:
-        statistics["sparse"] = lambda r, m: fingerprinting.sparse_regression_statistic(*columns(r), m, 10)
-        statistics["sparse_sign"] = lambda r, m: fingerprinting.sparse_regression_statistic(*columns(r), m, 10,
-                                                                                           weight="sign")
         estimators = {
-            "LASSO": _per_trial(lambda X, y, g: lasso_ista(X, y, penalty=0.02), d),
-            f"private LASSO (ε = {epsilon:g})": _per_trial(
+            "LASSO": per_trial(lambda X, y, g: lasso_ista(X, y, penalty=0.02), d),
+            f"private LASSO (ε = {epsilon:g})": per_trial(
                 lambda X, y, g: DPLasso(epsilon, delta, 10, n_iterations=2, random_state=g,
                                         calibrate="paper").fit(X, y).coef_, d)}
     return n, sample, estimators, statistics

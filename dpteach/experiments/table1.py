@@ -24,6 +24,7 @@ learners are paired (standard error of one estimate ≤ 0.5/√n_test).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 import warnings
@@ -146,14 +147,8 @@ def peers_available(learners=PEERS):
     >>> peers_available(learners=("dp_sgd",))
     (True, '')
     """
-    missing = []
-    for name in learners:
-        for package in _REQUIRES.get(name, ()):
-            try:
-                __import__(package)
-            except ImportError:
-                if package not in missing:
-                    missing.append(package)
+    needed = list(dict.fromkeys(p for name in learners for p in _REQUIRES.get(name, ())))
+    missing = [p for p in needed if p not in _importable(needed)]
     if not missing:
         return True, ""
     names = {"sklearn": "scikit-learn"}
@@ -473,14 +468,12 @@ def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], lear
             "ns": np.array(ns), "learners": list(learners), "d": d, "skipped": "" if ok else message}
 
 
-def _importable():
+def _importable(packages=("diffprivlib", "sklearn")):
     found = set()
-    for package in ("diffprivlib", "sklearn"):
-        try:
+    for package in packages:
+        with contextlib.suppress(ImportError):
             __import__(package)
             found.add(package)
-        except ImportError:
-            pass
     return found
 
 

@@ -28,7 +28,8 @@ import types
 import numpy as np
 
 __all__ = ["LabCheckError", "require", "passed", "call_student", "expect_student_raises", "require_real",
-           "require_integer", "require_own_code", "call_student_counting_lines", "require_vectorised",
+           "require_integer", "require_float_array", "require_own_code", "call_student_counting_lines",
+           "require_vectorised",
            "check_formula_answers",
            "FORMULA_AFTER", "teaching_hint", "short_traceback", "install_short_traceback"]
 
@@ -255,6 +256,16 @@ def require_integer(value, task, call, what="an integer"):
         raise LabCheckError(f"{task}: {call} should return {what}, got {value!r} of type "
                             f"{type(value).__name__}.{hint}")
     return int(value)
+
+
+def require_float_array(out, shape, task, where, what="result", hint=""):
+    """``out`` as floats after checking it is a numeric numpy array of ``shape`` with no NaN or inf entries."""
+    require(isinstance(out, np.ndarray) and out.shape == shape and np.issubdtype(out.dtype, np.number),
+            f"{task}: {where} your function should return a numpy array of shape {shape}, got "
+            f"{type(out).__name__} {getattr(out, 'shape', '')}.")
+    out = out.astype(float)
+    require(np.all(np.isfinite(out)), f"{task}: {where} your {what} has NaN or inf entries.{hint}")
+    return out
 
 
 # --- "write it yourself" ---------------------------------------------------------------------

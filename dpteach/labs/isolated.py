@@ -52,9 +52,10 @@ from pathlib import Path
 import numpy as np
 
 from . import checking
-from .wire import Channel, Remote, WireError
+from .student import cell_source
+from .wire import Channel, WireError
 
-__all__ = ["LABS", "GradeResult", "graded_task", "grade_task", "grade_cells", "secret_cases", "answer_cells", "cell_text",
+__all__ = ["LABS", "GradeResult", "graded_task", "grade_task", "grade_cells", "secret_cases", "answer_cells",
            "GRADED_MARK"]
 
 _HERE = Path(__file__).resolve().parent
@@ -174,8 +175,7 @@ def _graded_setting(secret, channel, forbidden):
 
         def call(*values):
             return remote_channel.request(["count", handle, [remote_channel.encode(v) for v in values], budget])
-        result, lines = checking.call_student(call, args, task)
-        return result, lines
+        return checking.call_student(call, args, task)
 
     try:
         for module in _LAB_MODULES:
@@ -332,12 +332,6 @@ def graded_task(source):
     return None
 
 
-def cell_text(cell):
-    """A notebook cell's source as one string."""
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
-
-
 def answer_cells(notebook):
     """The sources the answer process runs, in notebook order: the locked set-up cells before the first answer
     (the imports; not the Colab install cell), then every answer cell."""
@@ -347,10 +341,10 @@ def answer_cells(notebook):
         if cell.get("cell_type") != "code" or meta.get("grade_id") == "colab-install":
             continue
         if meta.get("solution") and not meta.get("grade"):
-            out.append(cell_text(cell))
+            out.append(cell_source(cell))
             answered = True
         elif not answered and not meta.get("grade"):
-            out.append(cell_text(cell))
+            out.append(cell_source(cell))
     return out
 
 
@@ -359,7 +353,7 @@ def grade_cells(notebook, secret, python=sys.executable, timeout=600):
     cells, results = answer_cells(notebook), {}
     for cell in notebook["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        task = graded_task(cell_text(cell)) if cell.get("cell_type") == "code" and meta.get("grade") else None
+        task = graded_task(cell_source(cell)) if cell.get("cell_type") == "code" and meta.get("grade") else None
         if task is not None:
             results[meta["grade_id"]] = grade_task(cells, *task, secret=secret, python=python, timeout=timeout)
     return results

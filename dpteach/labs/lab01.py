@@ -66,13 +66,6 @@ N_DRAWS = 20_000
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _is_number(x):
-    try:
-        return np.ndim(x) == 0 and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
 def _seeded(seed):
     return np.random.default_rng(seed)
 

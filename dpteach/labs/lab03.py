@@ -42,8 +42,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from .checking import (LabCheckError, call_student, expect_student_raises, passed, require, require_integer,
-                       require_own_code, require_real, teaching_hint)
+from .checking import (LabCheckError, call_student, expect_student_raises, passed, require, require_own_code,
+                       require_real, teaching_hint)
 
 __all__ = ["check_debias", "check_group_sizes", "check_laplace_randomizer", "check_threshold_query",
            "check_local_oracle", "check_rejection_sampler", "check_threshold_learner", "check_krr_randomizer",

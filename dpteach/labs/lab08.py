@@ -30,7 +30,8 @@ import numpy as np
 from ..dp_erm import zcdp_rho
 from ..mechanisms import gaussian_sigma
 from . import LabCheckError, call_student, passed, require, require_own_code, require_real
-from .checking import VECTORISED_SIZE, check_formula_answers, require_vectorised, teaching_hint
+from .checking import (VECTORISED_SIZE, check_formula_answers, require_float_array, require_vectorised,
+                       teaching_hint)
 
 __all__ = ["check_ramp_gradient", "check_round_sigma", "check_eta_grid_and_validation", "check_soft_ramp_gradient",
            "check_reuse_sigma"]
@@ -92,11 +93,7 @@ def check_ramp_gradient(fn):
     for w, X, y, a, b in _gradient_cases():
         where = f"with d = {w.size}, m = {len(y)}, a = {a}, b = {b}"
         out = call_student(fn, (w.copy(), X.copy(), y.copy(), a, b), task)
-        require(isinstance(out, np.ndarray) and out.shape == w.shape and np.issubdtype(out.dtype, np.number),
-                f"{task}: {where} your function should return a numpy array of shape {w.shape}, got "
-                f"{type(out).__name__} {getattr(out, 'shape', '')}.")
-        out = out.astype(float)
-        require(np.all(np.isfinite(out)), f"{task}: {where} your gradient has NaN or inf entries.")
+        out = require_float_array(out, w.shape, task, where, "gradient")
         reference = _finite_difference_gradient(w, X, y, a, b)
         scale = max(np.linalg.norm(reference), 1e-12)
         if np.linalg.norm(out - reference) <= 1e-6 * scale + 1e-9:
@@ -306,11 +303,7 @@ def check_soft_ramp_gradient(fn):
     for w, X, y, a, b in _soft_cases():
         where = f"with d = {w.size}, m = {len(y)}, ‖w‖ = {np.linalg.norm(w):.2g}, a = {a}, b = {b}"
         out = call_student(fn, (w.copy(), X.copy(), y.copy(), a, b), task)
-        require(isinstance(out, np.ndarray) and out.shape == w.shape and np.issubdtype(out.dtype, np.number),
-                f"{task}: {where} your function should return a numpy array of shape {w.shape}, got "
-                f"{type(out).__name__} {getattr(out, 'shape', '')}.")
-        out = out.astype(float)
-        require(np.all(np.isfinite(out)), f"{task}: {where} your gradient has NaN or inf entries.")
+        out = require_float_array(out, w.shape, task, where, "gradient")
         reference = _central_differences(_soft_loss, w, X, y, a, b)
         scale = max(np.linalg.norm(reference), 1e-12)
         # central differences with h = 1e-6 of a smooth loss: error O(h²) + rounding O(1e-16/h) ≪ 1e-6·scale

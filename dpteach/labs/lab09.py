@@ -31,17 +31,11 @@ from ..dp_erm import zcdp_rho
 from ..hermite import feature_dimension
 from ..mechanisms import gaussian_sigma
 from . import LabCheckError, call_student, passed, require, require_own_code, require_real
-from .checking import VECTORISED_SIZE, check_formula_answers, require_vectorised, teaching_hint
+from .checking import (VECTORISED_SIZE, check_formula_answers, require_float_array, require_vectorised,
+                       teaching_hint)
 
 __all__ = ["check_clipping", "check_dp_sgd_sigma", "check_choose_learner", "check_row_clip_sigma",
            "check_clip_schedule_sigma"]
-
-
-def _is_number(x):
-    try:
-        return np.ndim(x) == 0 and not isinstance(x, (str, bytes, bool)) and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
 
 
 # --- Task 1: per-example clipping ---------------------------------------------------------------
@@ -93,14 +87,8 @@ def check_clipping(fn):
     for G, C in _clip_cases():
         where = f"with {G.shape[0]} gradients of dimension {G.shape[1]} and C = {C}"
         out = _call_clip(fn, G.copy(), C, task)
-        require(isinstance(out, np.ndarray) and out.shape == G.shape and np.issubdtype(out.dtype, np.number),
-                f"{task}: {where} your function should return a numpy array of shape {G.shape}, got "
-                f"{type(out).__name__} {getattr(out, 'shape', '')}.")
-        out = out.astype(float)
-        if not np.all(np.isfinite(out)):
-            raise LabCheckError(f"{task}: {where} your result has NaN or inf entries. Hint: a zero gradient "
-                                f"has norm 0; C/‖g‖ divides by zero there. Keep such rows as they are "
-                                f"(e.g. divide by max(‖g‖, tiny)).")
+        out = require_float_array(out, G.shape, task, where, hint=" Hint: a zero gradient has norm 0; C/‖g‖ "
+                                  "divides by zero there. Keep such rows as they are (e.g. divide by max(‖g‖, tiny)).")
         right = _clip_reference(G, C)
         if np.allclose(out, right, rtol=1e-9, atol=1e-12):
             continue

@@ -23,7 +23,8 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
-from .isolated import answer_cells, cell_text, grade_task, graded_task
+from .isolated import answer_cells, grade_task, graded_task
+from .student import cell_source
 
 
 class IsolatedGrading(NbGraderPreprocessor):
@@ -42,7 +43,7 @@ class IsolatedGrading(NbGraderPreprocessor):
         cells = answer_cells(nb)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
-            task = graded_task(cell_text(cell)) if cell.cell_type == "code" and meta.get("grade") else None
+            task = graded_task(cell_source(cell)) if cell.cell_type == "code" and meta.get("grade") else None
             if task is None:
                 continue
             result = grade_task(cells, *task, secret=self.secret, python=self.python, timeout=self.timeout)

@@ -23,6 +23,9 @@ import select
 import time
 
 _PLAIN_KINDS = "biufc"  # numpy dtype kinds that cross as data: bool, ints, floats, complex
+# Python scalars of exactly these types (not subclasses): tag and text on the wire, and back.
+_TO_WIRE = {bool: ("b", bool), int: ("i", str), float: ("f", float.hex), str: ("s", str)}
+_FROM_WIRE = {"b": bool, "i": int, "f": float.fromhex, "s": str}
 
 
 class WireError(Exception):
@@ -56,14 +59,9 @@ class Channel:
     def encode(self, value):
         if value is None:
             return ["n"]
-        if isinstance(value, bool):
-            return ["b", value]
-        if type(value) is int:
-            return ["i", str(value)]
-        if type(value) is float:
-            return ["f", value.hex()]
-        if type(value) is str:
-            return ["s", value]
+        if type(value) in _TO_WIRE:
+            tag, to_wire = _TO_WIRE[type(value)]
+            return [tag, to_wire(value)]
         if type(value) in (list, tuple):
             return ["l" if type(value) is list else "t", [self.encode(v) for v in value]]
         if type(value) is dict:
@@ -90,14 +88,8 @@ class Channel:
         tag = item[0]
         if tag == "n":
             return None
-        if tag == "b":
-            return builtins.bool(item[1])
-        if tag == "i":
-            return int(item[1])
-        if tag == "f":
-            return float.fromhex(item[1])
-        if tag == "s":
-            return str(item[1])
+        if type(tag) is str and tag in _FROM_WIRE:  # a malformed (unhashable) tag is refused below, as unknown
+            return _FROM_WIRE[tag](item[1])
         if tag in ("l", "t"):
             values = [self.decode(v) for v in item[1]]
             return values if tag == "l" else tuple(values)
