@@ -214,12 +214,39 @@ def test_an_answer_that_never_returns_fails_at_the_time_limit(tmp_path):
               "    os._exit(0)\n")
     nb = notebook(LAB09, replace={"task1-solution": source})
     try:
+        # 3 s of CPU for the answer process, so the wall-clock backstop (WALL_CLOCK_FACTOR x 3 s) ends the wait.
         result = isolated.grade_task(isolated.answer_cells(nb), "lab09", "check_clipping", ["my_clip"], SECRET,
-                                     timeout=20)
+                                     timeout=3)
         assert not result.passed and "the answer" in result.message, result.message
     finally:
         if pid_file.exists():
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+def test_the_answer_process_runs_under_a_cpu_time_limit():
+    """The task's budget is CPU time (RLIMIT_CPU, set before the answer starts), not the wall clock: a busy
+    machine does not fail a task. The answer reports the limit it runs under through the checker's error."""
+    source = ("import resource\n"
+              "LIMIT = resource.getrlimit(resource.RLIMIT_CPU)\n"
+              "def my_clip(gradients, clip_norm):\n"
+              "    raise ValueError(f'cpu limit {LIMIT}')\n")
+    nb = notebook(LAB09, replace={"task1-solution": source})
+    result = isolated.grade_task(isolated.answer_cells(nb), "lab09", "check_clipping", ["my_clip"], SECRET,
+                                 timeout=77)
+    assert not result.passed and "cpu limit (77, 78)" in result.message, result.message
+
+
+def test_an_answer_that_computes_forever_fails_at_the_cpu_limit():
+    source = ("def my_clip(gradients, clip_norm):\n"
+              "    while True:\n"
+              "        pass\n")
+    nb = notebook(LAB09, replace={"task1-solution": source})
+    # 5 s of CPU: the loop is stopped by the kernel after 5 s of computing, however long that takes on the wall
+    # clock (the backstop is 50 s; at a load where 5 s of CPU take longer, the backstop's message is accepted).
+    result = isolated.grade_task(isolated.answer_cells(nb), "lab09", "check_clipping", ["my_clip"], SECRET,
+                                 timeout=5)
+    assert not result.passed, result.message
+    assert "s of CPU time allowed" in result.message or "longer than the time allowed" in result.message, result.message
 
 
 def test_the_wire_carries_data_only(tmp_path):

@@ -39,7 +39,9 @@ import contextlib
 import hashlib
 import importlib
 import os
+import resource
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -232,7 +234,18 @@ def _resolve_exception(module, name):
     return None
 
 
-def _start(python, cells, names, forbidden, work, deadline):
+# A task's budget is CPU time of its answer process (the kernel stops it: RLIMIT_CPU), so a grade does not depend on
+# how busy the grading machine is. The wall clock only backs it up, at this many times the budget, for an answer that
+# waits without computing (a sleep, a child holding the wire open).
+WALL_CLOCK_FACTOR = 10
+
+
+def _limit_cpu(seconds):
+    """In the answer process before it starts: SIGXCPU (it dies) after ``seconds`` of CPU time, SIGKILL one later."""
+    return lambda: resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+
+
+def _start(python, cells, names, forbidden, work, cpu_seconds, deadline):
     copy = work / "copy"
     copy.mkdir()
     _write_copy(copy)
@@ -241,7 +254,8 @@ def _start(python, cells, names, forbidden, work, deadline):
     log = open(work / "answer.log", "wb")  # noqa: SIM115 - closed with the process
     process = subprocess.Popen([python, "-I", "-S", "-c", _PROGRAM, str(answer_read), str(answer_write)],
                                pass_fds=(answer_read, answer_write), cwd=work, env={"PATH": "/usr/bin:/bin"},
-                               stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+                               stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                               preexec_fn=_limit_cpu(cpu_seconds))
     os.close(answer_read)
     os.close(answer_write)
     log.close()
@@ -282,14 +296,16 @@ def grade_task(cells, lab, checker, answer_names, secret, python=sys.executable,
     """Grade one task: ``LABS[lab].<checker>(*answers)`` with the answers run in a fresh answer process.
 
     ``cells`` are the sources of the notebook's import cell and answer cells, in order; ``answer_names``
-    the names the checker takes (``["my_clip"]``). Returns a :class:`GradeResult`; a timeout, a dead answer
-    process or a broken wire is a failed task.
+    the names the checker takes (``["my_clip"]``); ``timeout`` the CPU seconds the answer process may use
+    (:data:`WALL_CLOCK_FACTOR` times that on the wall clock, for the whole task, backs it up). Returns a
+    :class:`GradeResult`; a timeout, a dead answer process or a broken wire is a failed task.
     """
     if lab not in LABS or not hasattr(LABS[lab], checker) or not checker.startswith("check_"):
         return GradeResult((False, f"no checker {lab}.{checker}"))
     forbidden = _forbidden_names(lab, checker)
     work = Path(tempfile.mkdtemp(prefix="dpteach-answer-"))
-    process, channel = _start(python, list(cells), list(answer_names), forbidden, work, time.monotonic() + timeout)
+    process, channel = _start(python, list(cells), list(answer_names), forbidden, work, timeout,
+                              time.monotonic() + WALL_CLOCK_FACTOR * timeout)
     try:
         ready = channel.receive()
         if not (isinstance(ready, list) and ready and ready[0] == "ready"):
@@ -301,9 +317,13 @@ def grade_task(cells, lab, checker, answer_names, secret, python=sys.executable,
         with _graded_setting(secret, channel, set()), contextlib.redirect_stdout(None):
             getattr(LABS[lab], checker)(*[found[n] for n in answer_names])
         return GradeResult((True, f"{lab}.{checker}: passed (graded in a separate process)"))
-    except WireError as err:
-        return GradeResult((False, f"{lab}.{checker}: the answer's process failed ({err})"))
     except Exception as err:  # noqa: BLE001 - any failure of the check is a failed task
+        # The wire closes when the kernel stops the answer at its CPU limit; the checker may have wrapped that.
+        if process.poll() in (-signal.SIGXCPU, -signal.SIGKILL):
+            return GradeResult((False, f"{lab}.{checker}: the answer used more than the {timeout} s of CPU time "
+                                       "allowed for the task"))
+        if isinstance(err, WireError):
+            return GradeResult((False, f"{lab}.{checker}: the answer's process failed ({err})"))
         return GradeResult((False, f"{lab}.{checker}: {type(err).__name__}: {str(err)[:1500]}"))
     finally:
         _stop(process, work)

@@ -33,7 +33,8 @@ class IsolatedGrading(NbGraderPreprocessor):
     secret = Unicode("", help="The course's secret (make course draws one): it seeds the graded cases.").tag(
         config=True)
     python = Unicode("", help="The interpreter that runs answers, fixed when the course was made.").tag(config=True)
-    timeout = Integer(600, help="Seconds one graded task may take in all (the answer process is then killed).").tag(
+    timeout = Integer(600, help="CPU seconds the answer process of one graded task may use (it is then killed); "
+                      "ten times that on the wall clock backs it up.").tag(
         config=True)
 
     def preprocess(self, nb, resources):
