@@ -304,11 +304,11 @@ class Estimator:
         Worded as scikit-learn words it (its checks match "Reshape your data" and "X has 3 features, but").
         """
         self._check_fitted()
-        if ndim == 2 and np.ndim(X) == 1:
-            raise ValueError(f"X must have 2 dimensions, got an array of shape {np.shape(X)}: Reshape your data "
-                             f"either using X.reshape(-1, 1) if your data has a single feature or X.reshape(1, -1) "
-                             f"if it contains a single sample")
-        X = check_finite_array(X, "X", ndim=ndim)
+        X = check_finite_array(X, "X")
+        if X.ndim != ndim:
+            reshape = (": Reshape your data either using X.reshape(-1, 1) if your data has a single feature or "
+                       "X.reshape(1, -1) if it contains a single sample") if X.ndim == 1 else ""
+            raise ValueError(f"X must have {ndim} dimension(s), got an array of shape {X.shape}{reshape}")
         expected = getattr(self, "n_features_in_", None)
         if ndim == 2 and expected is not None and X.shape[1] != expected:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {expected} "

@@ -478,7 +478,7 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
         rounds = [default_n_rounds(eta, 2.0) for eta in grid]
         if part < max(rounds) + 2:
             needed = n_parts * (max(rounds) + 2) + n_val
-            raise ValueError(f"X has {n} rows; Algorithm 8.9 with alpha={alpha!r} runs {n_parts} DPSAS "
+            raise ValueError(f"X has n_samples = {n} rows; Algorithm 8.9 with alpha={alpha!r} runs {n_parts} DPSAS "
                              f"parts of up to {max(rounds)} rounds and needs at least n >= {needed}")
         order = rng.permutation(n)
         validation = order[:n_val]
