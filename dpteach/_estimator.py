@@ -30,10 +30,10 @@ from numbers import Real
 
 import numpy as np
 
-from ._constraints import Constraint
+from ._constraints import Constraint, Unchecked, validate_params
 from ._validation import check_finite_array, check_same_length
 
-__all__ = ["NotFittedError", "Estimator", "LinearClassifierMixin", "check_fitted", "BinaryClasses", "ClassLabels"]
+__all__ = ["NotFittedError", "Estimator", "LinearClassifierMixin", "check_fitted"]
 
 
 @functools.cache
@@ -71,6 +71,8 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+@validate_params({"estimator": Unchecked("any object: the point is to ask whether it was fitted"),
+                  "attribute": Unchecked("the name of an attribute that fit sets, passed by dpteach's own code")})
 def check_fitted(estimator, attribute):
     """Raise :class:`NotFittedError` naming the class unless ``estimator.<attribute>`` exists.
 
