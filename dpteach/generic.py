@@ -147,7 +147,7 @@ class GenericPrivateLearner(Estimator):
         self.random_state = random_state
         self.classes = classes
 
-    @fit_context({**DATA, "y": ClassLabels()})
+    @fit_context({"X": DATA["X"], "y": ClassLabels()})
     def fit(self, X, y):
         """Choose h ∈ H with probability ∝ exp(−ε·errors(h)/2); returns self. Cost: one error count pass."""
         y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
