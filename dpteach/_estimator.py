@@ -23,7 +23,6 @@ search's. Scale with public bounds (or a private scaler) and account for every f
 
 from __future__ import annotations
 
-import functools
 import inspect
 import warnings
 from numbers import Real
@@ -36,39 +35,27 @@ from ._validation import check_finite_array, check_same_length
 __all__ = ["NotFittedError", "Estimator", "LinearClassifierMixin", "check_fitted"]
 
 
-@functools.cache
-def _not_fitted_error():
-    """The class :class:`NotFittedError`, made once, on first use (see the module's ``__getattr__``)."""
-    try:  # scikit-learn is optional: requirements.txt pins it (chapters 9-10), pyproject.toml does not require it
-        from sklearn.exceptions import NotFittedError as base
-        bases = (base,)
-    except ImportError:
-        bases = (ValueError, AttributeError)  # scikit-learn's own bases
-
-    class NotFittedError(*bases):
-        """Raised by ``predict``/``score`` before ``fit``: scikit-learn's ``NotFittedError`` (a subclass of it).
-
-        So ``except sklearn.exceptions.NotFittedError`` and scikit-learn's own checks catch it. Without
-        scikit-learn installed it has scikit-learn's bases: a ValueError and an AttributeError (so code that
-        probed for a fitted attribute with ``hasattr`` keeps working).
-
-        Examples
-        --------
-        >>> error = NotFittedError("this DPLasso is not fitted yet: call DPLasso.fit(X, y) before using it")
-        >>> isinstance(error, ValueError), isinstance(error, AttributeError)
-        (True, True)
-        """
-
-    NotFittedError.__qualname__ = "NotFittedError"  # pickled and printed as dpteach._estimator.NotFittedError
-    return NotFittedError
+try:  # scikit-learn is optional: requirements.txt pins it (chapters 9-10), pyproject.toml does not require it
+    from sklearn.exceptions import DataConversionWarning
+    from sklearn.exceptions import NotFittedError as _BaseNotFittedError
+except ImportError:  # pragma: no cover - the book's environment has scikit-learn
+    DataConversionWarning = UserWarning
+    _BaseNotFittedError = type("NotFittedError", (ValueError, AttributeError), {})  # scikit-learn's own bases
 
 
-def __getattr__(name):
-    # PEP 562: ``NotFittedError`` subclasses scikit-learn's, and importing scikit-learn costs ~0.5 s of CPU that a
-    # process which never meets the error (a chapter, a lab) should not pay at ``import dpteach.<learner>``.
-    if name == "NotFittedError":
-        return _not_fitted_error()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class NotFittedError(_BaseNotFittedError):
+    """Raised by ``predict``/``score`` before ``fit``: scikit-learn's ``NotFittedError`` (a subclass of it).
+
+    So ``except sklearn.exceptions.NotFittedError`` and scikit-learn's own checks catch it. It is a ValueError
+    and an AttributeError (scikit-learn's bases, kept without scikit-learn too), so code that probed for a
+    fitted attribute with ``hasattr`` keeps working.
+
+    Examples
+    --------
+    >>> error = NotFittedError("this DPLasso is not fitted yet: call DPLasso.fit(X, y) before using it")
+    >>> isinstance(error, ValueError), isinstance(error, AttributeError)
+    (True, True)
+    """
 
 
 @validate_params({"estimator": Unchecked("any object: the point is to ask whether it was fitted"),
@@ -86,7 +73,7 @@ def check_fitted(estimator, attribute):
     """
     if not hasattr(estimator, attribute):
         name = type(estimator).__name__
-        raise _not_fitted_error()(f"this {name} is not fitted yet: call {name}.fit(X, y) before using it")
+        raise NotFittedError(f"this {name} is not fitted yet: call {name}.fit(X, y) before using it")
 
 
 # --- labels: the public ``classes`` of a binary classifier ---------------------------------------------------------
@@ -128,7 +115,7 @@ def check_label_array(y, name="y"):
     except (TypeError, ValueError) as err:  # a ragged list
         raise TypeError(f"{name} must be an array of labels, got {type(y).__name__} ({err})") from None
     if array.ndim == 2 and array.shape[1] == 1:
-        warnings.warn(_data_conversion_warning()(
+        warnings.warn(DataConversionWarning(
             f"A column-vector {name} was passed when a 1d array was expected. Please change the shape of {name} "
             f"to (n_samples,), for example using ravel()."), stacklevel=4)
         array = array.ravel()
@@ -137,14 +124,6 @@ def check_label_array(y, name="y"):
     if array.size == 0:
         raise ValueError(f"{name} must not be empty, got an array of shape {array.shape}")
     return array
-
-
-def _data_conversion_warning():
-    try:
-        from sklearn.exceptions import DataConversionWarning
-    except ImportError:
-        return UserWarning
-    return DataConversionWarning
 
 
 def encode_labels(y, classes, name="y"):
