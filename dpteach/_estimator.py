@@ -1,9 +1,12 @@
-"""The small fit/predict base every dpteach learner shares (scikit-learn conventions, no scikit-learn).
+"""The small fit/predict base every dpteach learner shares (scikit-learn conventions, scikit-learn optional).
 
 - ``__init__`` only stores its arguments, under the same names;
 - ``fit(X, y)`` validates, learns, sets attributes ending in ``_`` and returns ``self``;
-- ``predict`` before ``fit`` raises :class:`NotFittedError`, which names the class;
-- ``score(X, y)`` is the accuracy of ``predict`` on ±1 labels (regressors override it with R²);
+- ``predict`` before ``fit`` raises :class:`NotFittedError` (scikit-learn's, subclassed), which names the class;
+- a classifier's labels are its **public** parameter ``classes`` (default ``(-1, 1)``): ``fit`` maps ``y``
+  through it to the ±1 of the algorithm, ``predict`` maps back, ``classes_`` is the parameter. They are never
+  read from the data: ``np.unique(y)`` would release which labels occur;
+- ``score(X, y)`` is the accuracy of ``predict`` (regressors override it with R²);
 - ``repr`` shows the constructor's parameters, so a printed learner says how it was configured;
 - ``get_params(deep=True)`` and ``set_params(**params)`` follow scikit-learn's protocol, so
   ``sklearn.base.clone``, ``cross_val_score``, ``Pipeline`` and ``GridSearchCV`` run on every learner (issue 23);
@@ -21,20 +24,31 @@ search's. Scale with public bounds (or a private scaler) and account for every f
 from __future__ import annotations
 
 import inspect
+import warnings
+from numbers import Real
 
 import numpy as np
 
-from ._constraints import Unchecked, validate_params
-from ._validation import check_finite_array, check_labels, check_same_length
+from ._constraints import Constraint, Unchecked, validate_params
+from ._validation import check_finite_array, check_same_length
 
 __all__ = ["NotFittedError", "Estimator", "LinearClassifierMixin", "check_fitted"]
 
 
-class NotFittedError(ValueError, AttributeError):
-    """Raised by ``predict``/``score`` before ``fit``.
+try:  # scikit-learn is optional: requirements.txt pins it (chapters 9-10), pyproject.toml does not require it
+    from sklearn.exceptions import DataConversionWarning
+    from sklearn.exceptions import NotFittedError as _BaseNotFittedError
+except ImportError:  # pragma: no cover - the book's environment has scikit-learn
+    DataConversionWarning = UserWarning
+    _BaseNotFittedError = type("NotFittedError", (ValueError, AttributeError), {})  # scikit-learn's own bases
 
-    A ValueError (as in scikit-learn) and an AttributeError, so code that
-    probed for a fitted attribute with ``hasattr`` keeps working.
+
+class NotFittedError(_BaseNotFittedError):
+    """Raised by ``predict``/``score`` before ``fit``: scikit-learn's ``NotFittedError`` (a subclass of it).
+
+    So ``except sklearn.exceptions.NotFittedError`` and scikit-learn's own checks catch it. It is a ValueError
+    and an AttributeError (scikit-learn's bases, kept without scikit-learn too), so code that probed for a
+    fitted attribute with ``hasattr`` keeps working.
 
     Examples
     --------
@@ -42,11 +56,6 @@ class NotFittedError(ValueError, AttributeError):
     >>> isinstance(error, ValueError), isinstance(error, AttributeError)
     (True, True)
     """
-
-    @validate_params({"message": Unchecked("the text of the error, written by dpteach's own check_fitted")})
-    def __init__(self, message):
-        # One argument, the message (what check_fitted raises): a signature the contract can declare.
-        super().__init__(message)
 
 
 @validate_params({"estimator": Unchecked("any object: the point is to ask whether it was fitted"),
@@ -67,6 +76,118 @@ def check_fitted(estimator, attribute):
         raise NotFittedError(f"this {name} is not fitted yet: call {name}.fit(X, y) before using it")
 
 
+# --- labels: the public ``classes`` of a binary classifier ---------------------------------------------------------
+
+def class_array(classes, name="classes"):
+    """``classes`` as a 2-entry array (negative label, positive label), after checking it is two distinct labels.
+
+    Both strings, or both finite real numbers (their array keeps numpy's dtype: ``(-1, 1)`` gives ints).
+    """
+    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__len__"):
+        raise TypeError(f"{name} must be a pair (negative label, positive label) such as (-1, 1) or ('no', 'yes'), "
+                        f"got {classes!r}")
+    labels = list(classes)
+    if len(labels) != 2:
+        raise ValueError(f"{name} must hold exactly two labels (a binary classifier: negative, positive), "
+                         f"got {len(labels)}: {classes!r}")
+    if all(isinstance(label, str) for label in labels):
+        array = np.array(labels)
+    elif all(isinstance(label, Real) for label in labels) and all(np.isfinite(float(label)) for label in labels):
+        array = np.array(labels)
+    else:
+        raise TypeError(f"{name} must hold two strings or two finite real numbers, got {classes!r}")
+    if array[0] == array[1]:
+        raise ValueError(f"{name} must hold two distinct labels, got {classes!r}")
+    return array
+
+
+def check_label_array(y, name="y"):
+    """``y`` as a 1-D array of labels (any dtype: which labels may occur is the learner's ``classes``).
+
+    A column ``(n, 1)`` is raveled with a ``DataConversionWarning``, as scikit-learn does: the warning
+    depends on the shape the caller chose, never on a record.
+    """
+    if y is None:
+        raise ValueError(f"{name} must be an array of labels, got None: fit requires y to be passed, "
+                         f"but the target y is None")
+    try:
+        array = np.asarray(y)
+    except (TypeError, ValueError) as err:  # a ragged list
+        raise TypeError(f"{name} must be an array of labels, got {type(y).__name__} ({err})") from None
+    if array.ndim == 2 and array.shape[1] == 1:
+        warnings.warn(DataConversionWarning(
+            f"A column-vector {name} was passed when a 1d array was expected. Please change the shape of {name} "
+            f"to (n_samples,), for example using ravel()."), stacklevel=4)
+        array = array.ravel()
+    if array.ndim != 1:
+        raise ValueError(f"{name} must have 1 dimension (or be a column (n, 1)), got an array of shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty, got an array of shape {array.shape}")
+    return array
+
+
+def encode_labels(y, classes, name="y"):
+    """The labels ``y`` as the algorithm's ±1: ``classes[0]`` → −1.0, ``classes[1]`` → +1.0; any other label is refused.
+
+    ``classes`` is the learner's public parameter (:func:`class_array`), never ``np.unique(y)``: reading the
+    labels from the data would release which labels occur. Cost O(n).
+    """
+    labels = np.asarray(y)
+    numeric = classes.dtype.kind in "biuf"
+    if labels.dtype.kind == "O" or labels.dtype.kind in ("biufc" if numeric else "U"):
+        positive = labels == classes[1]
+        known = positive | (labels == classes[0])
+    else:  # strings against numbers (or numbers, bytes against strings): no label can match
+        positive = known = np.zeros(labels.shape, dtype=bool)
+    if not known.all():
+        index = int(np.flatnonzero(~known)[0])
+        value = labels[index].item() if isinstance(labels[index], np.generic) else labels[index]
+        allowed = tuple(classes.tolist())
+        found = f"{name} must contain only the labels of classes={allowed}, found {value!r} (at index {index})"
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError(f"{found}. Unknown label type: continuous (a classifier's labels are its two classes)")
+        raise ValueError(f"{found}. Only binary classification is supported: the two labels are the parameter classes")
+    return np.where(positive, 1.0, -1.0)
+
+
+class BinaryClasses(Constraint):
+    """A classifier's ``classes``: two distinct labels (negative, positive), two strings or two finite numbers.
+
+    Public, so it is a parameter: the labels are never read from the data. Checked on every fit, nested
+    ones too (two values; ``fit`` maps ``y`` through them).
+    """
+
+    skip_nested = False
+
+    def validate(self, value, name):
+        return class_array(value, name)
+
+    nested = validate
+
+    def invalid_values(self):
+        return [((1, 1), "(1, 1)"), ((-1, 0, 1), "(-1, 0, 1)"), ("ab", "'ab'"), (None, "None"),
+                ((0, float("nan")), "(0, nan)"), ((0, "yes"), "(0, 'yes')")]
+
+
+class ClassLabels(Constraint):
+    """A classifier's ``y``: a 1-D array (or a column) of labels; ``fit`` maps them through ``classes``.
+
+    Checked on every call (an ``np.asarray`` and a shape): a nested fit needs the 1-D array too.
+    ``array_ndim`` tells the fuzz that a column is accepted.
+    """
+
+    skip_nested = False
+    array_ndim = (1, 2)
+
+    def validate(self, value, name):
+        return check_label_array(value, name)
+
+    nested = validate
+
+    def invalid_values(self):
+        return [([0.5], "[0.5]"), (None, "None"), (["1"], "['1']"), (np.zeros((3, 2)), "shape (3, 2)")]
+
+
 class Estimator:
     """Base class: parameter ``repr``, the not-fitted check and the accuracy ``score``.
 
@@ -77,9 +198,9 @@ class Estimator:
     creates, and ``_estimator_type`` to "classifier" or "regressor".
 
     Each subclass declares its hyperparameters' constraints in ``_parameter_constraints`` (checked at the
-    top of ``fit`` by :func:`dpteach._constraints.fit_context`). The base has no hyperparameter: its contract
-    is its empty ``__init__``, declared there rather than as ``_parameter_constraints = {}``, which every
-    subclass would inherit (a learner that forgot its own declaration would then look declared, and empty).
+    top of ``fit`` by :func:`dpteach._constraints.fit_context`). A classifier takes ``classes`` (declared
+    ``BinaryClasses()``), maps ``y`` with :meth:`_fit_labels` in ``fit`` and its ±1 outputs with
+    :meth:`_labels` in ``predict``.
 
     Examples
     --------
@@ -93,15 +214,11 @@ class Estimator:
     # scikit-learn reads this (and __sklearn_tags__ below) to pick stratified folds for classifiers.
     _estimator_type = "classifier"
 
-    @validate_params({})
-    def __init__(self):
-        """No hyperparameters: a subclass's ``__init__`` lists and stores its own."""
-
     @classmethod
     def _parameter_names(cls):
         signature = inspect.signature(cls.__init__)
         return [p.name for p in signature.parameters.values()
-                if p.name != "self" and p.kind is not p.VAR_KEYWORD]
+                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
     def get_params(self, deep=True):
         """The constructor's parameters and their current values, as a dict (scikit-learn's protocol).
@@ -163,18 +280,45 @@ class Estimator:
         check_fitted(self, self._fitted_attribute)
 
     def _check_predict_input(self, X, ndim=2):
-        """Validate ``X`` at predict time: fitted first, then finite values and the fitted number of features."""
+        """Validate ``X`` at predict time: fitted first, then finite values and the fitted number of features.
+
+        Worded as scikit-learn words it (its checks match "Reshape your data" and "X has 3 features, but").
+        """
         self._check_fitted()
-        X = check_finite_array(X, "X", ndim=ndim)
+        X = check_finite_array(X, "X")
+        if X.ndim != ndim:
+            reshape = (": Reshape your data either using X.reshape(-1, 1) if your data has a single feature or "
+                       "X.reshape(1, -1) if it contains a single sample") if X.ndim == 1 else ""
+            raise ValueError(f"X must have {ndim} dimension(s), got an array of shape {X.shape}{reshape}")
         expected = getattr(self, "n_features_in_", None)
         if ndim == 2 and expected is not None and X.shape[1] != expected:
-            raise ValueError(f"X must have {expected} features (columns), as in fit, got {X.shape[1]}")
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {expected} "
+                             f"features as input (as in fit)")
         return X
 
+    def _fit_labels(self, y):
+        """``y`` as the algorithm's ±1 (``classes[0]`` → −1, ``classes[1]`` → +1); sets ``classes_``.
+
+        ``classes_`` is the public parameter ``classes``, never ``np.unique(y)``: reading the labels from the
+        data would release which labels occur (a data set whose labels are all +1 would be told apart from its
+        neighbour with one −1 by the fitted attribute alone, whatever the noise).
+        """
+        self.classes_ = class_array(self.classes)
+        return encode_labels(y, self.classes_)
+
+    def _labels(self, signs):
+        """The algorithm's ±1 outputs as labels of ``classes_`` (post-processing). The default (-1, 1) returns
+        ``signs`` itself: the same values and dtype as before ``classes`` existed."""
+        negative, positive = self.classes_
+        if negative == -1 and positive == 1:
+            return signs
+        return np.where(signs > 0, positive, negative)
+
     def score(self, X, y):
-        """Accuracy of ``predict(X)`` against labels ``y`` in {−1, +1}: the fraction predicted right."""
+        """Accuracy of ``predict(X)`` against labels ``y`` (labels of ``classes``): the fraction predicted right."""
         self._check_fitted()
-        y = check_labels(y, "y")
+        y = check_label_array(y, "y")
+        encode_labels(y, self.classes_)  # refuses a label outside classes, by name
         prediction = self.predict(X)
         check_same_length(prediction, y, "X", "y")
         return float(np.mean(prediction == y))
@@ -209,7 +353,7 @@ class LinearClassifierMixin:
 
     The halfspace learners (DP-SGD, the proper learner, DPSAS) release θ = (coef_, intercept_)
     privately; scoring and predicting with it are post-processing and cost no privacy. The mixin has no
-    hyperparameter (its contract is its empty ``__init__``, as for :class:`Estimator`).
+    hyperparameter.
 
     Examples
     --------
@@ -218,13 +362,10 @@ class LinearClassifierMixin:
     ...     _fitted_attribute = "coef_"
     >>> model = Halfspace()
     >>> model.coef_, model.intercept_, model.n_features_in_ = np.array([1.0, -1.0]), 0.0, 2
+    >>> model.classes_ = np.array(["no", "yes"])
     >>> model.predict(np.array([[2.0, 1.0], [0.0, 3.0]]))
-    array([ 1., -1.])
+    array(['yes', 'no'], dtype='<U3')
     """
-
-    @validate_params({})
-    def __init__(self):
-        """No hyperparameters: the learner that mixes it in lists its own."""
 
     def decision_function(self, X):
         """⟨coef_, x⟩ + intercept_ for each row of X (post-processing). Cost O(n·d)."""
@@ -234,5 +375,5 @@ class LinearClassifierMixin:
         return linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X):
-        """sign(⟨coef_, x⟩ + intercept_) ∈ {−1, +1}, ties +1: a halfspace (post-processing). Cost O(n·d)."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+        """sign(⟨coef_, x⟩ + intercept_), ties +1, as a label of ``classes_``: a halfspace (post-processing). Cost O(n·d)."""
+        return self._labels(np.where(self.decision_function(X) >= 0, 1.0, -1.0))

@@ -209,7 +209,10 @@ def check_finite_array(x, name, ndim=None, nonempty=True, shape=None):
             want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
             raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
     if nonempty and arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}")
+        # scikit-learn's wording for a data set with rows and no column (its checks match it)
+        columns = (f": 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required (one column per feature)"
+                   if arr.ndim == 2 and len(arr) else "")
+        raise ValueError(f"{name} must not be empty, got an array of shape {arr.shape}{columns}")
     if not np.all(np.isfinite(arr)):
         bad = arr[~np.isfinite(arr)].ravel()[0].item()
         raise ValueError(f"{name} must contain only finite values (no NaN or inf), found {bad!r}")

@@ -47,7 +47,7 @@ import numpy as np
 from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OrNone, Options, POSITIVE,
                            POSITIVE_INT, Real, fit_context, validate_params, SameLength, AtMost)
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
-from ._estimator import Estimator, LinearClassifierMixin
+from ._estimator import BinaryClasses, ClassLabels, Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from .composition import advanced_composition, advanced_composition_epsilon_per_step, basic_composition
 from .dp_erm import zcdp_epsilon, zcdp_gaussian_sigma
@@ -399,6 +399,10 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         ball, as DP practice asks). It sets the defaults of clip_norm and learning_rate and nothing else: it is never checked
         against the data, and privacy never depends on it being true (the gradients are clipped at C
         whatever the rows are).
+    classes : pair of labels, keyword-only
+        (negative, positive), default (-1, 1): the labels of ``y`` and of ``predict``, mapped to the algorithm's
+        ∓1. Public: ``classes_`` is this parameter, never read from the data (``np.unique(y)`` would release
+        which labels occur). A label of ``y`` outside it is refused, by name.
 
     Attributes
     ----------
@@ -447,12 +451,12 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
                               "n_epochs": BUDGET["n_epochs"], "batch_size": OrNone(POSITIVE_INT),
                               "learning_rate": OrNone(POSITIVE), "l2_penalty": FiniteInterval(Real, 0, None, closed="left"),
                               "accountant": Options(ACCOUNTANTS), "random_state": "random_state",
-                              "data_norm": NORMAL_SCALE}
+                              "data_norm": NORMAL_SCALE, "classes": BinaryClasses()}
 
     # data_norm is keyword-only: it came after clip_norm was the third positional parameter, and a positional
     # clip_norm must not silently become a data bound.
     def __init__(self, epsilon, delta, clip_norm=None, n_epochs=5, batch_size=None, learning_rate=None,
-                 l2_penalty=0.0, accountant="best", random_state=None, *, data_norm=1.0):
+                 l2_penalty=0.0, accountant="best", random_state=None, *, data_norm=1.0, classes=(-1, 1)):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -463,19 +467,21 @@ class DPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.l2_penalty = l2_penalty
         self.accountant = accountant
         self.random_state = random_state
+        self.classes = classes
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y"), AtMost("batch_size", "X")])
+    @fit_context({"X": Array(ndim=2), "y": ClassLabels()}, relations=[SameLength("X", "y"), AtMost("batch_size", "X")])
     def fit(self, X, y):
         """Run Algorithm 9.2 on (X, y); returns self. Cost O(E·n·d).
 
         Raises
         ------
         TypeError, ValueError
-            For bad data (NaN/inf, labels ∉ {−1, +1}, mismatched lengths) or parameters out of range
+            For bad data (NaN/inf, labels ∉ classes, mismatched lengths) or parameters out of range
             (including a batch size larger than n, n_epochs > :data:`MAX_EPOCHS`, a fit of more than
             :data:`MAX_FIT_WORK` gradient coordinates E·n·(d + 1), an ε the accountant cannot calibrate
             in floating point), and for iterates that diverge (too large a learning rate).
         """
+        y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
         # The defaults follow the declared bound R (a public parameter), never the data: C = R, η = 4/R².
         data_norm = float(self.data_norm)
         clip_norm = data_norm if self.clip_norm is None else float(self.clip_norm)

@@ -34,9 +34,9 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import (Array, Delta, Integral, FiniteInterval, Labels, OrNone, POSITIVE, POSITIVE_INT, Real,
+from ._constraints import (Array, Delta, Integral, FiniteInterval, OrNone, POSITIVE, POSITIVE_INT, Real,
                            fit_context, validate_params, SameLength, AtMost)
-from ._estimator import Estimator, LinearClassifierMixin
+from ._estimator import BinaryClasses, ClassLabels, Estimator, LinearClassifierMixin
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_int
@@ -280,6 +280,10 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
     data_norm : float, 1e-150 <= R <= 1e150, keyword-only
         R, the declared bound on the rows' norm (default 1); it sets the defaults of clip_norm and
         learning_rate and nothing else.
+    classes : pair of labels, keyword-only
+        (negative, positive), default (-1, 1): the labels of ``y`` and of ``predict``, mapped to the algorithm's
+        ∓1. Public: ``classes_`` is this parameter, never read from the data (``np.unique(y)`` would release
+        which labels occur). A label of ``y`` outside it is refused, by name.
 
     Attributes
     ----------
@@ -314,11 +318,11 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
                               "n_epochs": FiniteInterval(Integral, 1, MAX_EPOCHS, closed="both"),
                               "batch_size": OrNone(POSITIVE_INT), "learning_rate": OrNone(POSITIVE),
                               "l2_penalty": FiniteInterval(Real, 0, None, closed="left"), "random_state": "random_state",
-                              "data_norm": NORMAL_SCALE}
+                              "data_norm": NORMAL_SCALE, "classes": BinaryClasses()}
 
     # data_norm is keyword-only, as in DPSGDLogisticRegression: a positional clip_norm keeps its meaning.
     def __init__(self, epsilon, delta, clip_norm=None, n_epochs=5, batch_size=None, learning_rate=None,
-                 l2_penalty=0.0, random_state=None, *, data_norm=1.0):
+                 l2_penalty=0.0, random_state=None, *, data_norm=1.0, classes=(-1, 1)):
         self.epsilon = epsilon
         self.delta = delta
         self.clip_norm = clip_norm
@@ -328,8 +332,9 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         self.l2_penalty = l2_penalty
         self.random_state = random_state
         self.data_norm = data_norm
+        self.classes = classes
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y"), AtMost("batch_size", "X")])
+    @fit_context({"X": Array(ndim=2), "y": ClassLabels()}, relations=[SameLength("X", "y"), AtMost("batch_size", "X")])
     def fit(self, X, y):
         """Run Poisson DP-SGD on (X, y); returns self.
 
@@ -338,6 +343,7 @@ class PoissonDPSGDLogisticRegression(LinearClassifierMixin, Estimator):
         TypeError, ValueError
             As :class:`dpteach.dp_logistic.DPSGDLogisticRegression`; ImportError without dp-accounting.
         """
+        y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
         # The defaults follow the declared bound R (a public parameter), never the data: C = R, η = 4/R².
         data_norm, epsilon, delta = float(self.data_norm), float(self.epsilon), float(self.delta)
         clip_norm = data_norm if self.clip_norm is None else float(self.clip_norm)

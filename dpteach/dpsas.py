@@ -28,7 +28,7 @@ import numpy as np
 
 from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context, validate_params,
                            Flag, SameLength)
-from ._estimator import Estimator, LinearClassifierMixin
+from ._estimator import BinaryClasses, ClassLabels, Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_normal_double, check_probability, check_representable
 from .dpsas_ramp import check_unit_vector
@@ -391,6 +391,10 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
     beta : float
         Failure probability β ∈ (0, 1), used for |D_val| (Lemma B.5).
     random_state : None, int or numpy.random.Generator
+    classes : pair of labels, keyword-only
+        (negative, positive), default (-1, 1): the labels of ``y`` and of ``predict``, mapped to the algorithm's
+        ∓1. Public: ``classes_`` is this parameter, never read from the data (``np.unique(y)`` would release
+        which labels occur). A label of ``y`` outside it is refused, by name.
 
     Attributes
     ----------
@@ -435,16 +439,17 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
     """
 
     _parameter_constraints = {"alpha": ALPHA, "epsilon": EPSILON_OR_INF, "delta": DELTA, "beta": OPEN_UNIT,
-                              "random_state": "random_state"}
+                              "random_state": "random_state", "classes": BinaryClasses()}
 
-    def __init__(self, alpha, epsilon, delta, beta=0.1, random_state=None):
+    def __init__(self, alpha, epsilon, delta, beta=0.1, random_state=None, *, classes=(-1, 1)):
         self.alpha = alpha
         self.epsilon = epsilon
         self.delta = delta
         self.beta = beta
         self.random_state = random_state
+        self.classes = classes
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y")])
+    @fit_context({"X": Array(ndim=2), "y": ClassLabels()}, relations=[SameLength("X", "y")])
     def fit(self, X, y):
         """Run Algorithm 8.9 on (X, y); returns self.
 
@@ -454,6 +459,7 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
             For bad X/y, hyper-parameters out of range, or n too small to give
             every DPSAS run one example per block (the message gives the n needed).
         """
+        y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
         alpha, epsilon, delta, beta = float(self.alpha), float(self.epsilon), float(self.delta), float(self.beta)
         rng = np.random.default_rng(self.random_state)
         n, d = X.shape
@@ -465,7 +471,7 @@ class PrivateSemiAgnosticLearner(LinearClassifierMixin, Estimator):
         rounds = [default_n_rounds(eta, 2.0) for eta in grid]
         if part < max(rounds) + 2:
             needed = n_parts * (max(rounds) + 2) + n_val
-            raise ValueError(f"X has {n} rows; Algorithm 8.9 with alpha={alpha!r} runs {n_parts} DPSAS "
+            raise ValueError(f"X has n_samples = {n} rows; Algorithm 8.9 with alpha={alpha!r} runs {n_parts} DPSAS "
                              f"parts of up to {max(rounds)} rounds and needs at least n >= {needed}")
         order = rng.permutation(n)
         validation = order[:n_val]

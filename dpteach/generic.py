@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ._constraints import Array, Epsilon, Labels, OrNone, POSITIVE_INT, fit_context, validate_params
-from ._estimator import Estimator
+from ._estimator import BinaryClasses, ClassLabels, Estimator
 from .hypotheses import HYPOTHESIS_CLASS
 from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
@@ -107,6 +107,10 @@ class GenericPrivateLearner(Estimator):
     epsilon : float
         0 < ε < inf.
     random_state : None, int or numpy.random.Generator
+    classes : pair of labels, keyword-only
+        (negative, positive), default (-1, 1): the labels of ``y`` and of ``predict``, mapped to the algorithm's
+        ∓1. Public: ``classes_`` is this parameter, never read from the data (``np.unique(y)`` would release
+        which labels occur). A label of ``y`` outside it is refused, by name.
 
     Attributes
     ----------
@@ -135,16 +139,19 @@ class GenericPrivateLearner(Estimator):
     """
 
     _fitted_attribute = "index_"
-    _parameter_constraints = {"hypotheses": HYPOTHESIS_CLASS, "epsilon": Epsilon(), "random_state": "random_state"}
+    _parameter_constraints = {"hypotheses": HYPOTHESIS_CLASS, "epsilon": Epsilon(), "random_state": "random_state",
+                              "classes": BinaryClasses()}
 
-    def __init__(self, hypotheses, epsilon, random_state=None):
+    def __init__(self, hypotheses, epsilon, random_state=None, *, classes=(-1, 1)):
         self.hypotheses = hypotheses
         self.epsilon = epsilon
         self.random_state = random_state
+        self.classes = classes
 
-    @fit_context(DATA)
+    @fit_context({"X": DATA["X"], "y": ClassLabels()})
     def fit(self, X, y):
         """Choose h ∈ H with probability ∝ exp(−ε·errors(h)/2); returns self. Cost: one error count pass."""
+        y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
         self.index_ = int(generic_private_learner(self.hypotheses, X, y, self.epsilon,
                                                   rng=np.random.default_rng(self.random_state)))
         self.hypothesis_ = self.hypotheses[self.index_]
@@ -157,9 +164,9 @@ class GenericPrivateLearner(Estimator):
         return self
 
     def predict(self, X):
-        """±1 predictions of the chosen hypothesis (post-processing: no extra privacy cost)."""
+        """The chosen hypothesis's ±1 as labels of ``classes_`` (post-processing: no extra privacy cost)."""
         self._check_fitted()
-        return self.hypotheses.predict(self.index_, X)
+        return self._labels(self.hypotheses.predict(self.index_, X))
 
 
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA, "rng": "random_state"})

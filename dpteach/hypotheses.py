@@ -72,10 +72,6 @@ class HypothesisClass:
 
     name = "hypothesis class"
 
-    @validate_params({})
-    def __init__(self):
-        """The base class takes no parameters (each subclass declares its public grid, net or dimension)."""
-
     def __len__(self):
         return self.size
 

@@ -22,7 +22,7 @@ from . import dp_erm
 from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
                            POSITIVE_INT, fit_context, validate_params, SameLength)
 from ._scales import NORMAL_SCALE_OR_NONE
-from ._estimator import Estimator
+from ._estimator import BinaryClasses, ClassLabels, Estimator
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from .bounds.improper import algorithm_6_7_sizes
 from ._validation import check_memory, check_representable
@@ -370,6 +370,10 @@ class PrivateHermiteL1Learner(Estimator):
     n_blocks, n_thresholds, n_iterations : int ≥ 1, optional
         k, M, K (defaults: :func:`practical_parameters`).
     random_state : seed or Generator, optional
+    classes : pair of labels, keyword-only
+        (negative, positive), default (-1, 1): the labels of ``y`` and of ``predict``, mapped to the algorithm's
+        ∓1. Public: ``classes_`` is this parameter, never read from the data (``np.unique(y)`` would release
+        which labels occur). A label of ``y`` outside it is refused, by name.
 
     Attributes (after fit)
     ----------------------
@@ -406,13 +410,14 @@ class PrivateHermiteL1Learner(Estimator):
         "alpha": OPEN_UNIT, "epsilon": Epsilon(), "delta": Delta(allow_zero=False), "beta": OPEN_UNIT,
         "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE, "n_blocks": OrNone(POSITIVE_INT),
         "n_thresholds": OrNone(POSITIVE_INT), "n_iterations": OrNone(POSITIVE_INT), "random_state": "random_state",
+        "classes": BinaryClasses(),
     }
     _fitted_attribute = "coef_"
     _radius = 1.0
     _privacy_theorem = "thm-l1-privacy"  # the box label of the class's privacy_claim
 
     def __init__(self, alpha, epsilon, delta, beta=0.1, degree=None, clip_radius=None, n_blocks=None,
-                 n_thresholds=None, n_iterations=None, random_state=None):
+                 n_thresholds=None, n_iterations=None, random_state=None, *, classes=(-1, 1)):
         self.alpha = alpha
         self.epsilon = epsilon
         self.delta = delta
@@ -423,6 +428,7 @@ class PrivateHermiteL1Learner(Estimator):
         self.n_thresholds = n_thresholds
         self.n_iterations = n_iterations
         self.random_state = random_state
+        self.classes = classes
 
     # Subclasses (the log-concave learner) change the basis and the default radius.
     def _clipped_feature_map(self, X, radius):
@@ -438,7 +444,7 @@ class PrivateHermiteL1Learner(Estimator):
     def _theorem(self, d, alpha, epsilon, delta, beta):
         return theorem_parameters(d, alpha, epsilon, delta, beta)
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y")])
+    @fit_context({"X": Array(ndim=2), "y": ClassLabels()}, relations=[SameLength("X", "y")])
     def fit(self, X, y):
         """Run Algorithm 6.10 on (X, y) and return self.
 
@@ -447,11 +453,12 @@ class PrivateHermiteL1Learner(Estimator):
         Raises
         ------
         TypeError, ValueError
-            For α or β ∉ (0, 1), ε ≤ 0, δ ∉ (0, 1), degree < 1, labels ∉ {±1},
+            For α or β ∉ (0, 1), ε ≤ 0, δ ∉ (0, 1), degree < 1, labels ∉ classes,
             NaN/inf, mismatched lengths, or too few examples for the blocks; for a
             block feature matrix above ``feature_scaling.MAX_FEATURE_BYTES`` (before it is built).
         """
         alpha, epsilon, delta, beta = (float(v) for v in (self.alpha, self.epsilon, self.delta, self.beta))
+        y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
         n, d = X.shape
         degree = None if self.degree is None else int(self.degree)
         radius = None if self.clip_radius is None else float(self.clip_radius)
@@ -461,7 +468,7 @@ class PrivateHermiteL1Learner(Estimator):
                                                 for v in (self.n_blocks, self.n_thresholds, self.n_iterations))
         rng = np.random.default_rng(self.random_state)
         if n < 4:
-            raise ValueError(f"X must have at least 4 examples (blocks plus a validation set), got {n}")
+            raise ValueError(f"X must have at least 4 examples (blocks plus a validation set), got n_samples = {n}")
         params = practical_parameters(n, d, alpha, epsilon, delta, beta, degree, radius, n_blocks, n_thresholds,
                                       n_iterations)
         if radius is None and degree is None:
@@ -523,9 +530,9 @@ class PrivateHermiteL1Learner(Estimator):
         return self._scores(X) - self.threshold_
 
     def predict(self, X):
-        """sign(⟨v̂, ψ̄_{p,T}(x)⟩ − t̂) ∈ {−1, +1} (ties → +1). Cost O(n·D)."""
+        """sign(⟨v̂, ψ̄_{p,T}(x)⟩ − t̂), ties +1, as a label of ``classes_``. Cost O(n·D)."""
         X = self._check_predict_input(X)
-        return np.where(self._scores(X) - self.threshold_ >= 0, 1.0, -1.0)
+        return self._labels(np.where(self._scores(X) - self.threshold_ >= 0, 1.0, -1.0))
 
 
 class _PrivateHermiteL1LearnerOverflowBroken(PrivateHermiteL1Learner):

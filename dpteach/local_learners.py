@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, FiniteInterval, Labels,
+from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, FiniteInterval,
                            Options, fit_context, validate_params, Callable)
-from ._estimator import Estimator, linear_scores
+from ._estimator import BinaryClasses, ClassLabels, Estimator, linear_scores
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_finite_array, check_sweep
 from .group_sizes import RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size
@@ -123,6 +123,10 @@ class LocalThresholdLearner(Estimator):
     beta : float in (0, 1)
     rule, randomizer : as in :func:`group_size`
     random_state : None, int or Generator
+    classes : pair of labels, keyword-only
+        (negative, positive), default (-1, 1): the labels of ``y`` and of ``predict``, mapped to the algorithm's
+        ∓1. Public: ``classes_`` is this parameter, never read from the data (``np.unique(y)`` would release
+        which labels occur). A label of ``y`` outside it is refused, by name.
 
     Attributes after fit: ``threshold_``, ``alpha_``, ``run_`` (:class:`LocalRun`), ``privacy_``
     (:class:`~dpteach.privacy.PrivacyReceipt`, ε-local: δ = 0).
@@ -137,19 +141,21 @@ class LocalThresholdLearner(Estimator):
     """
 
     _parameter_constraints = {"epsilon": Epsilon(), "method": Options(("binary_search", "grid")), "beta": UNIT,
-                              **RULE_CONSTRAINTS, "random_state": "random_state"}
+                              **RULE_CONSTRAINTS, "random_state": "random_state", "classes": BinaryClasses()}
 
     def __init__(self, epsilon=1.0, method="binary_search", beta=0.05, rule="theorem",
-                 randomizer="laplace", random_state=None):
+                 randomizer="laplace", random_state=None, *, classes=(-1, 1)):
         self.epsilon = epsilon
         self.method = method
         self.beta = beta
         self.rule = rule
         self.randomizer = randomizer
         self.random_state = random_state
+        self.classes = classes
 
-    @fit_context({"X": Array(ndim=(1, 2)), "y": Labels()})
+    @fit_context({"X": Array(ndim=(1, 2)), "y": ClassLabels()})
     def fit(self, X, y):
+        y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
         epsilon, beta = float(self.epsilon), float(self.beta)
         rng = np.random.default_rng(self.random_state)
         Z = records(X, y)
@@ -175,12 +181,12 @@ class LocalThresholdLearner(Estimator):
         return self
 
     def predict(self, X):
-        """Labels ±1: +1 iff x >= the learned threshold. ``X`` of shape (n,) or (n, 1)."""
+        """+1 iff x >= the learned threshold, as a label of ``classes_``. ``X`` of shape (n,) or (n, 1)."""
         self._check_fitted()
         x = check_finite_array(X, "X", ndim=(1, 2))
         if x.ndim == 2 and x.shape[1] != 1:
             raise ValueError(f"X must have 1 feature (column), as in fit, got {x.shape[1]}")
-        return np.where(x.reshape(-1) >= self.threshold_, 1, -1)
+        return self._labels(np.where(x.reshape(-1) >= self.threshold_, 1, -1))
 
 
 @privacy_claim(theorem="thm-sq-to-local", epsilon="epsilon", delta=0.0, model="local")
@@ -203,6 +209,10 @@ class LocalHalfspaceLearner(Estimator):
     beta : float in (0, 1)
     randomizer : {"laplace", "onebit"}
     random_state : None, int or Generator
+    classes : pair of labels, keyword-only
+        (negative, positive), default (-1, 1): the labels of ``y`` and of ``predict``, mapped to the algorithm's
+        ∓1. Public: ``classes_`` is this parameter, never read from the data (``np.unique(y)`` would release
+        which labels occur). A label of ``y`` outside it is refused, by name.
 
     Examples
     --------
@@ -215,10 +225,10 @@ class LocalHalfspaceLearner(Estimator):
 
     _parameter_constraints = {"epsilon": Epsilon(), "method": Options(("gd", "averaging")), "n_steps": POSITIVE_INT,
                               "eta": POSITIVE, "beta": UNIT, "randomizer": RULE_CONSTRAINTS["randomizer"],
-                              "random_state": "random_state"}
+                              "random_state": "random_state", "classes": BinaryClasses()}
 
     def __init__(self, epsilon=1.0, method="gd", n_steps=20, eta=5.0, beta=0.05, randomizer="laplace",
-                 random_state=None):
+                 random_state=None, *, classes=(-1, 1)):
         self.epsilon = epsilon
         self.method = method
         self.n_steps = n_steps
@@ -226,9 +236,11 @@ class LocalHalfspaceLearner(Estimator):
         self.beta = beta
         self.randomizer = randomizer
         self.random_state = random_state
+        self.classes = classes
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()})
+    @fit_context({"X": Array(ndim=2), "y": ClassLabels()})
     def fit(self, X, y):
+        y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
         epsilon, beta = float(self.epsilon), float(self.beta)
         rng = np.random.default_rng(self.random_state)
         if np.any(np.abs(X) > 1):
@@ -253,11 +265,11 @@ class LocalHalfspaceLearner(Estimator):
         return self
 
     def predict(self, X):
-        """Labels ±1: sign⟨ŵ, x⟩ (ties +1)."""
+        """sign⟨ŵ, x⟩ (ties +1), as a label of ``classes_``."""
         X = self._check_predict_input(X)
         with np.errstate(over="ignore", invalid="ignore"):
             margins = np.einsum("ij,j->i", X, self.coef_)
         wild = ~np.isfinite(margins)  # a huge row: inf − inf = NaN gave −1 whatever the true sign
         if wild.any():
             margins[wild] = linear_scores(X[wild], self.coef_)  # ±inf with the true margin's sign
-        return np.where(margins >= 0, 1, -1)
+        return self._labels(np.where(margins >= 0, 1, -1))

@@ -326,7 +326,7 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
 
     Parameters
     ----------
-    alpha, epsilon, delta, beta, degree, clip_radius, n_blocks, n_thresholds, n_iterations, random_state
+    alpha, epsilon, delta, beta, degree, clip_radius, n_blocks, n_thresholds, n_iterations, random_state, classes
         As for :class:`~dpteach.improper.PrivateHermiteL1Learner` (degree default as there, capped at 6).
     marginal : {"uniform", "laplace"}
     coefficient_radius : float > 0
@@ -351,10 +351,11 @@ class PrivateLogConcaveL1Learner(PrivateHermiteL1Learner):
                               "marginal": Options(MARGINALS), "coefficient_radius": POSITIVE}
 
     def __init__(self, alpha, epsilon, delta, marginal="laplace", beta=0.1, degree=None, clip_radius=None,
-                 coefficient_radius=2.0, n_blocks=None, n_thresholds=None, n_iterations=None, random_state=None):
+                 coefficient_radius=2.0, n_blocks=None, n_thresholds=None, n_iterations=None, random_state=None, *,
+                 classes=(-1, 1)):
         super().__init__(alpha, epsilon, delta, beta=beta, degree=degree, clip_radius=clip_radius,
                          n_blocks=n_blocks, n_thresholds=n_thresholds, n_iterations=n_iterations,
-                         random_state=random_state)
+                         random_state=random_state, classes=classes)
         self.marginal = marginal
         self.coefficient_radius = coefficient_radius
 

@@ -38,7 +38,7 @@ import sys
 
 import numpy as np
 
-from ._estimator import Estimator, LinearClassifierMixin
+from ._estimator import BinaryClasses, ClassLabels, Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
                            POSITIVE_INT, fit_context, validate_params, SameLength)
@@ -284,6 +284,10 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
     cover_resolution : float in (0, 1), optional
         The cover's accuracy a; default α.
     random_state : None, int or numpy.random.Generator
+    classes : pair of labels, keyword-only
+        (negative, positive), default (-1, 1): the labels of ``y`` and of ``predict``, mapped to the algorithm's
+        ∓1. Public: ``classes_`` is this parameter, never read from the data (``np.unique(y)`` would release
+        which labels occur). A label of ``y`` outside it is refused, by name.
 
     Attributes
     ----------
@@ -320,11 +324,11 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         "alpha": ALPHA, "epsilon": Epsilon(allow_inf=True), "delta": Delta(allow_zero=False),
         "degree": OrNone(POSITIVE_INT), "clip_radius": NORMAL_SCALE_OR_NONE,
         "max_subspace_dim": FiniteInterval(Integral, 0, None, closed="left"), "cover_resolution": OrNone(OPEN_UNIT),
-        "random_state": "random_state",
+        "random_state": "random_state", "classes": BinaryClasses(),
     }
 
     def __init__(self, alpha, epsilon, delta, degree=None, clip_radius=None, max_subspace_dim=2,
-                 cover_resolution=None, random_state=None):
+                 cover_resolution=None, random_state=None, *, classes=(-1, 1)):
         self.alpha = alpha
         self.epsilon = epsilon
         self.delta = delta
@@ -333,6 +337,7 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         self.max_subspace_dim = max_subspace_dim
         self.cover_resolution = cover_resolution
         self.random_state = random_state
+        self.classes = classes
 
     def _resolved_parameters(self, d):
         """The checked hyperparameters (``_parameter_constraints``) with their defaults filled in for d features."""
@@ -343,17 +348,18 @@ class PrivateProperLearner(LinearClassifierMixin, Estimator):
         resolution = alpha if self.cover_resolution is None else float(self.cover_resolution)
         return alpha, float(self.epsilon), float(self.delta), degree, clip, int(self.max_subspace_dim), resolution
 
-    @fit_context({"X": Array(ndim=2), "y": Labels()}, relations=[SameLength("X", "y")])
+    @fit_context({"X": Array(ndim=2), "y": ClassLabels()}, relations=[SameLength("X", "y")])
     def fit(self, X, y):
         """Run Algorithm 7.7 on (X, y); returns self. Cost O(n·D_p + n·|𝒱| + |H(q)|).
 
         Raises
         ------
         TypeError, ValueError
-            For bad parameters or data (NaN/inf, labels ∉ {−1, +1}, fewer than 2 examples).
+            For bad parameters or data (NaN/inf, labels ∉ classes, fewer than 2 examples).
         """
+        y = self._fit_labels(y)  # the labels of the public classes as ±1 (never read from y)
         if X.shape[0] < 2:
-            raise ValueError(f"X must have at least 2 examples (one for each half), got {X.shape[0]}")
+            raise ValueError(f"X must have at least 2 examples (one for each half), got n_samples = {X.shape[0]}")
         d = X.shape[1]
         alpha, epsilon, delta, degree, clip, max_dim, resolution = self._resolved_parameters(d)
         rng = np.random.default_rng(self.random_state)  # checked by fit_context: a seed or a Generator

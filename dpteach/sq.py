@@ -30,7 +30,6 @@ __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES
 # =============================================================================
 
 
-MESSAGE = Unchecked("the error's text, a sentence that dpteach writes")
 #: The fields of a result record of chapter 3 (LocalRun, QueryPlan, RejectionSamples, BoostedRun).
 FILLED_IN = Unchecked("a record dpteach fills in from checked values")
 
@@ -44,10 +43,6 @@ class NotEnoughUsersError(ValueError):
     True
     """
 
-    @validate_params({"message": MESSAGE})
-    def __init__(self, message):
-        super().__init__(message)
-
 
 class PrivacyLedgerError(AssertionError):
     """Some user's privacy ledger exceeds the ε the local protocol promised.
@@ -58,10 +53,6 @@ class PrivacyLedgerError(AssertionError):
     'user 3 answered 2 queries'
     """
 
-    @validate_params({"message": MESSAGE})
-    def __init__(self, message):
-        super().__init__(message)
-
 
 class QueryBudgetError(ValueError):
     """An SQ algorithm asked more queries than the ``max_queries`` the simulation was sized for.
@@ -71,10 +62,6 @@ class QueryBudgetError(ValueError):
     >>> isinstance(QueryBudgetError("max_queries = 2 exceeded"), ValueError)
     True
     """
-
-    @validate_params({"message": MESSAGE})
-    def __init__(self, message):
-        super().__init__(message)
 
 
 def check_record_rows(data, name, allow_1d=True):
@@ -228,7 +215,6 @@ class SQOracle:
     0
     """
 
-    @validate_params({})
     def __init__(self):
         self.n_queries = 0
         self.rounds = 0

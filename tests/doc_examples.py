@@ -138,6 +138,8 @@ def doc_example(obj):
             found = []
         fits = [c for c in _calls(tree) if _is_call_of(c, "fit")] if is_class else []
         try:
+            if found and is_class and issubclass(obj, BaseException):  # an exception: its message, positional
+                return Example({}, args=tuple(_evaluate(a, globs) for a in found[-1].args))
             if found:
                 kwargs = _arguments(found[-1], globs, inspect.signature(obj))
             if kwargs is not None and fits and fit is None:

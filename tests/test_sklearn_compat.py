@@ -377,3 +377,73 @@ def test_lasso_receipt_with_the_accountant_calibration_is_the_asked_epsilon():
     X, y = SETTINGS["dpteach.regression.DPLasso"].data
     lasso = LEARNERS["dpteach.regression.DPLasso"](0.7, 1e-5, 2, calibrate="accountant", random_state=0)
     assert lasso.fit(X, y).privacy_.epsilon == 0.7
+
+
+# --- labels: the public classes (issue 32) ------------------------------------------------------------------------
+
+CLASSIFIER_KEYS = [key for key in KEYS if not key.endswith("DPLasso")]
+
+
+@pytest.mark.parametrize("key", CLASSIFIER_KEYS)
+def test_any_two_labels_through_classes_give_the_same_model_as_signs(key):
+    X, y = SETTINGS[key].data
+    names = np.where(y > 0, "yes", "no")
+    signs = _make(key).fit(X, y)
+    labelled = _make(key).set_params(classes=("no", "yes")).fit(X, names)
+    # The same seed and the same ±1 inside: the same predictions, relabelled (the map is post-processing).
+    np.testing.assert_array_equal(labelled.predict(X[:50]), np.where(signs.predict(X[:50]) > 0, "yes", "no"))
+    assert list(labelled.classes_) == ["no", "yes"] and labelled.score(X, names) == signs.score(X, y)
+
+
+@pytest.mark.parametrize("key", CLASSIFIER_KEYS)
+def test_classes_come_from_the_parameter_never_from_the_data(key):
+    # A y whose labels are all 1 (0 never occurs): classes_ is still (0, 1). np.unique(y) would give [1] and so
+    # release that no record has the label 0.
+    X, y = SETTINGS[key].data
+    learner = _make(key).set_params(classes=(0, 1)).fit(X, np.ones(len(y), dtype=int))
+    assert list(learner.classes_) == [0, 1]
+    assert set(np.unique(learner.predict(X))) <= {0, 1}
+
+
+@pytest.mark.parametrize("key", CLASSIFIER_KEYS)
+def test_a_label_outside_classes_is_refused_naming_y_the_value_and_the_classes(key):
+    X, y = SETTINGS[key].data
+    bad = np.where(y > 0, 1, 0)
+    with pytest.raises(ValueError, match=r"y must contain only the labels of classes=\(-1, 1\), found 0 \(at index"):
+        _make(key).fit(X, bad)
+    with pytest.raises(ValueError, match=r"classes=\(-1, 1\), found -?0.5 .*Unknown label type: continuous"):
+        _make(key).fit(X, y * 0.5)  # a continuous target
+    with pytest.raises(ValueError, match="y must contain only the labels of classes"):
+        _make(key).fit(X, y).score(X, bad)
+
+
+@pytest.mark.parametrize("classes, error", [((1, 1), ValueError), ((0, 1, 2), ValueError), ("ab", TypeError),
+                                            (None, TypeError), ((0, float("nan")), TypeError), ((0, "yes"), TypeError)])
+def test_bad_classes_are_refused_by_name(classes, error):
+    key = "dpteach.dp_logistic.DPSGDLogisticRegression"
+    with pytest.raises(error, match="classes"):
+        _make(key).set_params(classes=classes).fit(*SETTINGS[key].data)
+
+
+def test_a_column_y_is_raveled_with_scikit_learns_warning_and_other_shapes_are_refused():
+    from sklearn.exceptions import DataConversionWarning
+    key = "dpteach.dp_logistic.DPSGDLogisticRegression"
+    X, y = SETTINGS[key].data
+    with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+        column = _make(key).fit(X, y[:, None])
+    np.testing.assert_array_equal(column.coef_, _make(key).fit(X, y).coef_)
+    with pytest.raises(ValueError, match=r"y must have 1 dimension.*\(300, 2\)"):
+        _make(key).fit(X, np.stack([y, y], axis=1))
+    with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
+        _make(key).fit(X, None)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_not_fitted_error_is_scikit_learns(key):
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+    from dpteach._estimator import NotFittedError
+    assert issubclass(NotFittedError, SklearnNotFittedError)
+    with pytest.raises(SklearnNotFittedError, match=f"this {key.rsplit('.', 1)[1]} is not fitted yet"):
+        _make(key).predict(SETTINGS[key].data[0])
+    error = NotFittedError("message")
+    assert type(pickle.loads(pickle.dumps(error))) is NotFittedError  # joblib sends errors between processes

@@ -63,7 +63,6 @@ _INSTALL_HINT = ("the appendix's comparisons need OpenDP and diffprivlib: "
                  "pip install opendp diffprivlib (both are in requirements.txt)")
 
 
-@validate_params({})
 def require_libraries():
     """Import OpenDP (with the "contrib" features enabled) and diffprivlib, or raise a clear ImportError.
 
@@ -94,7 +93,6 @@ def require_libraries():
     return dp, diffprivlib
 
 
-@validate_params({})
 def library_versions():
     """The versions of numpy and the two production libraries (None where missing), for the appendix's tables.
 

@@ -27,7 +27,6 @@ from .production import SAMPLES, diffprivlib_seed, require_libraries
 __all__ = ["attack_samplers", "floating_point_attack"]
 
 
-@validate_params({})
 def attack_samplers():
     """The Laplace samplers the attack is run against: name → ``sample(value, sensitivity, epsilon, n, rng)``.
 
