@@ -535,6 +535,13 @@ CHECKED_IN_THE_BODY = {
         ({"example-empty"}, "a basis may have no columns (k = 0) but needs d >= 1 rows: the shape rule is in the body"),
 }
 
+# A classifier's y may hold any labels (strings, 0/1, ...): which ones is the public ``classes`` hyperparameter, so a
+# label outside it is a joint rule on y and classes, refused by ``fit`` (``Estimator._fit_labels``) by name.
+CHECKED_IN_THE_BODY.update({
+    (key, name): ({"[0.5]", "['1']", "example-nan", "example-as-str", "example-as-object"},
+                  "labels outside the public classes: a joint rule on y and classes, checked in fit")
+    for key, part, name, constraint in CONTRACTS if constraint_class(constraint) == "ClassLabels"})
+
 
 @pytest.mark.parametrize("cls", sorted({constraint_class(c) for *_, c in CONTRACTS}))
 def test_every_declared_constraint_refuses_its_own_bad_values(cls):
