@@ -193,7 +193,10 @@ def test_the_answer_process_is_isolated_read_only_and_has_no_checkers(monkeypatc
     result = grade(nb, "task1-check")
     assert result.passed, result.message
     assert work["isolated"] == 1 and work["no_site"] == 1
-    assert set(work["env"]) <= {"PATH", "LC_CTYPE"}  # Python itself may set LC_CTYPE (PEP 538)
+    # Nothing of the grader's environment but PATH: Python itself may set LC_CTYPE (PEP 538), and importing
+    # scikit-learn (dpteach's NotFittedError subclasses its class) sets its two OpenMP defaults.
+    assert set(work["env"]) <= {"PATH", "LC_CTYPE", "KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK"}, work["env"]
+    assert "PYTHONPATH" not in work["env"]
     assert work["dpteach"].startswith(work["cwd"]) and "dpteach-answer-" in work["cwd"]
     assert not str(ROOT) in work["dpteach"]
     assert work["writable"] == [] and work["lab"] == []
