@@ -101,6 +101,39 @@ class BoxLabelsAndProofs(SphinxPostTransform):
             proof += nodes.raw("", "\\par\\nopagebreak\\hfill\\ensuremath{\\square}\\par\n", format="latex")
 
 
+_NUMBER = re.compile(r"^(?:Appendix [A-Z]:\s*|(?:[0-9]+|[A-Z])\.[0-9]+(?:\.[0-9]+)*\s+)")
+#: The appendix's first page: LaTeX's \appendix goes in front of it, so its sections are A.1, A.2, ...
+FIRST_APPENDIX = "book/A_production"
+#: Pages of the web book that the PDF leaves out: a reference to one prints as text, not as "??".
+LEFT_OUT = ("labs/", "performance")
+
+
+class SectionNumbers(SphinxPostTransform):
+    """LaTeX numbers chapters and sections; a heading that carries its own number ("6.3 Bounded
+    coefficients", "Appendix A: From dpteach to production") would print it twice ("6.3 6.3 ...")."""
+
+    default_priority = 20  # after Sphinx resolved the references (10): an unresolved one is a reference to a lab
+    formats = ("latex",)
+
+    def run(self, **kwargs):
+        from sphinx import addnodes
+
+        for title in self.document.findall(nodes.title):
+            if not isinstance(title.parent, nodes.section) or not title.children:
+                continue
+            first = title.children[0]
+            if isinstance(first, nodes.Text) and _NUMBER.match(str(first)):
+                title.replace(first, nodes.Text(_NUMBER.sub("", str(first), count=1)))
+        for start in self.document.findall(addnodes.start_of_file):
+            if start.get("docname") == FIRST_APPENDIX:
+                start.insert(0, nodes.raw("", "\\appendix\n", format="latex"))
+        # A link to a page the PDF leaves out (a lab notebook) keeps its text, loses its target.
+        for ref in list(self.document.findall(nodes.reference)):
+            target = ref.get("refid", "") + ref.get("refuri", "")
+            if any(page in target for page in LEFT_OUT) and not target.startswith("http"):
+                ref.replace_self(nodes.inline("", "", *ref.children))
+
+
 class TheoremIndexColumns(SphinxPostTransform):
     """The theorem index on paper: chapter, box (with its page), status; the web's code and test columns
     (names up to 60 characters, seven columns) ran 3500 pt past the right margin."""
@@ -129,7 +162,11 @@ class TheoremIndexColumns(SphinxPostTransform):
             for i in reversed(drop):
                 group.remove(specs[i])
             group["cols"] = len(names) - len(drop)
-            table["classes"] = [c for c in table.get("classes", []) if c != "colwidths-auto"]
+            for spec, width in zip([c for c in group.children if isinstance(c, nodes.colspec)], (6, 74, 20)):
+                spec["colwidth"] = width
+            table["classes"] = [c for c in table.get("classes", []) if c != "colwidths-auto"] + ["colwidths-given"]
+            note = "On paper the table lists each box with its page and status; the web book adds its code, tests and figures."
+            table.parent.insert(table.parent.index(table), nodes.paragraph(note, note))
 
 
 # The code cell environments that sphinx-jupyterbook-latex writes (their home, jupyterBook.cls, is not loaded):
@@ -149,6 +186,12 @@ _PREAMBLE = r"""
    \begin{adjustwidth}{1.5em}{}}
   {\end{adjustwidth}}
 \setlength{\headheight}{14pt}
+% A box's title row wraps ("Lemma 6.3 (Unit-norm approximation; the paper's Lemma B.10; ...)" is wider than
+% the page); Sphinx sets it in one \makebox, so long titles ran into the margin.
+\renewcommand\sphinxstylenotetitle[1]{\sphinxdotitlerowwithicon{note}{%
+  \parbox[t]{\dimexpr\linewidth-1.5em\relax}{\raggedright\sphinxremovefinalcolon{#1}}}}
+% Chapters and sections are numbered by LaTeX (the headings that carried a number lose it: SectionNumbers).
+\setcounter{secnumdepth}{1}
 % Long words in narrow table cells and URLs may stretch a line rather than run into the margin.
 \setlength{\emergencystretch}{3em}
 """
@@ -186,5 +229,6 @@ def setup(app):
     app.add_post_transform(FrameSwitcherCaptions)
     app.add_post_transform(BoxLabelsAndProofs)
     app.add_post_transform(TheoremIndexColumns)
+    app.add_post_transform(SectionNumbers)
     app.connect("config-inited", _latex_config, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
