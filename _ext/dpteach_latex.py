@@ -132,10 +132,16 @@ class SectionNumbers(SphinxPostTransform):
             target = ref.get("refid", "") + ref.get("refuri", "")
             if any(page in target for page in LEFT_OUT) and not target.startswith("http"):
                 ref.replace_self(nodes.inline("", "", *ref.children))
+        # {doc}`labs/lab01_mechanisms` to a left-out page prints its docname: name the notebook file instead.
+        for node in list(self.document.findall(nodes.inline)):
+            text = node.astext()
+            if "std-doc" in node.get("classes", []) and text.startswith(LEFT_OUT[0]):
+                notebook = f"book/{text}.ipynb"
+                node.replace_self(nodes.literal(notebook, notebook))
 
 
 class TheoremIndexColumns(SphinxPostTransform):
-    """The theorem index on paper: chapter, box (with its page), status; the web's code and test columns
+    """The theorem index on paper: chapter, box (a link to it), status; the web's code and test columns
     (names up to 60 characters, seven columns) ran 3500 pt past the right margin."""
 
     default_priority = 5
@@ -162,11 +168,36 @@ class TheoremIndexColumns(SphinxPostTransform):
             for i in reversed(drop):
                 group.remove(specs[i])
             group["cols"] = len(names) - len(drop)
-            for spec, width in zip([c for c in group.children if isinstance(c, nodes.colspec)], (6, 74, 20)):
-                spec["colwidth"] = width
-            table["classes"] = [c for c in table.get("classes", []) if c != "colwidths-auto"] + ["colwidths-given"]
-            note = "On paper the table lists each box with its page and status; the web book adds its code, tests and figures."
+            note = "On paper the table lists each box (a link to it) and its status; the web book adds its code, tests and figures."
             table.parent.insert(table.parent.index(table), nodes.paragraph(note, note))
+
+
+class TableColumnWidths(SphinxPostTransform):
+    """Every table's columns as wrapping paragraphs sized by their content. Sphinx sets a long table
+    (over 30 rows) in unbreakable ``l`` columns and a short one with tabulary, whose cells do not break
+    inside code: the audit and production tables ran up to 240 pt into the margin."""
+
+    default_priority = 6  # after TheoremIndexColumns has dropped its web-only columns
+    formats = ("latex",)
+    MIN, MAX = 6, 40  # characters: a number column stays on one line, a sentence column wraps
+
+    def run(self, **kwargs):
+        for table in list(self.document.findall(nodes.table)):
+            if "colwidths-given" in table.get("classes", []):
+                continue
+            group = next(iter(table.findall(nodes.tgroup)), None)
+            if group is None:
+                continue
+            specs = [child for child in group.children if isinstance(child, nodes.colspec)]
+            rows = [[entry for entry in row.children if isinstance(entry, nodes.entry)] for row in group.findall(nodes.row)]
+            if any(entry.get("morecols") or entry.get("morerows") for row in rows for entry in row):
+                continue
+            if any(len(row) != len(specs) for row in rows):
+                continue
+            for i, spec in enumerate(specs):
+                longest = max((len(row[i].astext()) for row in rows), default=self.MIN)
+                spec["colwidth"] = max(self.MIN, min(self.MAX, longest))
+            table["classes"] = [c for c in table.get("classes", []) if c != "colwidths-auto"] + ["colwidths-given"]
 
 
 # The code cell environments that sphinx-jupyterbook-latex writes (their home, jupyterBook.cls, is not loaded):
@@ -190,6 +221,14 @@ _PREAMBLE = r"""
 % the page); Sphinx sets it in one \makebox, so long titles ran into the margin.
 \renewcommand\sphinxstylenotetitle[1]{\sphinxdotitlerowwithicon{note}{%
   \parbox[t]{\dimexpr\linewidth-1.5em\relax}{\raggedright\sphinxremovefinalcolon{#1}}}}
+% Inline code may break after an underscore too (table cells hold names like laplace_mechanism(count, ...)).
+\let\dpteachupquote\sphinxupquote
+\protected\def\sphinxupquote#1{\dpteachupquote{\sphinxbreaksattexescapedchars#1}}
+% Tables in a smaller size, and their text may break after an underscore (the appendix's result tables
+% have up to eight columns and cells such as make_randomized_response_bool(prob=e^ε/(1+e^ε))).
+\AtBeginEnvironment{tabular}{\footnotesize\sphinxbreaksattexescapedchars}
+\AtBeginEnvironment{tabulary}{\footnotesize\sphinxbreaksattexescapedchars}
+\AtBeginEnvironment{longtable}{\footnotesize\sphinxbreaksattexescapedchars}
 % Chapters and sections are numbered by LaTeX (the headings that carried a number lose it: SectionNumbers).
 \setcounter{secnumdepth}{1}
 % Long words in narrow table cells and URLs may stretch a line rather than run into the margin.
@@ -230,5 +269,6 @@ def setup(app):
     app.add_post_transform(BoxLabelsAndProofs)
     app.add_post_transform(TheoremIndexColumns)
     app.add_post_transform(SectionNumbers)
+    app.add_post_transform(TableColumnWidths)
     app.connect("config-inited", _latex_config, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
