@@ -179,7 +179,7 @@ class TableColumnWidths(SphinxPostTransform):
 
     default_priority = 6  # after TheoremIndexColumns has dropped its web-only columns
     formats = ("latex",)
-    MIN, MAX = 6, 40  # characters: a number column stays on one line, a sentence column wraps
+    MIN, MAX = 8, 30  # characters (and padding): a number column stays on one line, a sentence column wraps
 
     def run(self, **kwargs):
         for table in list(self.document.findall(nodes.table)):
@@ -194,9 +194,20 @@ class TableColumnWidths(SphinxPostTransform):
                 continue
             if any(len(row) != len(specs) for row in rows):
                 continue
+            # Code in a cell may break after "(": GaussianAnalytic(epsilon=ε, ...) is wider than its column.
+            for literal in list(table.findall(nodes.literal)):
+                pieces = re.split(r"(?<=\()(?=.)", literal.astext())
+                if len(pieces) > 1:
+                    parts = []
+                    for piece in pieces:
+                        parts += [nodes.literal(piece, piece), nodes.raw("", "\\allowbreak{}", format="latex")]
+                    literal.replace_self(parts[:-1])
             for i, spec in enumerate(specs):
-                longest = max((len(row[i].astext()) for row in rows), default=self.MIN)
-                spec["colwidth"] = max(self.MIN, min(self.MAX, longest))
+                texts = [row[i].astext() for row in rows]
+                longest = max(map(len, texts), default=self.MIN)
+                # at least its longest word (a name, a number) plus the column's padding, which cannot break
+                word = max((len(w) for text in texts for w in re.split(r"\s+|(?<=\()", text)), default=0) + 5
+                spec["colwidth"] = max(self.MIN, word, min(self.MAX, longest))
             table["classes"] = [c for c in table.get("classes", []) if c != "colwidths-auto"] + ["colwidths-given"]
 
 
@@ -221,14 +232,20 @@ _PREAMBLE = r"""
 % the page); Sphinx sets it in one \makebox, so long titles ran into the margin.
 \renewcommand\sphinxstylenotetitle[1]{\sphinxdotitlerowwithicon{note}{%
   \parbox[t]{\dimexpr\linewidth-1.5em\relax}{\raggedright\sphinxremovefinalcolon{#1}}}}
-% Inline code may break after an underscore too (table cells hold names like laplace_mechanism(count, ...)).
+% Inline code and table text may break after an underscore (table cells hold names such as
+% laplace_mechanism(count, ...)); in maths \_ keeps its meaning.
+\makeatletter
+\let\dpteach@underscore\_
+\newcommand\dpteachunderscorebreaks{\protected\def\_{\ifmmode\dpteach@underscore\else
+  \discretionary{\dpteach@underscore}{}{\dpteach@underscore}\fi}}
+\makeatother
 \let\dpteachupquote\sphinxupquote
-\protected\def\sphinxupquote#1{\dpteachupquote{\sphinxbreaksattexescapedchars#1}}
+\protected\def\sphinxupquote#1{\dpteachupquote{\dpteachunderscorebreaks#1}}
 % Tables in a smaller size, and their text may break after an underscore (the appendix's result tables
 % have up to eight columns and cells such as make_randomized_response_bool(prob=e^ε/(1+e^ε))).
-\AtBeginEnvironment{tabular}{\footnotesize\sphinxbreaksattexescapedchars}
-\AtBeginEnvironment{tabulary}{\footnotesize\sphinxbreaksattexescapedchars}
-\AtBeginEnvironment{longtable}{\footnotesize\sphinxbreaksattexescapedchars}
+\AtBeginEnvironment{tabular}{\footnotesize\dpteachunderscorebreaks}
+\AtBeginEnvironment{tabulary}{\footnotesize\dpteachunderscorebreaks}
+\AtBeginEnvironment{longtable}{\footnotesize\dpteachunderscorebreaks}
 % Chapters and sections are numbered by LaTeX (the headings that carried a number lose it: SectionNumbers).
 \setcounter{secnumdepth}{1}
 % Long words in narrow table cells and URLs may stretch a line rather than run into the margin.
