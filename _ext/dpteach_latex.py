@@ -180,6 +180,7 @@ class TableColumnWidths(SphinxPostTransform):
     default_priority = 6  # after TheoremIndexColumns has dropped its web-only columns
     formats = ("latex",)
     MIN, MAX = 8, 30  # characters (and padding): a number column stays on one line, a sentence column wraps
+    LONG = 10  # rows: a table this long may break across pages
 
     def run(self, **kwargs):
         for table in list(self.document.findall(nodes.table)):
@@ -209,6 +210,8 @@ class TableColumnWidths(SphinxPostTransform):
                 word = max((len(w) for text in texts for w in re.split(r"\s+|(?<=\()", text)), default=0) + 5
                 spec["colwidth"] = max(self.MIN, word, min(self.MAX, longest))
             table["classes"] = [c for c in table.get("classes", []) if c != "colwidths-auto"] + ["colwidths-given"]
+            if len(rows) >= self.LONG:  # a tabular cannot break across pages: the audit table ran past the footer
+                table["classes"].append("longtable")
 
 
 # The code cell environments that sphinx-jupyterbook-latex writes (their home, jupyterBook.cls, is not loaded):

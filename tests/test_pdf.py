@@ -138,24 +138,27 @@ def test_slider_figures_say_which_values_they_show(text):
 
 # A4 is 595.3 pt wide and the margins are 2.2 cm (62.4 pt) each side: text ends at 532.9 pt.
 RIGHT_EDGE = 595.3 - 62.4
+# The running footer (page number, section) is the lowest text of a page, its words end at 805.1 pt
+# (pdftotext's y grows downwards on the 841.9 pt page); anything lower ran past the bottom margin.
+FOOTER_BOTTOM = 805.1
 #: Overfull lines allowed in the TeX log, and by how much: a line 2 pt too long is invisible, one
 #: 10 pt too long runs visibly into the margin or the next table column (about two characters). The
-#: book has 3 such lines (December 2026: the narrow header cells "Ch." and "Claim" of the audit report's
+#: book has 6 such lines (December 2026: narrow header cells such as "Ch." and "Claim" of the audit report's
 #: nine-column table, one class name); 10 leaves room for a few more, not for a table in ``l`` columns
 #: (over a hundred lines, up to 3500 pt, before _ext/dpteach_latex.py sized the columns).
 MAX_OVERFULL_PT = 10.0
 MAX_OVERFULL_LINES = 10
 
 
-def test_no_text_runs_past_the_right_margin(pdf):
+def test_no_text_runs_past_the_right_or_bottom_margin(pdf):
     bbox = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     page, past = 0, []
     for line in bbox.splitlines():
         if line.lstrip().startswith("<page"):
             page += 1
-        found = re.search(r'xMax="([\d.]+)"[^>]*>(.*?)</word>', line)
-        if found and float(found.group(1)) > RIGHT_EDGE + MAX_OVERFULL_PT:
-            past.append((page, found.group(2), float(found.group(1))))
+        found = re.search(r'xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', line)
+        if found and (float(found.group(1)) > RIGHT_EDGE + MAX_OVERFULL_PT or float(found.group(2)) > FOOTER_BOTTOM + 1):
+            past.append((page, found.group(3), float(found.group(1)), float(found.group(2))))
     assert not past, past[:20]
 
 
