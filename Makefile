@@ -7,7 +7,8 @@
 # book/performance.md), make pages (the listing cells' outputs and the generated pages: theorem index, privacy audit
 # report with quick audits, performance page), make audit (the full audits into
 # benchmarks/audit_full.json, minutes), make screenshots (every page
-# into _build/screenshots/), make labs (student versions of the labs), make course (an nbgrader course for all labs), make lock (refresh the
+# into _build/screenshots/), make pdf (the PDF edition, _build/pdf/dpteach.pdf; needs Debian's TeX packages,
+# which it names), make labs (student versions of the labs), make course (an nbgrader course for all labs), make lock (refresh the
 # exact versions in requirements.txt / requirements-test.txt from requirements.in / -test.in).
 PYTHON ?= python3
 VENV   := .venv
@@ -22,7 +23,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export TQDM_DISABLE ?= 1
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: book test unit unit-quick notebooks markup browser screenshots labs course bench clean
+.PHONY: book test unit unit-quick notebooks markup browser pdf test-pdf screenshots labs course bench clean
 
 $(STAMP): requirements.txt requirements-test.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,7 +39,7 @@ book: $(STAMP)
 	DPTEACH_STATIC_FRAMES=1 TQDM_DISABLE=1 $(BIN)/jupyter-book build . --builder html --all
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
-test: unit notebooks markup browser
+test: unit notebooks markup browser test-pdf
 
 unit: $(STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser -n $(JOBS) -q
@@ -67,6 +68,17 @@ browser: $(STAMP)
 	else \
 	  echo "SKIPPED browser tests: no Chromium at $(CHROMIUM) (apt-get install -y chromium)"; \
 	fi
+
+# The PDF edition (tools/pdf_book.py): every chapter executed as `make book` does, typeset by XeLaTeX.
+# EXECUTED=_build/jupyter_execute typesets the notebooks of the last HTML build instead (no execution).
+# Without TeX it stops and names the Debian packages to install.
+pdf: $(STAMP)
+	$(BIN)/python -m tools.pdf_book $(if $(EXECUTED),--executed $(EXECUTED))
+
+# Builds the PDF (from the notebooks the browser stage's HTML build executed, when that build is fresh)
+# and checks it: pages, box numbers, references, figures, margins. Skipped, saying so, without TeX.
+test-pdf: $(STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m pytest tests/test_pdf.py -q -p no:cacheprovider -rs
 
 screenshots: $(STAMP)
 	test -f _build/html/index.html || $(MAKE) book

@@ -517,7 +517,11 @@ def test_pages_workflow_builds_with_make_book_and_deploys_the_html():
     assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
     runs = [step["run"].strip() for step in build["steps"] if "run" in step]
-    assert runs == ["make book"]  # the same build a developer runs, nothing added
+    assert runs[0] == "make book"  # the same build a developer runs
+    # then the PDF edition, typeset from the notebooks that build executed, published next to the HTML
+    (pdf,) = runs[1:]
+    assert "make pdf EXECUTED=_build/jupyter_execute" in pdf and "tools/pdf_apt_packages.txt" in pdf
+    assert pdf.splitlines()[-1] == "cp _build/pdf/dpteach.pdf _build/html/dpteach.pdf"
     uses = [step.get("uses", "") for step in build["steps"]]
     assert any(u.startswith("actions/checkout@") for u in uses)
     upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
