@@ -231,6 +231,12 @@ _PREAMBLE = r"""
    \begin{adjustwidth}{1.5em}{}}
   {\end{adjustwidth}}
 \setlength{\headheight}{14pt}
+% Characters the fonts lack (DejaVu Sans Mono has no ℓ or 𝒱, Latin Modern Math no ⧵): XeLaTeX would drop
+% them with only a "Missing character" line in the log; typeset them from the maths fonts instead.
+\usepackage{newunicodechar}
+\newunicodechar{ℓ}{\ensuremath{\ell}}
+\newunicodechar{𝒱}{\ensuremath{\mathcal{V}}}
+\newunicodechar{⧵}{\ensuremath{\setminus}}
 % A box's title row wraps ("Lemma 6.3 (Unit-norm approximation; the paper's Lemma B.10; ...)" is wider than
 % the page); Sphinx sets it in one \makebox, so long titles ran into the margin.
 \renewcommand\sphinxstylenotetitle[1]{\sphinxdotitlerowwithicon{note}{%

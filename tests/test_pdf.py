@@ -168,6 +168,12 @@ def test_few_overfull_lines_in_the_tex_log(tex_log):
     assert len(visible) <= MAX_OVERFULL_LINES, sorted(visible, reverse=True)[:20]
 
 
+def test_no_character_is_missing_from_the_fonts(tex_log):
+    # XeLaTeX drops a character its font lacks and only logs it: the reader would see "loss = (x)" for "ℓ(x)".
+    missing = sorted(set(re.findall(r"Missing character: There is no (.) ", tex_log)))
+    assert not missing, f"characters the PDF's fonts lack (typeset them in _ext/dpteach_latex.py): {missing}"
+
+
 def test_glued_numbers_are_printed(text, manifest):
     # The numbers the prose quotes are literals between HTML comments (tools/glued_numbers.py): LaTeX drops
     # the comments and must keep the literal. Each is looked up with the plain word that precedes it, so a
