@@ -14,16 +14,16 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import (Array, Check, Count, Epsilon, FiniteInterval, Options, POSITIVE, POSITIVE_INT,
-                            validate_params)
-from .._validation import (check_callable, check_epsilon_sweep, check_finite_array, check_memory, check_positive,
-                           check_same_length, check_sequence, check_size, check_sizes, check_sweep, check_work)
+from .._constraints import (Array, Callable, Check, Count, Epsilon, FiniteInterval, Flag, Options, POSITIVE, POSITIVE_INT,
+                            Sequence, Sweep, validate_params)
+from .._validation import (check_finite_array, check_memory, check_positive, check_same_length, check_sweep,
+                           check_work)
 from ..data import halfspace_data, parity_data, threshold_data
 from ..data.generic import NOISE_RATE, UNIT_CLOSED
 from ..generic import DATA, select_hypotheses
 from ..hypotheses import HYPOTHESIS_CLASS, halfspaces, parities, thresholds
 from ..mechanisms import exponential_mechanism, exponential_mechanism_probabilities
-from ._progress import check_repetitions
+from ._progress import EPSILONS, REPETITIONS, SIZES
 from .._progress import progress as _progress_bar
 
 __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "padding_group_sizes",
@@ -36,19 +36,9 @@ __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "paddin
 _NOT_NUMBERS = [(None, "None"), ("a", "'a'")]
 
 
-def _as_ints(values):
-    """A checked sweep of whole numbers as a list of ints (nested calls only convert)."""
-    return [int(v) for v in np.atleast_1d(np.asarray(values, dtype=object)).tolist()]
-
-
 def _as_floats(values):
     """A checked sweep of reals as a list of floats (nested calls only convert)."""
     return [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
-
-
-def _check_parity_dimensions(values, name, minimum=1):
-    """A sweep of dimensions d of the parities on {0, 1}^d: whole numbers in [minimum, 30]."""
-    return [check_size(d, name, minimum=minimum, maximum=30) for d in check_sizes(values, name)]
 
 
 def _check_noise_rates(values, name):
@@ -67,12 +57,6 @@ def _check_sensitivities(values, name):
     return sensitivities
 
 
-def _check_count_table(table, name):
-    """An :func:`error_count_table`: a sequence of finite arrays of error counts, shape (..., |H|)."""
-    table = check_sequence(table, name, "error-count arrays (one per sample size)")
-    return [check_finite_array(counts, f"{name}[{i}]", ndim=(1, 2, 3, 4)) for i, counts in enumerate(table)]
-
-
 def _check_group_sizes(group_sizes, name):
     """Multiplicities c_k >= 0 of the error counts k = 0..n along the last axis (at least 1 dimension)."""
     sizes = check_finite_array(group_sizes, name)
@@ -82,13 +66,10 @@ def _check_group_sizes(group_sizes, name):
 
 
 #: A sweep of sample sizes (or dimensions, or class sizes): a whole number >= 1 or a 1-D sequence of them.
-SIZE_SWEEP = Check(check_sizes, array_ndim=(0, 1), convert_nested=_as_ints,
-                   invalid=[(0, "0"), (2.5, "2.5"), (True, "True")] + _NOT_NUMBERS)
-PARITY_DIMENSIONS = Check(_check_parity_dimensions, array_ndim=(0, 1), convert_nested=_as_ints,
-                          invalid=[(0, "0"), (31, "31"), (2.5, "2.5")] + _NOT_NUMBERS)
-#: The repetitions (datasets) of a runner: an int >= 1 within the work and memory limits.
-REPETITIONS = Check(check_repetitions, convert_nested=int, invalid=POSITIVE_INT.invalid_values())
-SAMPLER = Check(check_callable, "sample(n, n_datasets=..., rng=...) -> (X, y)", invalid=[(None, "None"), (3, "3")])
+SIZE_SWEEP = SIZES
+#: A sweep of dimensions d of the parities on {0, 1}^d: whole numbers in [1, 30].
+PARITY_DIMENSIONS = Sweep(Count(1, 30))
+SAMPLER = Callable("sample(n, n_datasets=..., rng=...) -> (X, y)")
 
 
 @validate_params({"indices": Array(), "true_errors": Array(ndim=1)})
@@ -110,7 +91,7 @@ def excess_errors(indices, true_errors):
 
 # ``sample`` is the caller's code (a data generator with its own parameters): the routines it calls check theirs.
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, "sample": SAMPLER, "n_values": SIZE_SWEEP,
-                  "n_datasets": POSITIVE_INT, "rng": "random_state", "progress": Options((False, True))},
+                  "n_datasets": POSITIVE_INT, "rng": "random_state", "progress": Flag()},
                  skip_nested=False)
 def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progress=False):
     """Error counts of every h ∈ H on ``n_datasets`` fresh datasets for each sample size n.
@@ -140,8 +121,7 @@ def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progre
     return table
 
 
-@validate_params({"count_table": Check(_check_count_table, convert_nested=list, invalid=[(None, "None"), (3, "3"),
-                                                                                         ([[np.nan]], "[[nan]]")]),
+@validate_params({"count_table": Sequence("error-count arrays (one per sample size)", entry=Array(ndim=(1, 2, 3, 4))),
                   "true_errors": Array(ndim=1), "epsilon": Epsilon(allow_inf=True), "rng": "random_state",
                   "quantile": UNIT_CLOSED})
 def excess_error_summary(count_table, true_errors, epsilon, rng=None, quantile=0.9):
@@ -394,6 +374,7 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
 
 
 @validate_params({"hypotheses": HYPOTHESIS_CLASS,
+                  # Check: a sweep whose entries each lie in [0, 1); Sweep's entries are ε or counts only
                   "noise_rates": Check(_check_noise_rates, array_ndim=(0, 1), convert_nested=_as_floats,
                                        invalid=[(1.5, "1.5"), (-0.1, "-0.1")] + _NOT_NUMBERS),
                   "theta": UNIT_CLOSED, "n_values": SIZE_SWEEP, "n_datasets": REPETITIONS, "rng": "random_state"})
@@ -419,9 +400,9 @@ def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng
 
 
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA,
-                  "epsilons": Check(check_epsilon_sweep, array_ndim=(0, 1), convert_nested=_as_floats,
-                                    invalid=Epsilon().invalid_values()),
+                  "epsilons": EPSILONS,
                   "candidate_X": DATA["X"], "candidate_y": DATA["y"],
+                  # Check: a sweep of reals > 0 kept as Python floats (dict keys of the result); PositiveArray gives an array
                   "sensitivities": Check(_check_sensitivities, array_ndim=(0, 1), convert_nested=_as_floats,
                                          invalid=[(0, "0"), (-1, "-1")] + _NOT_NUMBERS)})
 def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_y, sensitivities):
@@ -472,8 +453,7 @@ def parity_timings(naive_dims, fast_dims, n, rng=None):
     return {k: np.array(v) for k, v in runtimes.items()}
 
 
-@validate_params({"dimensions": Check(_check_parity_dimensions, minimum=2, array_ndim=(0, 1), convert_nested=_as_ints,
-                                      invalid=[(1, "1"), (31, "31"), (2.5, "2.5")] + _NOT_NUMBERS),
+@validate_params({"dimensions": Sweep(Count(2, 30)),
                   "n_values": SIZE_SWEEP, "n_datasets": REPETITIONS, "rng": "random_state"})
 def parity_tables(dimensions, n_values, n_datasets, rng=None):
     """Error-count tables of all parities for each d >= 2, on data with the secret 2^d − 3: {d: table}.
@@ -527,6 +507,7 @@ def packing_group_sizes(n, n_hypotheses, n_datasets, rng=None):
     return np.stack([padding_group_sizes(n, M - 1, n_datasets, rng) for M in n_hypotheses])
 
 
+# Check: non-negative counts with at least one axis; PositiveArray also takes a 0-d scalar
 @validate_params({"group_sizes": Check(_check_group_sizes, array_ndim=(1, 2, 3), convert_nested=Array.convert_nested,
                                        invalid=[(None, "None"), (3.0, "3.0"), ([-1.0], "[-1.0]")]),
                   "epsilon": Epsilon()})
