@@ -30,3 +30,5 @@ EPSILONS = Sweep(Epsilon())
 EPSILONS_OR_INF = Sweep(Epsilon(allow_inf=True))
 #: A sweep of sizes (sample sizes, dimensions, degrees): whole numbers >= 1, as a list of ints.
 SIZES = Sweep(Count(1))
+#: A sweep of dimensions d of the parities on {0, 1}^d: whole numbers in [1, 30] (2^d candidates, enumerated).
+PARITY_DIMENSIONS = Sweep(Count(1, 30))

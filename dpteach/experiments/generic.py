@@ -23,7 +23,7 @@ from ..data.generic import NOISE_RATE, UNIT_CLOSED
 from ..generic import DATA, select_hypotheses
 from ..hypotheses import HYPOTHESIS_CLASS, halfspaces, parities, thresholds
 from ..mechanisms import exponential_mechanism, exponential_mechanism_probabilities
-from ._progress import EPSILONS, REPETITIONS, SIZES
+from ._progress import EPSILONS, PARITY_DIMENSIONS, REPETITIONS, SIZES
 from .._progress import progress as _progress_bar
 
 __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "padding_group_sizes",
@@ -67,8 +67,6 @@ def _check_group_sizes(group_sizes, name):
 
 #: A sweep of sample sizes (or dimensions, or class sizes): a whole number >= 1 or a 1-D sequence of them.
 SIZE_SWEEP = SIZES
-#: A sweep of dimensions d of the parities on {0, 1}^d: whole numbers in [1, 30].
-PARITY_DIMENSIONS = Sweep(Count(1, 30))
 SAMPLER = Callable("sample(n, n_datasets=..., rng=...) -> (X, y)")
 
 
