@@ -22,7 +22,7 @@ from .. import subspace
 from .. import halfspace_cover
 from .._constraints import (Array, Check, Count, Delta, Epsilon, Integral, FiniteInterval, POSITIVE_INT, Real,
                             Sweep, Unchecked, validate_params)
-from .._validation import check_int, check_memory, check_probability, check_sweep
+from .._validation import check_int, check_memory
 from ..data import structured_noise_halfspace_data, structured_noise_opt
 from ..hermite import feature_dimension, hermite_feature_sum
 from ..mechanisms import gaussian_sigma
@@ -49,16 +49,6 @@ PRESET_NOISE = 0.1
 # calls (the learner's fit, the data generators) skip their own checks when called from a checked runner.
 
 
-def _as_floats(values):
-    """Nested, a sweep of reals is not checked but still read as a list of floats, as ``check_sweep`` returns it."""
-    return [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float)).tolist()]
-
-
-def _check_resolutions(values, name):
-    """A sweep of cover resolutions a, each in (0, 1)."""
-    return [check_probability(a, name) for a in check_sweep(values, name)]
-
-
 def _check_precomputed(precomputed, name):
     """The dict :func:`correlation_means` returns (whether it holds the degree asked for is checked in the body)."""
     if not isinstance(precomputed, dict) or not {"d", "degrees", "n_values", "normal", "means", "noise"} <= set(
@@ -69,9 +59,8 @@ def _check_precomputed(precomputed, name):
 
 SAMPLE_SIZES = Sweep(Count(2))
 EPSILON_SWEEP = EPSILONS_OR_INF
-# Check: a sweep whose entries each lie in (0, 1); Sweep's entries are ε or counts only
-RESOLUTION_SWEEP = Check(_check_resolutions, array_ndim=(0, 1), convert_nested=_as_floats,
-                         invalid=[(0, "0"), (1, "1"), (math.nan, "nan"), ("1", "'1'"), (None, "None")])
+#: A sweep of cover resolutions a, each in (0, 1).
+RESOLUTION_SWEEP = Sweep(FiniteInterval(Real, 0, 1))
 #: d ≥ 2: the preset normal w* = (0.6, 0.8, 0, …) needs two coordinates.
 DIMENSION = FiniteInterval(Integral, 2, None, closed="left")
 THRESHOLD = FiniteInterval(Real, None, None)  # any finite t*
