@@ -16,7 +16,7 @@ import numpy as np
 
 from .._constraints import (Array, Callable, Check, Count, Epsilon, FiniteInterval, Flag, Options, POSITIVE, POSITIVE_INT,
                             Sequence, Sweep, validate_params)
-from .._validation import (check_finite_array, check_memory, check_positive, check_same_length, check_sweep,
+from .._validation import (check_finite_array, check_memory, check_same_length,
                            check_work)
 from ..data import halfspace_data, parity_data, threshold_data
 from ..data.generic import NOISE_RATE, UNIT_CLOSED
@@ -33,28 +33,6 @@ __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "paddin
 
 
 # --- the declared contracts of the runners -------------------------------------------------------------
-_NOT_NUMBERS = [(None, "None"), ("a", "'a'")]
-
-
-def _as_floats(values):
-    """A checked sweep of reals as a list of floats (nested calls only convert)."""
-    return [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
-
-
-def _check_noise_rates(values, name):
-    """A sweep of label noise rates, each 0 <= η < 1."""
-    rates = check_sweep(values, name)
-    for eta in rates:
-        NOISE_RATE.validate(eta, name)
-    return rates
-
-
-def _check_sensitivities(values, name):
-    """A sweep of assumed sensitivities, each finite and > 0."""
-    sensitivities = check_sweep(values, name)
-    for s in sensitivities:  # each reported under the plural name the caller used
-        check_positive(s, name)
-    return sensitivities
 
 
 def _check_group_sizes(group_sizes, name):
@@ -372,9 +350,7 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
 
 
 @validate_params({"hypotheses": HYPOTHESIS_CLASS,
-                  # Check: a sweep whose entries each lie in [0, 1); Sweep's entries are ε or counts only
-                  "noise_rates": Check(_check_noise_rates, array_ndim=(0, 1), convert_nested=_as_floats,
-                                       invalid=[(1.5, "1.5"), (-0.1, "-0.1")] + _NOT_NUMBERS),
+                  "noise_rates": Sweep(NOISE_RATE),
                   "theta": UNIT_CLOSED, "n_values": SIZE_SWEEP, "n_datasets": REPETITIONS, "rng": "random_state"})
 def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng=None):
     """Thresholds under label noise η: for each η, (error-count table over n, true errors, ERM's mean excess error).
@@ -400,9 +376,7 @@ def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA,
                   "epsilons": EPSILONS,
                   "candidate_X": DATA["X"], "candidate_y": DATA["y"],
-                  # Check: a sweep of reals > 0 kept as Python floats (dict keys of the result); PositiveArray gives an array
-                  "sensitivities": Check(_check_sensitivities, array_ndim=(0, 1), convert_nested=_as_floats,
-                                         invalid=[(0, "0"), (-1, "-1")] + _NOT_NUMBERS)})
+                  "sensitivities": Sweep(POSITIVE)})
 def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_y, sensitivities):
     """Worst exact privacy loss over all replace-one neighbours, for each ε and each assumed sensitivity.
 
