@@ -35,7 +35,7 @@ import numpy as np
 from .. import data
 from .._constraints import (Array, Check, Count, Delta, Epsilon, FiniteInterval, Labels, Options, POSITIVE, Sequence,
                             Sweep, validate_params)
-from .._validation import check_choice, check_memory, check_same_length, check_sweep, check_work
+from .._validation import check_choice, check_memory, check_same_length, check_work
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
 from ..improper import PrivateHermiteL1Learner
@@ -526,14 +526,7 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
     return out
 
 
-def _check_noises(values, name):
-    """A sweep of η₀, every entry in [0, 1/2)."""
-    return [NOISE.validate(v, name) for v in check_sweep(values, name)]
-
-
-# Check: noises is a sweep whose entries each lie in [0, 1/2); Sweep's entries are ε or counts only
-@validate_params({"thresholds": Sweep(),
-                  "noises": Check(_check_noises, invalid=[(0.5, "0.5"), (None, "None")], array_ndim=(0, 1)),
+@validate_params({"thresholds": Sweep(), "noises": Sweep(NOISE),
                   "n": AT_LEAST_100, "d": AT_LEAST_TWO, "n_test": AT_LEAST_100, "rng": "random_state"})
 def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
     """Excess error over OPT of non-private logistic regression under structured noise, for each (t*, η₀) (Table 9.2).
