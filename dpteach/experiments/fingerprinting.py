@@ -22,10 +22,11 @@ import numpy as np
 from .. import bounds, data, fingerprinting, regression, regression_baselines
 from .. import peeling
 from .. import attack_targets
-from .._constraints import POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, FiniteInterval, validate_params
-from .._validation import check_delta, check_epsilon, check_int, check_memory, check_finite_array, check_work
+from .._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, FiniteInterval, Options, Sequence,
+                            validate_params)
+from .._validation import check_delta, check_int, check_memory, check_finite_array, check_work
 from ..mechanisms import gaussian_sigma
-from ._progress import check_repetitions
+from ._progress import EPSILONS, check_repetitions
 from .._progress import progress
 
 __all__ = ["clipping_radius", "dp_delta", "auc_vs_ratio", "roc_experiment", "phase_diagram",
@@ -44,13 +45,6 @@ def _positive_ints(values, name):
         if v != int(v) or v < 1:
             raise ValueError(f"{name} must contain integers >= 1, found {v!r}")
     return arr.astype(int)
-
-
-def _epsilons(values, name="epsilons"):
-    arr = check_finite_array(values, name, ndim=1)
-    for v in arr:
-        check_epsilon(float(v), name)
-    return [float(v) for v in arr]
 
 
 def _positive_reals(values, name):
@@ -81,20 +75,13 @@ def _ratios(values, name):
     return arr
 
 
-def _check_estimators(values, name):
-    for value in values:
-        if value not in ("exact", "dp", "quarter"):
-            raise ValueError(f"{name} must be among 'exact', 'dp', 'quarter', got {value!r}")
-    return values
-
-
 def _sweep(check, *bad_entries, convert=Array.convert_nested):
     """A 1-D sweep checked by ``check``; nested (unchecked), still converted as ``check`` would convert it."""
+    # Check: 1-D arrays (the bodies use .size and array arithmetic); Sweep returns lists, the array classes take scalars
     return Check(check, array_ndim=1, convert_nested=convert, invalid=[(None, "None"), *bad_entries])
 
 
 INTS = _sweep(_positive_ints, ([0], "[0]"), convert=lambda values: np.asarray(values, dtype=float).astype(int))
-EPSILONS = _sweep(_epsilons, ([0.0], "[0.0]"), ([math.inf], "[inf]"), convert=lambda values: [float(v) for v in np.asarray(values, dtype=float)])
 #: n >= 2, so that δ = n^{-1.1} < 1; and at least two trials, for a standard error.
 AT_LEAST_2 = FiniteInterval(Integral, 2, None, closed="left")
 _COMMON = {"sigma": POSITIVE, "rng": "random_state"}
@@ -201,7 +188,7 @@ def auc_vs_ratio(ds, ns, epsilons, n_scores=2000, sigma=1.0, rng=None):
 
 
 @validate_params({"d": POSITIVE_INT, "n": AT_LEAST_2, "epsilon": Epsilon(), "n_trials": POSITIVE_INT, **_COMMON,
-                  "estimators": Check(_check_estimators, invalid=[(("bogus",), "('bogus',)")])})
+                  "estimators": Sequence("estimators", entry=Options(("exact", "dp", "quarter")))})
 def roc_experiment(d, n, epsilon, n_trials=20, sigma=1.0, rng=None, estimators=("exact", "dp", "quarter")):
     """T2: member and non-member scores for the ROC figure at one (d, n, ε).
 
