@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from .._constraints import POSITIVE_INT, Array, Callable, Check, Delta, Epsilon, Integral, FiniteInterval, Unchecked, validate_params
-from .._validation import check_memory, check_sizes, check_work
+from .._constraints import (POSITIVE_INT, Array, Callable, Check, Count, Delta, Epsilon, Integral, FiniteInterval, Sweep,
+                            Unchecked, validate_params)
+from .._validation import check_memory, check_work
 from ..audit import audit
 from ..composition import advanced_composition_epsilon_per_step
 from ..mechanisms import gaussian_sigma
@@ -29,19 +30,6 @@ def _check_setups(setups, name):
         raise TypeError(f"{name} must be a non-empty dict name -> (mechanism, dataset, neighbour, events), "
                         f"got {type(setups).__name__}")
     return setups
-
-
-def _check_ks(ks, name):
-    """The numbers of composed steps: whole numbers in [1, MAX_COMPOSED_STEPS], as a list of ints."""
-    ks = check_sizes(ks, name)
-    if max(ks) > MAX_COMPOSED_STEPS:
-        raise ValueError(f"{name} must be at most MAX_COMPOSED_STEPS = {MAX_COMPOSED_STEPS}, got {max(ks)}")
-    return ks
-
-
-def _int_list(values):
-    """A scalar or 1-D sweep as a list of ints (the conversion of :func:`check_sizes`, without its checks)."""
-    return [int(v) for v in np.atleast_1d(values).tolist()]
 
 
 # The audits run the caller's mechanisms (a student's, perhaps): the routines those call check their own
@@ -125,10 +113,7 @@ def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_run
         return np.where(enough, np.log(above_neighbour / above_d), np.nan)
 
 
-# Check: a sweep of counts with a maximum (Sweep(Count) checks no maximum)
-@validate_params({"ks": Check(_check_ks, array_ndim=(0, 1), convert_nested=_int_list,
-                              invalid=[(0, "0"), (2.5, "2.5"), (None, "None"), ("1", "'1'"),
-                                       (MAX_COMPOSED_STEPS + 1, "MAX_COMPOSED_STEPS + 1")]),
+@validate_params({"ks": Sweep(Count(1, MAX_COMPOSED_STEPS)),
                   "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "n": FiniteInterval(Integral, 1, MAX_RECORDS, closed="both"), "n_reps": POSITIVE_INT,
                   "rng": "random_state"})
