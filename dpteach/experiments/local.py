@@ -46,15 +46,6 @@ def _check_user_counts(ns, name="ns", maximum=None):
     return arr.astype(np.int64)
 
 
-def _check_dimensions(ds, name="ds", maximum=30):
-    arr = np.atleast_1d(np.asarray(ds))
-    if arr.dtype == bool or arr.dtype.kind not in "iu" or arr.ndim != 1 or arr.size == 0:
-        raise TypeError(f"{name} must be a non-empty list of integers, got {ds!r}")
-    for d in arr:
-        check_int(int(d), name, minimum=1, maximum=maximum)
-    return [int(d) for d in arr]
-
-
 def _check_settings(settings, name):
     """A non-empty list of (epsilon, tau) pairs, each epsilon and tau checked under its own name."""
     settings = check_sequence(settings, name, "(epsilon, tau) pairs")
@@ -291,7 +282,7 @@ def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", u
     """
     # The bounds that depend on another parameter: 2^d queries (bruteforce), n real users in memory.
     if method == "bruteforce":
-        _check_dimensions(ds, maximum=16)
+        check_int(max(ds), "ds", minimum=1, maximum=16)
     if users == "real":
         _check_user_counts(ns, maximum=10 ** 7)
     # With real users each repetition draws n records of d + 3 bytes per (d, n) cell.
