@@ -15,9 +15,8 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._constraints import (Array, Callable, Check, Count, Epsilon, FiniteInterval, Flag, Options, POSITIVE, POSITIVE_INT,
-                            Sequence, Sweep, validate_params)
-from .._validation import (check_finite_array, check_memory, check_same_length,
-                           check_work)
+                            SameLength, Sequence, Sweep, validate_params)
+from .._validation import check_finite_array, check_memory, check_work
 from ..data import halfspace_data, parity_data, threshold_data
 from ..data.generic import NOISE_RATE, UNIT_CLOSED
 from ..generic import DATA, select_hypotheses
@@ -33,6 +32,8 @@ __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "paddin
 
 
 # --- the declared contracts of the runners -------------------------------------------------------------
+#: The data and the candidate replacements each come as (X, y) with one label per row.
+_PAIRED = [SameLength("X", "y"), SameLength("candidate_X", "candidate_y")]
 
 
 def _check_group_sizes(group_sizes, name):
@@ -190,7 +191,8 @@ def select_with_padding(error_counts, group_sizes, epsilon, rng=None):
     return chosen
 
 
-@validate_params({"hypotheses": HYPOTHESIS_CLASS, "X_test": DATA["X"], "y_clean": DATA["y"], "noise_rate": NOISE_RATE})
+@validate_params({"hypotheses": HYPOTHESIS_CLASS, "X_test": DATA["X"], "y_clean": DATA["y"], "noise_rate": NOISE_RATE},
+                 relations=[SameLength("X_test", "y_clean")])
 def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
     """True errors from a large public test sample with *clean* labels: η + (1 − 2η)·disagreement.
 
@@ -206,13 +208,12 @@ def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
     >>> estimated_true_errors(thresholds(np.linspace(0, 1, 5)), X_test, y_clean).tolist()
     [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
     """
-    check_same_length(X_test, y_clean, "X_test", "y_clean")
     disagreement = hypotheses.error_counts(X_test, y_clean) / len(y_clean)
     return noise_rate + (1 - 2 * noise_rate) * disagreement
 
 
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA, "epsilon": Epsilon(), "candidate_X": DATA["X"],
-                  "candidate_y": DATA["y"], "sensitivity": POSITIVE})
+                  "candidate_y": DATA["y"], "sensitivity": POSITIVE}, relations=_PAIRED)
 def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y, sensitivity=1.0):
     """Exact privacy losses of the generic learner over replace-one neighbours (no sampling).
 
@@ -243,9 +244,7 @@ def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y
     """
     labels, candidate_labels = y, candidate_y
     predictions = hypotheses.predict_all(X)                             # (|H|, n)
-    check_same_length(predictions.T, labels, "X", "y")
     candidate_predictions = hypotheses.predict_all(candidate_X)
-    check_same_length(candidate_predictions.T, candidate_labels, "candidate_X", "candidate_y")
     mistakes = predictions != labels
     candidate_mistakes = candidate_predictions != candidate_labels
     errors = mistakes.sum(axis=1)
@@ -376,7 +375,7 @@ def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA,
                   "epsilons": EPSILONS,
                   "candidate_X": DATA["X"], "candidate_y": DATA["y"],
-                  "sensitivities": Sweep(POSITIVE)})
+                  "sensitivities": Sweep(POSITIVE)}, relations=_PAIRED)
 def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_y, sensitivities):
     """Worst exact privacy loss over all replace-one neighbours, for each ε and each assumed sensitivity.
 
