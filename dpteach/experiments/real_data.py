@@ -30,8 +30,9 @@ from numbers import Integral
 
 import numpy as np
 
-from .._constraints import Array, Delta, FiniteInterval, Options, OrNone, POSITIVE_INT, Sequence, validate_params
-from .._validation import check_labels, check_same_length
+from .._constraints import (Array, Delta, FiniteInterval, Options, OrNone, POSITIVE_INT, SameLength, Sequence,
+                            validate_params)
+from .._validation import check_labels
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dp_sgd_poisson import PoissonDPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
@@ -99,7 +100,7 @@ def load_dataset(name):
 
 
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "task": Options(("classification", "regression")),
-                  "seed": _SEED})
+                  "seed": _SEED}, relations=[SameLength("X", "y")])
 def split_and_scale(X, y, task, seed):
     """The benchmark's split and preprocessing: ``(X_train, X_test, y_train, y_test)``. NOT private.
 
@@ -127,7 +128,6 @@ def split_and_scale(X, y, task, seed):
     """
     from sklearn.model_selection import train_test_split
 
-    check_same_length(X, y, "X", "y")
     if task == "classification":
         check_labels(y, "y")
     X_train, X_test, y_train, y_test = train_test_split(
