@@ -33,9 +33,9 @@ from numbers import Integral, Real
 import numpy as np
 
 from .. import data
-from .._constraints import (Array, Check, Count, Delta, Epsilon, FiniteInterval, Labels, Options, POSITIVE, Sequence,
-                            Sweep, validate_params)
-from .._validation import check_choice, check_memory, check_same_length, check_work
+from .._constraints import (Array, Check, Count, Delta, Epsilon, FiniteInterval, Labels, Options, POSITIVE, SameLength,
+                            Sequence, Sweep, validate_params)
+from .._validation import check_choice, check_memory, check_work
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
 from ..improper import PrivateHermiteL1Learner
@@ -334,7 +334,8 @@ def _fit(name, X, y, epsilon, delta, rng, settings):
 # The runners that take ``settings`` pass the overrides on to the learners unchecked: the learners' own checks
 # stay on (skip_nested=False), as for a routine that runs user code.
 @validate_params({"name": Options(LEARNERS), "X": Array(ndim=2), "y": Labels(), "epsilon": Epsilon(), "delta": DELTA,
-                  "rng": "random_state", "settings": SETTINGS_OVERRIDES}, skip_nested=False)
+                  "rng": "random_state", "settings": SETTINGS_OVERRIDES}, skip_nested=False,
+                 relations=[SameLength("X", "y")])  # declared here, so the optional peers get the same named error
 def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
     """Fit one of :data:`LEARNERS` with the chapter's settings (:data:`SETTINGS`, overridable); returns it.
 
@@ -372,9 +373,6 @@ def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
     >>> model.coef_.shape
     (2,)
     """
-    # Checked here too (declared above), so that the optional peers (diffprivlib, scikit-learn) get the same
-    # named errors.
-    check_same_length(X, y)
     return _fit(name, X, y, epsilon, delta, rng, settings)
 
 
