@@ -1,4 +1,4 @@
-"""One progress helper for every runner: a tqdm bar for live runs, nothing in static builds."""
+"""Shared by every runner: the repetitions check (work and memory budgets) and the contracts several runners declare."""
 
 from __future__ import annotations
 
