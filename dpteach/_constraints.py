@@ -254,7 +254,8 @@ class Count(Constraint):
         return V.check_size(value, name, minimum=self.minimum, maximum=self.maximum)
 
     def invalid_values(self):
-        return [(2.5, "2.5"), (self.minimum - 1, repr(self.minimum - 1))] + NOT_A_NUMBER
+        above = [] if self.maximum is None else [(self.maximum + 1, repr(self.maximum + 1))]
+        return [(2.5, "2.5"), (self.minimum - 1, repr(self.minimum - 1))] + above + NOT_A_NUMBER
 
 
 class Options(Constraint):
@@ -462,23 +463,30 @@ class Sweep(Constraint):
     """What a runner sweeps: a scalar or a non-empty 1-D sequence, returned as a list, each entry accepted by ``entry``.
 
     ``entry`` is ``Epsilon()`` (``check_epsilon_sweep``; ``Epsilon(allow_inf=True)``: inf, the non-private reference
-    curve, too), ``Count(minimum)`` (whole numbers, ``check_sizes``) or None (finite reals, ``check_sweep``; the
-    caller checks their range). Nested, the list is made without a check.
+    curve, too), ``Count(minimum, maximum)`` (whole numbers, ``check_sizes``; each at most ``maximum``),
+    ``FiniteInterval(Real, ...)`` (finite reals, ``check_sweep``, each checked by the interval under ``name``: rates,
+    accuracies, resolutions) or None (finite reals; the caller checks their range). Nested, the list is made
+    without a check.
     """
 
     array_ndim = (0, 1)
 
     def __init__(self, entry=None):
-        if entry is not None and not isinstance(entry, (Epsilon, Count)):
-            raise TypeError(f"Sweep(entry): entry Epsilon(), Count(...) or None, got {entry!r}")
+        if entry is not None and (not isinstance(entry, (Epsilon, Count, FiniteInterval))
+                                  or isinstance(entry, FiniteInterval) and entry.kind is not Real):
+            raise TypeError(f"Sweep(entry): entry Epsilon(), Count(...), FiniteInterval(Real, ...) or None, got {entry!r}")
         self.entry = entry
 
     def validate(self, value, name):
         if isinstance(self.entry, Epsilon):
             return V.check_epsilon_sweep(value, name, allow_inf=self.entry.allow_inf)
         if isinstance(self.entry, Count):
-            return V.check_sizes(value, name, minimum=self.entry.minimum)
-        return V.check_sweep(value, name)
+            sizes = V.check_sizes(value, name, minimum=self.entry.minimum)
+            if self.entry.maximum is None:
+                return sizes
+            return [V.check_size(v, name, self.entry.minimum, self.entry.maximum) for v in sizes]
+        values = V.check_sweep(value, name)
+        return values if self.entry is None else [self.entry.validate(v, name) for v in values]
 
     def convert_nested(self, value):
         kind = int if isinstance(self.entry, Count) else float

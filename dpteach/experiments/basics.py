@@ -7,12 +7,13 @@ import math
 
 import numpy as np
 
-from .._constraints import POSITIVE_INT, Array, Check, Delta, Epsilon, Integral, FiniteInterval, Unchecked, validate_params
-from .._validation import check_callable, check_epsilon_sweep, check_memory, check_sizes, check_work
+from .._constraints import (POSITIVE_INT, Array, Callable, Check, Count, Delta, Epsilon, Integral, FiniteInterval, Sweep,
+                            Unchecked, validate_params)
+from .._validation import check_memory, check_work
 from ..audit import audit
 from ..composition import advanced_composition_epsilon_per_step
 from ..mechanisms import gaussian_sigma
-from ._progress import check_repetitions
+from ._progress import EPSILONS, REPETITIONS
 from .._progress import progress
 
 __all__ = ["audit_sweep", "plug_in_log_ratios", "composition_noise_sweep"]
@@ -31,33 +32,10 @@ def _check_setups(setups, name):
     return setups
 
 
-def _check_ks(ks, name):
-    """The numbers of composed steps: whole numbers in [1, MAX_COMPOSED_STEPS], as a list of ints."""
-    ks = check_sizes(ks, name)
-    if max(ks) > MAX_COMPOSED_STEPS:
-        raise ValueError(f"{name} must be at most MAX_COMPOSED_STEPS = {MAX_COMPOSED_STEPS}, got {max(ks)}")
-    return ks
-
-
-def _int_list(values):
-    """A scalar or 1-D sweep as a list of ints (the conversion of :func:`check_sizes`, without its checks)."""
-    return [int(v) for v in np.atleast_1d(values).tolist()]
-
-
-def _float_list(values):
-    """A scalar or 1-D sweep as a list of floats (the conversion of :func:`check_epsilon_sweep`, without its checks)."""
-    return [float(v) for v in np.atleast_1d(values).tolist()]
-
-
-_SWEEP_INVALID = [(0, "0"), (-1.0, "-1"), (math.inf, "inf"), (None, "None"), ("1", "'1'"), (True, "True")]
-
-
 # The audits run the caller's mechanisms (a student's, perhaps): the routines those call check their own
 # arguments (skip_nested=False), as if called from the top.
-@validate_params({"n_trials": Check(check_repetitions, convert_nested=int,
-                                    invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), ("1", "'1'")]),
-                  "claimed_epsilons": Check(check_epsilon_sweep, array_ndim=(0, 1), convert_nested=_float_list,
-                                            invalid=_SWEEP_INVALID),
+@validate_params({"n_trials": REPETITIONS, "claimed_epsilons": EPSILONS,
+                  # Check: a non-empty dict of audit setups; InstanceOf(dict) would let {} through
                   "setups": Check(_check_setups, invalid=[({}, "{}"), (None, "None"), ([1], "[1]")]),
                   "rng": "random_state"}, skip_nested=False)
 def audit_sweep(setups, claimed_epsilons, n_trials, rng=None):
@@ -102,8 +80,7 @@ _DATA = Unchecked("the mechanism's input, whatever it accepts: the runner only p
 
 
 @validate_params({"n_runs": POSITIVE_INT,
-                  "mechanism": Check(check_callable, "mechanism(data, n_runs, rng, epsilon) -> n_runs outputs",
-                                     invalid=[(None, "None")]),
+                  "mechanism": Callable("mechanism(data, n_runs, rng, epsilon) -> n_runs outputs"),
                   "epsilon": Epsilon(), "min_count": FiniteInterval(Integral, 0, None, closed="left"), "rng": "random_state",
                   "thresholds": Array(ndim=(0, 1)), "dataset": _DATA, "neighbour": _DATA}, skip_nested=False)
 def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_runs, min_count=400, rng=None):
@@ -136,9 +113,7 @@ def plug_in_log_ratios(mechanism, dataset, neighbour, epsilon, thresholds, n_run
         return np.where(enough, np.log(above_neighbour / above_d), np.nan)
 
 
-@validate_params({"ks": Check(_check_ks, array_ndim=(0, 1), convert_nested=_int_list,
-                              invalid=[(0, "0"), (2.5, "2.5"), (None, "None"), ("1", "'1'"),
-                                       (MAX_COMPOSED_STEPS + 1, "MAX_COMPOSED_STEPS + 1")]),
+@validate_params({"ks": Sweep(Count(1, MAX_COMPOSED_STEPS)),
                   "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "n": FiniteInterval(Integral, 1, MAX_RECORDS, closed="both"), "n_reps": POSITIVE_INT,
                   "rng": "random_state"})

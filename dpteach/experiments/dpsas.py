@@ -19,14 +19,14 @@ from scipy import special
 
 from .. import dpsas as _dpsas
 from .. import dpsas_steps
-from .._constraints import (Array, Check, Count, FiniteInterval, Labels, OrNone, POSITIVE, POSITIVE_INT,
-                            validate_params)
-from .._validation import check_epsilon_sweep, check_int, check_memory, check_finite_array, check_sizes, check_work
+from .._constraints import (Array, Count, FiniteInterval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
+                            PositiveArray, Sequence, validate_params)
+from .._validation import check_int, check_memory, check_finite_array, check_work
 from ..data import (gaussian_halfspace_data, rcn_halfspace_error, structured_noise_halfspace_data,
                     structured_noise_halfspace_error, structured_noise_opt)
 from ..dpsas import ALPHA
 from ..dpsas_steps import DELTA, EPSILON_OR_INF, ETA, STEP_RULES
-from ._progress import check_repetitions
+from ._progress import EPSILONS_OR_INF, REPETITIONS, SIZES
 from .._progress import progress
 
 __all__ = [
@@ -54,34 +54,12 @@ PRESET = {"d": 5, "n": 100_000, "alpha": 0.05, "epsilon": 1.0, "delta": 1e-5, "n
 #: Demo defaults for one DPSAS run (Algorithm 8.3): s = 2, κ = η, T_r from default_n_rounds.
 DEMO = {"d": 10, "n": 200_000, "eta": 0.05, "noise_rate": 0.05, "threshold": 0.5, "delta": 1e-5}
 
-_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
 #: Any finite real (a threshold t*, a τ).
 FINITE = FiniteInterval(Real, None, None)
 #: The RCN flip rate η₀ ∈ [0, 1/2) (at 1/2 the labels carry no signal).
 NOISE_RATE = FiniteInterval(Real, 0, 0.5, closed="left")
-#: A number of repetitions (or seeds) ≥ 1, within the work budget.
-REPETITIONS = Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER, convert_nested=int)
 #: A sweep of ε (a scalar or a 1-D sequence); inf: the non-private reference curve.
-EPSILONS = Check(check_epsilon_sweep, allow_inf=True, invalid=[(0, "0"), (-1, "-1")] + _NOT_A_NUMBER,
-                 array_ndim=(0, 1))
-#: A sweep of sample sizes or dimensions (whole numbers ≥ 1).
-SIZES = Check(check_sizes, invalid=[(0, "0"), (2.5, "2.5"), ("1", "'1'"), (True, "True"), (None, "None")],
-              array_ndim=(0, 1))
-
-
-def _check_noise_rates(values, name):
-    rates = check_finite_array(values, name, ndim=1)
-    if np.any((rates < 0) | (rates >= 0.5)):
-        raise ValueError(f"every entry of {name} must lie in [0, 0.5) (a flip rate; at 1/2 the labels carry no "
-                         f"signal), got {values!r}")
-    return rates
-
-
-def _check_rules(rules, name):
-    rules = tuple(rules) if isinstance(rules, (list, tuple)) else None
-    if not rules or any(rule not in STEP_RULES for rule in rules):
-        raise ValueError(f"{name} must be a non-empty sequence drawn from {STEP_RULES}, got {rules!r}")
-    return rules
+EPSILONS = EPSILONS_OR_INF
 
 
 @validate_params({"d": POSITIVE_INT})
@@ -204,7 +182,8 @@ def learner_errors(n_seeds, rng=None, d=PRESET["d"], n=PRESET["n"], alpha=PRESET
             "settings": settings}
 
 
-@validate_params({"noise_rates": Check(_check_noise_rates, invalid=[([0.5], "[0.5]")], array_ndim=1),
+# noise_rates: RCN flip rates η₀ in [0, 1/2) (at 1/2 the labels carry no signal)
+@validate_params({"noise_rates": PositiveArray(allow_zero=True, maximum=0.5),
                   "epsilons": EPSILONS, "n_reps": REPETITIONS, "d": POSITIVE_INT, "n": Count(), "alpha": ALPHA,
                   "threshold": FINITE, "delta": DELTA, "rng": "random_state"})
 def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, threshold=0.5, delta=1e-5,
@@ -221,7 +200,7 @@ def error_vs_opt(noise_rates, epsilons, n_reps=3, d=5, n=100_000, alpha=0.05, th
     >>> out[1.0].shape
     (1, 1)
     """
-    rates = noise_rates
+    rates = np.atleast_1d(noise_rates)
     check_work(("n_reps", n_reps), ("len(noise_rates)", rates.size), ("len(epsilons)", len(epsilons)), ("n", n),
                ("d", d))
     out = {eps: np.empty((rates.size, n_reps)) for eps in epsilons}
@@ -363,10 +342,10 @@ def step_rule_ablation(X, y, normal, threshold, noise_rate, epsilon=1.0, eta=0.0
     return out
 
 
-@validate_params({"thresholds": Check(check_finite_array, ndim=1, invalid=[("a", "'a'"), (None, "None")], array_ndim=1),
+@validate_params({"thresholds": Array(ndim=1),
                   "epsilons": EPSILONS, "n_seeds": REPETITIONS, "d": POSITIVE_INT, "n": Count(),
                   "noise_rate": NOISE_RATE, "eta": ETA,
-                  "rules": Check(_check_rules, invalid=[(("printed",), "('printed',)"), ((), "()")]),
+                  "rules": Sequence("step rules", entry=Options(STEP_RULES), nonempty=True),
                   "delta": DELTA, "rng": "random_state"})
 def step_rule_ablation_seeds(thresholds, epsilons, n_seeds=4, d=10, n=100_000, noise_rate=0.05, eta=0.05,
                              rules=("reconstructed", "constant"), delta=1e-6, rng=None):

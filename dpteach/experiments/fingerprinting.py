@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import functools
 import math
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 
 from .. import bounds, data, fingerprinting, regression, regression_baselines
 from .. import peeling
 from .. import attack_targets
-from .._constraints import POSITIVE, POSITIVE_INT, Array, Check, Delta, Epsilon, FiniteInterval, validate_params
-from .._validation import check_delta, check_epsilon, check_int, check_memory, check_finite_array, check_work
+from .._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Delta, Epsilon, FiniteInterval, Options, Sequence,
+                            Sweep, validate_params)
+from .._validation import check_int, check_memory, check_work
 from ..mechanisms import gaussian_sigma
-from ._progress import check_repetitions
+from ._progress import EPSILONS, SIZES, check_repetitions
 from .._progress import progress
 
 __all__ = ["clipping_radius", "dp_delta", "auc_vs_ratio", "roc_experiment", "phase_diagram",
@@ -35,66 +36,10 @@ __all__ = ["clipping_radius", "dp_delta", "auc_vs_ratio", "roc_experiment", "pha
 _SLOW_ENTRIES = 3e7
 
 
+# --- the runners' sweeps: a scalar or a non-empty 1-D sequence, each entry in range; the bodies read them as arrays ---
 
-# --- the runners' sweeps: a non-empty 1-D sequence, each entry in range (checked by the constraints below) ------
-
-def _positive_ints(values, name):
-    arr = check_finite_array(values, name, ndim=1)
-    for v in arr:
-        if v != int(v) or v < 1:
-            raise ValueError(f"{name} must contain integers >= 1, found {v!r}")
-    return arr.astype(int)
-
-
-def _epsilons(values, name="epsilons"):
-    arr = check_finite_array(values, name, ndim=1)
-    for v in arr:
-        check_epsilon(float(v), name)
-    return [float(v) for v in arr]
-
-
-def _positive_reals(values, name):
-    arr = check_finite_array(values, name, ndim=1)
-    if np.any(arr <= 0):
-        raise ValueError(f"{name} must be > 0, got {arr.tolist()}")
-    return arr
-
-
-def _rates(values, name):
-    arr = check_finite_array(values, name, ndim=1)
-    if np.any((arr <= 0) | (arr >= 1)):
-        raise ValueError(f"{name} must lie in (0, 1), got {arr.tolist()}")
-    return arr
-
-
-def _deltas(values, name):
-    arr = check_finite_array(values, name, ndim=1)
-    for value in arr:
-        check_delta(float(value), name, allow_zero=False)
-    return arr
-
-
-def _ratios(values, name):
-    arr = check_finite_array(values, name, ndim=1)
-    if np.any(arr < 1):
-        raise ValueError(f"ratios n/d must be >= 1 (OLS needs n >= d), got {arr.tolist()}")
-    return arr
-
-
-def _check_estimators(values, name):
-    for value in values:
-        if value not in ("exact", "dp", "quarter"):
-            raise ValueError(f"{name} must be among 'exact', 'dp', 'quarter', got {value!r}")
-    return values
-
-
-def _sweep(check, *bad_entries, convert=Array.convert_nested):
-    """A 1-D sweep checked by ``check``; nested (unchecked), still converted as ``check`` would convert it."""
-    return Check(check, array_ndim=1, convert_nested=convert, invalid=[(None, "None"), *bad_entries])
-
-
-INTS = _sweep(_positive_ints, ([0], "[0]"), convert=lambda values: np.asarray(values, dtype=float).astype(int))
-EPSILONS = _sweep(_epsilons, ([0.0], "[0.0]"), ([math.inf], "[inf]"), convert=lambda values: [float(v) for v in np.asarray(values, dtype=float)])
+#: Dimensions or sample sizes: whole numbers >= 1.
+INTS = SIZES
 #: n >= 2, so that δ = n^{-1.1} < 1; and at least two trials, for a standard error.
 AT_LEAST_2 = FiniteInterval(Integral, 2, None, closed="left")
 _COMMON = {"sigma": POSITIVE, "rng": "random_state"}
@@ -177,6 +122,7 @@ def auc_vs_ratio(ds, ns, epsilons, n_scores=2000, sigma=1.0, rng=None):
     >>> out["exact"].shape, sorted(out["dp"])
     ((1, 1), [1.0])
     """
+    ds, ns = np.asarray(ds), np.asarray(ns)
     if np.any(ns < 2):
         raise ValueError(f"ns must be >= 2 (δ = n^-1.1 < 1), got {ns.tolist()}")
     # Each score draws 2n records of dimension d, for every (d, n) cell of the grid.
@@ -201,7 +147,7 @@ def auc_vs_ratio(ds, ns, epsilons, n_scores=2000, sigma=1.0, rng=None):
 
 
 @validate_params({"d": POSITIVE_INT, "n": AT_LEAST_2, "epsilon": Epsilon(), "n_trials": POSITIVE_INT, **_COMMON,
-                  "estimators": Check(_check_estimators, invalid=[(("bogus",), "('bogus',)")])})
+                  "estimators": Sequence("estimators", entry=Options(("exact", "dp", "quarter")))})
 def roc_experiment(d, n, epsilon, n_trials=20, sigma=1.0, rng=None, estimators=("exact", "dp", "quarter")):
     """T2: member and non-member scores for the ROC figure at one (d, n, ε).
 
@@ -230,7 +176,7 @@ def roc_experiment(d, n, epsilon, n_trials=20, sigma=1.0, rng=None, estimators=(
     return out
 
 
-@validate_params({"d": POSITIVE_INT, "ns": INTS, "alpha_fractions": _sweep(_positive_reals, ([-0.5], "[-0.5]")),
+@validate_params({"d": POSITIVE_INT, "ns": INTS, "alpha_fractions": Sweep(POSITIVE),
                   "n_scores": POSITIVE_INT, **_COMMON})
 def phase_diagram(d, ns, alpha_fractions, n_scores=2000, sigma=1.0, rng=None):
     """T3: AUC of the score attack on x̄ + W at ℓ2 accuracy α = fraction·σ√d, over (α, n).
@@ -244,6 +190,7 @@ def phase_diagram(d, ns, alpha_fractions, n_scores=2000, sigma=1.0, rng=None):
     >>> phase_diagram(d=2, ns=[4], alpha_fractions=[0.5], n_scores=8, rng=0)["auc"].shape
     (1, 1)
     """
+    ns, alpha_fractions = np.asarray(ns), np.asarray(alpha_fractions)
     check_repetitions(n_scores, "n_scores", per_repetition=[
         ("len(ns)", ns.size), ("len(alpha_fractions)", alpha_fractions.size), ("ns", int(ns.max())), ("d", d)])
     alphas = alpha_fractions * sigma * math.sqrt(d)
@@ -293,6 +240,7 @@ def lower_bound_experiment(d, ns, epsilon, delta, n_trials=100, sigma=1.0, rng=N
     >>> out["error"].round(4), out["bound"].round(4)
     (array([3.2604]), array([0.0179]))
     """
+    ns = np.asarray(ns)
     # Each trial draws an (n, d) sample: refuse up front what the loop below could not finish or hold.
     check_work(("len(ns)", ns.size), ("n_trials", n_trials), ("ns", int(ns.max())), ("d", d))
     check_memory(("ns", int(ns.max())), ("d", d))
@@ -311,7 +259,7 @@ def lower_bound_experiment(d, ns, epsilon, delta, n_trials=100, sigma=1.0, rng=N
             "sample_mean": sigma * np.sqrt(d / ns)}
 
 
-@validate_params({"d": POSITIVE_INT, "n": POSITIVE_INT, "target_fprs": _sweep(_rates, ([1.5], "[1.5]")),
+@validate_params({"d": POSITIVE_INT, "n": POSITIVE_INT, "target_fprs": Sweep(OPEN_UNIT),
                   "n_trials": POSITIVE_INT, **_COMMON})
 def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
     """T8: printed vs calibrated thresholds for the score attack on the exact mean.
@@ -349,7 +297,7 @@ def threshold_experiment(d, n, target_fprs, n_trials=200, sigma=1.0, rng=None):
     return {"in_scores": in_scores, "out_scores": out_scores, "calibration": calibration, "rows": rows}
 
 
-@validate_params({"s": POSITIVE_INT, "deltas": _sweep(_deltas, ([1.0], "[1.0]")), "n_draws": POSITIVE_INT,
+@validate_params({"s": POSITIVE_INT, "deltas": Sweep(FiniteInterval(Real, 0, 1, normal=True)), "n_draws": POSITIVE_INT,
                   **_COMMON})
 def sparse_threshold_fpr(s, deltas, n_draws=1_000_000, sigma=1.0, rng=None):
     """The false-positive rate of Lemma 18's printed threshold σ√(2s log(1/δ)) on chapter 4's design.
@@ -369,6 +317,7 @@ def sparse_threshold_fpr(s, deltas, n_draws=1_000_000, sigma=1.0, rng=None):
     >>> sparse_threshold_fpr(s=2, deltas=[1e-2], n_draws=10, rng=0)["fpr"]
     array([0.])
     """
+    deltas = np.asarray(deltas)
     # Five float arrays of n_draws at the peak (the binomial draw, two normals, their product, one
     # comparison), then one comparison per δ. s costs nothing: the sum is one binomial draw, O(1) in s.
     check_memory(("n_draws", n_draws), itemsize=40)
@@ -431,7 +380,8 @@ def _regression_estimators(d, s, n, epsilons, sigma, beta):
     return estimators, certified
 
 
-@validate_params({"d": AT_LEAST_2, "s": POSITIVE_INT, "ratios": _sweep(_ratios, ([0.5], "[0.5]")),
+# ratios n/d >= 1: OLS needs n >= d.
+@validate_params({"d": AT_LEAST_2, "s": POSITIVE_INT, "ratios": Sweep(FiniteInterval(Real, 1, None, closed="left")),
                   "epsilons": EPSILONS, "n_scores": POSITIVE_INT, "sigma": POSITIVE, "magnitude": POSITIVE,
                   "rng": "random_state"})
 def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magnitude=0.5, rng=None):
@@ -474,6 +424,7 @@ def regression_experiment(d, s, ratios, epsilons, n_scores=3000, sigma=1.0, magn
     >>> out["n"], round(float(out["auc"]["ols"]["score"][0]), 4)
     (array([8]), 0.7812)
     """
+    ratios = np.asarray(ratios)
     check_int(s, "s", minimum=1, maximum=d // 2)  # 2s <= d: a bound set by d
     # n_scores scores per ratio, each a record of dimension d scored by every estimator.
     check_repetitions(n_scores, "n_scores", per_repetition=[("len(ratios)", ratios.size), ("d", d)])

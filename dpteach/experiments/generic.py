@@ -14,16 +14,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import (Array, Check, Count, Epsilon, FiniteInterval, Options, POSITIVE, POSITIVE_INT,
-                            validate_params)
-from .._validation import (check_callable, check_epsilon_sweep, check_finite_array, check_memory, check_positive,
-                           check_same_length, check_sequence, check_size, check_sizes, check_sweep, check_work)
+from .._constraints import (Array, Callable, Check, Count, Epsilon, FiniteInterval, Flag, Options, POSITIVE, POSITIVE_INT,
+                            SameLength, Sequence, Sweep, validate_params)
+from .._validation import check_finite_array, check_memory, check_work
 from ..data import halfspace_data, parity_data, threshold_data
 from ..data.generic import NOISE_RATE, UNIT_CLOSED
 from ..generic import DATA, select_hypotheses
 from ..hypotheses import HYPOTHESIS_CLASS, halfspaces, parities, thresholds
 from ..mechanisms import exponential_mechanism, exponential_mechanism_probabilities
-from ._progress import check_repetitions
+from ._progress import EPSILONS, PARITY_DIMENSIONS, REPETITIONS, SIZES
 from .._progress import progress as _progress_bar
 
 __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "padding_group_sizes",
@@ -33,44 +32,8 @@ __all__ = ["excess_errors", "error_count_table", "excess_error_summary", "paddin
 
 
 # --- the declared contracts of the runners -------------------------------------------------------------
-_NOT_NUMBERS = [(None, "None"), ("a", "'a'")]
-
-
-def _as_ints(values):
-    """A checked sweep of whole numbers as a list of ints (nested calls only convert)."""
-    return [int(v) for v in np.atleast_1d(np.asarray(values, dtype=object)).tolist()]
-
-
-def _as_floats(values):
-    """A checked sweep of reals as a list of floats (nested calls only convert)."""
-    return [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
-
-
-def _check_parity_dimensions(values, name, minimum=1):
-    """A sweep of dimensions d of the parities on {0, 1}^d: whole numbers in [minimum, 30]."""
-    return [check_size(d, name, minimum=minimum, maximum=30) for d in check_sizes(values, name)]
-
-
-def _check_noise_rates(values, name):
-    """A sweep of label noise rates, each 0 <= η < 1."""
-    rates = check_sweep(values, name)
-    for eta in rates:
-        NOISE_RATE.validate(eta, name)
-    return rates
-
-
-def _check_sensitivities(values, name):
-    """A sweep of assumed sensitivities, each finite and > 0."""
-    sensitivities = check_sweep(values, name)
-    for s in sensitivities:  # each reported under the plural name the caller used
-        check_positive(s, name)
-    return sensitivities
-
-
-def _check_count_table(table, name):
-    """An :func:`error_count_table`: a sequence of finite arrays of error counts, shape (..., |H|)."""
-    table = check_sequence(table, name, "error-count arrays (one per sample size)")
-    return [check_finite_array(counts, f"{name}[{i}]", ndim=(1, 2, 3, 4)) for i, counts in enumerate(table)]
+#: The data and the candidate replacements each come as (X, y) with one label per row.
+_PAIRED = [SameLength("X", "y"), SameLength("candidate_X", "candidate_y")]
 
 
 def _check_group_sizes(group_sizes, name):
@@ -82,13 +45,8 @@ def _check_group_sizes(group_sizes, name):
 
 
 #: A sweep of sample sizes (or dimensions, or class sizes): a whole number >= 1 or a 1-D sequence of them.
-SIZE_SWEEP = Check(check_sizes, array_ndim=(0, 1), convert_nested=_as_ints,
-                   invalid=[(0, "0"), (2.5, "2.5"), (True, "True")] + _NOT_NUMBERS)
-PARITY_DIMENSIONS = Check(_check_parity_dimensions, array_ndim=(0, 1), convert_nested=_as_ints,
-                          invalid=[(0, "0"), (31, "31"), (2.5, "2.5")] + _NOT_NUMBERS)
-#: The repetitions (datasets) of a runner: an int >= 1 within the work and memory limits.
-REPETITIONS = Check(check_repetitions, convert_nested=int, invalid=POSITIVE_INT.invalid_values())
-SAMPLER = Check(check_callable, "sample(n, n_datasets=..., rng=...) -> (X, y)", invalid=[(None, "None"), (3, "3")])
+SIZE_SWEEP = SIZES
+SAMPLER = Callable("sample(n, n_datasets=..., rng=...) -> (X, y)")
 
 
 @validate_params({"indices": Array(), "true_errors": Array(ndim=1)})
@@ -110,7 +68,7 @@ def excess_errors(indices, true_errors):
 
 # ``sample`` is the caller's code (a data generator with its own parameters): the routines it calls check theirs.
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, "sample": SAMPLER, "n_values": SIZE_SWEEP,
-                  "n_datasets": POSITIVE_INT, "rng": "random_state", "progress": Options((False, True))},
+                  "n_datasets": POSITIVE_INT, "rng": "random_state", "progress": Flag()},
                  skip_nested=False)
 def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progress=False):
     """Error counts of every h ∈ H on ``n_datasets`` fresh datasets for each sample size n.
@@ -140,8 +98,7 @@ def error_count_table(hypotheses, sample, n_values, n_datasets, rng=None, progre
     return table
 
 
-@validate_params({"count_table": Check(_check_count_table, convert_nested=list, invalid=[(None, "None"), (3, "3"),
-                                                                                         ([[np.nan]], "[[nan]]")]),
+@validate_params({"count_table": Sequence("error-count arrays (one per sample size)", entry=Array(ndim=(1, 2, 3, 4))),
                   "true_errors": Array(ndim=1), "epsilon": Epsilon(allow_inf=True), "rng": "random_state",
                   "quantile": UNIT_CLOSED})
 def excess_error_summary(count_table, true_errors, epsilon, rng=None, quantile=0.9):
@@ -234,7 +191,8 @@ def select_with_padding(error_counts, group_sizes, epsilon, rng=None):
     return chosen
 
 
-@validate_params({"hypotheses": HYPOTHESIS_CLASS, "X_test": DATA["X"], "y_clean": DATA["y"], "noise_rate": NOISE_RATE})
+@validate_params({"hypotheses": HYPOTHESIS_CLASS, "X_test": DATA["X"], "y_clean": DATA["y"], "noise_rate": NOISE_RATE},
+                 relations=[SameLength("X_test", "y_clean")])
 def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
     """True errors from a large public test sample with *clean* labels: η + (1 − 2η)·disagreement.
 
@@ -250,13 +208,12 @@ def estimated_true_errors(hypotheses, X_test, y_clean, noise_rate=0.0):
     >>> estimated_true_errors(thresholds(np.linspace(0, 1, 5)), X_test, y_clean).tolist()
     [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
     """
-    check_same_length(X_test, y_clean, "X_test", "y_clean")
     disagreement = hypotheses.error_counts(X_test, y_clean) / len(y_clean)
     return noise_rate + (1 - 2 * noise_rate) * disagreement
 
 
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA, "epsilon": Epsilon(), "candidate_X": DATA["X"],
-                  "candidate_y": DATA["y"], "sensitivity": POSITIVE})
+                  "candidate_y": DATA["y"], "sensitivity": POSITIVE}, relations=_PAIRED)
 def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y, sensitivity=1.0):
     """Exact privacy losses of the generic learner over replace-one neighbours (no sampling).
 
@@ -287,9 +244,7 @@ def neighbour_privacy_losses(hypotheses, X, y, epsilon, candidate_X, candidate_y
     """
     labels, candidate_labels = y, candidate_y
     predictions = hypotheses.predict_all(X)                             # (|H|, n)
-    check_same_length(predictions.T, labels, "X", "y")
     candidate_predictions = hypotheses.predict_all(candidate_X)
-    check_same_length(candidate_predictions.T, candidate_labels, "candidate_X", "candidate_y")
     mistakes = predictions != labels
     candidate_mistakes = candidate_predictions != candidate_labels
     errors = mistakes.sum(axis=1)
@@ -394,8 +349,7 @@ def dimension_setups(dimensions, offset, noise_rate, n, n_datasets, n_public=10_
 
 
 @validate_params({"hypotheses": HYPOTHESIS_CLASS,
-                  "noise_rates": Check(_check_noise_rates, array_ndim=(0, 1), convert_nested=_as_floats,
-                                       invalid=[(1.5, "1.5"), (-0.1, "-0.1")] + _NOT_NUMBERS),
+                  "noise_rates": Sweep(NOISE_RATE),
                   "theta": UNIT_CLOSED, "n_values": SIZE_SWEEP, "n_datasets": REPETITIONS, "rng": "random_state"})
 def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng=None):
     """Thresholds under label noise η: for each η, (error-count table over n, true errors, ERM's mean excess error).
@@ -419,11 +373,9 @@ def noise_level_setups(hypotheses, noise_rates, theta, n_values, n_datasets, rng
 
 
 @validate_params({"hypotheses": HYPOTHESIS_CLASS, **DATA,
-                  "epsilons": Check(check_epsilon_sweep, array_ndim=(0, 1), convert_nested=_as_floats,
-                                    invalid=Epsilon().invalid_values()),
+                  "epsilons": EPSILONS,
                   "candidate_X": DATA["X"], "candidate_y": DATA["y"],
-                  "sensitivities": Check(_check_sensitivities, array_ndim=(0, 1), convert_nested=_as_floats,
-                                         invalid=[(0, "0"), (-1, "-1")] + _NOT_NUMBERS)})
+                  "sensitivities": Sweep(POSITIVE)}, relations=_PAIRED)
 def exact_privacy_loss_sweep(hypotheses, X, y, epsilons, candidate_X, candidate_y, sensitivities):
     """Worst exact privacy loss over all replace-one neighbours, for each ε and each assumed sensitivity.
 
@@ -472,8 +424,7 @@ def parity_timings(naive_dims, fast_dims, n, rng=None):
     return {k: np.array(v) for k, v in runtimes.items()}
 
 
-@validate_params({"dimensions": Check(_check_parity_dimensions, minimum=2, array_ndim=(0, 1), convert_nested=_as_ints,
-                                      invalid=[(1, "1"), (31, "31"), (2.5, "2.5")] + _NOT_NUMBERS),
+@validate_params({"dimensions": Sweep(Count(2, 30)),
                   "n_values": SIZE_SWEEP, "n_datasets": REPETITIONS, "rng": "random_state"})
 def parity_tables(dimensions, n_values, n_datasets, rng=None):
     """Error-count tables of all parities for each d >= 2, on data with the secret 2^d − 3: {d: table}.
@@ -527,6 +478,7 @@ def packing_group_sizes(n, n_hypotheses, n_datasets, rng=None):
     return np.stack([padding_group_sizes(n, M - 1, n_datasets, rng) for M in n_hypotheses])
 
 
+# Check: non-negative counts with at least one axis; PositiveArray also takes a 0-d scalar
 @validate_params({"group_sizes": Check(_check_group_sizes, array_ndim=(1, 2, 3), convert_nested=Array.convert_nested,
                                        invalid=[(None, "None"), (3.0, "3.0"), ([-1.0], "[-1.0]")]),
                   "epsilon": Epsilon()})

@@ -14,14 +14,13 @@ from scipy import optimize, stats
 
 from .. import data, dp_erm
 from .._constraints import (Check, Count, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE,
-                            POSITIVE_INT, Real, validate_params)
-from .._validation import (check_epsilon_sweep, check_int, check_memory, check_probability, check_sizes,
-                           check_sweep)
+                            POSITIVE_INT, Real, Sweep, validate_params)
+from .._validation import check_int, check_memory
 from ..bounds.improper import algorithm_6_7_error_terms
 from ..hermite import clip_features, feature_dimension, hermite_1d, hermite_features
 from ..hermite_coefficients import threshold_hermite_coefficients
 from ..improper import PrivateHermiteL1Learner, practical_parameters, threshold_grid, threshold_error_counts
-from ._progress import check_repetitions
+from ._progress import EPSILONS, SIZES, check_repetitions
 from .._progress import progress
 
 __all__ = ["approximation_errors", "sample_halfspace_problem", "learner_test_error", "excess_error_vs_n",
@@ -30,28 +29,18 @@ __all__ = ["approximation_errors", "sample_halfspace_problem", "learner_test_err
 KINDS = ("rcn", "structured")
 NONPRIVATE_EPSILON = 1e6  # "ε = ∞": the same code path with negligible noise
 
-_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
 FINITE = FiniteInterval(Real, None, None)
 """Any finite real (a threshold t*, a θ)."""
 NOISE = FiniteInterval(Real, 0, 1, closed="left")
 """η in [0, 1) (RCN); under ``kind="structured"`` the body also refuses η ≥ 1/2 (a noise mass)."""
-SIZES = Check(check_sizes, array_ndim=(0, 1), invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER)
-"""A sweep of dimensions or degrees: a whole number ≥ 1 or a non-empty 1-D sequence of them."""
-SAMPLE_SIZES = Check(check_sizes, minimum=10, array_ndim=(0, 1), invalid=[(9, "9"), (2.5, "2.5")] + _NOT_A_NUMBER)
+SAMPLE_SIZES = Sweep(Count(10))
 """A sweep of sample sizes n ≥ 10."""
-EPSILONS = Check(check_epsilon_sweep, array_ndim=(0, 1),
-                 invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER)
-"""A sweep of ε: a scalar or a non-empty 1-D sequence, each 0 < ε < inf."""
 SAMPLE_SIZE = FiniteInterval(Integral, 10, None, closed="left")
 """A training sample size n ≥ 10."""
 
 
-def _check_alphas(values, name):
-    """A sweep of target accuracies: a scalar or a non-empty 1-D sequence, each in (0, 1)."""
-    return [check_probability(a, name) for a in check_sweep(values, name)]
-
-
-ALPHAS = Check(_check_alphas, array_ndim=(0, 1), invalid=[(0, "0"), (1, "1"), (math.nan, "nan")] + _NOT_A_NUMBER)
+#: A sweep of target accuracies: a scalar or a non-empty 1-D sequence, each in (0, 1).
+ALPHAS = Sweep(OPEN_UNIT)
 
 
 @validate_params({"degrees": SIZES, "theta": FINITE, "n_grid": FiniteInterval(Integral, 101, None, closed="left"),
@@ -133,6 +122,7 @@ def _check_classifier(learner, name):
     return learner
 
 
+# Check: a fitted classifier with score(X, y) (a duck type: Callable checks a function, InstanceOf a class)
 @validate_params({"learner": Check(_check_classifier, invalid=[(None, "None"), ("model", "'model'")]),
                   "kind": Options(KINDS), "d": POSITIVE_INT, "rng": "random_state", "n_test": Count(),
                   "threshold": FINITE, "noise": NOISE})

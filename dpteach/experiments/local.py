@@ -8,7 +8,7 @@ import numpy as np
 
 from numbers import Real
 
-from .._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Epsilon, Integral, FiniteInterval, Options,
+from .._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Count, Epsilon, Integral, FiniteInterval, Options,
                             validate_params)
 from .._validation import check_choice, check_epsilon, check_int, check_probability, check_sequence
 from ..data.local import THETA
@@ -22,7 +22,7 @@ from ..randomizers import LaplaceRandomizer, RandomizedResponse, default_randomi
 from ..sq_algorithms import (masked_parity_bruteforce, masked_parity_interactive, sq_threshold_binary_search,
                              sq_threshold_grid)
 from ..sq_lower_bounds import RandomLabelParityOracle, parity_candidate_search
-from ._progress import check_repetitions
+from ._progress import PARITY_DIMENSIONS, REPETITIONS, SIZES, check_repetitions
 from .._progress import progress
 
 __all__ = ["mean_estimation_experiment", "group_size_validity_experiment", "threshold_experiment",
@@ -46,22 +46,6 @@ def _check_user_counts(ns, name="ns", maximum=None):
     return arr.astype(np.int64)
 
 
-def _check_dimensions(ds, name="ds", maximum=30):
-    arr = np.atleast_1d(np.asarray(ds))
-    if arr.dtype == bool or arr.dtype.kind not in "iu" or arr.ndim != 1 or arr.size == 0:
-        raise TypeError(f"{name} must be a non-empty list of integers, got {ds!r}")
-    for d in arr:
-        check_int(int(d), name, minimum=1, maximum=maximum)
-    return [int(d) for d in arr]
-
-
-def _check_rmse_repetitions(n_reps, name):
-    n_reps = check_repetitions(n_reps, name)
-    if n_reps < 2:
-        raise ValueError(f"{name} must be >= 2 (an RMSE needs repetitions), got {n_reps!r}")
-    return n_reps
-
-
 def _check_settings(settings, name):
     """A non-empty list of (epsilon, tau) pairs, each epsilon and tau checked under its own name."""
     settings = check_sequence(settings, name, "(epsilon, tau) pairs")
@@ -83,16 +67,6 @@ def _check_rules(rules, name):
     return rules
 
 
-def _check_bucket_sizes(bucket_sizes, name):
-    """Bucket sizes |S| >= 1 (one or a non-empty sequence), as a list of ints; their bound 2^d is checked with d."""
-    if isinstance(bucket_sizes, (int, np.integer)):
-        bucket_sizes = (bucket_sizes,)
-    sizes = [check_int(b, name, minimum=1) for b in check_sequence(bucket_sizes, name, "integers")]
-    if not sizes:
-        raise ValueError(f"{name} must contain at least one size")
-    return sizes
-
-
 def _as_sequence(values):
     return (values,) if isinstance(values, (str, int, np.integer)) else tuple(values)
 
@@ -101,9 +75,7 @@ def _as_user_counts(ns):
     return np.atleast_1d(np.asarray(ns, dtype=float)).astype(np.int64)
 
 
-REPETITIONS = Check(check_repetitions, convert_nested=int,
-                    invalid=[(0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"), ("1", "'1'"),
-                             ("3", "'3'")])
+# Check: user counts as an int64 array (the exact draws use it), below 2^62; CountArray returns floats
 USER_COUNTS = Check(_check_user_counts, array_ndim=(0, 1), convert_nested=_as_user_counts,
                     invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([[[10]]], "[[[10]]]"), ([math.nan], "[nan]"),
                              (None, "None")])
@@ -124,9 +96,7 @@ def _rmse(errors):
 
 
 @validate_params({"ns": USER_COUNTS, "epsilon": Epsilon(), "p": FiniteInterval(Real, 0, 1, closed="both"),
-                  "n_reps": Check(_check_rmse_repetitions, convert_nested=int,
-                                  invalid=[(1, "1"), (0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"),
-                                           ("3", "'3'")]),
+                  "n_reps": Count(2, REPETITIONS.maximum),  # an RMSE needs two repetitions
                   "target": Options(("sample", "population")), "rng": "random_state"})
 def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", rng=None):
     """RMSE of estimating p = Pr[bit = 1] locally (RR, Laplace) and centrally (chapter 3, the figure of the √n gap).
@@ -169,6 +139,7 @@ def mean_estimation_experiment(ns, epsilon, p=0.3, n_reps=200, target="sample", 
     return {key: value if key == "n" else np.array(value) for key, value in result.items()}
 
 
+# Check: (ε, τ) pairs, each entry under its own name; rules: one name or a sequence (Sequence refuses a string)
 @validate_params({"settings": Check(_check_settings, convert_nested=list,
                                     invalid=[([], "[]"), (None, "None"), ([(1.0,)], "[(1.0,)]")]),
                   "beta": UNIT, "rules": Check(_check_rules, convert_nested=_as_sequence,
@@ -203,9 +174,7 @@ def group_size_validity_experiment(settings, beta=0.05, rules=GROUP_SIZE_RULES, 
 
 @validate_params({"ns": USER_COUNTS, "epsilon": Epsilon(), "beta": UNIT, "n_reps": REPETITIONS, "theta": THETA,
                   **RULE_CONSTRAINTS,
-                  "n_grid": Check(check_int, minimum=2, array_ndim=0, convert_nested=int,
-                                  invalid=[(1, "1"), (0, "0"), (-1, "-1"), (2.5, "2.5"), (None, "None"), (True, "True"),
-                                           ("3", "'3'")]),
+                  "n_grid": FiniteInterval(Integral, 2, None, closed="left"),
                   "rng": "random_state"})
 def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="theorem", randomizer=None,
                          n_grid=2048, rng=None):
@@ -255,6 +224,7 @@ def threshold_experiment(ns, epsilon, beta=0.05, n_reps=20, theta=0.37, rule="th
     return out
 
 
+# Check: user counts as an int64 array, at most 10^7 here (the cost grows with n)
 @validate_params({"ns": Check(_check_user_counts, maximum=10 ** 7, array_ndim=(0, 1), convert_nested=_as_user_counts,
                               invalid=[([], "[]"), ([2.5], "[2.5]"), ([0], "[0]"), ([10 ** 8], "[10**8]"),
                                        ([math.nan], "[nan]"), ([[[10]]], "[[[10]]]"), (None, "None")]),
@@ -289,9 +259,7 @@ def halfspace_experiment(ns, d, epsilon, marginal="sphere", n_reps=3, n_steps=20
     return out
 
 
-@validate_params({"ds": Check(_check_dimensions, array_ndim=(0, 1),
-                              convert_nested=lambda ds: np.atleast_1d(ds).tolist(),
-                              invalid=[([], "[]"), ([0], "[0]"), ([31], "[31]"), ([2.5], "[2.5]"), (None, "None")]),
+@validate_params({"ds": PARITY_DIMENSIONS,
                   "ns": USER_COUNTS, "epsilon": Epsilon(), "n_reps": REPETITIONS,
                   "method": Options(("interactive", "bruteforce")), "users": Options(("real", "fast")),
                   "rng": "random_state"})
@@ -314,7 +282,7 @@ def masked_parity_experiment(ds, ns, epsilon, n_reps=10, method="interactive", u
     """
     # The bounds that depend on another parameter: 2^d queries (bruteforce), n real users in memory.
     if method == "bruteforce":
-        _check_dimensions(ds, maximum=16)
+        check_int(max(ds), "ds", minimum=1, maximum=16)
     if users == "real":
         _check_user_counts(ns, maximum=10 ** 7)
     # With real users each repetition draws n records of d + 3 bytes per (d, n) cell.
@@ -395,8 +363,7 @@ def threshold_crossover(epsilon, beta=0.05, rule="theorem", randomizer=None, n_a
 
 @validate_params({"d": FiniteInterval(Integral, 1, 14, closed="both"), "tau": OPEN_UNIT,
                   "n_queries": FiniteInterval(Integral, 1, 10 ** 4, closed="both"),
-                  "bucket_sizes": Check(_check_bucket_sizes, array_ndim=(0, 1), convert_nested=_as_sequence,
-                                        invalid=[([], "[]"), ([0], "[0]"), ([2.5], "[2.5]"), (None, "None")]),
+                  "bucket_sizes": SIZES,  # their bound 2^d is checked with d, in the body
                   "n_secrets": REPETITIONS, "rng": "random_state"})
 def parity_sq_experiment(d, tau, n_queries, bucket_sizes=(1,), n_secrets=20, rng=None):
     """How fast SQ algorithms can identify a parity against the worst-case oracle (chapter 3, Theorem 3.17).

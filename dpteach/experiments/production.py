@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import special, stats
 
-from .._constraints import POSITIVE, Array, Check, Delta, Epsilon, FiniteInterval, validate_params
-from .._validation import check_epsilon
+from .._constraints import POSITIVE, Array, Delta, Epsilon, FiniteInterval, validate_params
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
 # The reference laws and the χ² cells of the integer releases have their own home, production_laws (module size).
@@ -135,23 +134,13 @@ def _chi2_row(release, library, call, observed, probabilities, expect_reject=Fal
 
 #: A number of releases per library: 1 <= n_samples <= MAX_SAMPLES.
 SAMPLES = FiniteInterval(Integral, 1, MAX_SAMPLES, closed="both")
-_EPSILON_BAD = Epsilon().invalid_values()
-
-
-def _keep_epsilon(epsilon, name="epsilon"):
-    """0 < ε <= 36: beyond it e^ε/(1 + e^ε) rounds to 1 as a double and OpenDP's privacy map is infinite."""
-    epsilon = check_epsilon(epsilon, name)
-    if epsilon > 36.0:
-        raise ValueError(f"{name} must be at most 36 here (valid range: 0 < {name} <= 36; beyond it "
-                         f"e^ε/(1 + e^ε) rounds to 1 and randomized response never flips), got {epsilon!r}")
-    return epsilon
-
-
-KEEP_EPSILON = Check(_keep_epsilon, convert_nested=float, invalid=_EPSILON_BAD + [(37.0, "37.0")])
+#: 0 < ε <= 36, not subnormal: beyond 36, e^ε/(1 + e^ε) rounds to 1 as a double (randomized response never
+#: flips) and OpenDP's privacy map is infinite.
+KEEP_EPSILON = FiniteInterval(Real, 0, 36.0, closed="right", normal=True)
 
 
 def _keep_probability(epsilon):
-    """e^ε/(1 + e^ε) for a checked ε <= 36 (:func:`_keep_epsilon`)."""
+    """e^ε/(1 + e^ε) for a checked ε <= 36 (:data:`KEEP_EPSILON`)."""
     return float(special.expit(epsilon))
 
 
@@ -160,17 +149,8 @@ def _keep_probability(epsilon):
 _MAX_GAUSSIAN_EPSILON = math.log(np.finfo(float).max)
 
 
-def _gaussian_epsilon(epsilon, name="epsilon"):
-    """0 < ε <= 709.78, or an error naming epsilon: diffprivlib's analytic σ needs e^ε as a float."""
-    epsilon = check_epsilon(epsilon, name)
-    if epsilon > _MAX_GAUSSIAN_EPSILON:
-        raise ValueError(f"epsilon must be at most {_MAX_GAUSSIAN_EPSILON:.2f} here (valid range: 0 < epsilon <= "
-                         f"{_MAX_GAUSSIAN_EPSILON:.2f}; beyond it e^ε overflows inside diffprivlib's "
-                         f"GaussianAnalytic and its σ is wrong), got {epsilon!r}")
-    return epsilon
-
-
-GAUSSIAN_EPSILON = Check(_gaussian_epsilon, convert_nested=float, invalid=_EPSILON_BAD + [(800.0, "800.0")])
+#: 0 < ε <= 709.78, not subnormal: diffprivlib's analytic σ needs e^ε as a float.
+GAUSSIAN_EPSILON = FiniteInterval(Real, 0, _MAX_GAUSSIAN_EPSILON, closed="right", normal=True)
 
 
 def diffprivlib_seed(rng):

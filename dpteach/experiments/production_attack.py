@@ -75,6 +75,7 @@ _ANSWER = FiniteInterval(Real, None, None)
 
 # It runs the caller's samplers (a student's, perhaps): the routines they call check their own arguments
 # (skip_nested=False), as if called from the top.
+# Check: samplers is a non-empty dict of name → callable (no class checks a mapping's values)
 @validate_params({"epsilon": Epsilon(), "n_trials": SAMPLES, "value0": _ANSWER, "value1": _ANSWER,
                   "samplers": OrNone(Check(_check_samplers, invalid=[({}, "{}"), ({"x": 1}, "{'x': 1}")])),
                   "confidence": OPEN_UNIT, "rng": "random_state"}, skip_nested=False)

@@ -21,13 +21,12 @@ from .. import data, proper
 from .. import subspace
 from .. import halfspace_cover
 from .._constraints import (Array, Check, Count, Delta, Epsilon, Integral, FiniteInterval, POSITIVE_INT, Real,
-                            Unchecked, validate_params)
-from .._validation import (check_epsilon_sweep, check_int, check_memory, check_probability, check_sizes,
-                           check_sweep)
+                            Sweep, Unchecked, validate_params)
+from .._validation import check_int, check_memory
 from ..data import structured_noise_halfspace_data, structured_noise_opt
 from ..hermite import feature_dimension, hermite_feature_sum
 from ..mechanisms import gaussian_sigma
-from ._progress import check_repetitions
+from ._progress import EPSILONS_OR_INF, SIZES, check_repetitions
 from .._progress import progress
 
 __all__ = [
@@ -50,21 +49,6 @@ PRESET_NOISE = 0.1
 # calls (the learner's fit, the data generators) skip their own checks when called from a checked runner.
 
 
-def _as_ints(values):
-    """Nested, a sweep of sizes is not checked but still read as a list of ints, as ``check_sizes`` returns it."""
-    return [int(v) for v in np.atleast_1d(np.asarray(values, dtype=float)).tolist()]
-
-
-def _as_floats(values):
-    """Nested, a sweep of reals is not checked but still read as a list of floats, as ``check_sweep`` returns it."""
-    return [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float)).tolist()]
-
-
-def _check_resolutions(values, name):
-    """A sweep of cover resolutions a, each in (0, 1)."""
-    return [check_probability(a, name) for a in check_sweep(values, name)]
-
-
 def _check_precomputed(precomputed, name):
     """The dict :func:`correlation_means` returns (whether it holds the degree asked for is checked in the body)."""
     if not isinstance(precomputed, dict) or not {"d", "degrees", "n_values", "normal", "means", "noise"} <= set(
@@ -73,14 +57,10 @@ def _check_precomputed(precomputed, name):
     return precomputed
 
 
-_SIZES_BAD = [(0, "0"), (2.5, "2.5"), ("1", "'1'"), (None, "None"), (True, "True")]
-SIZES = Check(check_sizes, array_ndim=(0, 1), convert_nested=_as_ints, invalid=_SIZES_BAD)
-SAMPLE_SIZES = Check(check_sizes, minimum=2, array_ndim=(0, 1), convert_nested=_as_ints,
-                     invalid=[(1, "1")] + _SIZES_BAD)
-EPSILON_SWEEP = Check(check_epsilon_sweep, allow_inf=True, array_ndim=(0, 1), convert_nested=_as_floats,
-                      invalid=[(0, "0"), (-1, "-1"), (math.nan, "nan"), ("1", "'1'"), (None, "None"), (True, "True")])
-RESOLUTION_SWEEP = Check(_check_resolutions, array_ndim=(0, 1), convert_nested=_as_floats,
-                         invalid=[(0, "0"), (1, "1"), (math.nan, "nan"), ("1", "'1'"), (None, "None")])
+SAMPLE_SIZES = Sweep(Count(2))
+EPSILON_SWEEP = EPSILONS_OR_INF
+#: A sweep of cover resolutions a, each in (0, 1).
+RESOLUTION_SWEEP = Sweep(FiniteInterval(Real, 0, 1))
 #: d ≥ 2: the preset normal w* = (0.6, 0.8, 0, …) needs two coordinates.
 DIMENSION = FiniteInterval(Integral, 2, None, closed="left")
 THRESHOLD = FiniteInterval(Real, None, None)  # any finite t*
@@ -136,6 +116,7 @@ def correlation_means(d, degrees, n_values, threshold=PRESET_THRESHOLD, noise_ra
     return {"d": d, "degrees": degrees, "n_values": n_values, "normal": normal, "means": means, "noise": noise}
 
 
+# Check: the record correlation_means returns (a record type of this chapter)
 @validate_params({"precomputed": Check(_check_precomputed, invalid=[(None, "None"), ({}, "{}")]),
                   "degree": POSITIVE_INT, "epsilon": Epsilon(allow_inf=True), **LEARNER})
 def spectrum_at(precomputed, degree, epsilon, delta=1e-5, alpha=0.1):
@@ -226,8 +207,7 @@ def excess_error_curves(n_values, epsilons, n_reps, alpha=0.1, d=5, delta=1e-5, 
 COVER_COST_MAX_SIZE = 1_000_000
 
 
-@validate_params({"dims": Check(check_sizes, minimum=0, array_ndim=(0, 1), convert_nested=_as_ints,
-                                 invalid=[(-1, "-1")] + _SIZES_BAD[1:]),
+@validate_params({"dims": Sweep(Count(0)),
                   "resolutions": RESOLUTION_SWEEP, "n": POSITIVE_INT, "d": POSITIVE_INT, "rng": "random_state",
                   "max_size": FiniteInterval(Integral, 1, halfspace_cover.MAX_CANDIDATES, closed="both")})
 def cover_costs(dims, resolutions, n=20_000, d=5, rng=None, max_size=COVER_COST_MAX_SIZE):

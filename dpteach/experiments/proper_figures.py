@@ -49,6 +49,7 @@ def _check_curve(values, name):
         raise TypeError(f"{name} must be an array of real numbers (one per resolution): {err}") from None
 
 
+# Check: the record cover_costs returns, and a curve that may hold NaN or inf (left out): no class allows them
 @validate_params({"fig": Unchecked("a matplotlib Figure to draw on"),
                   "costs": Check(_check_costs, invalid=[(None, "None"), ({}, "{}")]),
                   "rounding": Check(_check_curve, convert_nested=lambda values: np.asarray(values, dtype=float),

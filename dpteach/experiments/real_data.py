@@ -30,15 +30,16 @@ from numbers import Integral
 
 import numpy as np
 
-from .._constraints import Array, Check, Delta, FiniteInterval, Options, OrNone, POSITIVE_INT, validate_params
-from .._validation import check_epsilon_sweep, check_labels, check_same_length
+from .._constraints import (Array, Delta, FiniteInterval, Options, OrNone, POSITIVE_INT, SameLength, Sequence,
+                            validate_params)
+from .._validation import check_labels
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dp_sgd_poisson import PoissonDPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
 from ..improper import PrivateHermiteL1Learner
 from ..proper import PrivateProperLearner
 from ..regression import DPLasso, dp_gradient_descent_ols
-from ._progress import check_repetitions
+from ._progress import EPSILONS as _EPSILON_SWEEP, check_repetitions
 from .._progress import progress
 
 __all__ = ["DATASETS", "CLASSIFIERS", "REGRESSORS", "LABELS", "EPSILONS", "DELTA", "HALFSPACE_SETTINGS",
@@ -66,21 +67,12 @@ HALFSPACE_SETTINGS = {"improper": {"alpha": 0.1, "beta": 0.25, "degree": 2, "n_i
 TRUNCATION = 3.0
 SPARSITY = 4
 
-_EPSILON_SWEEP = Check(check_epsilon_sweep, array_ndim=(0, 1),
-                       invalid=[(0, "0"), (-1, "-1"), (float("inf"), "inf"), (None, "None"), ("1", "'1'")])
 _SEED = FiniteInterval(Integral, 0, 2 ** 32 - 1, closed="both")
 
 
 def _names(allowed):
-    def check(value, name):
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise TypeError(f"{name} must be a sequence of names from {', '.join(map(repr, allowed))}, got {value!r}")
-        value = list(value)
-        if not value or any(not isinstance(v, str) or v not in allowed for v in value):
-            raise ValueError(f"{name} must be a non-empty sequence of names from {', '.join(map(repr, allowed))}, "
-                             f"got {value!r}")
-        return value
-    return Check(check, invalid=[("wine_0", "'wine_0'"), ([], "[]"), (["no-such-name"], "['no-such-name']")])
+    """A non-empty sequence (not a bare string) of names, each one of ``allowed``."""
+    return Sequence("names", entry=Options(allowed), nonempty=True)
 
 
 @validate_params({"name": Options(tuple(DATASETS))})
@@ -108,7 +100,7 @@ def load_dataset(name):
 
 
 @validate_params({"X": Array(ndim=2), "y": Array(ndim=1), "task": Options(("classification", "regression")),
-                  "seed": _SEED})
+                  "seed": _SEED}, relations=[SameLength("X", "y")])
 def split_and_scale(X, y, task, seed):
     """The benchmark's split and preprocessing: ``(X_train, X_test, y_train, y_test)``. NOT private.
 
@@ -136,7 +128,6 @@ def split_and_scale(X, y, task, seed):
     """
     from sklearn.model_selection import train_test_split
 
-    check_same_length(X, y, "X", "y")
     if task == "classification":
         check_labels(y, "y")
     X_train, X_test, y_train, y_test = train_test_split(

@@ -16,13 +16,13 @@ import math
 import numpy as np
 
 from .. import audit, fingerprinting
-from .._constraints import Check, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, POSITIVE_INT, validate_params
-from .._validation import check_epsilon_sweep, check_int, check_memory, check_sizes, check_sweep
+from .._constraints import Count, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, POSITIVE_INT, Sweep, validate_params
+from .._validation import check_int, check_memory
 from ..data import linear_regression_data, regression_records, sparse_regression_data
 from ..peeling import broken_peel_forgotten_sqrt_s, peel, peel_rows, peeling_epsilon, peeling_noise_scale
 from ..regression import DPLasso, default_truncation, dp_gradient_descent_ols, noisy_ols
 from ..regression_baselines import lasso_ista, ols, split_iht
-from ._progress import check_repetitions
+from ._progress import EPSILONS, SIZES, check_repetitions
 from .fingerprinting import per_trial, regression_statistics
 from .._progress import progress
 
@@ -51,18 +51,6 @@ def default_delta(n):
     return min(1e-5, n ** -1.1)
 
 
-def sizes(minimum=1):
-    """The constraint of a sweep of sizes (n, d or s): a scalar or a non-empty 1-D sequence of whole numbers >= minimum.
-
-    Checked by ``check_sizes`` (whole floats such as 1e4 are accepted) and returned as a list of ints.
-    """
-    return Check(check_sizes, minimum=minimum, array_ndim=(0, 1),
-                 invalid=[(minimum - 1, repr(minimum - 1)), (2.5, "2.5"), ("a", "'a'"), (None, "None")])
-
-
-#: A sweep of privacy parameters, each 0 < ε < inf (``check_epsilon_sweep``), returned as a list of floats.
-EPSILONS = Check(check_epsilon_sweep, array_ndim=(0, 1),
-                 invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf"), (None, "None"), ("1", "'1'")])
 #: Repetitions n_reps >= 1 (their work against the sweep's size is checked in the body, by ``check_repetitions``).
 REPS = POSITIVE_INT
 
@@ -92,7 +80,7 @@ def _private_and_iht_errors(n, d, s, epsilons, delta, rng):
     return errors, support, _error(split_iht(X, y, 2 * s, rng=seed), beta), (X, y, beta)
 
 
-@validate_params({"ns": sizes(20), "epsilons": EPSILONS, "d": FiniteInterval(Integral, 2, None, closed="left"),
+@validate_params({"ns": Sweep(Count(20)), "epsilons": EPSILONS, "d": FiniteInterval(Integral, 2, None, closed="left"),
                   "s": POSITIVE_INT, "n_reps": REPS, "lasso_max_n": FiniteInterval(Integral, 0, None, closed="left"),
                   "rng": "random_state"})
 def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None):
@@ -138,7 +126,7 @@ def error_vs_n(ns, epsilons, d=200, s=5, n_reps=3, lasso_max_n=30_000, rng=None)
             "lasso": lasso, "d": d, "s": s}
 
 
-@validate_params({"sparsities": sizes(), "epsilons": EPSILONS, "n": FiniteInterval(Integral, 20, None, closed="left"),
+@validate_params({"sparsities": SIZES, "epsilons": EPSILONS, "n": FiniteInterval(Integral, 20, None, closed="left"),
                   "d": FiniteInterval(Integral, 2, None, closed="left"), "n_reps": REPS, "rng": "random_state"})
 def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None):
     """E3: error and support recovery |Ŝ ∩ S|/s of the private LASSO (ŝ = 2s) against s, per ε.
@@ -167,7 +155,7 @@ def error_vs_sparsity(sparsities, epsilons, n=30_000, d=200, n_reps=2, rng=None)
             "iht": iht, "n": n, "d": d}
 
 
-@validate_params({"dimensions": sizes(2), "epsilons": EPSILONS, "n": FiniteInterval(Integral, 20, None, closed="left"),
+@validate_params({"dimensions": Sweep(Count(2)), "epsilons": EPSILONS, "n": FiniteInterval(Integral, 20, None, closed="left"),
                   "s": POSITIVE_INT, "n_reps": REPS, "rng": "random_state"})
 def error_vs_dimension(dimensions, epsilons, n=30_000, s=5, n_reps=2, rng=None):
     """E4: error of the private LASSO (ŝ = 2s) against d, per ε (only log d is predicted).
@@ -230,8 +218,8 @@ def ablations(n=30_000, d=200, s=5, epsilon=4.0, n_reps=3, rng=None):
     return results
 
 
-@validate_params({"ns": sizes(2), "epsilons": EPSILONS, "d": POSITIVE_INT,
-                  "noise_multipliers": Check(check_sweep, array_ndim=(0, 1), invalid=[("a", "'a'"), (None, "None")]),
+@validate_params({"ns": Sweep(Count(2)), "epsilons": EPSILONS, "d": POSITIVE_INT,
+                  "noise_multipliers": Sweep(),
                   "n_reps": REPS, "rng": "random_state"})
 def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0), n_reps=3, rng=None):
     """E6: noisy OLS (several c_W), DP gradient descent and OLS against n, per ε (dense β, ‖β‖₂ = 1).
@@ -270,7 +258,7 @@ def classical_experiment(ns, epsilons, d=20, noise_multipliers=(1.0, 6.0, 128.0)
             "noisy_ols": noisy, "dp_gd": gd, "ols": plain, "d": d}
 
 
-@validate_params({"sparsities": sizes(), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+@validate_params({"sparsities": SIZES, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "n_trials": FiniteInterval(Integral, 10, None, closed="left"), "confidence": OPEN_UNIT,
                   "rng": "random_state"})
 def peeling_audit_experiment(sparsities, epsilon=1.0, delta=1e-3, n_trials=4_000, confidence=0.95, rng=None):
@@ -318,7 +306,7 @@ MIN_ACCOUNTING_EPSILON, MAX_ACCOUNTING_EPSILON = 1e-3, 20.0
 MAX_ACCOUNTING_RECORDS = 10 ** 12
 
 
-@validate_params({"sparsities": sizes(), "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
+@validate_params({"sparsities": SIZES, "epsilon": Epsilon(), "delta": Delta(allow_zero=False),
                   "n": FiniteInterval(Integral, 1, MAX_ACCOUNTING_RECORDS, closed="both"), "d": POSITIVE_INT, "n_reps": REPS,
                   "rng": "random_state"})
 def peeling_accounting_sweep(sparsities, epsilon=1.0, delta=1e-3, n=200, d=200, n_reps=400, rng=None):

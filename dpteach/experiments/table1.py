@@ -33,14 +33,14 @@ from numbers import Integral, Real
 import numpy as np
 
 from .. import data
-from .._constraints import Array, Check, Delta, Epsilon, FiniteInterval, Labels, Options, POSITIVE, validate_params
-from .._validation import (check_choice, check_epsilon_sweep, check_memory, check_same_length, check_sizes,
-                           check_sweep, check_work)
+from .._constraints import (Array, Check, Count, Delta, Epsilon, FiniteInterval, Labels, Options, POSITIVE, SameLength,
+                            Sequence, Sweep, validate_params)
+from .._validation import check_choice, check_memory, check_work
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner
 from ..improper import PrivateHermiteL1Learner
 from ..proper import PrivateProperLearner
-from ._progress import check_repetitions
+from ._progress import EPSILONS, REPETITIONS
 from .._progress import progress
 
 __all__ = [
@@ -89,7 +89,6 @@ QUICK = {"d": 3, "ns": (2000, 5000, 15_000, 40_000, 100_000), "epsilons": (0.5, 
          "n_test": 50_000, "threshold": 0.3, "noise": 0.1, "delta": 1e-5}
 
 
-_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
 #: Any finite real (the target threshold t*).
 FINITE = FiniteInterval(Real, None, None)
 #: η₀ ∈ [0, 1/2): the RCN rate, or the mass of the flipped slab.
@@ -99,7 +98,8 @@ DELTA = Delta(allow_zero=False)
 #: An integer ≥ 2 (a dimension: the targets use x₁ and x₂) and ≥ 100 (a sample or test size).
 AT_LEAST_TWO = FiniteInterval(Integral, 2, None, closed="left")
 AT_LEAST_100 = FiniteInterval(Integral, 100, None, closed="left")
-_BAD_NAMES = [("dp_sgd", "'dp_sgd'"), ([], "[]"), (["no-such-learner"], "['no-such-learner']"), (None, "None")]
+#: A non-empty sequence of learner names (not a bare string), each one of :data:`LEARNERS`.
+LEARNER_NAMES = Sequence("learner names", entry=Options(LEARNERS), nonempty=True)
 
 
 def merged_settings(settings, name="settings"):
@@ -120,11 +120,12 @@ def merged_settings(settings, name="settings"):
 
 
 #: ``settings``: None or {learner: {parameter: value}} overriding :data:`SETTINGS`.
+# Check: a dict of dicts keyed by learner name, merged into SETTINGS (a record type of this module)
 SETTINGS_OVERRIDES = Check(merged_settings, invalid=[("fast", "'fast'"), ({"no-such-learner": {}}, "unknown key"),
                                                      ({"proper": 0.1}, "not a dict")])
 
 
-@validate_params({"learners": Check(lambda value, name: check_names(value, name), invalid=_BAD_NAMES)})
+@validate_params({"learners": LEARNER_NAMES})
 def peers_available(learners=PEERS):
     """(True, "") if every optional package the given learners need imports, else (False, a message naming them).
 
@@ -333,7 +334,8 @@ def _fit(name, X, y, epsilon, delta, rng, settings):
 # The runners that take ``settings`` pass the overrides on to the learners unchecked: the learners' own checks
 # stay on (skip_nested=False), as for a routine that runs user code.
 @validate_params({"name": Options(LEARNERS), "X": Array(ndim=2), "y": Labels(), "epsilon": Epsilon(), "delta": DELTA,
-                  "rng": "random_state", "settings": SETTINGS_OVERRIDES}, skip_nested=False)
+                  "rng": "random_state", "settings": SETTINGS_OVERRIDES}, skip_nested=False,
+                 relations=[SameLength("X", "y")])  # declared here, so the optional peers get the same named error
 def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
     """Fit one of :data:`LEARNERS` with the chapter's settings (:data:`SETTINGS`, overridable); returns it.
 
@@ -371,19 +373,12 @@ def fit_learner(name, X, y, epsilon, delta=1e-5, rng=None, settings=None):
     >>> model.coef_.shape
     (2,)
     """
-    # Checked here too (declared above), so that the optional peers (diffprivlib, scikit-learn) get the same
-    # named errors.
-    check_same_length(X, y)
     return _fit(name, X, y, epsilon, delta, rng, settings)
 
 
 @validate_params({
-    "kinds": Check(check_names, KINDS, invalid=[("rcn", "'rcn'"), ([], "[]"), (["gaussian"], "['gaussian']")]),
-    "epsilons": Check(check_epsilon_sweep, invalid=[(0, "0"), (-1, "-1"), (math.inf, "inf")] + _NOT_A_NUMBER,
-                      array_ndim=(0, 1)),
-    "ns": Check(check_sizes, 100, invalid=[(99, "99"), (2.5, "2.5")] + _NOT_A_NUMBER, array_ndim=(0, 1)),
-    "learners": Check(check_names, invalid=_BAD_NAMES), "d": AT_LEAST_TWO,
-    "n_reps": Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER), "n_test": AT_LEAST_100,
+    "kinds": Sequence("kinds", entry=Options(KINDS), nonempty=True), "epsilons": EPSILONS, "ns": Sweep(Count(100)),
+    "learners": LEARNER_NAMES, "d": AT_LEAST_TWO, "n_reps": REPETITIONS, "n_test": AT_LEAST_100,
     "threshold": FINITE, "noise": NOISE, "delta": DELTA, "settings": SETTINGS_OVERRIDES, "rng": "random_state",
 }, skip_nested=False)
 def run_comparison(kinds=KINDS, epsilons=QUICK["epsilons"], ns=QUICK["ns"], learners=LEARNERS, d=QUICK["d"],
@@ -477,9 +472,8 @@ def _importable(packages=("diffprivlib", "sklearn")):
     return found
 
 
-@validate_params({"ds": Check(check_sizes, 2, invalid=[(1, "1"), (2.5, "2.5")] + _NOT_A_NUMBER, array_ndim=(0, 1)),
-                  "n": AT_LEAST_100, "epsilon": Epsilon(), "learners": Check(check_names, invalid=_BAD_NAMES),
-                  "n_reps": Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER),
+@validate_params({"ds": Sweep(Count(2)), "n": AT_LEAST_100, "epsilon": Epsilon(), "learners": LEARNER_NAMES,
+                  "n_reps": REPETITIONS,
                   "kind": Options(KINDS), "settings": SETTINGS_OVERRIDES, "rng": "random_state"}, skip_nested=False)
 def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "semi_agnostic", "dp_sgd"),
                  n_reps=1, kind="rcn", settings=None, rng=0):
@@ -530,13 +524,7 @@ def runtime_vs_d(ds, n=10_000, epsilon=1.0, learners=("improper", "proper", "sem
     return out
 
 
-def _check_noises(values, name):
-    """A sweep of η₀, every entry in [0, 1/2)."""
-    return [NOISE.validate(v, name) for v in check_sweep(values, name)]
-
-
-@validate_params({"thresholds": Check(check_sweep, invalid=[(None, "None")], array_ndim=(0, 1)),
-                  "noises": Check(_check_noises, invalid=[(0.5, "0.5"), (None, "None")], array_ndim=(0, 1)),
+@validate_params({"thresholds": Sweep(), "noises": Sweep(NOISE),
                   "n": AT_LEAST_100, "d": AT_LEAST_TWO, "n_test": AT_LEAST_100, "rng": "random_state"})
 def surrogate_gap(thresholds, noises, n=50_000, d=3, n_test=100_000, rng=0):
     """Excess error over OPT of non-private logistic regression under structured noise, for each (t*, η₀) (Table 9.2).

@@ -17,11 +17,11 @@ from numbers import Integral
 
 import numpy as np
 
-from .._constraints import Check, Delta, Epsilon, FiniteInterval, POSITIVE_INT, validate_params
-from .._validation import check_sizes, check_work
+from .._constraints import Count, Delta, Epsilon, FiniteInterval, POSITIVE_INT, Sweep, validate_params
+from .._validation import check_work
 from ..data import gaussian_halfspace_data, rcn_halfspace_error
 from ..dp_logistic import MAX_EPOCHS, DPSGDLogisticRegression, dp_sgd_sigma
-from ._progress import check_repetitions
+from ._progress import REPETITIONS
 from .._progress import progress
 from .table1 import SETTINGS
 
@@ -35,22 +35,10 @@ def _textbook_accountant(clip_norm, n_epochs, epsilon, delta):
     return min(("zcdp", "composition"), key=lambda name: dp_sgd_sigma(clip_norm, n_epochs, epsilon, delta, name))
 
 
-def _check_epochs(epochs, name):
-    """Whole numbers 1 ≤ E ≤ 1000 (a scalar or a non-empty 1-D sequence), as a list of ints."""
-    epochs = check_sizes(epochs, name)
-    if max(epochs) > min(MAX_EPOCHS, 1000):
-        raise ValueError(f"{name} must be at most 1000, got {max(epochs)}")
-    return epochs
-
-
-_NOT_A_NUMBER = [("1", "'1'"), (True, "True"), (None, "None")]
-
-
-@validate_params({"epochs": Check(_check_epochs, invalid=[(0, "0"), (1001, "1001"), (2.5, "2.5")] + _NOT_A_NUMBER,
-                                  array_ndim=(0, 1)),
+@validate_params({"epochs": Sweep(Count(1, min(MAX_EPOCHS, 1000))),
                   "n": FiniteInterval(Integral, 20, None, closed="left"), "d": POSITIVE_INT, "epsilon": Epsilon(),
                   "delta": Delta(allow_zero=False),
-                  "n_reps": Check(check_repetitions, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER),
+                  "n_reps": REPETITIONS,
                   "rng": "random_state"})
 def dpsgd_accounting_sweep(epochs, n=2000, d=3, epsilon=1.0, delta=1e-5, n_reps=10, rng=None):
     """σ and test error of DP-SGD at one (ε, δ) against the number of epochs E: textbook against exact accounting.

@@ -9,8 +9,8 @@ from scipy import optimize
 
 from .. import bounds
 from ..bounds.proper import ALPHAS
-from .._constraints import Check, Epsilon, OrNone, Options, POSITIVE, POSITIVE_INT, validate_params
-from .._validation import check_positive_array, check_sizes
+from .._constraints import Check, Epsilon, OrNone, Options, POSITIVE, POSITIVE_INT, PositiveArray, validate_params
+from .._validation import check_sizes
 from ..hermite import feature_dimension
 from ..improper import practical_degree
 from ..proper import degree_for_accuracy
@@ -84,7 +84,7 @@ def sample_complexity_shape(name, alpha, epsilon, d, degree=None):
 
 
 @validate_params({"name": Options(AGNOSTIC_LEARNERS),
-                  "ns": Check(check_positive_array, invalid=[(0, "0"), (-1, "-1")] + _NOT_A_NUMBER, array_ndim=None),
+                  "ns": PositiveArray(),
                   "epsilon": Epsilon(), "d": POSITIVE_INT, "constant": POSITIVE, "degree": OrNone(POSITIVE_INT)})
 def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
     """The α at which ``constant · sample_complexity_shape(name, α, ε, d) = n``, for each n: the excess-error shape.
@@ -133,6 +133,7 @@ def excess_error_shape(name, ns, epsilon, d, constant=1.0, degree=None):
     return out
 
 
+# Check: arrays in which NaN marks a missing measurement (every array class refuses NaN)
 @validate_params({"measured": Check(check_with_gaps, invalid=_NOT_MEASURED),
                   "shape": Check(check_with_gaps, invalid=_NOT_MEASURED)})
 def fit_shape_constant(measured, shape):
@@ -169,6 +170,7 @@ def fit_shape_constant(measured, shape):
 
 # settings' values reach practical_degree and degree_for_accuracy, which check them: their checks stay on.
 @validate_params({"name": Options(("improper", "proper", "semi_agnostic", "dp_sgd")),
+                  # Check: sizes returned as given, not as a list (the output's shape follows d's)
                   "d": Check(_check_dims, invalid=[(0, "0"), (2.5, "2.5")] + _NOT_A_NUMBER, array_ndim=(0, 1)),
                   "n": POSITIVE_INT, "settings": SETTINGS_OVERRIDES}, skip_nested=False)
 def complexity_shape(name, d, n, settings=None):

@@ -56,6 +56,7 @@ def _check_result(result, name):
     return result
 
 
+# Check: NaN marks a skipped run (every array class refuses NaN)
 @validate_params({"errors": Check(_check_errors, invalid=_NOT_ERRORS + [(0.3, "0-d")], convert_nested=_as_float_array)})
 def mean_error(errors):
     """Mean over the last axis (repetitions), ignoring NaN; NaN where every repetition is NaN.
@@ -86,6 +87,7 @@ def mean_error(errors):
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
+# Check: a strictly increasing grid, and errors with NaN for skipped runs: no class states either
 @validate_params({"ns": Check(_check_grid, invalid=[([1000, 100], "decreasing"), ([100.5, 1000], "fractional"),
                                                    (100, "0-d"), (None, "None"), ([], "empty")]),
                   "errors": Check(check_with_gaps, ndim=(1, 2), invalid=_NOT_ERRORS + [(np.zeros((1, 1, 1)), "3-D")]),
@@ -138,6 +140,7 @@ def n_needed(ns, errors, target):
     return float(out[0]) if targets.ndim == 0 else out.reshape(targets.shape)
 
 
+# Check: the record run_comparison returns (a record type of this chapter)
 @validate_params({"result": Check(_check_result, invalid=[({}, "{}"), (None, "None"), ("result", "'result'")]),
                   "learners": Unchecked("checked in the body, against the learners that result holds")})
 def winner_table(result, learners=None):
@@ -209,6 +212,7 @@ def _check_rows(rows, name):
     return rows
 
 
+# Check: the rows winner_table returns (a record type of this chapter)
 @validate_params({"rows": Check(_check_rows, invalid=[("rows", "'rows'"), ([], "[]"), ([{}], "[{}]"), (None, "None")])})
 def format_winner_table(rows):
     """Markdown for Table 9.1: one row per (noise, ε), one column per n; a cell is "winner (excess over OPT)".
