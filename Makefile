@@ -42,12 +42,12 @@ book: $(STAMP)
 test: unit notebooks markup browser test-pdf
 
 unit: $(STAMP)
-	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser -n $(JOBS) -q
+	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/test_pdf.py -n $(JOBS) -q
 
 # A developer's quick loop: the unit tests without those marked slow (more than a minute of CPU time each;
 # tests/conftest.py). `make unit` and `make test` run them all.
 unit-quick: $(STAMP)
-	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser -n $(JOBS) -q -m "not slow"
+	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/test_pdf.py -n $(JOBS) -q -m "not slow"
 
 # Execute every notebook (chapters and lab solutions); outputs are random, so --nbval-lax.
 notebooks: $(STAMP)

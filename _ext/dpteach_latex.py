@@ -231,12 +231,13 @@ _PREAMBLE = r"""
    \begin{adjustwidth}{1.5em}{}}
   {\end{adjustwidth}}
 \setlength{\headheight}{14pt}
-% Characters the fonts lack (DejaVu Sans Mono has no ℓ or 𝒱, Latin Modern Math no ⧵): XeLaTeX would drop
-% them with only a "Missing character" line in the log; typeset them from the maths fonts instead.
+% Characters the fonts lack: XeLaTeX would drop them with only a "Missing character" line in the log.
+% DejaVu Sans Mono has no ℓ or 𝒱 (code listings): typeset them from the maths fonts. unicode-math makes
+% \setminus U+29F5, which Latin Modern Math lacks: a binary backslash looks the same.
 \usepackage{newunicodechar}
 \newunicodechar{ℓ}{\ensuremath{\ell}}
 \newunicodechar{𝒱}{\ensuremath{\mathcal{V}}}
-\newunicodechar{⧵}{\ensuremath{\setminus}}
+\AtBeginDocument{\renewcommand\setminus{\mathbin{\backslash}}}
 % A box's title row wraps ("Lemma 6.3 (Unit-norm approximation; the paper's Lemma B.10; ...)" is wider than
 % the page); Sphinx sets it in one \makebox, so long titles ran into the margin.
 \renewcommand\sphinxstylenotetitle[1]{\sphinxdotitlerowwithicon{note}{%

@@ -504,6 +504,16 @@ def test_make_unit_runs_the_slow_tests_and_unit_quick_leaves_only_them_out():
     assert "unit" in _make_recipe_targets("test")
 
 
+def test_the_pdf_test_runs_once_in_its_own_stage_after_the_html_build():
+    # tests/test_pdf.py typesets the notebooks the browser stage's HTML build executed; inside `make unit` it
+    # would execute the whole book first (minutes), then run again in test-pdf.
+    (unit,) = _make_recipe("unit")
+    assert "--ignore=tests/test_pdf.py" in unit
+    stages = _make_recipe_targets("test")
+    assert stages.index("test-pdf") > stages.index("browser")
+    assert any("tests/test_pdf.py" in line for line in _make_recipe("test-pdf"))
+
+
 def _make_recipe_targets(target):
     line = next(line for line in (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
                 if re.match(rf"^{target}:", line))
