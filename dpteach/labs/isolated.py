@@ -292,6 +292,20 @@ def _forbidden_names(lab, checker):
     return names
 
 
+def _over_cpu_limit(process, err):
+    """Whether the task failed because the kernel stopped the answer at its CPU limit.
+
+    The wire closes as the answer dies, a moment before the process can be reaped, and a checker may have
+    wrapped the WireError in its own error: so follow the chain, then wait for the dead process (briefly)."""
+    while err is not None and not isinstance(err, WireError):
+        err = err.__cause__ or err.__context__
+    if err is None:
+        return False
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+    return process.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
+
+
 def grade_task(cells, lab, checker, answer_names, secret, python=sys.executable, timeout=600):
     """Grade one task: ``LABS[lab].<checker>(*answers)`` with the answers run in a fresh answer process.
 
@@ -318,8 +332,7 @@ def grade_task(cells, lab, checker, answer_names, secret, python=sys.executable,
             getattr(LABS[lab], checker)(*[found[n] for n in answer_names])
         return GradeResult((True, f"{lab}.{checker}: passed (graded in a separate process)"))
     except Exception as err:  # noqa: BLE001 - any failure of the check is a failed task
-        # The wire closes when the kernel stops the answer at its CPU limit; the checker may have wrapped that.
-        if process.poll() in (-signal.SIGXCPU, -signal.SIGKILL):
+        if _over_cpu_limit(process, err):
             return GradeResult((False, f"{lab}.{checker}: the answer used more than the {timeout} s of CPU time "
                                        "allowed for the task"))
         if isinstance(err, WireError):
