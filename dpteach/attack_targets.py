@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from ._constraints import POSITIVE, POSITIVE_INT, Array, Delta, Epsilon, FiniteInterval, OrNone, Real, validate_params
+from ._constraints import POSITIVE, POSITIVE_INT, Delta, Epsilon, FiniteInterval, OrNone, Real, validate_params
+from ._array_constraints import Array
 from ._scales import NORMAL_SCALE
 from ._validation import check_second_moments
 from .mechanisms import gaussian_sigma

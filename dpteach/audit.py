@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ._constraints import OPEN_UNIT, POSITIVE_INT, Array, Callable, Delta, OrNone, Unchecked, validate_params, Sequence
+from ._constraints import OPEN_UNIT, POSITIVE_INT, Delta, OrNone, Unchecked, validate_params
+from ._array_constraints import Array, Callable, Sequence
 from ._validation import check_memory
 
 __all__ = [

@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params, SameLength
+from ._constraints import Delta, Epsilon, OrNone, POSITIVE, POSITIVE_INT, validate_params, SameLength
+from ._array_constraints import Array
 from ._scales import NORMAL_SCALE
 from ._validation import check_finite_array, check_same_length, check_work
 from .privacy import privacy_claim

@@ -44,8 +44,9 @@ import sys
 
 import numpy as np
 
-from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OrNone, Options, POSITIVE,
-                           POSITIVE_INT, Real, fit_context, validate_params, SameLength, AtMost)
+from ._constraints import (Delta, Epsilon, Integral, FiniteInterval, OrNone, Options, POSITIVE, POSITIVE_INT, Real,
+                           fit_context, validate_params, SameLength, AtMost)
+from ._array_constraints import Array, Labels
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._estimator import BinaryClasses, ClassLabels, Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim

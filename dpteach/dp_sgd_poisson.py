@@ -34,8 +34,9 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import (Array, Delta, Integral, FiniteInterval, OrNone, POSITIVE, POSITIVE_INT, Real,
-                           fit_context, validate_params, SameLength, AtMost)
+from ._constraints import (Delta, Integral, FiniteInterval, OrNone, POSITIVE, POSITIVE_INT, Real, fit_context,
+                           validate_params, SameLength, AtMost)
+from ._array_constraints import Array
 from ._estimator import BinaryClasses, ClassLabels, Estimator, LinearClassifierMixin
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim

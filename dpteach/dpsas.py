@@ -26,8 +26,8 @@ import sys
 
 import numpy as np
 
-from ._constraints import (Array, Check, Labels, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context, validate_params,
-                           Flag, SameLength)
+from ._constraints import Check, OPEN_UNIT, Options, OrNone, POSITIVE_INT, fit_context, validate_params, SameLength
+from ._array_constraints import Array, Labels, Flag
 from ._estimator import BinaryClasses, ClassLabels, Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_normal_double, check_probability, check_representable

@@ -16,7 +16,8 @@ from numbers import Real
 
 import numpy as np
 
-from ._constraints import Array, FiniteInterval, Labels, POSITIVE, validate_params, SameLength
+from ._constraints import FiniteInterval, POSITIVE, validate_params, SameLength
+from ._array_constraints import Array, Labels
 from ._validation import check_finite_array
 
 __all__ = ["ramp", "ramp_derivative", "ramp_loss", "ramp_loss_gradient"]

@@ -35,8 +35,9 @@ from numbers import Real
 import numpy as np
 from scipy import special
 
-from ._constraints import (Array, Check, Delta, Epsilon, FiniteInterval, Labels, Options, OrNone, POSITIVE,
-                           POSITIVE_INT, validate_params, SameLength)
+from ._constraints import (Check, Delta, Epsilon, FiniteInterval, Options, OrNone, POSITIVE, POSITIVE_INT,
+                           validate_params, SameLength)
+from ._array_constraints import Array, Labels
 from ._scales import NORMAL_SCALE
 from ._validation import check_epsilon, check_int, check_labels, check_memory
 from . import feature_scaling

@@ -30,8 +30,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Delta, Epsilon, Options, OrNone, validate_params,
-                           Callable, Flag)
+from ._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Delta, Epsilon, Options, OrNone, validate_params
+from ._array_constraints import Array, Callable, Flag
 from ._validation import check_int, check_memory, check_work
 
 __all__ = [

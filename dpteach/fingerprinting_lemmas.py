@@ -21,7 +21,8 @@ from numbers import Integral
 
 import numpy as np
 
-from ._constraints import POSITIVE, POSITIVE_INT, Array, FiniteInterval, OrNone, validate_params, Callable
+from ._constraints import POSITIVE, POSITIVE_INT, FiniteInterval, OrNone, validate_params
+from ._array_constraints import Array, Callable
 from ._validation import check_memory
 
 __all__ = ["fingerprinting_lemma_mc", "gaussian_fingerprinting_mc"]

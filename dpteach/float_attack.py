@@ -32,8 +32,8 @@ import math
 
 import numpy as np
 
-from ._constraints import (POSITIVE, Array, Delta, Epsilon, Integral, FiniteInterval, Real, validate_params,
-                           PositiveArray)
+from ._constraints import POSITIVE, Delta, Epsilon, Integral, FiniteInterval, Real, validate_params
+from ._array_constraints import Array, PositiveArray
 
 __all__ = [
     "numpy_laplace_from_uniforms",

@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Epsilon, Labels, OrNone, POSITIVE_INT, fit_context, validate_params
+from ._constraints import Epsilon, OrNone, POSITIVE_INT, fit_context, validate_params
+from ._array_constraints import Array, Labels
 from ._estimator import BinaryClasses, ClassLabels, Estimator
 from .hypotheses import HYPOTHESIS_CLASS
 from .mechanisms import exponential_mechanism, exponential_mechanism_on_errors

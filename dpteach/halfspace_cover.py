@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import spatial
 
-from ._constraints import (Array, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
-                           validate_params, SameLength, InstanceOf)
+from ._constraints import Epsilon, Integral, FiniteInterval, OPEN_UNIT, OrNone, POSITIVE, validate_params, SameLength
+from ._array_constraints import Array, Labels, InstanceOf
 from ._validation import check_int, computed
 from .mechanisms import exponential_mechanism_on_errors
 from .privacy import privacy_claim

@@ -20,7 +20,9 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from ._constraints import Array, Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import (Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT,
+                           validate_params)
+from ._array_constraints import Array
 from ._validation import check_finite_array, check_positive
 from .bounds.improper import hermite_feature_count
 from .feature_scaling import (check_feature_matrix, clip_factor, clip_scaled_rows, feature_dimension_or_refuse,

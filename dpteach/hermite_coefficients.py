@@ -15,7 +15,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import Array, FiniteInterval, POSITIVE_INT, Real, validate_params
+from ._constraints import FiniteInterval, POSITIVE_INT, Real, validate_params
+from ._array_constraints import Array
 from .feature_scaling import feature_dimension_or_refuse
 from .hermite import hermite_1d, multi_indices
 

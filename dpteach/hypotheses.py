@@ -21,7 +21,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._constraints import Array, Check, FiniteInterval, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._constraints import Check, FiniteInterval, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._array_constraints import Array
 from ._validation import (check_bits, check_finite_array, check_int, check_labels, check_memory, check_probability,
                           check_same_length)
 from .fast_counts import halfspace_errors, interval_errors, line_points, naive_error_counts, threshold_class_errors

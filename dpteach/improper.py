@@ -19,8 +19,9 @@ import math
 import numpy as np
 
 from . import dp_erm
-from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
-                           POSITIVE_INT, fit_context, validate_params, SameLength)
+from ._constraints import (Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT,
+                           fit_context, validate_params, SameLength)
+from ._array_constraints import Array, Labels
 from ._scales import NORMAL_SCALE_OR_NONE
 from ._estimator import BinaryClasses, ClassLabels, Estimator
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim

@@ -22,8 +22,8 @@ import numpy as np
 from numbers import Real
 
 from ._validation import check_finite_array, check_memory
-from ._constraints import (Check, Epsilon, FiniteInterval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params,
-                           Callable, InstanceOf)
+from ._constraints import Check, Epsilon, FiniteInterval, Options, OrNone, POSITIVE_INT, Unchecked, validate_params
+from ._array_constraints import Callable, InstanceOf
 from .composition import parallel_composition
 from .group_sizes import (RULE_CONSTRAINTS, UNIT, check_rule_randomizer, group_size_prechecked,
                           tolerance_for_group_prechecked)

@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from ._constraints import (POSITIVE, POSITIVE_INT, Array, Check, Count, Epsilon, Integral, FiniteInterval,
-                           Options, fit_context, validate_params, Callable)
+from ._constraints import (POSITIVE, POSITIVE_INT, Check, Count, Epsilon, Integral, FiniteInterval, Options,
+                           fit_context, validate_params)
+from ._array_constraints import Array, Callable
 from ._estimator import BinaryClasses, ClassLabels, Estimator, linear_scores
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
 from ._validation import check_finite_array, check_sweep

@@ -17,8 +17,8 @@ import numpy as np
 
 from numbers import Real
 
-from ._constraints import (Array, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params, Callable,
-                           InstanceOf, Sequence)
+from ._constraints import FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE_INT, validate_params
+from ._array_constraints import Array, Callable, InstanceOf, Sequence
 from ._validation import check_bits, check_memory, check_unit_interval
 from .randomizers import LocalRandomizer, OneBitRandomizer, RandomizedResponse
 from .sq import FILLED_IN, SQ_ORACLE

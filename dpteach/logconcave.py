@@ -14,7 +14,9 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import (Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE, POSITIVE_INT,
+                           validate_params)
+from ._array_constraints import Array
 from ._validation import check_work
 from .feature_scaling import (check_feature_matrix, clip_scaled_rows, feature_dimension_or_refuse,
                               scaled_products, scaled_univariate)

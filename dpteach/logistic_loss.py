@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ._constraints import Array, FiniteInterval, Labels, Real, validate_params
+from ._constraints import FiniteInterval, Real, validate_params
+from ._array_constraints import Array, Labels
 from ._scales import NORMAL_SCALE
 from .feature_scaling import clip_rows
 

@@ -25,7 +25,8 @@ import sys
 import numpy as np
 from scipy import optimize, special
 
-from ._constraints import Array, Check, Delta, Epsilon, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._constraints import Check, Delta, Epsilon, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from ._array_constraints import Array
 from ._validation import check_bits, check_memory, check_positive
 from .privacy import privacy_claim
 

@@ -25,7 +25,8 @@ import math
 import numpy as np
 from scipy import optimize
 
-from ._constraints import Array, Delta, Epsilon, Options, OrNone, POSITIVE_INT, validate_params
+from ._constraints import Delta, Epsilon, Options, OrNone, POSITIVE_INT, validate_params
+from ._array_constraints import Array
 from ._scales import NORMAL_SCALE
 from ._validation import as_rng, check_finite_array, check_int, check_memory
 from .composition import advanced_epsilon, pld_epsilon

@@ -40,8 +40,9 @@ import numpy as np
 
 from ._estimator import BinaryClasses, ClassLabels, Estimator, LinearClassifierMixin
 from .privacy import PrivacyReceipt, PrivacyStep, privacy_claim
-from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Labels, OPEN_UNIT, OrNone, POSITIVE,
-                           POSITIVE_INT, fit_context, validate_params, SameLength)
+from ._constraints import (Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, OrNone, POSITIVE, POSITIVE_INT,
+                           fit_context, validate_params, SameLength)
+from ._array_constraints import Array, Labels
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._validation import check_representable
 # The teaching constants of the learner, each defined beside the formula it sets:

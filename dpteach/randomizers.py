@@ -14,7 +14,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import Epsilon, Options, Unchecked, validate_params, PositiveArray, Bits
+from ._constraints import Epsilon, Options, Unchecked, validate_params
+from ._array_constraints import PositiveArray, Bits
 from ._validation import as_rng, check_bits, check_finite_array, check_unit_interval
 from .mechanisms import laplace_mechanism_prechecked, randomized_response
 from .privacy import privacy_claim

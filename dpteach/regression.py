@@ -32,8 +32,9 @@ import numpy as np
 from . import composition
 from ._estimator import Estimator, linear_scores
 from .privacy import PrivacyReceipt, PrivacyStep
-from ._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, POSITIVE, POSITIVE_INT,
-                           Real, fit_context, validate_params, SameLength)
+from ._constraints import (Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, POSITIVE, POSITIVE_INT, Real,
+                           fit_context, validate_params, SameLength)
+from ._array_constraints import Array
 from ._scales import NORMAL_SCALE, NORMAL_SCALE_OR_NONE
 from ._validation import check_finite_array, check_int, check_work
 from .feature_scaling import clip_rows

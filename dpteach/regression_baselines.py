@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, OrNone, POSITIVE, POSITIVE_INT, validate_params, SameLength
+from ._constraints import OrNone, POSITIVE, POSITIVE_INT, validate_params, SameLength
+from ._array_constraints import Array
 from ._scales import NORMAL_SCALE_OR_NONE
 from ._validation import check_int, check_second_moments, check_work
 from .regression import default_truncation

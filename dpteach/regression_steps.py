@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._constraints import Flag
+from ._array_constraints import Flag
 from ._validation import check_finite_array, check_same_length
 
 # Public helpers of the chapter's estimators, not a user-facing API: the checked step is

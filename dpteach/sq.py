@@ -20,7 +20,8 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Check, Options, OrNone, Unchecked, validate_params, Callable, InstanceOf
+from ._constraints import Check, Options, OrNone, Unchecked, validate_params
+from ._array_constraints import Array, Callable, InstanceOf
 from ._validation import check_choice, check_probability
 
 __all__ = ["SQOracle", "ExactSQOracle", "NoisySQOracle", "ADVERSARIAL_STRATEGIES",

@@ -15,8 +15,9 @@ import math
 import numpy as np
 from scipy import special
 
-from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Check, Integral, FiniteInterval, Labels, OrNone,
+from ._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Check, Integral, FiniteInterval, OrNone,
                            validate_params, SameLength)
+from ._array_constraints import Array, Labels
 
 #: Most queries one SQ algorithm here may ask; larger requests are refused up front (their cost is known).
 MAX_QUERIES = 10 ** 6

@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from ._constraints import OPEN_UNIT, Check, Integral, FiniteInterval, validate_params, Bits
+from ._constraints import OPEN_UNIT, Check, Integral, FiniteInterval, validate_params
+from ._array_constraints import Bits
 from ._validation import check_finite_array
 from .hypotheses import walsh_hadamard_butterfly
 from .sq import QUERY, SQ_ORACLE, SQOracle, query_values

@@ -25,7 +25,8 @@ import math
 
 import numpy as np
 
-from ._constraints import Array, Integral, FiniteInterval, POSITIVE, POSITIVE_INT, Real, validate_params
+from ._constraints import Integral, FiniteInterval, POSITIVE, POSITIVE_INT, Real, validate_params
+from ._array_constraints import Array
 from .hermite import multi_indices
 
 __all__ = [

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpteach._constraints import Array, Labels, OrNone, constraints_of, generate_invalid_values
+from dpteach._constraints import OrNone, constraints_of, generate_invalid_values
+from dpteach._array_constraints import Array, Labels
 
 
 @dataclass

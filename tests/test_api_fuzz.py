@@ -51,8 +51,8 @@ import numpy as np
 import pytest
 
 import dpteach
-from dpteach import (_constraints, audit as _audit, bounds as _bounds, composition as _composition, group_sizes,
-                     mechanisms as _mechanisms, sq_algorithms)
+from dpteach import (_array_constraints, _constraints, audit as _audit, bounds as _bounds, composition as _composition,
+                     group_sizes, mechanisms as _mechanisms, sq_algorithms)
 from dpteach._constraints import constraints_of, generate_invalid_values
 from dpteach._estimator import Estimator
 from doc_examples import examples_of
@@ -77,6 +77,7 @@ EXCLUDED = {
     # The contract layer itself (issue 23): its constraints take a rule, not data, and the decorator a function;
     # tests/test_validation_budget.py holds every constraint to its own bad values and the decorator to its rules.
     "dpteach._constraints": "the declared-constraint layer the fuzz reads",
+    "dpteach._array_constraints": "the declared-constraint layer the fuzz reads (its array and sequence rules)",
     # The checkers themselves (issue 23): every declared constraint calls one of them, so the fuzz reaches them
     # through every routine; tests/test_validation_rules.py and tests/test_validation.py feed them bad values
     # directly, and tests/test_validation_budget.py holds each constraint to its own bad values.
@@ -586,8 +587,9 @@ MUTATED = ["Epsilon", "Delta", "FiniteInterval|Interval", "Array", "Labels", "Ra
 
 
 def _constraint_class_named(names_):
-    found = [getattr(_constraints, n) for n in names_.split("|") if hasattr(_constraints, n)]
-    assert found, f"dpteach._constraints has none of {names_}"
+    found = [getattr(module, n) for module in (_constraints, _array_constraints) for n in names_.split("|")
+             if hasattr(module, n)]
+    assert found, f"dpteach._constraints and dpteach._array_constraints have none of {names_}"
     return found[0]
 
 

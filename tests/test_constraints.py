@@ -14,9 +14,10 @@ from numbers import Integral, Real
 import numpy as np
 import pytest
 
-from dpteach import _constraints as C
-from dpteach._constraints import (AtMost, Bits, Callable, Count, CountArray, Epsilon, EpsilonArray, FiniteInterval,
-                                  Flag, InstanceOf, PositiveArray, SameLength, Sequence, Sweep, validate_params)
+from dpteach import _array_constraints, _constraints as C
+from dpteach._constraints import AtMost, Count, Epsilon, FiniteInterval, SameLength, validate_params
+from dpteach._array_constraints import (Bits, Callable, CountArray, EpsilonArray, Flag, InstanceOf, PositiveArray,
+                                        Sequence, Sweep)
 
 # (constraint, a value it accepts, what it returns for it)
 CLASSES = [
@@ -88,13 +89,13 @@ def test_a_normal_interval_refuses_a_subnormal_on_nested_calls_too():
     assert eta.nested(0.1, "eta") == 0.1
 
 
-@validate_params({"X": C.Array(ndim=2), "y": C.Labels(), "batch_size": C.OrNone(C.POSITIVE_INT)},
+@validate_params({"X": _array_constraints.Array(ndim=2), "y": _array_constraints.Labels(), "batch_size": C.OrNone(C.POSITIVE_INT)},
                  relations=[SameLength("X", "y"), AtMost("batch_size", "X")])
 def _fit_like(X, y, batch_size=None):
     return len(X)
 
 
-@validate_params({"X": C.Array(ndim=2), "y": C.Labels()})
+@validate_params({"X": _array_constraints.Array(ndim=2), "y": _array_constraints.Labels()})
 def _caller(X, y, batch_size=None, inner_y=None):
     return _fit_like(X, y if inner_y is None else inner_y, batch_size)
 
@@ -121,7 +122,7 @@ def test_a_nested_call_skips_an_array_relation_but_not_a_privacy_one():
 
 def test_a_relation_must_name_declared_parameters():
     with pytest.raises(TypeError, match="unknown parameter"):
-        validate_params({"X": C.Array()}, relations=[SameLength("X", "labels")])(lambda X, y: None)
+        validate_params({"X": _array_constraints.Array()}, relations=[SameLength("X", "labels")])(lambda X, y: None)
 
 
 def test_a_fit_relation_reads_a_hyperparameter_from_self():
@@ -129,7 +130,7 @@ def test_a_fit_relation_reads_a_hyperparameter_from_self():
         def __init__(self, batch_size):
             self.batch_size = batch_size
 
-        @C.fit_context({"X": C.Array(ndim=2), "y": C.Labels()}, relations=[AtMost("batch_size", "X")])
+        @C.fit_context({"X": _array_constraints.Array(ndim=2), "y": _array_constraints.Labels()}, relations=[AtMost("batch_size", "X")])
         def fit(self, X, y):
             return self
 

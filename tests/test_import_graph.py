@@ -32,8 +32,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "dpteach"
 # --- the layers (README, "Where things go") ------------------------------------------------------------
 #: The foundation: validation and the declared constraints checked through it, the estimator base, the progress
 #: helper, the one privacy receipt type, the declared range of scale parameters (_scales).
-FOUNDATION = {"dpteach._validation", "dpteach._constraints", "dpteach._estimator", "dpteach._progress",
-              "dpteach.privacy", "dpteach._scales"}
+FOUNDATION = {"dpteach._validation", "dpteach._constraints", "dpteach._array_constraints", "dpteach._estimator",
+              "dpteach._progress", "dpteach.privacy", "dpteach._scales"}
 #: Shared below both the algorithms and the data generators (synthetic public samplers).
 SHARED = {"dpteach.marginals"}
 PRESENTATION = {"dpteach.widgets", "dpteach.plotting", "dpteach.listing"}

@@ -29,8 +29,9 @@ import pytest
 
 import dpteach._validation as V
 from dpteach import _constraints as C
-from dpteach._constraints import (Array, Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, Real, constraints_of,
+from dpteach._constraints import (Delta, Epsilon, Integral, FiniteInterval, Options, OrNone, Real, constraints_of,
                                   generate_invalid_values, validate_params)
+from dpteach._array_constraints import Array
 
 from test_sklearn_compat import KEYS, LEARNERS, SETTINGS, _TH, _cube, _halfspace, _make, _needs, _sparse, _unit_interval
 

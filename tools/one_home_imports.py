@@ -42,6 +42,10 @@ _PA, _PL = "dpteach.experiments.production_attack", "dpteach.experiments.product
 
 #: {old module: {name: home module}} — every public name a shim used to provide.
 MOVED = {
+    # _constraints.py split by idea (826 lines): the array, sequence and callable rules have their own module.
+    "dpteach._constraints": dict.fromkeys(["Array", "Labels", "Callable", "Sequence", "InstanceOf", "EpsilonArray",
+                                           "PositiveArray", "CountArray", "Sweep", "Bits", "Flag"],
+                                          "dpteach._array_constraints"),
     "dpteach.local": {
         **dict.fromkeys(["GROUP_SIZE_RULES", "MAX_GROUP_SIZE", "group_size", "tolerance_for_group"], _G),
         **dict.fromkeys(["RejectionSamples", "rejection_output_law", "simulate_local_with_sq",

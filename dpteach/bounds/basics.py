@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Epsilon, EpsilonArray, OrNone, validate_params
+from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Epsilon, OrNone, validate_params
+from .._array_constraints import EpsilonArray
 from .._validation import scalar_or_array
 
 __all__ = [

@@ -9,7 +9,8 @@ from numbers import Real
 import numpy as np
 from scipy import special
 
-from .._constraints import CountArray, EpsilonArray, FiniteInterval, OPEN_UNIT, OrNone, PositiveArray, validate_params
+from .._constraints import FiniteInterval, OPEN_UNIT, OrNone, validate_params
+from .._array_constraints import CountArray, EpsilonArray, PositiveArray
 from .._validation import scalar_or_array
 
 __all__ = ["dpsas_sample_complexity_rate", "semi_agnostic_error_bound", "rcn_threshold_bias_error"]

@@ -11,7 +11,8 @@ import math
 import numpy as np
 from scipy import special
 
-from .._constraints import POSITIVE, Array, CountArray, Delta, Epsilon, PositiveArray, validate_params
+from .._constraints import POSITIVE, Delta, Epsilon, validate_params
+from .._array_constraints import Array, CountArray, PositiveArray
 from .._validation import scalar_or_array
 
 __all__ = ["score_attack_separation", "predicted_auc", "predicted_tpr", "sample_mean_error", "dp_mean_frontier",

@@ -13,8 +13,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import (Check, CountArray, EpsilonArray, FiniteInterval, OPEN_UNIT, Options, PositiveArray,
-                           validate_params)
+from .._constraints import Check, FiniteInterval, OPEN_UNIT, Options, validate_params
+from .._array_constraints import CountArray, EpsilonArray, PositiveArray
 from .._validation import check_count_array, scalar_or_array
 
 __all__ = [

@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from .._constraints import Check, CountArray, EpsilonArray, OPEN_UNIT, POSITIVE, POSITIVE_INT, validate_params
+from .._constraints import Check, OPEN_UNIT, POSITIVE, POSITIVE_INT, validate_params
+from .._array_constraints import CountArray, EpsilonArray
 from .._validation import scalar_or_array
 
 __all__ = ["hermite_l1_sample_complexity", "hermite_l1_excess_error", "algorithm_6_7_error_terms",

@@ -11,8 +11,8 @@ import numpy as np
 
 from numbers import Real
 
-from .._constraints import (OPEN_UNIT, POSITIVE_INT, CountArray, Epsilon, FiniteInterval, Integral, Options,
-                           PositiveArray, validate_params)
+from .._constraints import OPEN_UNIT, POSITIVE_INT, Epsilon, FiniteInterval, Integral, Options, validate_params
+from .._array_constraints import CountArray, PositiveArray
 from .._validation import scalar_or_array
 
 __all__ = [

@@ -17,8 +17,8 @@ import math
 import numpy as np
 
 from .improper import hermite_feature_count
-from .._constraints import (Check, CountArray, EpsilonArray, FiniteInterval, Integral, OPEN_UNIT, POSITIVE, POSITIVE_INT,
-                           PositiveArray, Real, validate_params)
+from .._constraints import Check, FiniteInterval, Integral, OPEN_UNIT, POSITIVE, POSITIVE_INT, Real, validate_params
+from .._array_constraints import CountArray, EpsilonArray, PositiveArray
 from .._validation import check_count_array, scalar_or_array
 
 __all__ = [

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constraints import CountArray, Delta, EpsilonArray, FiniteInterval, Integral, POSITIVE, POSITIVE_INT, validate_params
+from .._constraints import Delta, FiniteInterval, Integral, POSITIVE, POSITIVE_INT, validate_params
+from .._array_constraints import CountArray, EpsilonArray
 from .._validation import check_int, scalar_or_array
 
 __all__ = [

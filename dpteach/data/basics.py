@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constraints import POSITIVE_INT, Array, Check, Integral, FiniteInterval, Real, validate_params
+from .._constraints import POSITIVE_INT, Check, Integral, FiniteInterval, Real, validate_params
+from .._array_constraints import Array
 from .._validation import check_bits, check_finite_array, check_int, check_memory
 
 __all__ = ["bernoulli_bits", "replace_one", "vote_counts"]

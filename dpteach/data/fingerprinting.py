@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constraints import POSITIVE, POSITIVE_INT, Array, Options, validate_params
+from .._constraints import POSITIVE, POSITIVE_INT, Options, validate_params
+from .._array_constraints import Array
 from .._validation import check_int, check_memory
 
 __all__ = ["uniform_box_mean", "cosine_prior_mean", "gaussian_records", "sign_records", "sparse_coefficients",

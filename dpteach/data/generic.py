@@ -11,7 +11,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import Array, Check, FiniteInterval, Options, OrNone, POSITIVE_INT, validate_params
+from .._constraints import Check, FiniteInterval, Options, OrNone, POSITIVE_INT, validate_params
+from .._array_constraints import Array
 from .._validation import check_int, check_memory, check_finite_array
 
 __all__ = ["threshold_data", "halfspace_data", "parity_data", "flip_labels"]

@@ -16,8 +16,8 @@ from scipy import stats
 import functools
 import math
 
-from .._constraints import (Array, Integral, FiniteInterval, OrNone, Options, POSITIVE_INT, Real, validate_params,
-                            SameLength)
+from .._constraints import Integral, FiniteInterval, OrNone, Options, POSITIVE_INT, Real, validate_params, SameLength
+from .._array_constraints import Array
 from .._validation import check_memory
 from ..marginals import MARGINALS, sample_marginal
 from .generic import flip_labels_prechecked

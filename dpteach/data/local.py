@@ -11,7 +11,8 @@ import numpy as np
 
 from numbers import Real
 
-from .._constraints import POSITIVE_INT, Array, Integral, FiniteInterval, Options, OrNone, validate_params, Bits
+from .._constraints import POSITIVE_INT, Integral, FiniteInterval, Options, OrNone, validate_params
+from .._array_constraints import Array, Bits
 from .._validation import check_memory
 from .generic import flip_labels
 

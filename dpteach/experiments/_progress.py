@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .._constraints import Count, Epsilon, Sweep
+from .._constraints import Count, Epsilon
+from .._array_constraints import Sweep
 from .._validation import MAX_MEMORY_BYTES, check_int, check_memory, check_work
 
 

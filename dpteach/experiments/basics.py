@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from .._constraints import (POSITIVE_INT, Array, Callable, Check, Count, Delta, Epsilon, Integral, FiniteInterval, Sweep,
-                            Unchecked, validate_params)
+from .._constraints import (POSITIVE_INT, Check, Count, Delta, Epsilon, Integral, FiniteInterval, Unchecked,
+                            validate_params)
+from .._array_constraints import Array, Callable, Sweep
 from .._validation import check_memory, check_work
 from ..audit import audit
 from ..composition import advanced_composition_epsilon_per_step

@@ -19,8 +19,8 @@ from scipy import special
 
 from .. import dpsas as _dpsas
 from .. import dpsas_steps
-from .._constraints import (Array, Count, FiniteInterval, Labels, Options, OrNone, POSITIVE, POSITIVE_INT,
-                            PositiveArray, Sequence, validate_params)
+from .._constraints import Count, FiniteInterval, Options, OrNone, POSITIVE, POSITIVE_INT, validate_params
+from .._array_constraints import Array, Labels, PositiveArray, Sequence
 from .._validation import check_int, check_memory, check_finite_array, check_work
 from ..data import (gaussian_halfspace_data, rcn_halfspace_error, structured_noise_halfspace_data,
                     structured_noise_halfspace_error, structured_noise_opt)

@@ -22,8 +22,8 @@ import numpy as np
 from .. import bounds, data, fingerprinting, regression, regression_baselines
 from .. import peeling
 from .. import attack_targets
-from .._constraints import (OPEN_UNIT, POSITIVE, POSITIVE_INT, Delta, Epsilon, FiniteInterval, Options, Sequence,
-                            Sweep, validate_params)
+from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Delta, Epsilon, FiniteInterval, Options, validate_params
+from .._array_constraints import Sequence, Sweep
 from .._validation import check_int, check_memory, check_work
 from ..mechanisms import gaussian_sigma
 from ._progress import EPSILONS, SIZES, check_repetitions

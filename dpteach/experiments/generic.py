@@ -14,8 +14,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._constraints import (Array, Callable, Check, Count, Epsilon, FiniteInterval, Flag, Options, POSITIVE, POSITIVE_INT,
-                            SameLength, Sequence, Sweep, validate_params)
+from .._constraints import (Check, Count, Epsilon, FiniteInterval, Options, POSITIVE, POSITIVE_INT, SameLength,
+                            validate_params)
+from .._array_constraints import Array, Callable, Flag, Sequence, Sweep
 from .._validation import check_finite_array, check_memory, check_work
 from ..data import halfspace_data, parity_data, threshold_data
 from ..data.generic import NOISE_RATE, UNIT_CLOSED

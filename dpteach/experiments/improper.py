@@ -13,8 +13,9 @@ import numpy as np
 from scipy import optimize, stats
 
 from .. import data, dp_erm
-from .._constraints import (Check, Count, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, Options, OrNone, POSITIVE,
-                            POSITIVE_INT, Real, Sweep, validate_params)
+from .._constraints import (Check, Count, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, Options, OrNone,
+                            POSITIVE, POSITIVE_INT, Real, validate_params)
+from .._array_constraints import Sweep
 from .._validation import check_int, check_memory
 from ..bounds.improper import algorithm_6_7_error_terms
 from ..hermite import clip_features, feature_dimension, hermite_1d, hermite_features

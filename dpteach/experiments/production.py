@@ -34,7 +34,8 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import special, stats
 
-from .._constraints import POSITIVE, Array, Delta, Epsilon, FiniteInterval, validate_params
+from .._constraints import POSITIVE, Delta, Epsilon, FiniteInterval, validate_params
+from .._array_constraints import Array
 from ..mechanisms import (exponential_mechanism, exponential_mechanism_probabilities, gaussian_mechanism,
                           gaussian_sigma, laplace_mechanism, randomized_response)
 # The reference laws and the χ² cells of the integer releases have their own home, production_laws (module size).

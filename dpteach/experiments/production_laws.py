@@ -16,7 +16,8 @@ import math
 import numpy as np
 from numpy.polynomial import polynomial
 
-from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Array, Epsilon, validate_params
+from .._constraints import OPEN_UNIT, POSITIVE, POSITIVE_INT, Epsilon, validate_params
+from .._array_constraints import Array
 
 __all__ = ["FALSE_ALARM", "discrete_laplace_pmf", "permute_and_flip_probabilities", "ks_critical_value"]
 

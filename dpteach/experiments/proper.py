@@ -20,8 +20,9 @@ import numpy as np
 from .. import data, proper
 from .. import subspace
 from .. import halfspace_cover
-from .._constraints import (Array, Check, Count, Delta, Epsilon, Integral, FiniteInterval, POSITIVE_INT, Real,
-                            Sweep, Unchecked, validate_params)
+from .._constraints import (Check, Count, Delta, Epsilon, Integral, FiniteInterval, POSITIVE_INT, Real, Unchecked,
+                            validate_params)
+from .._array_constraints import Array, Sweep
 from .._validation import check_int, check_memory
 from ..data import structured_noise_halfspace_data, structured_noise_opt
 from ..hermite import feature_dimension, hermite_feature_sum

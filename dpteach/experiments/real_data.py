@@ -30,8 +30,8 @@ from numbers import Integral
 
 import numpy as np
 
-from .._constraints import (Array, Delta, FiniteInterval, Options, OrNone, POSITIVE_INT, SameLength, Sequence,
-                            validate_params)
+from .._constraints import Delta, FiniteInterval, Options, OrNone, POSITIVE_INT, SameLength, validate_params
+from .._array_constraints import Array, Sequence
 from .._validation import check_labels
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dp_sgd_poisson import PoissonDPSGDLogisticRegression

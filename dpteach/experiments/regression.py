@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 from .. import audit, fingerprinting
-from .._constraints import Count, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, POSITIVE_INT, Sweep, validate_params
+from .._constraints import Count, Delta, Epsilon, Integral, FiniteInterval, OPEN_UNIT, POSITIVE_INT, validate_params
+from .._array_constraints import Sweep
 from .._validation import check_int, check_memory
 from ..data import linear_regression_data, regression_records, sparse_regression_data
 from ..peeling import broken_peel_forgotten_sqrt_s, peel, peel_rows, peeling_epsilon, peeling_noise_scale

@@ -33,8 +33,9 @@ from numbers import Integral, Real
 import numpy as np
 
 from .. import data
-from .._constraints import (Array, Check, Count, Delta, Epsilon, FiniteInterval, Labels, Options, POSITIVE, SameLength,
-                            Sequence, Sweep, validate_params)
+from .._constraints import (Check, Count, Delta, Epsilon, FiniteInterval, Options, POSITIVE, SameLength,
+                            validate_params)
+from .._array_constraints import Array, Labels, Sequence, Sweep
 from .._validation import check_choice, check_memory, check_work
 from ..dp_logistic import DPSGDLogisticRegression
 from ..dpsas import PrivateSemiAgnosticLearner

@@ -17,7 +17,8 @@ from numbers import Integral
 
 import numpy as np
 
-from .._constraints import Count, Delta, Epsilon, FiniteInterval, POSITIVE_INT, Sweep, validate_params
+from .._constraints import Count, Delta, Epsilon, FiniteInterval, POSITIVE_INT, validate_params
+from .._array_constraints import Sweep
 from .._validation import check_work
 from ..data import gaussian_halfspace_data, rcn_halfspace_error
 from ..dp_logistic import MAX_EPOCHS, DPSGDLogisticRegression, dp_sgd_sigma

@@ -9,7 +9,8 @@ from scipy import optimize
 
 from .. import bounds
 from ..bounds.proper import ALPHAS
-from .._constraints import Check, Epsilon, OrNone, Options, POSITIVE, POSITIVE_INT, PositiveArray, validate_params
+from .._constraints import Check, Epsilon, OrNone, Options, POSITIVE, POSITIVE_INT, validate_params
+from .._array_constraints import PositiveArray
 from .._validation import check_sizes
 from ..hermite import feature_dimension
 from ..improper import practical_degree

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from .._constraints import Array, Check, Unchecked, validate_params
+from .._constraints import Check, Unchecked, validate_params
+from .._array_constraints import Array
 from .._validation import check_sizes
 from .table1 import KINDS, check_names, check_with_gaps
 
